@@ -1,0 +1,504 @@
+"""The gpucost cost, energy, break-even and carbon model.
+
+Pure Python: frozen dataclasses and functions over them. No FastAPI, no database, no settings.
+Every quantity carries its unit in its name (``_w``, ``_kwh``, ``_usd``, ``_s``, ``_per_hour``...).
+
+Conventions
+-----------
+* ``utilization`` is the fraction of wall-clock time (24 h a day) the GPU box is busy, 0 < u <= 1.
+  Tim Dettmers (seed 001, 2020-09-07) defines it this way: "15 % of the time".
+* A year is 365 days, a day 24 hours (seed 001's arithmetic).
+* Power figures are wall power unless a PSU efficiency below 1 is given, in which case
+  component power (TDP) is divided by it. The seed counts TDP as wall power (efficiency 1.0).
+* Functions raise :class:`CostingError` subclasses for inputs that have no meaningful answer;
+  they never return NaN or infinity.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from app.costing.errors import InvalidInput
+
+HOURS_PER_DAY = 24.0
+DAYS_PER_YEAR = 365.0
+DAYS_PER_MONTH = DAYS_PER_YEAR / 12.0
+SECONDS_PER_HOUR = 3600.0
+
+
+def _require(condition: bool, message: str, field_name: str) -> None:
+    if not condition:
+        raise InvalidInput(message, field=field_name)
+
+
+def _finite_positive(value: float, name: str, *, allow_zero: bool = False) -> None:
+    ok = math.isfinite(value) and (value >= 0 if allow_zero else value > 0)
+    _require(ok, f"{name} must be a finite number {'>= 0' if allow_zero else '> 0'}", name)
+
+
+# --------------------------------------------------------------------------------------------
+# Inputs
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Desktop:
+    """A GPU desktop or server the lab would buy.
+
+    Attributes:
+        upfront_usd: purchase price of the whole machine, USD (barebone + GPUs).
+        gpu_count: number of GPUs in the machine.
+        gpu_power_w: power of one GPU while busy, W. Defaults upstream to the GPU's TDP.
+        base_power_w: power of everything else (CPU, board, drives) while busy, W.
+            Seed 001 uses 100 W for the CPU.
+        idle_power_w: wall power of the whole machine while powered on but not busy, W.
+            0 means the machine is off when not busy (seed 001's assumption).
+        psu_efficiency: AC-to-DC efficiency of the power supply, 0 < e <= 1. 1.0 treats
+            component power as wall power, as seed 001 does.
+        lifetime_years: years over which the purchase is amortized for fully-loaded per-run
+            cost. Default 5: IRS Publication 946 (2024), Table B-1, asset class 00.12
+            ("information systems: computers and peripheral equipment"), 5-year recovery period.
+    """
+
+    upfront_usd: float
+    gpu_power_w: float
+    gpu_count: int = 1
+    base_power_w: float = 100.0
+    idle_power_w: float = 0.0
+    psu_efficiency: float = 1.0
+    lifetime_years: float = 5.0
+
+    def __post_init__(self) -> None:
+        _finite_positive(self.upfront_usd, "upfront_usd", allow_zero=True)
+        _finite_positive(self.gpu_power_w, "gpu_power_w", allow_zero=True)
+        _require(self.gpu_count >= 1, "gpu_count must be >= 1", "gpu_count")
+        _finite_positive(self.base_power_w, "base_power_w", allow_zero=True)
+        _finite_positive(self.idle_power_w, "idle_power_w", allow_zero=True)
+        _require(
+            math.isfinite(self.psu_efficiency) and 0 < self.psu_efficiency <= 1,
+            "psu_efficiency must be in (0, 1]",
+            "psu_efficiency",
+        )
+        _finite_positive(self.lifetime_years, "lifetime_years")
+
+    @property
+    def busy_power_w(self) -> float:
+        """Wall power while busy, W: ``(gpu_count x gpu_power_w + base_power_w) / psu_efficiency``."""
+        return (self.gpu_count * self.gpu_power_w + self.base_power_w) / self.psu_efficiency
+
+    @property
+    def idle_wall_power_w(self) -> float:
+        """Wall power while powered on and idle, W: ``idle_power_w / psu_efficiency``."""
+        return self.idle_power_w / self.psu_efficiency
+
+
+@dataclass(frozen=True)
+class CloudRate:
+    """How a cloud option bills.
+
+    Attributes:
+        price_usd_per_hour: price of the whole instance per hour of use, USD/h.
+        monthly_fee_usd: fixed subscription or plan fee per month, USD (Paperspace plans,
+            Colab Pro). Charged every month whatever the usage.
+        included_compute_units_per_month: compute units the monthly fee already pays for
+            (Colab Pro: 100). Usage beyond them is charged at ``price_usd_per_hour``.
+        compute_units_per_hour: burn rate in compute units per hour (Colab), for reporting.
+        billing_increment_s: the provider rounds billed time up to a multiple of this, s.
+            None means billed continuously.
+        billing_minimum_s: billed time is at least this, s. None means no minimum.
+    """
+
+    price_usd_per_hour: float
+    monthly_fee_usd: float = 0.0
+    included_compute_units_per_month: float = 0.0
+    compute_units_per_hour: float | None = None
+    billing_increment_s: float | None = None
+    billing_minimum_s: float | None = None
+
+    def __post_init__(self) -> None:
+        _finite_positive(self.price_usd_per_hour, "price_usd_per_hour", allow_zero=True)
+        _finite_positive(self.monthly_fee_usd, "monthly_fee_usd", allow_zero=True)
+        _finite_positive(
+            self.included_compute_units_per_month, "included_compute_units_per_month",
+            allow_zero=True,
+        )
+        if self.included_compute_units_per_month > 0:
+            _require(
+                self.compute_units_per_hour is not None and self.compute_units_per_hour > 0,
+                "included compute units need a compute_units_per_hour burn rate",
+                "compute_units_per_hour",
+            )
+        for name in ("billing_increment_s", "billing_minimum_s"):
+            value = getattr(self, name)
+            if value is not None:
+                _finite_positive(value, name)
+
+    @property
+    def included_hours_per_month(self) -> float:
+        """Busy hours per month covered by the plan's included compute units, h."""
+        if self.included_compute_units_per_month <= 0 or not self.compute_units_per_hour:
+            return 0.0
+        return self.included_compute_units_per_month / self.compute_units_per_hour
+
+
+@dataclass(frozen=True)
+class Usage:
+    """How much the lab computes.
+
+    Attributes:
+        utilization: fraction of wall-clock time the GPUs are busy, 0 < u <= 1.
+        powered_on_fraction: fraction of time the desktop is powered on (>= utilization);
+            None means it is on only while busy (seed 001's assumption).
+    """
+
+    utilization: float
+    powered_on_fraction: float | None = None
+
+    def __post_init__(self) -> None:
+        _require(
+            math.isfinite(self.utilization) and 0 < self.utilization <= 1,
+            "utilization must be in (0, 1]",
+            "utilization",
+        )
+        if self.powered_on_fraction is not None:
+            _require(
+                math.isfinite(self.powered_on_fraction)
+                and self.utilization <= self.powered_on_fraction <= 1,
+                "powered_on_fraction must be between utilization and 1",
+                "powered_on_fraction",
+            )
+
+    @property
+    def busy_hours_per_day(self) -> float:
+        """Busy hours per day, h: ``utilization x 24``."""
+        return self.utilization * HOURS_PER_DAY
+
+    @property
+    def idle_hours_per_day(self) -> float:
+        """Powered-on but idle hours per day, h: ``(powered_on_fraction - utilization) x 24``."""
+        if self.powered_on_fraction is None:
+            return 0.0
+        return (self.powered_on_fraction - self.utilization) * HOURS_PER_DAY
+
+
+# --------------------------------------------------------------------------------------------
+# Energy and running cost
+# --------------------------------------------------------------------------------------------
+
+
+def desktop_energy_kwh_per_day(desktop: Desktop, usage: Usage) -> float:
+    """Desktop energy per day, kWh.
+
+    ``busy_power_w x busy_hours_per_day / 1000 + idle_wall_power_w x idle_hours_per_day / 1000``.
+    Seed 001: (350 W + 100 W) x 0.15 x 24 h = 1.62 kWh/day, 591 kWh/year.
+    """
+    busy = desktop.busy_power_w * usage.busy_hours_per_day
+    idle = desktop.idle_wall_power_w * usage.idle_hours_per_day
+    return (busy + idle) / 1000.0
+
+
+def electricity_cost_usd(energy_kwh: float, price_usd_per_kwh: float) -> float:
+    """Electricity cost, USD: ``energy_kwh x price_usd_per_kwh``."""
+    _finite_positive(price_usd_per_kwh, "electricity_price_usd_per_kwh", allow_zero=True)
+    return energy_kwh * price_usd_per_kwh
+
+
+def co2e_kg(energy_kwh: float, carbon_intensity_g_per_kwh: float, pue: float = 1.0) -> float:
+    """Operational emissions, kg CO2e: ``energy_kwh x pue x carbon_intensity_g_per_kwh / 1000``.
+
+    ``pue`` (power usage effectiveness, >= 1) scales IT energy to facility energy for
+    datacenters; use 1.0 for a desktop in an office.
+    """
+    _finite_positive(carbon_intensity_g_per_kwh, "carbon_intensity_g_per_kwh", allow_zero=True)
+    _require(math.isfinite(pue) and pue >= 1.0, "pue must be >= 1", "pue")
+    return energy_kwh * pue * carbon_intensity_g_per_kwh / 1000.0
+
+
+def cloud_cost_usd_per_month(rate: CloudRate, busy_hours_per_month: float) -> float:
+    """Cloud bill for a month of use, USD.
+
+    ``monthly_fee_usd + max(0, busy_hours - included_hours) x price_usd_per_hour``, where
+    ``included_hours = included_compute_units_per_month / compute_units_per_hour``.
+    """
+    billable_hours = max(0.0, busy_hours_per_month - rate.included_hours_per_month)
+    return rate.monthly_fee_usd + billable_hours * rate.price_usd_per_hour
+
+
+def cloud_cost_usd_per_day(rate: CloudRate, busy_hours_per_day: float) -> float:
+    """Average cloud cost per day, USD: the monthly bill (above) / (365 / 12) days."""
+    monthly = cloud_cost_usd_per_month(rate, busy_hours_per_day * DAYS_PER_MONTH)
+    return monthly / DAYS_PER_MONTH
+
+
+# --------------------------------------------------------------------------------------------
+# Break-even
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SideCost:
+    """Running cost of one side of a comparison (per day and per year, USD; energy, kWh)."""
+
+    cost_usd_per_day: float
+    energy_kwh_per_day: float | None
+
+    @property
+    def cost_usd_per_year(self) -> float:
+        return self.cost_usd_per_day * DAYS_PER_YEAR
+
+    @property
+    def energy_kwh_per_year(self) -> float | None:
+        if self.energy_kwh_per_day is None:
+            return None
+        return self.energy_kwh_per_day * DAYS_PER_YEAR
+
+
+@dataclass(frozen=True)
+class BreakEven:
+    """Result of :func:`break_even`.
+
+    Attributes:
+        days: days until buying the desktop is cheaper than renting, or None for "never".
+        reason: why ``days`` is None (else None).
+        desktop: desktop running cost (electricity only; the purchase is ``upfront_usd``).
+        cloud: cloud cost for the same work.
+        cloud_busy_hours_per_day: cloud hours needed per day for the desktop's work, h.
+        daily_saving_usd: cloud cost per day minus desktop running cost per day, USD.
+    """
+
+    days: float | None
+    reason: str | None
+    desktop: SideCost
+    cloud: SideCost
+    cloud_busy_hours_per_day: float
+    daily_saving_usd: float
+
+    def total_cost_usd(self, upfront_usd: float, days: float) -> tuple[float, float]:
+        """Cumulative (desktop, cloud) cost after ``days`` days, USD."""
+        return (
+            upfront_usd + self.desktop.cost_usd_per_day * days,
+            self.cloud.cost_usd_per_day * days,
+        )
+
+
+def break_even(
+    desktop: Desktop,
+    cloud: CloudRate,
+    usage: Usage,
+    electricity_price_usd_per_kwh: float,
+    *,
+    cloud_time_factor: float = 1.0,
+) -> BreakEven:
+    """Days until a desktop purchase pays for itself against renting.
+
+    ``break_even_days = upfront_usd / (cloud_cost_usd_per_day - desktop_cost_usd_per_day)``
+
+    * desktop cost per day = :func:`desktop_energy_kwh_per_day` x electricity price.
+    * cloud cost per day = :func:`cloud_cost_usd_per_day` for ``busy_hours_per_day x
+      cloud_time_factor`` hours, where ``cloud_time_factor`` is how many cloud hours one desktop
+      hour of work takes (1.0 = same speed, seed 001's "similar performance").
+
+    When the cloud is not dearer per day than running the desktop, the desktop never pays for
+    itself: ``days`` is None and ``reason`` says why. Seed 001: $2,200, 450 W, $0.12/kWh,
+    15 %, $2.14/h -> 2200 / (7.704 - 0.1944) = 292.96 days.
+    """
+    _finite_positive(cloud_time_factor, "cloud_time_factor")
+    desktop_energy = desktop_energy_kwh_per_day(desktop, usage)
+    desktop_cost = electricity_cost_usd(desktop_energy, electricity_price_usd_per_kwh)
+    cloud_hours = usage.busy_hours_per_day * cloud_time_factor
+    cloud_cost = cloud_cost_usd_per_day(cloud, cloud_hours)
+    saving = cloud_cost - desktop_cost
+    days: float | None
+    reason: str | None
+    if saving <= 0:
+        days = None
+        reason = (
+            f"the cloud costs ${cloud_cost:.2f}/day, not more than the desktop's "
+            f"${desktop_cost:.2f}/day of electricity, so the purchase is never paid back"
+        )
+    else:
+        days = desktop.upfront_usd / saving
+        reason = None
+    return BreakEven(
+        days=days,
+        reason=reason,
+        desktop=SideCost(desktop_cost, desktop_energy),
+        cloud=SideCost(cloud_cost, None),
+        cloud_busy_hours_per_day=cloud_hours,
+        daily_saving_usd=saving,
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# Per-run cost and cost per item
+# --------------------------------------------------------------------------------------------
+
+
+def billed_seconds(runtime_s: float, increment_s: float | None, minimum_s: float | None) -> float:
+    """Seconds the provider bills for a run of ``runtime_s`` seconds.
+
+    ``max(minimum_s, ceil(runtime_s / increment_s) x increment_s)``; with no increment the
+    runtime itself (continuous billing), with no minimum no floor.
+    """
+    _finite_positive(runtime_s, "runtime_s")
+    billed = runtime_s
+    if increment_s:
+        billed = math.ceil(runtime_s / increment_s - 1e-9) * increment_s
+    if minimum_s:
+        billed = max(billed, minimum_s)
+    return billed
+
+
+@dataclass(frozen=True)
+class CloudRun:
+    """Cost of one run on a cloud option.
+
+    Attributes:
+        runtime_s: wall-clock runtime, s.
+        billed_s: billed time after increment and minimum, s.
+        cost_usd: ``billed_s / 3600 x price_usd_per_hour``, USD.
+        compute_units: compute units burnt (Colab), or None.
+    """
+
+    runtime_s: float
+    billed_s: float
+    cost_usd: float
+    compute_units: float | None
+
+
+def cloud_run_cost(runtime_s: float, rate: CloudRate) -> CloudRun:
+    """One run on a cloud option: ``billed_seconds / 3600 x price_usd_per_hour`` USD.
+
+    Seed 004 (Paperspace, 2022): "single run cost = time in seconds converted to hours,
+    multiplied by the cost per hour", e.g. EfficientNet on A6000: 627 s x $1.89/h = $0.33.
+    Monthly fees are not part of a single run's marginal cost.
+    """
+    billed = billed_seconds(runtime_s, rate.billing_increment_s, rate.billing_minimum_s)
+    hours = billed / SECONDS_PER_HOUR
+    units = hours * rate.compute_units_per_hour if rate.compute_units_per_hour else None
+    return CloudRun(runtime_s, billed, hours * rate.price_usd_per_hour, units)
+
+
+@dataclass(frozen=True)
+class DesktopRun:
+    """Cost of one run on a desktop.
+
+    Attributes:
+        runtime_s: runtime, s.
+        energy_kwh: ``busy_power_w x runtime_h / 1000``, kWh.
+        marginal_cost_usd: electricity only, ``energy_kwh x price``, USD.
+        amortized_purchase_usd: the share of the purchase this run uses,
+            ``upfront_usd x runtime_h / (lifetime_years x 8760 h x utilization)``, USD.
+        fully_loaded_cost_usd: marginal + amortized, USD.
+    """
+
+    runtime_s: float
+    energy_kwh: float
+    marginal_cost_usd: float
+    amortized_purchase_usd: float
+
+    @property
+    def fully_loaded_cost_usd(self) -> float:
+        return self.marginal_cost_usd + self.amortized_purchase_usd
+
+
+def desktop_run_cost(
+    runtime_s: float, desktop: Desktop, usage: Usage, electricity_price_usd_per_kwh: float
+) -> DesktopRun:
+    """One run on a desktop: electricity (marginal) plus the purchase spread over the busy
+    hours of its lifetime (fully loaded). See :class:`DesktopRun` for the formulas."""
+    _finite_positive(runtime_s, "runtime_s")
+    hours = runtime_s / SECONDS_PER_HOUR
+    energy = desktop.busy_power_w * hours / 1000.0
+    busy_hours_in_life = desktop.lifetime_years * DAYS_PER_YEAR * usage.busy_hours_per_day
+    amortized = desktop.upfront_usd * hours / busy_hours_in_life
+    return DesktopRun(
+        runtime_s=runtime_s,
+        energy_kwh=energy,
+        marginal_cost_usd=electricity_cost_usd(energy, electricity_price_usd_per_kwh),
+        amortized_purchase_usd=amortized,
+    )
+
+
+def cost_per_batch_item_usd(price_usd_per_hour: float, max_batch_size: int) -> float:
+    """Seed 004's "cost per batch item", USD per item per hour: ``price_usd_per_hour /
+    max_batch_size``. It ranks how much data one paid hour can hold at once, not what an
+    item costs to process; see :func:`cost_per_item_usd` for that."""
+    _finite_positive(price_usd_per_hour, "price_usd_per_hour", allow_zero=True)
+    _require(max_batch_size >= 1, "max_batch_size must be >= 1", "max_batch_size")
+    return price_usd_per_hour / max_batch_size
+
+
+def cost_per_item_usd(run_cost_usd: float, items: int) -> float:
+    """Cost of processing one item, USD: ``run_cost_usd / items``."""
+    _require(items >= 1, "items must be >= 1", "items")
+    return run_cost_usd / items
+
+
+# --------------------------------------------------------------------------------------------
+# Relative speed
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SpeedRatio:
+    """How many hours GPU B needs for one hour of GPU A's work, with its basis.
+
+    Attributes:
+        time_factor: ``runtime_on_b / runtime_on_a`` (> 1 when B is slower).
+        basis: ``"benchmark"`` (measured on the same workload) or ``"estimate"``.
+        detail: what the figure rests on, for the assumptions list.
+    """
+
+    time_factor: float
+    basis: str
+    detail: str
+
+
+def speed_ratio_from_runtimes(
+    runtime_a_s: float, runtime_b_s: float, workload: str
+) -> SpeedRatio:
+    """Measured ratio: ``runtime_b_s / runtime_a_s`` on the same workload."""
+    _finite_positive(runtime_a_s, "runtime_a_s")
+    _finite_positive(runtime_b_s, "runtime_b_s")
+    return SpeedRatio(
+        runtime_b_s / runtime_a_s,
+        "benchmark",
+        f"measured on benchmark '{workload}': {runtime_a_s:g} s vs {runtime_b_s:g} s",
+    )
+
+
+def speed_ratio_from_bandwidth(
+    bandwidth_a_gb_per_s: float,
+    bandwidth_b_gb_per_s: float,
+    gpu_count_a: int = 1,
+    gpu_count_b: int = 1,
+) -> SpeedRatio:
+    """Estimated ratio from memory bandwidth: ``(bw_a x n_a) / (bw_b x n_b)``.
+
+    An estimate, and labelled so: seed 001/002 (Tim Dettmers) say that within one
+    architecture deep-learning speed scales roughly with memory bandwidth; across
+    architectures tensor cores matter more, and multi-GPU scaling is below linear
+    (seed 001: 1 -> 8 A100 gives 7x). Here counts scale linearly.
+    """
+    _finite_positive(bandwidth_a_gb_per_s, "memory_bandwidth_gb_per_s")
+    _finite_positive(bandwidth_b_gb_per_s, "memory_bandwidth_gb_per_s")
+    factor = (bandwidth_a_gb_per_s * gpu_count_a) / (bandwidth_b_gb_per_s * gpu_count_b)
+    return SpeedRatio(
+        factor,
+        "estimate",
+        "estimate from memory bandwidth "
+        f"({gpu_count_a} x {bandwidth_a_gb_per_s:g} vs {gpu_count_b} x {bandwidth_b_gb_per_s:g}"
+        " GB/s; seed 001: speed scales with bandwidth within an architecture)",
+    )
+
+
+@dataclass(frozen=True)
+class Assumption:
+    """One stated assumption: a named input, its value and where it came from."""
+
+    name: str
+    value: object
+    source: str
+    note: str | None = field(default=None)
