@@ -940,7 +940,7 @@ def iter_all() -> Iterable[tuple[str, list[Row]]]:
     benchmarks, results = load_benchmarks()
     yield "gpu", load_gpus()
     yield "provider", load_providers()
-    yield "cloud_offer", load_offers()
+    yield "cloud_offer", []  # filled by the seeder with load_offers(report)
     yield "colab_plan", load_colab_plans()
     yield "colab_rate", load_colab_rates()
     yield "barebone", load_barebones()

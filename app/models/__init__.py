@@ -1,0 +1,40 @@
+"""SQLModel tables and API schemas; importing this module registers every table for Alembic."""
+
+from app.models.benchmark import Benchmark, BenchmarkResult
+from app.models.catalog_misc import (
+    Barebone,
+    ColabPlan,
+    ColabRate,
+    ProviderInfo,
+    UtilizationProfile,
+)
+from app.models.gpu import Gpu
+from app.models.offer import CloudOffer
+from app.models.region import Region
+
+TABLES = {
+    "gpu": Gpu,
+    "provider": ProviderInfo,
+    "cloud_offer": CloudOffer,
+    "colab_plan": ColabPlan,
+    "colab_rate": ColabRate,
+    "barebone": Barebone,
+    "region": Region,
+    "utilization_profile": UtilizationProfile,
+    "benchmark": Benchmark,
+    "benchmark_result": BenchmarkResult,
+}
+
+__all__ = [
+    "TABLES",
+    "Barebone",
+    "Benchmark",
+    "BenchmarkResult",
+    "CloudOffer",
+    "ColabPlan",
+    "ColabRate",
+    "Gpu",
+    "ProviderInfo",
+    "Region",
+    "UtilizationProfile",
+]

@@ -1,0 +1,63 @@
+"""GPU catalog: the SQLModel family for the ``gpu`` table."""
+
+from __future__ import annotations
+
+import datetime as dt
+from enum import StrEnum
+
+from sqlalchemy import JSON, Column
+from sqlmodel import AutoString, Field, SQLModel
+
+from app.models.common import Provenance
+
+
+class FormFactor(StrEnum):
+    """Where a GPU goes: consumer card, workstation card, datacenter PCIe or SXM module."""
+
+    consumer_pcie = "consumer_pcie"
+    workstation_pcie = "workstation_pcie"
+    datacenter_pcie = "datacenter_pcie"
+    datacenter_sxm = "datacenter_sxm"
+
+
+class GpuBase(Provenance):
+    name: str = Field(description="Product name, e.g. `GeForce RTX 3090`.", max_length=200)
+    vendor: str = Field(description="Vendor, e.g. `NVIDIA`.", max_length=50)
+    architecture: str = Field(description="Architecture, e.g. `Ampere`.", max_length=50)
+    form_factor: FormFactor = Field(sa_type=AutoString(length=32), description="Card or module type.")
+    memory_gb: float = Field(description="GPU memory, GB.")
+    memory_bandwidth_gb_per_s: float | None = Field(
+        default=None, description="Memory bandwidth, GB/s."
+    )
+    fp32_tflops: float | None = Field(
+        default=None, description="Peak FP32 throughput (boost clock), TFLOPS."
+    )
+    tdp_w: float = Field(description="Thermal design power, W; the default busy power.")
+    launch_year: int | None = Field(default=None, description="Year of launch.")
+    price_new_usd: float | None = Field(default=None, description="Launch list price (MSRP), USD.")
+    price_new_as_of: dt.date | None = Field(default=None, description="Date of `price_new_usd`.")
+    price_new_source: str | None = Field(default=None, description="Source of `price_new_usd`.")
+    price_used_usd: float | None = Field(default=None, description="Used street price, USD.")
+    price_used_as_of: dt.date | None = Field(default=None, description="Date of `price_used_usd`.")
+    price_used_source: str | None = Field(default=None, description="Source of `price_used_usd`.")
+    notes: str | None = Field(default=None, description="Conflicts resolved and caveats.")
+
+
+class Gpu(GpuBase, table=True):
+    __tablename__ = "gpu"
+
+    id: str = Field(primary_key=True, max_length=64, description="Slug, e.g. `rtx-3090`.")
+    aliases: list[str] = Field(
+        default_factory=list, sa_column=Column(JSON, nullable=False),
+        description="Other names that resolve to this GPU.",
+    )
+
+
+class GpuPublic(GpuBase):
+    id: str = Field(description="Slug, e.g. `rtx-3090`.")
+    aliases: list[str] = Field(description="Other names that resolve to this GPU.")
+
+
+class GpusPublic(SQLModel):
+    data: list[GpuPublic]
+    count: int = Field(description="Number of GPUs matching the query (before pagination).")
