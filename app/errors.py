@@ -1,0 +1,112 @@
+"""Domain errors and their one JSON shape: RFC 9457 ``application/problem+json``.
+
+Services raise the domain errors below (no HTTP in them); :func:`install` maps them, request
+validation errors, unknown routes and unexpected exceptions to problem documents. A 500 never
+carries a stack trace, only a request id.
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from app.costing import CostingError
+
+log = logging.getLogger("gpucost")
+
+PROBLEM_BASE = "https://gpucost.dev/problems/"
+PROBLEM_JSON = "application/problem+json"
+
+
+class DomainError(Exception):
+    """Base of errors the API reports as problems."""
+
+    status = 400
+    slug = "bad-request"
+    title = "Bad request"
+
+    def __init__(self, detail: str, **extra: Any) -> None:
+        super().__init__(detail)
+        self.detail = detail
+        self.extra = extra
+
+
+class NotFound(DomainError):
+    """An id or name is not in the catalog (``candidates``: the closest ids)."""
+
+    status, slug, title = 404, "not-found", "Not found"
+
+
+class Ambiguous(DomainError):
+    """A name matches several catalog entries (``candidates``: the matches)."""
+
+    status, slug, title = 422, "ambiguous-name", "Ambiguous name"
+
+
+class InvalidRequest(DomainError):
+    """Inputs are individually valid but do not make a computable request."""
+
+    status, slug, title = 422, "invalid-input", "Invalid input"
+
+
+def problem(status: int, slug: str, title: str, detail: str, request: Request,
+            **extra: Any) -> JSONResponse:
+    """A problem+json response."""
+    body = {"type": PROBLEM_BASE + slug, "title": title, "status": status, "detail": detail,
+            "instance": request.url.path}
+    body.update({k: v for k, v in extra.items() if v is not None})
+    return JSONResponse(body, status_code=status, media_type=PROBLEM_JSON)
+
+
+def _jsonable_errors(errors: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [
+        {"loc": [str(p) for p in e.get("loc", ())], "msg": str(e.get("msg", "")),
+         "type": str(e.get("type", ""))}
+        for e in errors
+    ]
+
+
+def install(app: FastAPI) -> None:
+    """Register the exception handlers on ``app``."""
+
+    @app.exception_handler(DomainError)
+    async def _domain(request: Request, exc: DomainError) -> JSONResponse:
+        return problem(exc.status, exc.slug, exc.title, exc.detail, request, **exc.extra)
+
+    @app.exception_handler(CostingError)
+    async def _costing(request: Request, exc: CostingError) -> JSONResponse:
+        errors = [{"loc": [exc.field], "msg": exc.message, "type": "value_error"}] if exc.field else None
+        return problem(422, "invalid-input", "Invalid input", exc.message, request, errors=errors)
+
+    @app.exception_handler(RequestValidationError)
+    async def _validation(request: Request, exc: RequestValidationError) -> JSONResponse:
+        errors = _jsonable_errors(list(exc.errors()))
+        first = errors[0] if errors else {"loc": [], "msg": "invalid request"}
+        detail = f"{'.'.join(first['loc'])}: {first['msg']}" if first["loc"] else first["msg"]
+        return problem(422, "validation-error", "Request validation failed", detail, request,
+                       errors=errors)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        slugs = {404: ("not-found", "Not found"), 405: ("method-not-allowed", "Method not allowed"),
+                 413: ("payload-too-large", "Payload too large"),
+                 415: ("unsupported-media-type", "Unsupported media type")}
+        slug, title = slugs.get(exc.status_code, ("http-error", "HTTP error"))
+        response = problem(exc.status_code, slug, title, str(exc.detail), request)
+        for key, value in (exc.headers or {}).items():
+            response.headers[key] = value
+        return response
+
+    @app.exception_handler(Exception)
+    async def _unexpected(request: Request, exc: Exception) -> JSONResponse:
+        request_id = request.headers.get("x-request-id") or uuid.uuid4().hex
+        log.exception("unhandled error, request_id=%s", request_id)
+        return problem(500, "internal-error", "Internal server error",
+                       "The server failed to answer this request; it has been logged.",
+                       request, request_id=request_id)

@@ -1,0 +1,61 @@
+"""The gpucost ASGI application (``app.main:app``)."""
+
+from __future__ import annotations
+
+from fastapi import FastAPI, Request
+from fastapi.routing import APIRoute
+from starlette.middleware.base import BaseHTTPMiddleware, RequestResponseEndpoint
+from starlette.responses import Response
+
+from app import errors
+from app.routers import calc, catalog, health
+from app.settings import get_settings
+
+DESCRIPTION = """
+Should this lab rent GPUs in the cloud or buy a desktop, and what will each run cost?
+
+Four answers, each with its assumptions and sources: **break-even days** (desktop vs cloud),
+**per-run cost**, **cost per batch item**, and **carbon** (kWh and kg CO2e). Every error is an
+RFC 9457 `application/problem+json` document.
+"""
+
+
+def operation_id(route: APIRoute) -> str:
+    """Readable, stable operation ids: `{tag}-{handler name}`, e.g. `catalog-list_gpus`."""
+    return f"{route.tags[0]}-{route.name}" if route.tags else route.name
+
+
+class BodySizeLimit(BaseHTTPMiddleware):
+    """Refuse request bodies over the configured size with 413 (by Content-Length, and by
+    the bytes actually read when the length is absent)."""
+
+    async def dispatch(self, request: Request, call_next: RequestResponseEndpoint) -> Response:
+        limit = get_settings().max_request_body_bytes
+        length = request.headers.get("content-length")
+        too_big = False
+        if length is not None:
+            too_big = not length.isdigit() or int(length) > limit
+        elif request.method in ("POST", "PUT", "PATCH"):
+            too_big = len(await request.body()) > limit
+        if too_big:
+            return errors.problem(413, "payload-too-large", "Payload too large",
+                                  f"request body exceeds {limit} bytes", request)
+        return await call_next(request)
+
+
+def create_app() -> FastAPI:
+    app = FastAPI(
+        title="gpucost",
+        version="1.0.0",
+        description=DESCRIPTION,
+        generate_unique_id_function=operation_id,
+    )
+    app.add_middleware(BodySizeLimit)
+    errors.install(app)
+    app.include_router(health.router)
+    app.include_router(catalog.router)
+    app.include_router(calc.router)
+    return app
+
+
+app = create_app()

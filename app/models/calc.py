@@ -1,0 +1,364 @@
+"""Request and result schemas of the calculations: break-even, run cost, carbon.
+
+Request bodies forbid unknown fields and non-finite numbers, and bound every number to a
+realistic range. Results echo the resolved inputs, the assumptions made and the sources (with
+as-of dates) of every catalog figure used. Money is USD, energy kWh, emissions kg CO2e.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from app.models.offer import PricingModel
+
+ID = Field(min_length=1, max_length=100)
+STRICT = ConfigDict(extra="forbid", allow_inf_nan=False, strict=True)
+
+
+class _Body(BaseModel):
+    model_config = STRICT
+
+
+Utilization = Field(
+    default=None, gt=0.0, le=1.0,
+    description="Fraction of wall-clock time the GPUs are busy, 0 < u <= 1 (0.15 = 15 %).",
+)
+
+
+class DesktopSpec(_Body):
+    """A desktop to buy. Give ``total_price_usd``, or let it be assembled from GPU and
+    barebone prices (catalog or given)."""
+
+    gpu: str | None = Field(default=None, min_length=1, max_length=100,
+                            description="GPU id or name (`rtx-3090`, `3090`, `RTX 3090`).")
+    gpu_count: int = Field(default=1, ge=1, le=16, description="GPUs in the desktop.")
+    total_price_usd: float | None = Field(
+        default=None, ge=0, le=10_000_000, description="Price of the whole machine, USD."
+    )
+    gpu_price_usd: float | None = Field(
+        default=None, ge=0, le=1_000_000,
+        description="Price of one GPU, USD; default: the GPU's launch MSRP in the catalog.",
+    )
+    barebone: str | None = Field(default=None, min_length=1, max_length=100,
+                                 description="Barebone id (`GET /v1/barebones`).")
+    barebone_price_usd: float | None = Field(
+        default=None, ge=0, le=1_000_000, description="Price of the machine without GPUs, USD."
+    )
+    gpu_power_w: float | None = Field(
+        default=None, ge=0, le=2000, description="Power of one GPU while busy, W; default TDP."
+    )
+    base_power_w: float | None = Field(
+        default=None, ge=0, le=10_000,
+        description="CPU, board and drives while busy, W; default: the barebone's, else 100 W "
+        "(seed 001, Tim Dettmers 2020-09-07).",
+    )
+    idle_power_w: float | None = Field(
+        default=None, ge=0, le=10_000,
+        description="Wall power while on but idle, W; default 0 (off when idle, as seed 001).",
+    )
+    powered_on_fraction: float | None = Field(
+        default=None, gt=0, le=1,
+        description="Fraction of time the machine is on (>= utilization); default: only "
+        "while busy.",
+    )
+    psu_efficiency: float | None = Field(
+        default=None, ge=0.5, le=1.0,
+        description="PSU efficiency; default: the barebone's if known, else 1.0 (seed 001 "
+        "counts component power as wall power).",
+    )
+    lifetime_years: float | None = Field(
+        default=None, ge=0.25, le=20,
+        description="Amortization period for fully-loaded run cost, years; default 5 (IRS "
+        "Publication 946, 2024, asset class 00.12).",
+    )
+
+
+class CloudSpec(_Body):
+    """The cloud side: a catalog offer, or a price per hour."""
+
+    offer_id: str | None = Field(default=None, min_length=1, max_length=160,
+                                 description="Offer id from `GET /v1/cloud-offers`.")
+    price_usd_per_hour: float | None = Field(
+        default=None, ge=0, le=10_000, description="Price of the instance, USD/h."
+    )
+    gpu: str | None = Field(default=None, min_length=1, max_length=100,
+                            description="GPU of the instance (for performance normalization "
+                            "and carbon).")
+    gpu_count: int | None = Field(default=None, ge=1, le=64, description="GPUs in the instance.")
+    monthly_fee_usd: float | None = Field(
+        default=None, ge=0, le=1_000_000, description="Fixed monthly plan fee, USD."
+    )
+
+    @model_validator(mode="after")
+    def _one_source(self) -> CloudSpec:
+        if (self.offer_id is None) == (self.price_usd_per_hour is None):
+            raise ValueError("give exactly one of offer_id or price_usd_per_hour")
+        return self
+
+
+class _Where(_Body):
+    utilization: float | None = Utilization
+    utilization_profile: str | None = Field(
+        default=None, min_length=1, max_length=64,
+        description="Profile id (`GET /v1/utilization-profiles`), instead of `utilization`.",
+    )
+    electricity_price_usd_per_kwh: float | None = Field(
+        default=None, ge=0, le=5,
+        description="Electricity price, USD/kWh; default: the region's, else 0.12 (seed 001).",
+    )
+    region: str | None = Field(
+        default=None, min_length=1, max_length=64,
+        description="Region id (`de`, `us-ca`, ...) for electricity price and carbon intensity.",
+    )
+
+    @model_validator(mode="after")
+    def _one_utilization(self):
+        if self.utilization is not None and self.utilization_profile is not None:
+            raise ValueError("give utilization or utilization_profile, not both")
+        return self
+
+
+class BreakEvenRequest(_Where):
+    """Desktop vs cloud: after how many days does buying pay off?"""
+
+    model_config = ConfigDict(
+        **STRICT,
+        json_schema_extra={
+            "examples": [{
+                "desktop": {"gpu": "rtx-3090", "total_price_usd": 2200},
+                "cloud": {"price_usd_per_hour": 2.14, "gpu": "v100-16gb"},
+                "utilization": 0.15,
+                "electricity_price_usd_per_kwh": 0.12,
+            }]
+        },
+    )
+
+    desktop: DesktopSpec
+    cloud: CloudSpec
+    normalize_performance: bool = Field(
+        default=False,
+        description="Scale cloud hours by the GPUs' relative speed (measured benchmark where "
+        "one exists, else a memory-bandwidth estimate).",
+    )
+
+
+class Assumption(BaseModel):
+    """An input the service chose or derived, with where it came from."""
+
+    name: str = Field(description="Input name.")
+    value: Any = Field(description="Value used.")
+    source: str = Field(description="Where the value comes from.")
+
+
+class SourceRef(BaseModel):
+    """A catalog figure used in a result, with its source and date."""
+
+    what: str = Field(description="What the figure is, e.g. `offer aws-...: price_usd_per_hour`.")
+    source: str = Field(description="URL or file.")
+    as_of: dt.date | None = Field(description="Date the figure held.")
+
+
+class Performance(BaseModel):
+    """Relative speed used to scale cloud hours."""
+
+    time_factor: float = Field(description="Cloud hours per desktop hour of work.")
+    basis: str = Field(description="`benchmark` (measured) or `estimate`.")
+    detail: str = Field(description="What the figure rests on.")
+
+
+class DesktopSide(BaseModel):
+    gpu_id: str | None = Field(description="GPU id.")
+    gpu_count: int = Field(description="GPUs.")
+    upfront_usd: float = Field(description="Purchase price, USD.")
+    busy_power_w: float = Field(description="Wall power while busy, W.")
+    electricity_price_usd_per_kwh: float = Field(description="Electricity price, USD/kWh.")
+    cost_usd_per_day: float = Field(description="Electricity per day, USD.")
+    cost_usd_per_year: float = Field(description="Electricity per year, USD.")
+    energy_kwh_per_year: float = Field(description="Energy per year, kWh.")
+    co2e_kg_per_year: float = Field(description="Operational emissions per year, kg CO2e.")
+    carbon_intensity_g_per_kwh: float = Field(description="Grid carbon intensity used.")
+
+
+class CloudSide(BaseModel):
+    offer_id: str | None = Field(description="Offer id, when a catalog offer was used.")
+    provider: str | None = Field(description="Provider.")
+    pricing_model: PricingModel | None = Field(description="Pricing model.")
+    gpu_id: str | None = Field(description="GPU id, when known.")
+    gpu_count: int | None = Field(description="GPUs.")
+    price_usd_per_hour: float = Field(description="Instance price, USD/h.")
+    monthly_fee_usd: float = Field(description="Monthly fee, USD.")
+    busy_hours_per_day: float = Field(description="Cloud hours per day for the same work, h.")
+    cost_usd_per_day: float = Field(description="Average cost per day, USD.")
+    cost_usd_per_year: float = Field(description="Cost per year, USD.")
+    energy_kwh_per_year: float | None = Field(
+        description="GPU energy per year incl. PUE, kWh (null when the GPU is unknown)."
+    )
+    co2e_kg_per_year: float | None = Field(description="Emissions per year, kg CO2e.")
+
+
+class BreakEvenResult(BaseModel):
+    """Break-even of buying a desktop vs renting, with both sides' running costs."""
+
+    break_even_days: float | None = Field(
+        description="Days until the desktop is cheaper; null when it never is."
+    )
+    break_even_reason: str | None = Field(description="Why `break_even_days` is null.")
+    utilization: float = Field(description="Utilization used (0-1).")
+    daily_saving_usd: float = Field(description="Cloud cost per day minus desktop running "
+                                    "cost per day, USD.")
+    desktop: DesktopSide
+    cloud: CloudSide
+    performance: Performance | None = Field(description="Speed scaling, when requested.")
+    assumptions: list[Assumption]
+    sources: list[SourceRef]
+
+
+class Workload(_Body):
+    """What is run: a catalog benchmark, or a runtime measured on a GPU."""
+
+    benchmark: str | None = Field(default=None, min_length=1, max_length=64,
+                                  description="Benchmark id (`GET /v1/benchmarks`).")
+    runtime_s: float | None = Field(default=None, gt=0.001, le=1e9,
+                                    description="Runtime of one run, s.")
+    gpu: str | None = Field(default=None, min_length=1, max_length=100,
+                            description="GPU `runtime_s` was measured on.")
+    gpu_count: int = Field(default=1, ge=1, le=64, description="GPUs `runtime_s` used.")
+    items: int | None = Field(default=None, ge=1, le=10**12,
+                              description="Items processed by one run (for cost per item).")
+    max_batch_size: int | None = Field(default=None, ge=1, le=10**7,
+                                       description="Largest batch per GPU, when known.")
+
+    @model_validator(mode="after")
+    def _one_workload(self) -> Workload:
+        if (self.benchmark is None) == (self.runtime_s is None):
+            raise ValueError("give exactly one of benchmark or runtime_s")
+        return self
+
+
+class RunOption(_Body):
+    """An option to run on: a catalog offer, a GPU at a price per hour, or a desktop."""
+
+    offer_id: str | None = Field(default=None, min_length=1, max_length=160,
+                                 description="Offer id.")
+    gpu: str | None = Field(default=None, min_length=1, max_length=100,
+                            description="GPU id or name, with `price_usd_per_hour`.")
+    gpu_count: int | None = Field(default=None, ge=1, le=64, description="GPUs.")
+    price_usd_per_hour: float | None = Field(default=None, ge=0, le=10_000,
+                                             description="Price, USD/h.")
+    desktop: DesktopSpec | None = Field(default=None, description="A desktop instead.")
+
+    @model_validator(mode="after")
+    def _one_kind(self) -> RunOption:
+        kinds = [self.offer_id is not None, self.price_usd_per_hour is not None,
+                 self.desktop is not None]
+        if sum(kinds) != 1:
+            raise ValueError("give exactly one of offer_id, gpu + price_usd_per_hour, desktop")
+        if self.price_usd_per_hour is not None and self.gpu is None:
+            raise ValueError("price_usd_per_hour needs gpu")
+        return self
+
+
+class RunCostRequest(_Where):
+    """Cost of one run of a workload on each option."""
+
+    model_config = ConfigDict(
+        **STRICT,
+        json_schema_extra={
+            "examples": [{
+                "workload": {"benchmark": "efficientnet"},
+                "options": [{"offer_id": "paperspace-gradient-a6000-on-demand-2022"},
+                            {"desktop": {"gpu": "rtx-3090", "total_price_usd": 2200}}],
+            }]
+        },
+    )
+
+    workload: Workload
+    options: list[RunOption] = Field(min_length=1, max_length=50)
+
+
+class RunOptionResult(BaseModel):
+    label: str = Field(description="Readable name of the option.")
+    kind: str = Field(description="`cloud` or `desktop`.")
+    offer_id: str | None = Field(description="Offer id, for catalog offers.")
+    gpu_id: str = Field(description="GPU id.")
+    gpu_count: int = Field(description="GPUs.")
+    fits: bool | None = Field(description="False when the benchmark ran out of memory on this "
+                              "GPU; null when unknown.")
+    runtime_s: float | None = Field(description="Runtime of one run, s.")
+    runtime_basis: str | None = Field(description="`benchmark`, `given` or `estimate`.")
+    billed_s: float | None = Field(description="Billed time, s (cloud).")
+    price_usd_per_hour: float | None = Field(
+        description="Cloud: instance price; desktop: fully-loaded cost per busy hour, USD/h."
+    )
+    cost_usd: float | None = Field(description="Cost of one run, USD (desktop: fully loaded).")
+    marginal_cost_usd: float | None = Field(description="Desktop: electricity only, USD.")
+    energy_kwh: float | None = Field(description="Energy of one run (cloud incl. PUE), kWh.")
+    co2e_kg: float | None = Field(description="Emissions of one run, kg CO2e.")
+    max_batch_size: int | None = Field(description="Largest batch before OOM, when known.")
+    cost_per_batch_item_usd: float | None = Field(
+        description="Seed 004's metric: `price_usd_per_hour / max_batch_size`."
+    )
+    cost_per_item_usd: float | None = Field(description="`cost_usd / items`, when items given.")
+    note: str | None = Field(description="Why a figure is missing, or how it was estimated.")
+
+
+class RunCostResult(BaseModel):
+    """Per-option run costs."""
+
+    workload: dict[str, Any] = Field(description="The workload as resolved.")
+    options: list[RunOptionResult]
+    assumptions: list[Assumption]
+    sources: list[SourceRef]
+
+
+class CarbonRequest(_Body):
+    """Energy and emissions of running GPUs for a while."""
+
+    model_config = ConfigDict(
+        **STRICT,
+        json_schema_extra={"examples": [{"gpu": "rtx-3090", "utilization": 0.15, "days": 365,
+                                         "region": "us-ca"}]},
+    )
+
+    gpu: str | None = Field(default=None, min_length=1, max_length=100, description="GPU.")
+    gpu_count: int = Field(default=1, ge=1, le=10_000, description="GPUs.")
+    gpu_power_w: float | None = Field(default=None, ge=0, le=2000,
+                                      description="Power per GPU, W; default TDP.")
+    base_power_w: float = Field(default=100.0, ge=0, le=100_000,
+                                description="Host power while busy, W; default 100 W (seed 001).")
+    utilization: float | None = Utilization
+    days: float | None = Field(default=None, gt=0, le=36_500,
+                               description="Calendar days (busy hours = days x 24 x utilization).")
+    hours: float | None = Field(default=None, gt=0, le=10_000_000, description="Busy hours.")
+    region: str | None = Field(default=None, min_length=1, max_length=64,
+                               description="Region id, for carbon intensity (and PUE).")
+    carbon_intensity_g_per_kwh: float | None = Field(
+        default=None, ge=0, le=2000, description="Grid carbon intensity, gCO2e/kWh."
+    )
+    pue: float | None = Field(default=None, ge=1.0, le=3.0,
+                              description="Power usage effectiveness; default 1.0, or the cloud "
+                              "region's.")
+
+    @model_validator(mode="after")
+    def _check(self) -> CarbonRequest:
+        if (self.days is None) == (self.hours is None):
+            raise ValueError("give exactly one of days or hours")
+        if self.gpu is None and self.gpu_power_w is None:
+            raise ValueError("give gpu or gpu_power_w")
+        return self
+
+
+class CarbonResult(BaseModel):
+    gpu_id: str | None = Field(description="GPU id.")
+    gpu_count: int
+    power_w: float = Field(description="Power while busy, W.")
+    busy_hours: float = Field(description="Busy hours, h.")
+    pue: float = Field(description="PUE used.")
+    carbon_intensity_g_per_kwh: float = Field(description="Carbon intensity used, gCO2e/kWh.")
+    energy_kwh: float = Field(description="Energy incl. PUE, kWh.")
+    co2e_kg: float = Field(description="Emissions, kg CO2e.")
+    assumptions: list[Assumption]
+    sources: list[SourceRef]

@@ -1,0 +1,142 @@
+"""Catalog reads: GPUs, cloud offers, barebones, regions, utilization profiles, benchmarks."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Query
+
+from app.deps import SessionDep
+from app.models import Barebone, Benchmark, Region, UtilizationProfile
+from app.models.benchmark import BenchmarkPublic, BenchmarkResultPublic, BenchmarksPublic
+from app.models.catalog_misc import (
+    BarebonePublic,
+    BarebonesPublic,
+    UtilizationProfilePublic,
+    UtilizationProfilesPublic,
+)
+from app.models.common import PROBLEM_RESPONSES
+from app.models.gpu import GpuPublic, GpusPublic
+from app.models.offer import CloudOfferPublic, CloudOffersPublic, PricingModel, Provider
+from app.models.region import RegionKind, RegionPublic, RegionsPublic
+from app.services import catalog
+
+router = APIRouter(prefix="/v1", tags=["catalog"], responses={422: PROBLEM_RESPONSES[422]})
+
+Limit = Annotated[int, Query(ge=1, le=500, description="Page size.")]
+Offset = Annotated[int, Query(ge=0, le=1_000_000, description="Rows to skip.")]
+
+
+def offer_public(row) -> CloudOfferPublic:
+    price = float(row.price_usd_per_hour)
+    return CloudOfferPublic.model_validate(
+        {**row.model_dump(), "price_usd_per_hour": price,
+         "monthly_fee_usd": float(row.monthly_fee_usd),
+         "price_usd_per_gpu_hour": round(price / row.gpu_count, 6)}
+    )
+
+
+@router.get("/gpus", response_model=GpusPublic, summary="List GPUs")
+def list_gpus(
+    session: SessionDep,
+    q: Annotated[str | None, Query(max_length=100, description="Name, alias or id to match.")] = None,
+    limit: Limit = 100,
+    offset: Offset = 0,
+) -> GpusPublic:
+    """GPUs in the catalog with specs (memory GB, bandwidth GB/s, FP32 TFLOPS, TDP W), launch
+    and used prices, each with source and as-of date. `q` matches ids, names and aliases."""
+    rows, count = catalog.list_gpus(session, q, limit, offset)
+    return GpusPublic(data=[GpuPublic.model_validate(r) for r in rows], count=count)
+
+
+@router.get("/gpus/{gpu_id}", response_model=GpuPublic, summary="Get a GPU by id or name",
+            responses={404: PROBLEM_RESPONSES[404]})
+def get_gpu(gpu_id: str, session: SessionDep) -> GpuPublic:
+    """One GPU. The path takes an id (`rtx-3090`) or a name as typed (`3090`, `RTX3090`,
+    `V100 16GB`); an ambiguous name is a 422 and an unknown one a 404, both with candidates."""
+    return GpuPublic.model_validate(catalog.resolve_gpu(session, gpu_id))
+
+
+@router.get("/cloud-offers", response_model=CloudOffersPublic, summary="List cloud offers",
+            responses={404: PROBLEM_RESPONSES[404]})
+def list_cloud_offers(
+    session: SessionDep,
+    provider: Provider | None = None,
+    gpu: Annotated[str | None, Query(max_length=100, description="GPU id or name.")] = None,
+    pricing_model: PricingModel | None = None,
+    region: Annotated[str | None, Query(max_length=100, description="Provider region.")] = None,
+    max_price_usd_per_hour: Annotated[float | None, Query(ge=0, le=10_000)] = None,
+    limit: Limit = 100,
+    offset: Offset = 0,
+) -> CloudOffersPublic:
+    """Priced ways to rent GPUs, cheapest first: USD per instance-hour, monthly fees, billing
+    increments, region, source and as-of date."""
+    rows, count = catalog.list_offers(
+        session, provider=provider.value if provider else None, gpu=gpu,
+        pricing_model=pricing_model.value if pricing_model else None, region=region,
+        max_price_usd_per_hour=max_price_usd_per_hour, limit=limit, offset=offset,
+    )
+    return CloudOffersPublic(data=[offer_public(r) for r in rows], count=count)
+
+
+@router.get("/cloud-offers/{offer_id}", response_model=CloudOfferPublic,
+            summary="Get a cloud offer", responses={404: PROBLEM_RESPONSES[404]})
+def get_cloud_offer(offer_id: str, session: SessionDep) -> CloudOfferPublic:
+    """One cloud offer by id."""
+    return offer_public(catalog.get_offer(session, offer_id))
+
+
+@router.get("/barebones", response_model=BarebonesPublic, summary="List desktop barebones")
+def list_barebones(session: SessionDep) -> BarebonesPublic:
+    """Desktop machines without GPUs: price (USD), GPU slots, base power (W), PSU efficiency."""
+    rows = catalog.list_all(session, Barebone)
+    return BarebonesPublic(
+        data=[BarebonePublic.model_validate({**r.model_dump(), "price_usd": float(r.price_usd)})
+              for r in rows],
+        count=len(rows),
+    )
+
+
+@router.get("/regions", response_model=RegionsPublic, summary="List regions")
+def list_regions(
+    session: SessionDep,
+    kind: RegionKind | None = None,
+    limit: Limit = 500,
+    offset: Offset = 0,
+) -> RegionsPublic:
+    """Countries, US states and cloud regions with grid carbon intensity (gCO2e/kWh), retail
+    electricity price (USD/kWh) where sourced, and PUE for cloud regions."""
+    rows = [r for r in catalog.list_all(session, Region) if kind is None or r.kind == kind.value]
+    page = rows[offset: offset + limit]
+    return RegionsPublic(data=[RegionPublic.model_validate(r) for r in page], count=len(rows))
+
+
+@router.get("/regions/{region_id}", response_model=RegionPublic, summary="Get a region",
+            responses={404: PROBLEM_RESPONSES[404]})
+def get_region(region_id: str, session: SessionDep) -> RegionPublic:
+    """One region by id (`de`, `us-ca`, `aws:us-east-1`, `world`)."""
+    return RegionPublic.model_validate(catalog.get_region(session, region_id))
+
+
+@router.get("/utilization-profiles", response_model=UtilizationProfilesPublic,
+            summary="List utilization profiles")
+def list_utilization_profiles(session: SessionDep) -> UtilizationProfilesPublic:
+    """Typical utilizations (fraction of time busy) from seed 001, plus always-on."""
+    rows = catalog.list_all(session, UtilizationProfile)
+    return UtilizationProfilesPublic(
+        data=[UtilizationProfilePublic.model_validate(r) for r in rows], count=len(rows))
+
+
+@router.get("/benchmarks", response_model=BenchmarksPublic, summary="List benchmarks")
+def list_benchmarks(session: SessionDep) -> BenchmarksPublic:
+    """Measured workloads with seconds per GPU, max batch size and out-of-memory marks."""
+    results = catalog.benchmark_results(session)
+    data = [
+        BenchmarkPublic.model_validate({
+            **b.model_dump(),
+            "results": [BenchmarkResultPublic.model_validate(r) for r in results
+                        if r.benchmark_id == b.id],
+        })
+        for b in catalog.list_all(session, Benchmark)
+    ]
+    return BenchmarksPublic(data=data, count=len(data))

@@ -1,0 +1,46 @@
+"""Liveness and readiness."""
+
+from __future__ import annotations
+
+from alembic.runtime.migration import MigrationContext
+from alembic.script import ScriptDirectory
+from fastapi import APIRouter
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel, Field
+from sqlalchemy import text
+
+from app.cli import alembic_config
+from app.db import get_engine
+
+router = APIRouter(tags=["health"])
+
+
+class Health(BaseModel):
+    status: str = Field(description="`ok` when healthy.")
+    database: str | None = Field(default=None, description="Database check result.")
+    revision: str | None = Field(default=None, description="Database migration revision.")
+    head: str | None = Field(default=None, description="Latest migration revision.")
+
+
+@router.get("/healthz", response_model=Health, summary="Liveness")
+async def get_health() -> Health:
+    """The process is up."""
+    return Health(status="ok")
+
+
+@router.get("/readyz", response_model=Health, summary="Readiness",
+            responses={503: {"model": Health, "description": "Database unreachable or behind."}})
+def get_ready():
+    """The database answers and its schema is at the latest migration."""
+    head = ScriptDirectory.from_config(alembic_config()).get_current_head()
+    try:
+        with get_engine().connect() as conn:
+            conn.execute(text("SELECT 1"))
+            current = MigrationContext.configure(conn).get_current_revision()
+    except Exception as exc:  # noqa: BLE001 - any driver error means not ready
+        return JSONResponse(Health(status="unavailable", database=type(exc).__name__,
+                                   head=head).model_dump(), status_code=503)
+    if current != head:
+        return JSONResponse(Health(status="unavailable", database="ok", revision=current,
+                                   head=head).model_dump(), status_code=503)
+    return Health(status="ok", database="ok", revision=current, head=head)

@@ -1,0 +1,539 @@
+"""Turn API requests into cost-model inputs (resolving catalog names, applying documented
+defaults), call :mod:`app.costing`, and shape the results with assumptions and sources.
+
+Rounding happens here, once, at the edge: USD, kWh and kg to 6 decimals, days to 2.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlmodel import Session
+
+from app import costing
+from app.errors import InvalidRequest
+from app.models import Barebone, CloudOffer, Gpu, Region
+from app.models.calc import (
+    Assumption,
+    BreakEvenRequest,
+    BreakEvenResult,
+    CarbonRequest,
+    CarbonResult,
+    CloudSide,
+    CloudSpec,
+    DesktopSide,
+    DesktopSpec,
+    Performance,
+    RunCostRequest,
+    RunOption,
+    RunOptionResult,
+    SourceRef,
+)
+from app.services import catalog
+from app.settings import Settings
+
+SEED_001 = "seed 001 (Tim Dettmers, 'Which GPU for deep learning', 2020-09-07)"
+DEFAULT_BASE_POWER_W = 100.0  # seed 001: "100 W (CPU)"
+DEFAULT_UTILIZATION_PROFILE = "phd-desktop"  # seed 001: 15 %
+
+
+def r6(x: float | None) -> float | None:
+    return None if x is None else round(x, 6)
+
+
+@dataclass
+class Trail:
+    """Assumptions made and sources used while building one answer."""
+
+    assumptions: list[Assumption] = field(default_factory=list)
+    sources: list[SourceRef] = field(default_factory=list)
+
+    def assume(self, name: str, value: Any, source: str) -> None:
+        self.assumptions.append(Assumption(name=name, value=value, source=source))
+
+    def cite(self, what: str, source: str, as_of) -> None:
+        ref = SourceRef(what=what, source=source, as_of=as_of)
+        if ref not in self.sources:
+            self.sources.append(ref)
+
+
+# ------------------------------------------------------------------------------------------
+# Shared resolution
+# ------------------------------------------------------------------------------------------
+
+
+def resolve_usage(session: Session, req, trail: Trail, *,
+                  powered_on_fraction: float | None = None) -> costing.Usage:
+    """Utilization from the request, its named profile, or the seed's 15 % default."""
+    if req.utilization is not None:
+        u = req.utilization
+    else:
+        profile_id = req.utilization_profile or DEFAULT_UTILIZATION_PROFILE
+        profile = catalog.get_profile(session, profile_id)
+        u = profile.utilization
+        how = "requested profile" if req.utilization_profile else "default profile"
+        trail.assume("utilization", u, f"{how} '{profile.id}': {profile.source}")
+    if powered_on_fraction is not None and powered_on_fraction < u:
+        raise InvalidRequest("desktop.powered_on_fraction must be at least the utilization",
+                             errors=[{"loc": ["body", "desktop", "powered_on_fraction"],
+                                      "msg": "below utilization", "type": "value_error"}])
+    return costing.Usage(u, powered_on_fraction)
+
+
+def resolve_region(session: Session, region_id: str | None) -> Region | None:
+    return catalog.get_region(session, region_id) if region_id else None
+
+
+def resolve_electricity(req, region: Region | None, settings: Settings, trail: Trail) -> float:
+    """Electricity price: given > region's > settings default (seed 001's $0.12/kWh)."""
+    if req.electricity_price_usd_per_kwh is not None:
+        return req.electricity_price_usd_per_kwh
+    if region is not None:
+        if region.electricity_price_usd_per_kwh is None:
+            raise InvalidRequest(
+                f"region '{region.id}' has no electricity price in the catalog; "
+                "give electricity_price_usd_per_kwh",
+            )
+        trail.cite(f"region {region.id}: electricity_price_usd_per_kwh",
+                   region.electricity_source or region.source, region.electricity_as_of)
+        return region.electricity_price_usd_per_kwh
+    price = settings.default_electricity_price_usd_per_kwh
+    trail.assume("electricity_price_usd_per_kwh", price, f"default: {SEED_001}, US price")
+    return price
+
+
+def carbon_region(session: Session, region: Region | None, settings: Settings,
+                  trail: Trail) -> Region:
+    """The region whose carbon intensity applies: the given one or the default (world)."""
+    if region is not None:
+        trail.cite(f"region {region.id}: carbon_intensity_g_per_kwh", region.carbon_source,
+                   region.carbon_as_of)
+        return region
+    default = catalog.get_region(session, settings.default_region)
+    trail.assume("carbon_intensity_g_per_kwh", default.carbon_intensity_g_per_kwh,
+                 f"default region '{default.id}': {default.carbon_source}")
+    return default
+
+
+def _gpu_or_none(session: Session, name: str | None, trail: Trail) -> Gpu | None:
+    if name is None:
+        return None
+    gpu = catalog.resolve_gpu(session, name)
+    trail.cite(f"gpu {gpu.id}: specs and TDP", gpu.source, gpu.as_of)
+    return gpu
+
+
+@dataclass
+class ResolvedDesktop:
+    desktop: costing.Desktop
+    gpu: Gpu | None
+
+
+def resolve_desktop(session: Session, spec: DesktopSpec, trail: Trail,
+                    prefix: str = "desktop") -> ResolvedDesktop:
+    """Build a :class:`costing.Desktop` from a request, stating every default used."""
+    gpu = _gpu_or_none(session, spec.gpu, trail)
+    barebone: Barebone | None = None
+    if spec.barebone:
+        barebone = catalog.get_barebone(session, spec.barebone)
+        trail.cite(f"barebone {barebone.id}", barebone.source, barebone.as_of)
+
+    if spec.gpu_power_w is not None:
+        gpu_power = spec.gpu_power_w
+    elif gpu is not None:
+        gpu_power = gpu.tdp_w
+        trail.assume(f"{prefix}.gpu_power_w", gpu_power, f"TDP of {gpu.id} ({gpu.source})")
+    else:
+        raise InvalidRequest(f"{prefix}: give gpu or gpu_power_w")
+
+    if spec.total_price_usd is not None:
+        upfront = spec.total_price_usd
+    else:
+        if spec.gpu_price_usd is not None:
+            gpu_price = spec.gpu_price_usd
+        elif gpu is not None and gpu.price_new_usd is not None:
+            gpu_price = gpu.price_new_usd
+            trail.assume(f"{prefix}.gpu_price_usd", gpu_price, gpu.price_new_source or gpu.source)
+        else:
+            raise InvalidRequest(
+                f"{prefix}: no catalog price for this GPU; give total_price_usd or gpu_price_usd"
+            )
+        if spec.barebone_price_usd is not None:
+            base_price = spec.barebone_price_usd
+        else:
+            if barebone is None:
+                barebone = catalog.smallest_barebone_for(session, spec.gpu_count)
+                if barebone is None:
+                    raise InvalidRequest(
+                        f"{prefix}: no catalog barebone takes {spec.gpu_count} GPUs; give "
+                        "barebone_price_usd or total_price_usd"
+                    )
+                trail.assume(f"{prefix}.barebone", barebone.id,
+                             f"smallest catalog barebone for {spec.gpu_count} GPU(s): "
+                             f"{barebone.source}")
+            base_price = float(barebone.price_usd)
+        upfront = gpu_price * spec.gpu_count + base_price
+
+    if spec.base_power_w is not None:
+        base_power = spec.base_power_w
+    elif barebone is not None:
+        base_power = barebone.base_power_w
+    else:
+        base_power = DEFAULT_BASE_POWER_W
+        trail.assume(f"{prefix}.base_power_w", base_power, f"default: {SEED_001}, '100 W (CPU)'")
+    idle = spec.idle_power_w
+    if idle is None:
+        idle = barebone.idle_power_w if barebone and barebone.idle_power_w is not None else 0.0
+    psu = spec.psu_efficiency
+    if psu is None:
+        psu = barebone.psu_efficiency if barebone and barebone.psu_efficiency else 1.0
+        if psu == 1.0:
+            trail.assume(f"{prefix}.psu_efficiency", 1.0,
+                         f"default: component power counted as wall power, as {SEED_001}")
+    lifetime = spec.lifetime_years
+    if lifetime is None:
+        lifetime = 5.0
+        trail.assume(f"{prefix}.lifetime_years", lifetime,
+                     "default: IRS Publication 946 (2024), Table B-1, asset class 00.12, "
+                     "5-year recovery for computers")
+    desktop = costing.Desktop(
+        upfront_usd=upfront, gpu_power_w=gpu_power, gpu_count=spec.gpu_count,
+        base_power_w=base_power, idle_power_w=idle, psu_efficiency=psu, lifetime_years=lifetime,
+    )
+    return ResolvedDesktop(desktop, gpu)
+
+
+@dataclass
+class ResolvedCloud:
+    rate: costing.CloudRate
+    offer: CloudOffer | None
+    gpu: Gpu | None
+    gpu_count: int | None
+    pue: float
+    region: Region | None
+
+
+def rate_for_offer(session: Session, offer: CloudOffer) -> costing.CloudRate:
+    """The billing of a catalog offer as a :class:`costing.CloudRate`."""
+    return costing.CloudRate(
+        price_usd_per_hour=float(offer.price_usd_per_hour),
+        monthly_fee_usd=float(offer.monthly_fee_usd),
+        included_compute_units_per_month=offer.included_compute_units_per_month,
+        compute_units_per_hour=offer.compute_units_per_hour,
+        billing_increment_s=offer.billing_increment_s,
+        billing_minimum_s=offer.billing_minimum_s,
+    )
+
+
+def _offer_region(session: Session, offer: CloudOffer) -> Region | None:
+    if not offer.region:
+        return None
+    return session.get(Region, f"{offer.provider}:{offer.region}")
+
+
+def resolve_cloud(session: Session, spec: CloudSpec, trail: Trail) -> ResolvedCloud:
+    """The cloud side: a catalog offer (with its billing and region), or a bare price."""
+    if spec.offer_id is not None:
+        offer = catalog.get_offer(session, spec.offer_id)
+        trail.cite(f"offer {offer.id}: price_usd_per_hour", offer.source, offer.as_of)
+        gpu = session.get(Gpu, offer.gpu_id)
+        provider = catalog.get_provider(session, offer.provider)
+        region = _offer_region(session, offer)
+        pue = region.pue if region and region.pue else (provider.pue if provider else 1.0)
+        if provider:
+            trail.assume("cloud.pue", pue, region.pue_source if region and region.pue
+                         else provider.pue_source)
+        return ResolvedCloud(rate_for_offer(session, offer), offer, gpu, offer.gpu_count, pue,
+                             region)
+    gpu = _gpu_or_none(session, spec.gpu, trail)
+    rate = costing.CloudRate(
+        price_usd_per_hour=spec.price_usd_per_hour or 0.0,
+        monthly_fee_usd=spec.monthly_fee_usd or 0.0,
+    )
+    pue_row = catalog.get_provider(session, "runpod")  # the 'Unknown' datacenter default
+    pue = pue_row.pue if pue_row else 1.0
+    trail.assume("cloud.pue", pue, pue_row.pue_source if pue_row else "default 1.0")
+    return ResolvedCloud(rate, None, gpu, spec.gpu_count or (1 if gpu else None), pue, None)
+
+
+def speed(session: Session, a: Gpu, n_a: int, b: Gpu, n_b: int) -> costing.SpeedRatio:
+    """Cloud (b) hours per desktop (a) hour: geometric mean of measured benchmark ratios where
+    both GPUs ran the same workload, else a memory-bandwidth estimate. Counts scale linearly."""
+    results = catalog.benchmark_results(session)
+    by_bench: dict[str, dict[str, float]] = {}
+    for res in results:
+        if res.seconds is not None:
+            by_bench.setdefault(res.benchmark_id, {})[res.gpu_id] = res.seconds
+    shared = [(bid, t[a.id], t[b.id]) for bid, t in sorted(by_bench.items())
+              if a.id in t and b.id in t]
+    if shared and a.id != b.id:
+        logs = [math.log(tb / ta) for _, ta, tb in shared]
+        factor = math.exp(sum(logs) / len(logs)) * n_a / n_b
+        detail = "measured: geometric mean over benchmarks " + ", ".join(
+            f"{bid} ({ta:g} s vs {tb:g} s)" for bid, ta, tb in shared)
+        return costing.SpeedRatio(factor, "benchmark", detail)
+    if a.id == b.id:
+        return costing.SpeedRatio(n_a / n_b, "benchmark", "same GPU; counts scale linearly")
+    if not a.memory_bandwidth_gb_per_s or not b.memory_bandwidth_gb_per_s:
+        raise InvalidRequest(f"no benchmark or bandwidth to compare {a.id} and {b.id}")
+    return costing.speed_ratio_from_bandwidth(a.memory_bandwidth_gb_per_s,
+                                              b.memory_bandwidth_gb_per_s, n_a, n_b)
+
+
+# ------------------------------------------------------------------------------------------
+# Break-even
+# ------------------------------------------------------------------------------------------
+
+
+def compute_break_even(session: Session, req: BreakEvenRequest, settings: Settings) -> BreakEvenResult:
+    trail = Trail()
+    desk = resolve_desktop(session, req.desktop, trail)
+    cloud = resolve_cloud(session, req.cloud, trail)
+    usage = resolve_usage(session, req, trail,
+                          powered_on_fraction=req.desktop.powered_on_fraction)
+    region = resolve_region(session, req.region)
+    price = resolve_electricity(req, region, settings, trail)
+    ci_region = carbon_region(session, region, settings, trail)
+
+    perf: costing.SpeedRatio | None = None
+    if req.normalize_performance:
+        if desk.gpu is None or cloud.gpu is None:
+            raise InvalidRequest("normalize_performance needs the desktop's and the cloud's GPU")
+        perf = speed(session, desk.gpu, desk.desktop.gpu_count, cloud.gpu, cloud.gpu_count or 1)
+    else:
+        trail.assume("normalize_performance", False,
+                     f"cloud hours = desktop busy hours ('similar performance', {SEED_001})")
+
+    result = costing.break_even(desk.desktop, cloud.rate, usage, price,
+                                cloud_time_factor=perf.time_factor if perf else 1.0)
+    desktop_kwh_year = result.desktop.energy_kwh_per_year or 0.0
+    ci = ci_region.carbon_intensity_g_per_kwh
+    cloud_kwh_year = None
+    cloud_co2 = None
+    if cloud.gpu is not None:
+        cloud_ci_region = cloud.region or ci_region
+        cloud_kwh_year = (cloud.gpu.tdp_w * (cloud.gpu_count or 1) * result.cloud_busy_hours_per_day
+                          * costing.DAYS_PER_YEAR / 1000.0 * cloud.pue)
+        cloud_co2 = costing.co2e_kg(cloud_kwh_year, cloud_ci_region.carbon_intensity_g_per_kwh)
+        trail.assume("cloud.energy", "GPU TDP x GPU count x busy hours x PUE",
+                     "host CPU and memory power are not counted")
+        if cloud.region is not None:
+            trail.cite(f"region {cloud.region.id}: carbon_intensity_g_per_kwh",
+                       cloud.region.carbon_source, cloud.region.carbon_as_of)
+
+    offer = cloud.offer
+    return BreakEvenResult(
+        break_even_days=None if result.days is None else round(result.days, 2),
+        break_even_reason=result.reason,
+        utilization=usage.utilization,
+        daily_saving_usd=r6(result.daily_saving_usd),
+        desktop=DesktopSide(
+            gpu_id=desk.gpu.id if desk.gpu else None,
+            gpu_count=desk.desktop.gpu_count,
+            upfront_usd=r6(desk.desktop.upfront_usd),
+            busy_power_w=r6(desk.desktop.busy_power_w),
+            electricity_price_usd_per_kwh=price,
+            cost_usd_per_day=r6(result.desktop.cost_usd_per_day),
+            cost_usd_per_year=r6(result.desktop.cost_usd_per_year),
+            energy_kwh_per_year=r6(desktop_kwh_year),
+            co2e_kg_per_year=r6(costing.co2e_kg(desktop_kwh_year, ci)),
+            carbon_intensity_g_per_kwh=ci,
+        ),
+        cloud=CloudSide(
+            offer_id=offer.id if offer else None,
+            provider=offer.provider if offer else None,
+            pricing_model=offer.pricing_model if offer else None,
+            gpu_id=cloud.gpu.id if cloud.gpu else None,
+            gpu_count=cloud.gpu_count,
+            price_usd_per_hour=cloud.rate.price_usd_per_hour,
+            monthly_fee_usd=cloud.rate.monthly_fee_usd,
+            busy_hours_per_day=r6(result.cloud_busy_hours_per_day),
+            cost_usd_per_day=r6(result.cloud.cost_usd_per_day),
+            cost_usd_per_year=r6(result.cloud.cost_usd_per_year),
+            energy_kwh_per_year=r6(cloud_kwh_year),
+            co2e_kg_per_year=r6(cloud_co2),
+        ),
+        performance=Performance(time_factor=r6(perf.time_factor), basis=perf.basis,
+                                detail=perf.detail) if perf else None,
+        assumptions=trail.assumptions,
+        sources=trail.sources,
+    )
+
+
+# ------------------------------------------------------------------------------------------
+# Run cost
+# ------------------------------------------------------------------------------------------
+
+
+@dataclass
+class _Runtime:
+    seconds: float | None
+    basis: str | None
+    fits: bool | None
+    max_batch_size: int | None
+    note: str | None
+
+
+def _runtime_on(session: Session, req: RunCostRequest, gpu: Gpu, count: int,
+                bench_results: dict[str, Any], ref_gpu: Gpu | None) -> _Runtime:
+    w = req.workload
+    if w.benchmark:
+        res = bench_results.get(gpu.id)
+        if res is not None:
+            if res.oom:
+                return _Runtime(None, "benchmark", False, None,
+                                f"does not fit: {w.benchmark} ran out of GPU memory on {gpu.id}")
+            batch = (w.max_batch_size or res.max_batch_size)
+            return _Runtime(res.seconds / count, "benchmark", True,
+                            batch * count if batch else None,
+                            None if count == 1 else "multi-GPU runtime scaled linearly by count")
+        # Not measured on this GPU: scale the highest-bandwidth measured GPU's time.
+        if not gpu.memory_bandwidth_gb_per_s:
+            return _Runtime(None, None, None, w.max_batch_size,
+                            f"{gpu.id} was not benchmarked and has no bandwidth figure")
+        measured = [(r, session.get(Gpu, gid)) for gid, r in bench_results.items() if r.seconds]
+        ref_res, ref = max(measured, key=lambda p: p[1].memory_bandwidth_gb_per_s or 0)
+        ratio = costing.speed_ratio_from_bandwidth(
+            ref.memory_bandwidth_gb_per_s, gpu.memory_bandwidth_gb_per_s, 1, count)
+        return _Runtime(ref_res.seconds * ratio.time_factor, "estimate", None,
+                        w.max_batch_size * count if w.max_batch_size else None,
+                        f"not benchmarked on {gpu.id}: {ratio.detail}, from {ref.id}; "
+                        "memory fit unknown")
+    runtime = w.runtime_s or 0.0
+    if ref_gpu is None:
+        return _Runtime(runtime, "given", None, w.max_batch_size,
+                        "runtime taken as given on every option (no workload GPU named)")
+    ratio = speed(session, ref_gpu, w.gpu_count, gpu, count)
+    basis = "given" if ref_gpu.id == gpu.id and count == w.gpu_count else ratio.basis
+    return _Runtime(runtime * ratio.time_factor, basis, None,
+                    w.max_batch_size * count if w.max_batch_size else None,
+                    None if basis == "given" else ratio.detail)
+
+
+def compute_run_cost(session: Session, req: RunCostRequest, settings: Settings):
+    from app.models.calc import RunCostResult
+
+    trail = Trail()
+    w = req.workload
+    bench_results: dict[str, Any] = {}
+    if w.benchmark:
+        bench = catalog.get_benchmark(session, w.benchmark)
+        trail.cite(f"benchmark {bench.id}", bench.source, bench.as_of)
+        bench_results = {r.gpu_id: r for r in catalog.benchmark_results(session, bench.id)}
+    ref_gpu = _gpu_or_none(session, w.gpu, trail)
+    usage = resolve_usage(session, req, trail)
+    region = resolve_region(session, req.region)
+    price = resolve_electricity(req, region, settings, trail)
+    ci_region = carbon_region(session, region, settings, trail)
+
+    results = []
+    for i, opt in enumerate(req.options):
+        results.append(_run_option(session, req, opt, i, bench_results, ref_gpu, usage, price,
+                                   ci_region, trail))
+    return RunCostResult(
+        workload=w.model_dump(exclude_none=True),
+        options=results, assumptions=trail.assumptions, sources=trail.sources,
+    )
+
+
+def _run_option(session, req, opt: RunOption, i: int, bench_results, ref_gpu, usage, price,
+                ci_region, trail) -> RunOptionResult:
+    items = req.workload.items
+    if opt.desktop is not None:
+        desk = resolve_desktop(session, opt.desktop, trail, prefix=f"options[{i}].desktop")
+        if desk.gpu is None:
+            raise InvalidRequest(f"options[{i}].desktop: name the gpu to cost a run")
+        rt = _runtime_on(session, req, desk.gpu, desk.desktop.gpu_count, bench_results, ref_gpu)
+        label = f"desktop {desk.desktop.gpu_count}x {desk.gpu.id}"
+        base = dict(label=label, kind="desktop", offer_id=None, gpu_id=desk.gpu.id,
+                    gpu_count=desk.desktop.gpu_count, fits=rt.fits, runtime_s=r6(rt.seconds),
+                    runtime_basis=rt.basis, billed_s=None, max_batch_size=rt.max_batch_size,
+                    note=rt.note)
+        if rt.seconds is None:
+            return RunOptionResult(**base, price_usd_per_hour=None, cost_usd=None,
+                                   marginal_cost_usd=None, energy_kwh=None, co2e_kg=None,
+                                   cost_per_batch_item_usd=None, cost_per_item_usd=None)
+        run = costing.desktop_run_cost(rt.seconds, desk.desktop, usage, price)
+        hourly = run.fully_loaded_cost_usd / (rt.seconds / 3600.0)
+        return RunOptionResult(
+            **base, price_usd_per_hour=r6(hourly), cost_usd=r6(run.fully_loaded_cost_usd),
+            marginal_cost_usd=r6(run.marginal_cost_usd), energy_kwh=r6(run.energy_kwh),
+            co2e_kg=r6(costing.co2e_kg(run.energy_kwh, ci_region.carbon_intensity_g_per_kwh)),
+            cost_per_batch_item_usd=r6(costing.cost_per_batch_item_usd(hourly, rt.max_batch_size))
+            if rt.max_batch_size else None,
+            cost_per_item_usd=r6(costing.cost_per_item_usd(run.fully_loaded_cost_usd, items))
+            if items else None,
+        )
+    if opt.offer_id is not None:
+        cloud = resolve_cloud(session, CloudSpec(offer_id=opt.offer_id), trail)
+        label = f"{cloud.offer.provider} {cloud.offer.instance_type}" + (
+            f" {cloud.offer.region}" if cloud.offer.region else "") + \
+            f" ({cloud.offer.pricing_model})"
+    else:
+        cloud = resolve_cloud(session, CloudSpec(price_usd_per_hour=opt.price_usd_per_hour,
+                                                 gpu=opt.gpu, gpu_count=opt.gpu_count), trail)
+        label = f"{cloud.gpu_count}x {cloud.gpu.id} at ${opt.price_usd_per_hour:g}/h"
+    gpu, count = cloud.gpu, cloud.gpu_count or 1
+    rt = _runtime_on(session, req, gpu, count, bench_results, ref_gpu)
+    base = dict(label=label, kind="cloud", offer_id=cloud.offer.id if cloud.offer else None,
+                gpu_id=gpu.id, gpu_count=count, fits=rt.fits, runtime_s=r6(rt.seconds),
+                runtime_basis=rt.basis, price_usd_per_hour=cloud.rate.price_usd_per_hour,
+                marginal_cost_usd=None, max_batch_size=rt.max_batch_size, note=rt.note)
+    batch_cost = (r6(costing.cost_per_batch_item_usd(cloud.rate.price_usd_per_hour,
+                                                     rt.max_batch_size))
+                  if rt.max_batch_size and rt.fits is not False else None)
+    if rt.seconds is None:
+        return RunOptionResult(**base, billed_s=None, cost_usd=None, energy_kwh=None,
+                               co2e_kg=None, cost_per_batch_item_usd=None,
+                               cost_per_item_usd=None)
+    run = costing.cloud_run_cost(rt.seconds, cloud.rate)
+    energy = gpu.tdp_w * count * rt.seconds / 3600.0 / 1000.0 * cloud.pue
+    ci = (cloud.region or ci_region).carbon_intensity_g_per_kwh
+    return RunOptionResult(
+        **base, billed_s=r6(run.billed_s), cost_usd=r6(run.cost_usd), energy_kwh=r6(energy),
+        co2e_kg=r6(costing.co2e_kg(energy, ci)), cost_per_batch_item_usd=batch_cost,
+        cost_per_item_usd=r6(costing.cost_per_item_usd(run.cost_usd, items)) if items else None,
+    )
+
+
+# ------------------------------------------------------------------------------------------
+# Carbon
+# ------------------------------------------------------------------------------------------
+
+
+def compute_carbon(session: Session, req: CarbonRequest, settings: Settings) -> CarbonResult:
+    trail = Trail()
+    gpu = _gpu_or_none(session, req.gpu, trail)
+    if req.gpu_power_w is not None:
+        gpu_power = req.gpu_power_w
+    else:
+        gpu_power = gpu.tdp_w  # type: ignore[union-attr]  (validated: gpu or gpu_power_w)
+        trail.assume("gpu_power_w", gpu_power, f"TDP of {gpu.id}")
+    power = req.gpu_count * gpu_power + req.base_power_w
+    if req.hours is not None:
+        busy = req.hours
+    else:
+        usage = resolve_usage(session, req, trail)
+        busy = req.days * usage.busy_hours_per_day  # type: ignore[operator]
+    region = resolve_region(session, req.region)
+    if req.carbon_intensity_g_per_kwh is not None:
+        ci = req.carbon_intensity_g_per_kwh
+    else:
+        ci = carbon_region(session, region, settings, trail).carbon_intensity_g_per_kwh
+    if req.pue is not None:
+        pue = req.pue
+    elif region is not None and region.pue is not None:
+        pue = region.pue
+        trail.cite(f"region {region.id}: pue", region.pue_source or region.source, region.as_of)
+    else:
+        pue = 1.0
+        trail.assume("pue", 1.0, "default: no datacenter overhead (a desktop in an office)")
+    energy = power * busy / 1000.0 * pue
+    return CarbonResult(
+        gpu_id=gpu.id if gpu else None, gpu_count=req.gpu_count, power_w=power,
+        busy_hours=r6(busy), pue=pue, carbon_intensity_g_per_kwh=ci, energy_kwh=r6(energy),
+        co2e_kg=r6(costing.co2e_kg(energy, ci)), assumptions=trail.assumptions,
+        sources=trail.sources,
+    )

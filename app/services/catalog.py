@@ -1,0 +1,165 @@
+"""Catalog reads: listing, lookup by id, and name resolution. All SQL lives here."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, TypeVar
+
+from sqlalchemy import func, or_
+from sqlmodel import Session, SQLModel, col, select
+
+from app.catalog.resolve import NameIndex
+from app.errors import Ambiguous, NotFound
+from app.models import (
+    Barebone,
+    Benchmark,
+    BenchmarkResult,
+    CloudOffer,
+    Gpu,
+    ProviderInfo,
+    Region,
+    UtilizationProfile,
+)
+
+T = TypeVar("T", bound=SQLModel)
+
+
+def _page(session: Session, stmt, limit: int, offset: int) -> tuple[Sequence[Any], int]:
+    count = session.exec(select(func.count()).select_from(stmt.subquery())).one()
+    return session.exec(stmt.limit(limit).offset(offset)).all(), count
+
+
+def get_or_404(session: Session, model: type[T], item_id: str, kind: str,
+               candidates: Sequence[str] = ()) -> T:
+    """The row with primary key ``item_id``, or :class:`NotFound`."""
+    row = session.get(model, item_id)
+    if row is None:
+        raise NotFound(f"unknown {kind} '{item_id}'", candidates=list(candidates) or None)
+    return row
+
+
+def gpu_index(session: Session) -> NameIndex:
+    """Name index over every GPU in the catalog."""
+    rows = session.exec(select(Gpu.id, Gpu.name, Gpu.aliases)).all()
+    return NameIndex((r[0], r[1], r[2] or []) for r in rows)
+
+
+def resolve_gpu(session: Session, name: str) -> Gpu:
+    """The GPU ``name`` designates (id, alias or name as typed).
+
+    Raises :class:`Ambiguous` (422) when it matches several GPUs and :class:`NotFound` (404)
+    when it matches none; both list candidates.
+    """
+    found = gpu_index(session).resolve(name)
+    if found.id is not None:
+        return session.get(Gpu, found.id)  # type: ignore[return-value]
+    if found.ambiguous:
+        raise Ambiguous(f"'{name}' matches several GPUs: {', '.join(found.candidates)}",
+                        candidates=list(found.candidates))
+    raise NotFound(f"no GPU is called '{name}'", candidates=list(found.candidates))
+
+
+def list_gpus(session: Session, q: str | None, limit: int, offset: int) -> tuple[Sequence[Gpu], int]:
+    """GPUs ordered by id; ``q`` keeps those whose id, name or alias contains it, or that it
+    resolves to."""
+    stmt = select(Gpu).order_by(Gpu.id)
+    if q:
+        resolved = gpu_index(session).resolve(q)
+        ids = {resolved.id} if resolved.id else set(resolved.candidates if resolved.ambiguous else ())
+        like = f"%{q.lower()}%"
+        stmt = stmt.where(or_(
+            col(Gpu.id).in_(ids),
+            func.lower(Gpu.name).like(like),
+            func.lower(Gpu.id).like(like),
+        ))
+    return _page(session, stmt, limit, offset)
+
+
+def list_offers(
+    session: Session, *, provider: str | None, gpu: str | None, pricing_model: str | None,
+    region: str | None, max_price_usd_per_hour: float | None, limit: int, offset: int,
+) -> tuple[Sequence[CloudOffer], int]:
+    """Cloud offers matching the filters, cheapest first. ``gpu`` is resolved like a name."""
+    stmt = select(CloudOffer).order_by(CloudOffer.price_usd_per_hour, CloudOffer.id)
+    if provider:
+        stmt = stmt.where(CloudOffer.provider == provider)
+    if gpu:
+        stmt = stmt.where(CloudOffer.gpu_id == resolve_gpu(session, gpu).id)
+    if pricing_model:
+        stmt = stmt.where(CloudOffer.pricing_model == pricing_model)
+    if region:
+        stmt = stmt.where(CloudOffer.region == region)
+    if max_price_usd_per_hour is not None:
+        stmt = stmt.where(CloudOffer.price_usd_per_hour <= max_price_usd_per_hour)
+    return _page(session, stmt, limit, offset)
+
+
+def get_offer(session: Session, offer_id: str) -> CloudOffer:
+    """An offer by id, or NotFound with the closest ids."""
+    row = session.get(CloudOffer, offer_id)
+    if row is not None:
+        return row
+    ids = session.exec(select(CloudOffer.id)).all()
+    index = NameIndex((i, i, ()) for i in ids)
+    raise NotFound(f"unknown cloud offer '{offer_id}'",
+                   candidates=list(index.resolve(offer_id).candidates))
+
+
+def list_all(session: Session, model: type[T]) -> Sequence[T]:
+    """Every row of a small catalog table, by id."""
+    return session.exec(select(model).order_by(model.id)).all()  # type: ignore[attr-defined]
+
+
+def _closest(session: Session, model: type[SQLModel], item_id: str) -> list[str]:
+    ids = session.exec(select(model.id)).all()  # type: ignore[attr-defined]
+    return list(NameIndex((i, i, ()) for i in ids).resolve(item_id).candidates)
+
+
+def get_barebone(session: Session, barebone_id: str) -> Barebone:
+    row = session.get(Barebone, barebone_id)
+    if row is None:
+        raise NotFound(f"unknown barebone '{barebone_id}'",
+                       candidates=_closest(session, Barebone, barebone_id))
+    return row
+
+
+def get_region(session: Session, region_id: str) -> Region:
+    row = session.get(Region, region_id.lower()) or session.get(Region, region_id)
+    if row is None:
+        raise NotFound(f"unknown region '{region_id}'",
+                       candidates=_closest(session, Region, region_id))
+    return row
+
+
+def get_profile(session: Session, profile_id: str) -> UtilizationProfile:
+    row = session.get(UtilizationProfile, profile_id)
+    if row is None:
+        raise NotFound(f"unknown utilization profile '{profile_id}'",
+                       candidates=_closest(session, UtilizationProfile, profile_id))
+    return row
+
+
+def get_benchmark(session: Session, benchmark_id: str) -> Benchmark:
+    row = session.get(Benchmark, benchmark_id)
+    if row is None:
+        raise NotFound(f"unknown benchmark '{benchmark_id}'",
+                       candidates=_closest(session, Benchmark, benchmark_id))
+    return row
+
+
+def benchmark_results(session: Session, benchmark_id: str | None = None) -> Sequence[BenchmarkResult]:
+    stmt = select(BenchmarkResult).order_by(BenchmarkResult.benchmark_id, BenchmarkResult.gpu_id)
+    if benchmark_id:
+        stmt = stmt.where(BenchmarkResult.benchmark_id == benchmark_id)
+    return session.exec(stmt).all()
+
+
+def get_provider(session: Session, provider_id: str) -> ProviderInfo | None:
+    return session.get(ProviderInfo, provider_id)
+
+
+def smallest_barebone_for(session: Session, gpu_count: int) -> Barebone | None:
+    """The catalog barebone with the fewest GPU slots that still holds ``gpu_count`` GPUs."""
+    stmt = (select(Barebone).where(Barebone.gpu_slots >= gpu_count)
+            .order_by(Barebone.gpu_slots, Barebone.price_usd))
+    return session.exec(stmt).first()
