@@ -549,7 +549,7 @@ def load_paperspace_2022_offers() -> list[Row]:
     requires, parsed from the seed restatement."""
     out = []
     for r in find_table(seed_tables(), "GPU", "$/h", "plan $/month"):
-        gpu_id = gpu_for("paperspace", r["GPU"], "") or _paperspace_seed_gpu(r["GPU"])
+        gpu_id = _paperspace_seed_gpu(r["GPU"])
         out.append(_offer(
             "paperspace", f"Gradient {r['GPU']}", gpu_id, 1, "on_demand", float(r["$/h"]), None,
             source=PAPERSPACE_2022_SOURCE, as_of=PAPERSPACE_2022_AS_OF,

@@ -27,10 +27,16 @@ Limit = Annotated[int, Query(ge=1, le=500, description="Page size.")]
 Offset = Annotated[int, Query(ge=0, le=1_000_000, description="Rows to skip.")]
 
 
+def fields_of(row) -> dict:
+    """A table row's column values (table models hold enum columns as plain strings, so
+    ``model_dump`` would warn)."""
+    return {name: getattr(row, name) for name in type(row).model_fields}
+
+
 def offer_public(row) -> CloudOfferPublic:
     price = float(row.price_usd_per_hour)
     return CloudOfferPublic.model_validate(
-        {**row.model_dump(), "price_usd_per_hour": price,
+        {**fields_of(row), "price_usd_per_hour": price,
          "monthly_fee_usd": float(row.monthly_fee_usd),
          "price_usd_per_gpu_hour": round(price / row.gpu_count, 6)}
     )
@@ -46,7 +52,7 @@ def list_gpus(
     """GPUs in the catalog with specs (memory GB, bandwidth GB/s, FP32 TFLOPS, TDP W), launch
     and used prices, each with source and as-of date. `q` matches ids, names and aliases."""
     rows, count = catalog.list_gpus(session, q, limit, offset)
-    return GpusPublic(data=[GpuPublic.model_validate(r) for r in rows], count=count)
+    return GpusPublic(data=[GpuPublic.model_validate(fields_of(r)) for r in rows], count=count)
 
 
 @router.get("/gpus/{gpu_id}", response_model=GpuPublic, summary="Get a GPU by id or name",
@@ -54,7 +60,7 @@ def list_gpus(
 def get_gpu(gpu_id: str, session: SessionDep) -> GpuPublic:
     """One GPU. The path takes an id (`rtx-3090`) or a name as typed (`3090`, `RTX3090`,
     `V100 16GB`); an ambiguous name is a 422 and an unknown one a 404, both with candidates."""
-    return GpuPublic.model_validate(catalog.resolve_gpu(session, gpu_id))
+    return GpuPublic.model_validate(fields_of(catalog.resolve_gpu(session, gpu_id)))
 
 
 @router.get("/cloud-offers", response_model=CloudOffersPublic, summary="List cloud offers",
@@ -91,7 +97,7 @@ def list_barebones(session: SessionDep) -> BarebonesPublic:
     """Desktop machines without GPUs: price (USD), GPU slots, base power (W), PSU efficiency."""
     rows = catalog.list_all(session, Barebone)
     return BarebonesPublic(
-        data=[BarebonePublic.model_validate({**r.model_dump(), "price_usd": float(r.price_usd)})
+        data=[BarebonePublic.model_validate({**fields_of(r), "price_usd": float(r.price_usd)})
               for r in rows],
         count=len(rows),
     )
@@ -108,14 +114,14 @@ def list_regions(
     electricity price (USD/kWh) where sourced, and PUE for cloud regions."""
     rows = [r for r in catalog.list_all(session, Region) if kind is None or r.kind == kind.value]
     page = rows[offset: offset + limit]
-    return RegionsPublic(data=[RegionPublic.model_validate(r) for r in page], count=len(rows))
+    return RegionsPublic(data=[RegionPublic.model_validate(fields_of(r)) for r in page], count=len(rows))
 
 
 @router.get("/regions/{region_id}", response_model=RegionPublic, summary="Get a region",
             responses={404: PROBLEM_RESPONSES[404]})
 def get_region(region_id: str, session: SessionDep) -> RegionPublic:
     """One region by id (`de`, `us-ca`, `aws:us-east-1`, `world`)."""
-    return RegionPublic.model_validate(catalog.get_region(session, region_id))
+    return RegionPublic.model_validate(fields_of(catalog.get_region(session, region_id)))
 
 
 @router.get("/utilization-profiles", response_model=UtilizationProfilesPublic,
@@ -133,7 +139,7 @@ def list_benchmarks(session: SessionDep) -> BenchmarksPublic:
     results = catalog.benchmark_results(session)
     data = [
         BenchmarkPublic.model_validate({
-            **b.model_dump(),
+            **fields_of(b),
             "results": [BenchmarkResultPublic.model_validate(r) for r in results
                         if r.benchmark_id == b.id],
         })

@@ -382,10 +382,13 @@ def _runtime_on(session: Session, req: RunCostRequest, gpu: Gpu, count: int,
     if w.benchmark:
         res = bench_results.get(gpu.id)
         if res is not None:
+            batch = w.max_batch_size or res.max_batch_size
             if res.oom:
-                return _Runtime(None, "benchmark", False, None,
-                                f"does not fit: {w.benchmark} ran out of GPU memory on {gpu.id}")
-            batch = (w.max_batch_size or res.max_batch_size)
+                # The timed run ran out of memory at the benchmark's settings; the max batch
+                # size was measured separately (seed 004), so it is still reported.
+                return _Runtime(None, "benchmark", False, batch * count if batch else None,
+                                f"does not fit: {w.benchmark} ran out of GPU memory on {gpu.id} "
+                                "at the benchmark's settings")
             return _Runtime(res.seconds / count, "benchmark", True,
                             batch * count if batch else None,
                             None if count == 1 else "multi-GPU runtime scaled linearly by count")
@@ -483,10 +486,10 @@ def _run_option(session, req, opt: RunOption, i: int, bench_results, ref_gpu, us
                 marginal_cost_usd=None, max_batch_size=rt.max_batch_size, note=rt.note)
     batch_cost = (r6(costing.cost_per_batch_item_usd(cloud.rate.price_usd_per_hour,
                                                      rt.max_batch_size))
-                  if rt.max_batch_size and rt.fits is not False else None)
+                  if rt.max_batch_size else None)
     if rt.seconds is None:
         return RunOptionResult(**base, billed_s=None, cost_usd=None, energy_kwh=None,
-                               co2e_kg=None, cost_per_batch_item_usd=None,
+                               co2e_kg=None, cost_per_batch_item_usd=batch_cost,
                                cost_per_item_usd=None)
     run = costing.cloud_run_cost(rt.seconds, cloud.rate)
     energy = gpu.tdp_w * count * rt.seconds / 3600.0 / 1000.0 * cloud.pue

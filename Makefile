@@ -1,0 +1,38 @@
+# gpucost: two commands on a fresh machine (Python 3.11 and make).
+#   make run    install, migrate and seed an SQLite database, serve on $(HOST):$(PORT)
+#   make test   install and run the whole test suite
+PYTHON ?= python3.11
+VENV   ?= .venv
+BIN    := $(VENV)/bin
+HOST   ?= 127.0.0.1
+PORT   ?= 8000
+export GPUCOST_DATABASE_URL ?= sqlite:///./gpucost.db
+
+.PHONY: install db run test lint openapi clean
+
+$(BIN)/.installed: requirements.lock pyproject.toml
+	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "need $(PYTHON)"; exit 1; }
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -r requirements.lock
+	$(BIN)/python -m pip install --quiet --no-deps --no-build-isolation -e . || \
+		$(BIN)/python -m pip install --quiet --no-deps -e .
+	touch $@
+
+install: $(BIN)/.installed
+
+db: install
+	$(BIN)/gpucost migrate
+	$(BIN)/gpucost seed
+
+run: db
+	$(BIN)/gpucost serve --host $(HOST) --port $(PORT)
+
+test: install
+	$(BIN)/pytest -q
+
+lint: install
+	$(BIN)/ruff check app tests
+
+clean:
+	rm -rf $(VENV) gpucost.db gpucost.db-wal gpucost.db-shm .pytest_cache

@@ -1,0 +1,58 @@
+"""Test set-up: one SQLite database migrated with Alembic (never ``create_all``) and seeded
+from the shipped catalog, per test session; each API test runs in a transaction that is
+rolled back, so tests never see each other's writes."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+_TMP = Path(tempfile.mkdtemp(prefix="gpucost-test-"))
+DB_URL = f"sqlite:///{_TMP / 'test.db'}"
+os.environ["GPUCOST_DATABASE_URL"] = DB_URL
+
+from alembic import command  # noqa: E402
+from fastapi.testclient import TestClient  # noqa: E402
+from sqlmodel import Session  # noqa: E402
+
+from app.catalog.seed import seed  # noqa: E402
+from app.cli import alembic_config  # noqa: E402
+from app.db import get_engine, get_session  # noqa: E402
+from app.main import app  # noqa: E402
+from app.settings import get_settings  # noqa: E402
+
+get_settings.cache_clear()
+get_engine.cache_clear()
+
+
+@pytest.fixture(scope="session")
+def engine():
+    command.upgrade(alembic_config(), "head")
+    eng = get_engine()
+    seed(eng)
+    return eng
+
+
+@pytest.fixture()
+def session(engine) -> Iterator[Session]:
+    conn = engine.connect()
+    trans = conn.begin()
+    sess = Session(bind=conn, join_transaction_mode="create_savepoint")
+    try:
+        yield sess
+    finally:
+        sess.close()
+        trans.rollback()
+        conn.close()
+
+
+@pytest.fixture()
+def client(session) -> Iterator[TestClient]:
+    app.dependency_overrides[get_session] = lambda: session
+    with TestClient(app, raise_server_exceptions=False) as c:
+        yield c
+    app.dependency_overrides.clear()

@@ -1,0 +1,164 @@
+"""The pure cost model, with plain values from the seeds (no database, no web)."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from app import costing
+from app.costing import CloudRate, Desktop, Usage
+from tests.seed_values import SEED_001, printed
+
+
+@pytest.fixture()
+def seed_desktop() -> Desktop:
+    return Desktop(upfront_usd=SEED_001["desktop_usd"], gpu_power_w=SEED_001["gpu_w"],
+                   base_power_w=SEED_001["cpu_w"])
+
+
+class TestSeedBreakEven:
+    """Seed 001: $2,200 desktop, 350 W + 100 W, $0.12/kWh, 15 %, AWS V100 spot at $2.14/h."""
+
+    def test_energy_per_year_is_591_kwh(self, seed_desktop):
+        kwh_day = costing.desktop_energy_kwh_per_day(seed_desktop, Usage(0.15))
+        assert round(kwh_day * 365) == SEED_001["kwh_per_year"]
+
+    def test_electricity_per_year_is_71_usd(self, seed_desktop):
+        kwh_year = costing.desktop_energy_kwh_per_day(seed_desktop, Usage(0.15)) * 365
+        assert round(costing.electricity_cost_usd(kwh_year, 0.12)) == SEED_001["usd_per_year"]
+
+    def test_break_even_is_293_days(self, seed_desktop):
+        result = costing.break_even(seed_desktop, CloudRate(2.14), Usage(0.15), 0.12)
+        assert abs(result.days - SEED_001["days"]) <= 1
+        # seed-facts.md: 2200 / (2.14 x 0.15 x 24 - 0.45 kW x 0.15 x 24 x 0.12) = 292.96
+        expected = 2200 / (2.14 * 0.15 * 24 - 0.45 * 0.15 * 24 * 0.12)
+        assert result.days == pytest.approx(expected, rel=1e-12)
+
+    def test_article_totals_at_300_days(self, seed_desktop):
+        # "about 300 days ($2,311 vs $2,270)": cloud 2.14 x 3.6 h x 300 d = $2,311.
+        result = costing.break_even(seed_desktop, CloudRate(2.14), Usage(0.15), 0.12)
+        desktop_total, cloud_total = result.total_cost_usd(2200, 300)
+        assert round(cloud_total) == 2311
+        assert desktop_total < cloud_total
+
+
+class TestBreakEvenEdges:
+    def test_cheaper_cloud_never_breaks_even(self, seed_desktop):
+        # A $0.05/h cloud at 15 % is $0.18/day, below the desktop's $0.1944/day of power.
+        result = costing.break_even(seed_desktop, CloudRate(0.05), Usage(0.15), 0.12)
+        assert result.days is None
+        assert "never" in result.reason
+        assert result.daily_saving_usd < 0
+
+    def test_equal_daily_cost_is_never_not_infinite(self):
+        desktop = Desktop(upfront_usd=1000, gpu_power_w=1000, base_power_w=0)
+        # 1 kW at $1/kWh = $1/h, the same as the cloud: saving is exactly zero.
+        result = costing.break_even(desktop, CloudRate(1.0), Usage(0.5), 1.0)
+        assert result.days is None and not math.isinf(result.daily_saving_usd)
+
+    def test_monthly_fee_adds_to_cloud_cost(self, seed_desktop):
+        with_fee = costing.break_even(seed_desktop, CloudRate(2.14, monthly_fee_usd=39),
+                                      Usage(0.15), 0.12)
+        assert with_fee.cloud.cost_usd_per_day == pytest.approx(2.14 * 3.6 + 39 * 12 / 365)
+
+    def test_slower_cloud_needs_more_hours(self, seed_desktop):
+        result = costing.break_even(seed_desktop, CloudRate(2.14), Usage(0.15), 0.12,
+                                    cloud_time_factor=1.5)
+        assert result.cloud_busy_hours_per_day == pytest.approx(3.6 * 1.5)
+
+
+class TestPower:
+    def test_psu_efficiency_divides_component_power(self):
+        d = Desktop(upfront_usd=0, gpu_power_w=350, base_power_w=100, psu_efficiency=0.9)
+        assert d.busy_power_w == pytest.approx(500.0)
+
+    def test_idle_power_counts_while_on_but_not_busy(self):
+        d = Desktop(upfront_usd=0, gpu_power_w=300, base_power_w=0, idle_power_w=50)
+        kwh = costing.desktop_energy_kwh_per_day(d, Usage(0.25, powered_on_fraction=1.0))
+        assert kwh == pytest.approx((300 * 6 + 50 * 18) / 1000)
+
+    def test_four_gpus(self):
+        # Seed 001: 4x RTX 3090 = 1,400 W of GPUs.
+        d = Desktop(upfront_usd=0, gpu_power_w=350, gpu_count=4, base_power_w=0)
+        assert d.busy_power_w == 1400
+
+
+class TestCloudBilling:
+    def test_per_second_with_minute_minimum(self):
+        assert costing.billed_seconds(12.4, 1, 60) == 60
+        assert costing.billed_seconds(128.18, 1, 60) == 129
+
+    def test_continuous_billing(self):
+        assert costing.billed_seconds(627, None, None) == 627
+
+    def test_paperspace_efficientnet_a6000(self):
+        # Seed 004: 627 s x $1.89/h = $0.33.
+        run = costing.cloud_run_cost(627, CloudRate(1.89))
+        assert round(run.cost_usd, 2) == 0.33
+
+    def test_colab_pro_included_units(self):
+        # Colab Pro: $9.99/month includes 100 CU; a T4 burns 1.19 CU/h (McCormick 2026-03-10).
+        rate = CloudRate(1.19 * 0.0999, monthly_fee_usd=9.99,
+                         included_compute_units_per_month=100, compute_units_per_hour=1.19)
+        assert costing.cloud_cost_usd_per_month(rate, 50) == pytest.approx(9.99)
+        hours_included = 100 / 1.19
+        assert costing.cloud_cost_usd_per_month(rate, hours_included + 10) == pytest.approx(
+            9.99 + 10 * 1.19 * 0.0999)
+
+
+class TestPerItem:
+    def test_cost_per_batch_item(self):
+        # Seed 004: V100 16GB, StyleGAN_XL max batch 8, $2.30/h -> 0.288.
+        assert abs(costing.cost_per_batch_item_usd(2.30, 8) - 0.288) <= printed(0.288, 3)
+
+    def test_cost_per_item(self):
+        assert costing.cost_per_item_usd(0.33, 100_000) == pytest.approx(3.3e-6)
+
+
+class TestDesktopRun:
+    def test_marginal_and_amortized(self):
+        d = Desktop(upfront_usd=2200, gpu_power_w=350, base_power_w=100, lifetime_years=5)
+        run = costing.desktop_run_cost(3600, d, Usage(0.15), 0.12)
+        assert run.energy_kwh == pytest.approx(0.45)
+        assert run.marginal_cost_usd == pytest.approx(0.054)
+        # 5 years x 365 d x 3.6 busy h = 6,570 busy hours for $2,200.
+        assert run.amortized_purchase_usd == pytest.approx(2200 / 6570)
+
+
+class TestCarbon:
+    def test_co2e(self):
+        # 591.3 kWh at the IEA 2019 world average of 475 g/kWh.
+        assert costing.co2e_kg(591.3, 475) == pytest.approx(280.8675)
+
+    def test_pue_scales_energy(self):
+        assert costing.co2e_kg(100, 400, pue=1.2) == pytest.approx(48.0)
+
+
+class TestSpeed:
+    def test_bandwidth_estimate(self):
+        # Seed 001: A100 vs V100 memory bandwidth 1,555 vs 900 GB/s.
+        ratio = costing.speed_ratio_from_bandwidth(900, 1555)
+        assert ratio.time_factor == pytest.approx(900 / 1555)
+        assert ratio.basis == "estimate"
+
+    def test_measured(self):
+        # Seed 004 YOLOR: V100 16GB 19.34 s, A100 12.42 s.
+        ratio = costing.speed_ratio_from_runtimes(19.34, 12.42, "yolor")
+        assert ratio.time_factor == pytest.approx(12.42 / 19.34)
+
+
+class TestInvalidInput:
+    @pytest.mark.parametrize("u", [0.0, -0.1, 1.5, math.nan, math.inf])
+    def test_utilization_bounds(self, u):
+        with pytest.raises(costing.InvalidInput) as exc:
+            Usage(u)
+        assert exc.value.field == "utilization"
+
+    def test_negative_price(self):
+        with pytest.raises(costing.InvalidInput):
+            CloudRate(-1.0)
+
+    def test_zero_batch(self):
+        with pytest.raises(costing.InvalidInput):
+            costing.cost_per_batch_item_usd(1.0, 0)
