@@ -1,8 +1,8 @@
 """The ``gpucost`` command line: database set-up and catalog seeding.
 
-    gpucost migrate      # alembic upgrade head
-    gpucost seed         # load the shipped catalog (idempotent)
-    gpucost serve        # uvicorn app.main:app
+gpucost migrate      # alembic upgrade head
+gpucost seed         # load the shipped catalog (idempotent)
+gpucost serve        # uvicorn app.main:app
 """
 
 from __future__ import annotations
@@ -16,15 +16,13 @@ app = typer.Typer(help="gpucost: rent cloud GPUs or buy a desktop?", no_args_is_
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def alembic_config(url: str | None = None):
-    """Alembic config for this project (``alembic.ini`` at the repository root)."""
+def alembic_config():
+    """Alembic config for this project (``alembic.ini`` at the repository root); the database
+    URL comes from settings, or from ``-x url=...``."""
     from alembic.config import Config
 
     cfg = Config(str(ROOT / "alembic.ini"))
     cfg.set_main_option("script_location", str(ROOT / "migrations"))
-    if url:
-        cfg.cmd_opts = None
-        cfg.attributes["url"] = url
     return cfg
 
 

@@ -1,8 +1,10 @@
 """Database engine and sessions.
 
-SQLite is the zero-configuration default. Each SQLite connection runs with WAL, a busy
-timeout and ``BEGIN IMMEDIATE`` transactions (SQLAlchemy's pysqlite transaction recipe), so
-concurrent writers queue instead of failing with "database is locked".
+SQLite is the zero-configuration default. Each SQLite connection runs with WAL and a busy
+timeout, and SQLAlchemy's pysqlite transaction recipe: transactions begin with ``BEGIN``
+(readers never block each other under WAL), and writers ask for ``BEGIN IMMEDIATE`` with the
+``immediate=True`` execution option (see :func:`writer`), so concurrent writers queue for the
+lock instead of failing with "database is locked" on a lock upgrade.
 """
 
 from __future__ import annotations
@@ -25,17 +27,27 @@ def make_engine(url: str) -> Engine:
         def _on_connect(dbapi_conn, _record) -> None:  # pragma: no cover - driver hook
             dbapi_conn.isolation_level = None
             cur = dbapi_conn.cursor()
-            for pragma in ("journal_mode=WAL", "synchronous=NORMAL", "foreign_keys=ON",
-                           "busy_timeout=5000"):
+            for pragma in (
+                "journal_mode=WAL",
+                "synchronous=NORMAL",
+                "foreign_keys=ON",
+                "busy_timeout=5000",
+            ):
                 cur.execute(f"PRAGMA {pragma}")
             cur.close()
 
         @event.listens_for(engine, "begin")
         def _on_begin(conn) -> None:  # pragma: no cover - driver hook
-            conn.exec_driver_sql("BEGIN IMMEDIATE")
+            immediate = conn.get_execution_options().get("immediate", False)
+            conn.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")
 
         return engine
     return create_engine(url, pool_pre_ping=True)
+
+
+def writer(engine: Engine) -> Engine:
+    """The engine for a transaction that will write (``BEGIN IMMEDIATE`` on SQLite)."""
+    return engine.execution_options(immediate=True)
 
 
 @lru_cache

@@ -55,19 +55,28 @@ class InvalidRequest(DomainError):
     status, slug, title = 422, "invalid-input", "Invalid input"
 
 
-def problem(status: int, slug: str, title: str, detail: str, request: Request,
-            **extra: Any) -> JSONResponse:
+def problem(
+    status: int, slug: str, title: str, detail: str, request: Request, **extra: Any
+) -> JSONResponse:
     """A problem+json response."""
-    body = {"type": PROBLEM_BASE + slug, "title": title, "status": status, "detail": detail,
-            "instance": request.url.path}
+    body = {
+        "type": PROBLEM_BASE + slug,
+        "title": title,
+        "status": status,
+        "detail": detail,
+        "instance": request.url.path,
+    }
     body.update({k: v for k, v in extra.items() if v is not None})
     return JSONResponse(body, status_code=status, media_type=PROBLEM_JSON)
 
 
 def _jsonable_errors(errors: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [
-        {"loc": [str(p) for p in e.get("loc", ())], "msg": str(e.get("msg", "")),
-         "type": str(e.get("type", ""))}
+        {
+            "loc": [str(p) for p in e.get("loc", ())],
+            "msg": str(e.get("msg", "")),
+            "type": str(e.get("type", "")),
+        }
         for e in errors
     ]
 
@@ -81,7 +90,9 @@ def install(app: FastAPI) -> None:
 
     @app.exception_handler(CostingError)
     async def _costing(request: Request, exc: CostingError) -> JSONResponse:
-        errors = [{"loc": [exc.field], "msg": exc.message, "type": "value_error"}] if exc.field else None
+        errors = (
+            [{"loc": [exc.field], "msg": exc.message, "type": "value_error"}] if exc.field else None
+        )
         return problem(422, "invalid-input", "Invalid input", exc.message, request, errors=errors)
 
     @app.exception_handler(RequestValidationError)
@@ -89,14 +100,18 @@ def install(app: FastAPI) -> None:
         errors = _jsonable_errors(list(exc.errors()))
         first = errors[0] if errors else {"loc": [], "msg": "invalid request"}
         detail = f"{'.'.join(first['loc'])}: {first['msg']}" if first["loc"] else first["msg"]
-        return problem(422, "validation-error", "Request validation failed", detail, request,
-                       errors=errors)
+        return problem(
+            422, "validation-error", "Request validation failed", detail, request, errors=errors
+        )
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
-        slugs = {404: ("not-found", "Not found"), 405: ("method-not-allowed", "Method not allowed"),
-                 413: ("payload-too-large", "Payload too large"),
-                 415: ("unsupported-media-type", "Unsupported media type")}
+        slugs = {
+            404: ("not-found", "Not found"),
+            405: ("method-not-allowed", "Method not allowed"),
+            413: ("payload-too-large", "Payload too large"),
+            415: ("unsupported-media-type", "Unsupported media type"),
+        }
         slug, title = slugs.get(exc.status_code, ("http-error", "HTTP error"))
         response = problem(exc.status_code, slug, title, str(exc.detail), request)
         for key, value in (exc.headers or {}).items():
@@ -107,6 +122,11 @@ def install(app: FastAPI) -> None:
     async def _unexpected(request: Request, exc: Exception) -> JSONResponse:
         request_id = request.headers.get("x-request-id") or uuid.uuid4().hex
         log.exception("unhandled error, request_id=%s", request_id)
-        return problem(500, "internal-error", "Internal server error",
-                       "The server failed to answer this request; it has been logged.",
-                       request, request_id=request_id)
+        return problem(
+            500,
+            "internal-error",
+            "Internal server error",
+            "The server failed to answer this request; it has been logged.",
+            request,
+            request_id=request_id,
+        )

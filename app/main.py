@@ -38,8 +38,13 @@ class BodySizeLimit(BaseHTTPMiddleware):
         elif request.method in ("POST", "PUT", "PATCH"):
             too_big = len(await request.body()) > limit
         if too_big:
-            return errors.problem(413, "payload-too-large", "Payload too large",
-                                  f"request body exceeds {limit} bytes", request)
+            return errors.problem(
+                413,
+                "payload-too-large",
+                "Payload too large",
+                f"request body exceeds {limit} bytes",
+                request,
+            )
         return await call_next(request)
 
 

@@ -20,7 +20,9 @@ class Settings(BaseSettings):
         description="SQLAlchemy URL; `postgresql+psycopg://...` for PostgreSQL.",
     )
     default_electricity_price_usd_per_kwh: float = Field(
-        default=0.12, gt=0, le=10,
+        default=0.12,
+        gt=0,
+        le=10,
         description="Electricity price when a request gives neither price nor region, USD/kWh. "
         "Source: seed 001 (Tim Dettmers, 2020-09-07), 'USD 0.12 per kWh (US)'.",
     )

@@ -13,8 +13,11 @@ from tests.seed_values import SEED_001, printed
 
 @pytest.fixture()
 def seed_desktop() -> Desktop:
-    return Desktop(upfront_usd=SEED_001["desktop_usd"], gpu_power_w=SEED_001["gpu_w"],
-                   base_power_w=SEED_001["cpu_w"])
+    return Desktop(
+        upfront_usd=SEED_001["desktop_usd"],
+        gpu_power_w=SEED_001["gpu_w"],
+        base_power_w=SEED_001["cpu_w"],
+    )
 
 
 class TestSeedBreakEven:
@@ -58,13 +61,15 @@ class TestBreakEvenEdges:
         assert result.days is None and not math.isinf(result.daily_saving_usd)
 
     def test_monthly_fee_adds_to_cloud_cost(self, seed_desktop):
-        with_fee = costing.break_even(seed_desktop, CloudRate(2.14, monthly_fee_usd=39),
-                                      Usage(0.15), 0.12)
+        with_fee = costing.break_even(
+            seed_desktop, CloudRate(2.14, monthly_fee_usd=39), Usage(0.15), 0.12
+        )
         assert with_fee.cloud.cost_usd_per_day == pytest.approx(2.14 * 3.6 + 39 * 12 / 365)
 
     def test_slower_cloud_needs_more_hours(self, seed_desktop):
-        result = costing.break_even(seed_desktop, CloudRate(2.14), Usage(0.15), 0.12,
-                                    cloud_time_factor=1.5)
+        result = costing.break_even(
+            seed_desktop, CloudRate(2.14), Usage(0.15), 0.12, cloud_time_factor=1.5
+        )
         assert result.cloud_busy_hours_per_day == pytest.approx(3.6 * 1.5)
 
 
@@ -99,12 +104,17 @@ class TestCloudBilling:
 
     def test_colab_pro_included_units(self):
         # Colab Pro: $9.99/month includes 100 CU; a T4 burns 1.19 CU/h (McCormick 2026-03-10).
-        rate = CloudRate(1.19 * 0.0999, monthly_fee_usd=9.99,
-                         included_compute_units_per_month=100, compute_units_per_hour=1.19)
+        rate = CloudRate(
+            1.19 * 0.0999,
+            monthly_fee_usd=9.99,
+            included_compute_units_per_month=100,
+            compute_units_per_hour=1.19,
+        )
         assert costing.cloud_cost_usd_per_month(rate, 50) == pytest.approx(9.99)
         hours_included = 100 / 1.19
         assert costing.cloud_cost_usd_per_month(rate, hours_included + 10) == pytest.approx(
-            9.99 + 10 * 1.19 * 0.0999)
+            9.99 + 10 * 1.19 * 0.0999
+        )
 
 
 class TestPerItem:

@@ -14,8 +14,11 @@ from tests.seed_values import BATCH_ITEM_USD, GPUS, PAPERSPACE_GPU_IDS, RUN_COST
 def paperspace_2022(client) -> dict[str, str]:
     """Paperspace 2022 offer id per GPU name as printed in the post."""
     body = client.get("/v1/cloud-offers", params={"provider": "paperspace", "limit": 500}).json()
-    offers = {o["instance_type"].removeprefix("Gradient "): o["id"] for o in body["data"]
-              if o["instance_type"].startswith("Gradient ")}
+    offers = {
+        o["instance_type"].removeprefix("Gradient "): o["id"]
+        for o in body["data"]
+        if o["instance_type"].startswith("Gradient ")
+    }
     assert sorted(offers) == sorted(GPUS)
     return offers
 
@@ -23,8 +26,9 @@ def paperspace_2022(client) -> dict[str, str]:
 @pytest.mark.parametrize("benchmark", sorted(RUN_COST_USD))
 def test_single_run_costs(client, paperspace_2022, benchmark):
     options = [{"offer_id": paperspace_2022[g]} for g in GPUS]
-    resp = client.post("/v1/run-cost", json={"workload": {"benchmark": benchmark},
-                                             "options": options})
+    resp = client.post(
+        "/v1/run-cost", json={"workload": {"benchmark": benchmark}, "options": options}
+    )
     assert resp.status_code == 200, resp.text
     results = resp.json()["options"]
     for gpu, expected, result in zip(GPUS, RUN_COST_USD[benchmark], results, strict=True):
@@ -40,8 +44,9 @@ def test_single_run_costs(client, paperspace_2022, benchmark):
 @pytest.mark.parametrize("benchmark", sorted(BATCH_ITEM_USD))
 def test_cost_per_batch_item(client, paperspace_2022, benchmark):
     options = [{"offer_id": paperspace_2022[g]} for g in GPUS]
-    results = client.post("/v1/run-cost", json={"workload": {"benchmark": benchmark},
-                                                 "options": options}).json()["options"]
+    results = client.post(
+        "/v1/run-cost", json={"workload": {"benchmark": benchmark}, "options": options}
+    ).json()["options"]
     for gpu, expected, result in zip(GPUS, BATCH_ITEM_USD[benchmark], results, strict=True):
         assert abs(result["cost_per_batch_item_usd"] - expected) <= printed(expected, 3), gpu
 
@@ -68,8 +73,11 @@ def test_seed_break_even_through_the_api(client):
 
 def test_seed_break_even_with_profile_and_defaults(client):
     """The same example from the named profile and default electricity price."""
-    body = {"desktop": {"gpu": "3090", "total_price_usd": 2200},
-            "cloud": {"price_usd_per_hour": 2.14}, "utilization_profile": "phd-desktop"}
+    body = {
+        "desktop": {"gpu": "3090", "total_price_usd": 2200},
+        "cloud": {"price_usd_per_hour": 2.14},
+        "utilization_profile": "phd-desktop",
+    }
     out = client.post("/v1/break-even", json=body).json()
     assert abs(out["break_even_days"] - 293) <= 1
     names = {a["name"] for a in out["assumptions"]}
@@ -78,9 +86,12 @@ def test_seed_break_even_with_profile_and_defaults(client):
 
 def test_seed_desktop_assembled_from_catalog(client):
     """2-GPU barebone + RTX 3090 at launch MSRP is the seed's $2,200 desktop."""
-    body = {"desktop": {"gpu": "rtx-3090", "barebone": "barebone-2gpu-dettmers-2020"},
-            "cloud": {"price_usd_per_hour": 2.14}, "utilization": 0.15,
-            "electricity_price_usd_per_kwh": 0.12}
+    body = {
+        "desktop": {"gpu": "rtx-3090", "barebone": "barebone-2gpu-dettmers-2020"},
+        "cloud": {"price_usd_per_hour": 2.14},
+        "utilization": 0.15,
+        "electricity_price_usd_per_kwh": 0.12,
+    }
     out = client.post("/v1/break-even", json=body).json()
     assert out["desktop"]["upfront_usd"] == 2200
     assert abs(out["break_even_days"] - 293) <= 1

@@ -77,8 +77,7 @@ SKYPILOT_FILES = {
     "runpod": CatalogFile(
         "skypilot-catalog/catalogs/v6/runpod/vms.csv",
         dt.date(2024, 6, 30),
-        "approximate date: SkyPilot catalog v6 schema, '2024-era' (commit 098741e7); "
-        "SECURE cloud",
+        "approximate date: SkyPilot catalog v6 schema, '2024-era' (commit 098741e7); SECURE cloud",
     ),
     "paperspace": CatalogFile(
         "skypilot-catalog/catalogs/v6/paperspace/vms.csv",
@@ -102,7 +101,9 @@ def read_csv(path: Path, *, skip_lines: int = 0) -> list[dict[str, str]]:
     with path.open(newline="", encoding="utf-8-sig") as fh:
         for _ in range(skip_lines):
             next(fh)
-        return [{k.strip(): (v or "").strip() for k, v in r.items() if k} for r in csv.DictReader(fh)]
+        return [
+            {k.strip(): (v or "").strip() for k, v in r.items() if k} for r in csv.DictReader(fh)
+        ]
 
 
 def opt_float(text: str | None) -> float | None:
@@ -205,22 +206,25 @@ def load_gpus() -> list[Row]:
     """
     gpu_json = json.loads((SOURCES / "gpu-info-api/gpu.json").read_text(encoding="utf-8"))
     mlco2 = {r["name"]: r for r in read_csv(SOURCES / "mlco2-impact/data/gpus.csv")}
-    paperspace = {
-        r["GPU"]: r for r in find_table(seed_tables(), "GPU", "FP32 TFLOPS", "$/h")
-    }
+    paperspace = {r["GPU"]: r for r in find_table(seed_tables(), "GPU", "FP32 TFLOPS", "$/h")}
     rows: list[Row] = []
     for cur in read_csv(CURATED / "gpus.csv"):
         sources: list[str] = []
         specs: dict[str, float | None] = {
-            "memory_gb": None, "memory_bandwidth_gb_per_s": None, "fp32_tflops": None,
-            "tdp_w": None, "launch_year": None,
+            "memory_gb": None,
+            "memory_bandwidth_gb_per_s": None,
+            "fp32_tflops": None,
+            "tdp_w": None,
+            "launch_year": None,
         }
         if cur["mlco2_name"]:
             m = mlco2[cur["mlco2_name"]]
             # mlco2 rows are not always aligned (the A10G row is one cell short), so a
             # cell that is not a number is treated as missing.
             specs.update(
-                memory_gb=(numbers_in(m["memory"]) or [None])[0] if "http" not in m["memory"] else None,
+                memory_gb=(numbers_in(m["memory"]) or [None])[0]
+                if "http" not in m["memory"]
+                else None,
                 tdp_w=(numbers_in(m["tdp_watts"]) or [None])[0],
             )
             sources.append(f"mlco2/impact data/gpus.csv '{cur['mlco2_name']}'")
@@ -286,15 +290,38 @@ def _date(text: str | None) -> dt.date | None:
 # Accelerator names in the SkyPilot catalogs -> our GPU ids. Instance-type hints come first
 # where one name covers two parts (Lambda's 'A100' is PCIe or SXM4 by instance type).
 ACCELERATOR_GPU = {
-    "T4": "tesla-t4", "A10G": "a10g", "A10": "a10", "L4": "l4", "L40S": "l40s", "L40": "l40",
-    "V100": "v100-16gb", "V100-32GB": "v100-32gb", "A100": "a100-sxm4-40gb",
-    "A100-80GB": "a100-sxm4-80gb", "H100": "h100-sxm", "H200": "h200", "B200": "b200",
-    "K80": "tesla-k80", "P100": "tesla-p100", "P4": "tesla-p4", "P40": "tesla-p40",
-    "A6000": "rtx-a6000", "RTX6000": "quadro-rtx-6000", "A40": "a40",
-    "A100-80GB-SXM": "a100-sxm4-80gb", "H100-SXM": "h100-sxm", "RTX3090": "rtx-3090",
-    "RTX4090": "rtx-4090", "RTX4000-Ada": "rtx-4000-ada", "RTX6000-Ada": "rtx-6000-ada",
-    "RTXA4000": "rtx-a4000", "RTXA4500": "rtx-a4500", "RTXA5000": "rtx-a5000",
-    "RTXA6000": "rtx-a6000", "M4000": "quadro-m4000", "P4000": "quadro-p4000",
+    "T4": "tesla-t4",
+    "A10G": "a10g",
+    "A10": "a10",
+    "L4": "l4",
+    "L40S": "l40s",
+    "L40": "l40",
+    "V100": "v100-16gb",
+    "V100-32GB": "v100-32gb",
+    "A100": "a100-sxm4-40gb",
+    "A100-80GB": "a100-sxm4-80gb",
+    "H100": "h100-sxm",
+    "H200": "h200",
+    "B200": "b200",
+    "K80": "tesla-k80",
+    "P100": "tesla-p100",
+    "P4": "tesla-p4",
+    "P40": "tesla-p40",
+    "A6000": "rtx-a6000",
+    "RTX6000": "quadro-rtx-6000",
+    "A40": "a40",
+    "A100-80GB-SXM": "a100-sxm4-80gb",
+    "H100-SXM": "h100-sxm",
+    "RTX3090": "rtx-3090",
+    "RTX4090": "rtx-4090",
+    "RTX4000-Ada": "rtx-4000-ada",
+    "RTX6000-Ada": "rtx-6000-ada",
+    "RTXA4000": "rtx-a4000",
+    "RTXA4500": "rtx-a4500",
+    "RTXA5000": "rtx-a5000",
+    "RTXA6000": "rtx-a6000",
+    "M4000": "quadro-m4000",
+    "P4000": "quadro-p4000",
     "A4000": "rtx-a4000",
 }
 PROVIDER_ACCELERATOR_GPU = {
@@ -381,7 +408,7 @@ class LoadReport:
 
 def _skypilot_rows(provider: str) -> tuple[CatalogFile, list[dict[str, str]], str]:
     meta = SKYPILOT_FILES[provider]
-    source = f"https://github.com/skypilot-org/skypilot-catalog/blob/master/{meta.path[len('skypilot-catalog/'):]}"
+    source = f"https://github.com/skypilot-org/skypilot-catalog/blob/master/{meta.path[len('skypilot-catalog/') :]}"
     return meta, read_csv(SOURCES / meta.path), source
 
 
@@ -404,36 +431,63 @@ def load_aws_offers(report: LoadReport) -> list[Row]:
             report.skip(f"aws: no catalog GPU for {first['AcceleratorName']}")
             continue
         common = dict(
-            source=source, vcpus=opt_float(first["vCPUs"]), ram_gb=opt_float(first["MemoryGiB"]),
+            source=source,
+            vcpus=opt_float(first["vCPUs"]),
+            ram_gb=opt_float(first["MemoryGiB"]),
         )
         count = int(float(first["AcceleratorCount"]))
         od_prices = {opt_float(r["Price"]) for r in group} - {None}
         if od_prices:
             od = min(od_prices)
-            out.append(_offer("aws", itype, gpu_id, count, "on_demand", od, region,
-                              as_of=meta.as_of, notes=meta.note, **common))
+            out.append(
+                _offer(
+                    "aws",
+                    itype,
+                    gpu_id,
+                    count,
+                    "on_demand",
+                    od,
+                    region,
+                    as_of=meta.as_of,
+                    notes=meta.note,
+                    **common,
+                )
+            )
         else:
             report.skip("aws: no on-demand price (p5e)")
         spots = [
-            (float(r["SpotPrice"]), r["AvailabilityZone"]) for r in group
+            (float(r["SpotPrice"]), r["AvailabilityZone"])
+            for r in group
             if _is_real_spot(opt_float(r["Price"]), opt_float(r["SpotPrice"]))
         ]
         if spots:
             price, zone = min(spots)
-            out.append(_offer(
-                "aws", itype, gpu_id, count, "spot", price, region, availability_zone=zone,
-                as_of=meta.as_of,
-                notes=f"cheapest of {len(spots)} availability zone(s) with a spot price; "
-                f"median {statistics.median(p for p, _ in spots):.4f}; {meta.note}",
-                **common,
-            ))
+            out.append(
+                _offer(
+                    "aws",
+                    itype,
+                    gpu_id,
+                    count,
+                    "spot",
+                    price,
+                    region,
+                    availability_zone=zone,
+                    as_of=meta.as_of,
+                    notes=f"cheapest of {len(spots)} availability zone(s) with a spot price; "
+                    f"median {statistics.median(p for p, _ in spots):.4f}; {meta.note}",
+                    **common,
+                )
+            )
         else:
             report.skip("aws: spot = on-demand placeholder (no spot)")
     return out
 
 
-GCP_HOST_FOR = {("A100", 1): "a2-highgpu-1g", ("A100-80GB", 1): "a2-ultragpu-1g",
-                ("H100", 1): "a3-highgpu-1g"}
+GCP_HOST_FOR = {
+    ("A100", 1): "a2-highgpu-1g",
+    ("A100-80GB", 1): "a2-ultragpu-1g",
+    ("H100", 1): "a3-highgpu-1g",
+}
 
 
 def load_gcp_offers(report: LoadReport) -> list[Row]:
@@ -464,13 +518,25 @@ def load_gcp_offers(report: LoadReport) -> list[Row]:
         host = host_rows[0]
         gpu_od = min(float(r["Price"]) for r in group if r["Price"])
         host_od = min(float(r["Price"]) for r in host_rows if r["Price"])
-        common = dict(source=source, vcpus=opt_float(host["vCPUs"]),
-                      ram_gb=opt_float(host["MemoryGiB"]), as_of=meta.as_of)
-        out.append(_offer(
-            "gcp", host_type, gpu_id, count, "on_demand", gpu_od + host_od, region,
-            notes=f"host {host_type} ${host_od:g}/h + {count}x {acc} ${gpu_od:g}/h; {meta.note}",
-            **common,
-        ))
+        common = dict(
+            source=source,
+            vcpus=opt_float(host["vCPUs"]),
+            ram_gb=opt_float(host["MemoryGiB"]),
+            as_of=meta.as_of,
+        )
+        out.append(
+            _offer(
+                "gcp",
+                host_type,
+                gpu_id,
+                count,
+                "on_demand",
+                gpu_od + host_od,
+                region,
+                notes=f"host {host_type} ${host_od:g}/h + {count}x {acc} ${gpu_od:g}/h; {meta.note}",
+                **common,
+            )
+        )
         host_spot = {r["AvailabilityZone"]: opt_float(r["SpotPrice"]) for r in host_rows}
         zone_spots = [
             (float(r["SpotPrice"]) + host_spot[r["AvailabilityZone"]], r["AvailabilityZone"])
@@ -480,12 +546,21 @@ def load_gcp_offers(report: LoadReport) -> list[Row]:
         ]
         if zone_spots:
             price, zone = min(zone_spots)
-            out.append(_offer(
-                "gcp", host_type, gpu_id, count, "spot", price, region, availability_zone=zone,
-                notes=f"host + GPU spot prices in zone {zone}, cheapest of {len(zone_spots)}; "
-                f"{meta.note}",
-                **common,
-            ))
+            out.append(
+                _offer(
+                    "gcp",
+                    host_type,
+                    gpu_id,
+                    count,
+                    "spot",
+                    price,
+                    region,
+                    availability_zone=zone,
+                    notes=f"host + GPU spot prices in zone {zone}, cheapest of {len(zone_spots)}; "
+                    f"{meta.note}",
+                    **common,
+                )
+            )
     return out
 
 
@@ -511,8 +586,13 @@ def load_azure_offers(report: LoadReport) -> list[Row]:
             count = 8
             notes += "; GPU count corrected from the source's 12 to 8 (ND H100 v5 has 8 GPUs)"
         price, spot = float(r["Price"]), opt_float(r["SpotPrice"])
-        common = dict(source=source, vcpus=opt_float(r["vCPUs"]),
-                      ram_gb=opt_float(r["MemoryGiB"]), as_of=meta.as_of, notes=notes)
+        common = dict(
+            source=source,
+            vcpus=opt_float(r["vCPUs"]),
+            ram_gb=opt_float(r["MemoryGiB"]),
+            as_of=meta.as_of,
+            notes=notes,
+        )
         out.append(_offer("azure", itype, gpu_id, count, "on_demand", price, r["Region"], **common))
         if _is_real_spot(price, spot):
             out.append(_offer("azure", itype, gpu_id, count, "spot", spot, r["Region"], **common))
@@ -534,13 +614,38 @@ def _load_flat_provider(provider: str, interruptible: bool, report: LoadReport) 
             continue
         count = int(float(r["AcceleratorCount"]))
         price, spot = float(r["Price"]), opt_float(r["SpotPrice"])
-        common = dict(source=source, vcpus=opt_float(r["vCPUs"]),
-                      ram_gb=opt_float(r["MemoryGiB"]), as_of=meta.as_of, notes=meta.note)
-        out.append(_offer(provider, r["InstanceType"], gpu_id, count, "on_demand", price,
-                          r["Region"], **common))
+        common = dict(
+            source=source,
+            vcpus=opt_float(r["vCPUs"]),
+            ram_gb=opt_float(r["MemoryGiB"]),
+            as_of=meta.as_of,
+            notes=meta.note,
+        )
+        out.append(
+            _offer(
+                provider,
+                r["InstanceType"],
+                gpu_id,
+                count,
+                "on_demand",
+                price,
+                r["Region"],
+                **common,
+            )
+        )
         if interruptible and _is_real_spot(price, spot):
-            out.append(_offer(provider, r["InstanceType"], gpu_id, count, "interruptible", spot,
-                              r["Region"], **common))
+            out.append(
+                _offer(
+                    provider,
+                    r["InstanceType"],
+                    gpu_id,
+                    count,
+                    "interruptible",
+                    spot,
+                    r["Region"],
+                    **common,
+                )
+            )
     return out
 
 
@@ -550,21 +655,34 @@ def load_paperspace_2022_offers() -> list[Row]:
     out = []
     for r in find_table(seed_tables(), "GPU", "$/h", "plan $/month"):
         gpu_id = _paperspace_seed_gpu(r["GPU"])
-        out.append(_offer(
-            "paperspace", f"Gradient {r['GPU']}", gpu_id, 1, "on_demand", float(r["$/h"]), None,
-            source=PAPERSPACE_2022_SOURCE, as_of=PAPERSPACE_2022_AS_OF,
-            vcpus=float(r["vCPU"]), ram_gb=float(r["RAM GB"]),
-            monthly_fee_usd=float(r["plan $/month"]), id_suffix="-2022",
-            notes="Gradient machine; the monthly fee is the subscription plan the machine "
-            "requires (the M4000 is also free on the free tier). 50 GB storage included.",
-        ))
+        out.append(
+            _offer(
+                "paperspace",
+                f"Gradient {r['GPU']}",
+                gpu_id,
+                1,
+                "on_demand",
+                float(r["$/h"]),
+                None,
+                source=PAPERSPACE_2022_SOURCE,
+                as_of=PAPERSPACE_2022_AS_OF,
+                vcpus=float(r["vCPU"]),
+                ram_gb=float(r["RAM GB"]),
+                monthly_fee_usd=float(r["plan $/month"]),
+                id_suffix="-2022",
+                notes="Gradient machine; the monthly fee is the subscription plan the machine "
+                "requires (the M4000 is also free on the free tier). 50 GB storage included.",
+            )
+        )
     return out
 
 
 @cache
 def _paperspace_name_index() -> dict[str, str]:
     return {
-        r["paperspace_name"]: r["id"] for r in read_csv(CURATED / "gpus.csv") if r["paperspace_name"]
+        r["paperspace_name"]: r["id"]
+        for r in read_csv(CURATED / "gpus.csv")
+        if r["paperspace_name"]
     }
 
 
@@ -579,10 +697,14 @@ def load_colab_plans() -> list[Row]:
     """Google Colab plans (monthly fee, included compute units, $ per unit)."""
     return [
         {
-            "id": r["id"], "name": r["name"], "monthly_fee_usd": float(r["monthly_fee_usd"]),
+            "id": r["id"],
+            "name": r["name"],
+            "monthly_fee_usd": float(r["monthly_fee_usd"]),
             "included_compute_units_per_month": float(r["included_compute_units_per_month"]),
             "usd_per_compute_unit": opt_float(r["usd_per_compute_unit"]),
-            "source": r["source"], "as_of": _date(r["as_of"]), "notes": r["notes"] or None,
+            "source": r["source"],
+            "as_of": _date(r["as_of"]),
+            "notes": r["notes"] or None,
         }
         for r in read_csv(CURATED / "colab_plans.csv")
     ]
@@ -592,9 +714,12 @@ def load_colab_rates() -> list[Row]:
     """Colab compute-unit burn rates per GPU (CU/h), each with its measurement date."""
     return [
         {
-            "id": f"{r['gpu_id']}-{r['as_of']}", "gpu_id": r["gpu_id"],
+            "id": f"{r['gpu_id']}-{r['as_of']}",
+            "gpu_id": r["gpu_id"],
             "compute_units_per_hour": float(r["compute_units_per_hour"]),
-            "as_of": _date(r["as_of"]), "source": r["source"], "notes": r["notes"] or None,
+            "as_of": _date(r["as_of"]),
+            "source": r["source"],
+            "notes": r["notes"] or None,
         }
         for r in read_csv(CURATED / "colab_rates.csv")
     ]
@@ -610,31 +735,50 @@ def load_colab_offers() -> list[Row]:
     for rate in load_colab_rates():
         if rate["gpu_id"] not in latest or rate["as_of"] > latest[rate["gpu_id"]]["as_of"]:
             latest[rate["gpu_id"]] = rate
-    latest = {k: v for k, v in latest.items() if v["as_of"] == max(r["as_of"] for r in latest.values())}
+    latest = {
+        k: v for k, v in latest.items() if v["as_of"] == max(r["as_of"] for r in latest.values())
+    }
     out = []
     for plan in load_colab_plans():
         if plan["usd_per_compute_unit"] is None:
-            out.append(_offer(
-                "colab", plan["name"], "tesla-t4", 1, "subscription", 0.0, None,
-                source=plan["source"], as_of=plan["as_of"],
-                notes=f"{plan['notes']}; Free is a T4 on a best-effort basis",
-                compute_units_per_hour=None,
-            ))
+            out.append(
+                _offer(
+                    "colab",
+                    plan["name"],
+                    "tesla-t4",
+                    1,
+                    "subscription",
+                    0.0,
+                    None,
+                    source=plan["source"],
+                    as_of=plan["as_of"],
+                    notes=f"{plan['notes']}; Free is a T4 on a best-effort basis",
+                    compute_units_per_hour=None,
+                )
+            )
             out[-1]["id"] = f"{plan['id']}-tesla-t4"
             continue
         for gpu_id, rate in sorted(latest.items()):
             cu = rate["compute_units_per_hour"]
-            out.append(_offer(
-                "colab", plan["name"], gpu_id, 1, "compute_units",
-                cu * plan["usd_per_compute_unit"], None,
-                source=f"{plan['source']}; burn rate: {rate['source']}",
-                as_of=rate["as_of"],
-                monthly_fee_usd=plan["monthly_fee_usd"],
-                included_compute_units_per_month=plan["included_compute_units_per_month"],
-                compute_units_per_hour=cu, usd_per_compute_unit=plan["usd_per_compute_unit"],
-                notes=f"{cu:g} CU/h x ${plan['usd_per_compute_unit']:g}/CU (burn rate measured "
-                f"{rate['as_of']}, plan price as of {plan['as_of']})",
-            ))
+            out.append(
+                _offer(
+                    "colab",
+                    plan["name"],
+                    gpu_id,
+                    1,
+                    "compute_units",
+                    cu * plan["usd_per_compute_unit"],
+                    None,
+                    source=f"{plan['source']}; burn rate: {rate['source']}",
+                    as_of=rate["as_of"],
+                    monthly_fee_usd=plan["monthly_fee_usd"],
+                    included_compute_units_per_month=plan["included_compute_units_per_month"],
+                    compute_units_per_hour=cu,
+                    usd_per_compute_unit=plan["usd_per_compute_unit"],
+                    notes=f"{cu:g} CU/h x ${plan['usd_per_compute_unit']:g}/CU (burn rate measured "
+                    f"{rate['as_of']}, plan price as of {plan['as_of']})",
+                )
+            )
             out[-1]["id"] = f"{plan['id']}-{gpu_id}"
     return out
 
@@ -644,10 +788,18 @@ def load_extra_offers() -> list[Row]:
     out = []
     for r in read_csv(CURATED / "extra_offers.csv"):
         row = _offer(
-            r["provider"], r["instance_type"], r["gpu_id"], int(r["gpu_count"]),
-            r["pricing_model"], float(r["price_usd_per_hour"]), r["region"] or None,
-            source=r["source"], as_of=_date(r["as_of"]), vcpus=opt_float(r["vcpus"]),
-            ram_gb=opt_float(r["ram_gb"]), monthly_fee_usd=float(r["monthly_fee_usd"] or 0),
+            r["provider"],
+            r["instance_type"],
+            r["gpu_id"],
+            int(r["gpu_count"]),
+            r["pricing_model"],
+            float(r["price_usd_per_hour"]),
+            r["region"] or None,
+            source=r["source"],
+            as_of=_date(r["as_of"]),
+            vcpus=opt_float(r["vcpus"]),
+            ram_gb=opt_float(r["ram_gb"]),
+            monthly_fee_usd=float(r["monthly_fee_usd"] or 0),
             notes=r["notes"] or None,
         )
         row["id"] = r["id"]
@@ -659,11 +811,14 @@ def load_providers() -> list[Row]:
     """Per-provider billing increment/minimum and default PUE, with sources."""
     return [
         {
-            "id": r["provider"], "name": r["display_name"],
+            "id": r["provider"],
+            "name": r["display_name"],
             "billing_increment_s": opt_float(r["billing_increment_s"]),
             "billing_minimum_s": opt_float(r["billing_minimum_s"]),
-            "billing_source": r["billing_source"], "pue": float(r["pue"]),
-            "pue_source": r["pue_source"], "as_of": _date(r["as_of"]),
+            "billing_source": r["billing_source"],
+            "pue": float(r["pue"]),
+            "pue_source": r["pue_source"],
+            "as_of": _date(r["as_of"]),
         }
         for r in read_csv(CURATED / "providers.csv")
     ]
@@ -704,11 +859,16 @@ def load_barebones() -> list[Row]:
     """Desktop barebones (everything but the GPUs), with price and base power."""
     return [
         {
-            "id": r["id"], "name": r["name"], "gpu_slots": int(r["gpu_slots"]),
-            "price_usd": float(r["price_usd"]), "base_power_w": float(r["base_power_w"]),
+            "id": r["id"],
+            "name": r["name"],
+            "gpu_slots": int(r["gpu_slots"]),
+            "price_usd": float(r["price_usd"]),
+            "base_power_w": float(r["base_power_w"]),
             "idle_power_w": opt_float(r["idle_power_w"]),
             "psu_efficiency": opt_float(r["psu_efficiency"]),
-            "source": r["source"], "as_of": _date(r["as_of"]), "notes": r["notes"] or None,
+            "source": r["source"],
+            "as_of": _date(r["as_of"]),
+            "notes": r["notes"] or None,
         }
         for r in read_csv(CURATED / "barebones.csv")
     ]
@@ -718,20 +878,36 @@ def load_utilization_profiles() -> list[Row]:
     """Utilization profiles (seed 001) plus always-on."""
     return [
         {
-            "id": r["id"], "name": r["name"], "utilization": float(r["utilization"]),
-            "description": r["description"], "source": r["source"], "as_of": _date(r["as_of"]),
+            "id": r["id"],
+            "name": r["name"],
+            "utilization": float(r["utilization"]),
+            "description": r["description"],
+            "source": r["source"],
+            "as_of": _date(r["as_of"]),
         }
         for r in read_csv(CURATED / "utilization_profiles.csv")
     ]
 
 
 BENCHMARKS = {
-    "yolor": ("YOLOR inference", "YOLOR inference", None,
-              "yolor_csp_x, img-size 1280, conf 0.25 (inference)"),
-    "stylegan_xl": ("StyleGAN_XL training", "StyleGAN_XL train", "StyleGAN_XL max batch",
-                    "stylegan3-t, pokemon256, batch 8, kimg 5 (training)"),
-    "efficientnet": ("EfficientNet training", "EfficientNet train", "EfficientNet max batch",
-                     "tiny-imagenet-200 (64x64), 1 epoch, Adam lr 1e-3 (training)"),
+    "yolor": (
+        "YOLOR inference",
+        "YOLOR inference",
+        None,
+        "yolor_csp_x, img-size 1280, conf 0.25 (inference)",
+    ),
+    "stylegan_xl": (
+        "StyleGAN_XL training",
+        "StyleGAN_XL train",
+        "StyleGAN_XL max batch",
+        "stylegan3-t, pokemon256, batch 8, kimg 5 (training)",
+    ),
+    "efficientnet": (
+        "EfficientNet training",
+        "EfficientNet train",
+        "EfficientNet max batch",
+        "tiny-imagenet-200 (64x64), 1 epoch, Adam lr 1e-3 (training)",
+    ),
 }
 
 
@@ -744,8 +920,13 @@ def load_benchmarks() -> tuple[list[Row], list[Row]]:
     times = find_table(seed_tables(), "GPU", "YOLOR inference", "StyleGAN_XL train")
     batches = {r["GPU"]: r for r in find_table(seed_tables(), "GPU", "StyleGAN_XL max batch")}
     benchmarks = [
-        {"id": bid, "name": name, "settings": settings, "source": PAPERSPACE_2022_SOURCE,
-         "as_of": PAPERSPACE_2022_AS_OF}
+        {
+            "id": bid,
+            "name": name,
+            "settings": settings,
+            "source": PAPERSPACE_2022_SOURCE,
+            "as_of": PAPERSPACE_2022_AS_OF,
+        }
         for bid, (name, _, _, settings) in BENCHMARKS.items()
     ]
     results = []
@@ -754,12 +935,19 @@ def load_benchmarks() -> tuple[list[Row], list[Row]]:
         for bid, (_, time_col, batch_col, _) in BENCHMARKS.items():
             cell = r[time_col]
             oom = cell.upper().startswith("OOM")
-            results.append({
-                "id": f"{bid}-{gpu_id}", "benchmark_id": bid, "gpu_id": gpu_id, "gpu_count": 1,
-                "seconds": None if oom else float(cell), "oom": oom,
-                "max_batch_size": int(batches[r["GPU"]][batch_col]) if batch_col else None,
-                "source": PAPERSPACE_2022_SOURCE, "as_of": PAPERSPACE_2022_AS_OF,
-            })
+            results.append(
+                {
+                    "id": f"{bid}-{gpu_id}",
+                    "benchmark_id": bid,
+                    "gpu_id": gpu_id,
+                    "gpu_count": 1,
+                    "seconds": None if oom else float(cell),
+                    "oom": oom,
+                    "max_batch_size": int(batches[r["GPU"]][batch_col]) if batch_col else None,
+                    "source": PAPERSPACE_2022_SOURCE,
+                    "as_of": PAPERSPACE_2022_AS_OF,
+                }
+            )
     return benchmarks, results
 
 
@@ -782,8 +970,12 @@ EUROSTAT_SOURCE = "Eurostat nrg_pc_204 (household, band DC, all taxes included)"
 def load_fx() -> dict[str, Row]:
     """Exchange rates to USD, keyed by currency."""
     return {
-        r["currency"]: {"usd_per_unit": float(r["usd_per_unit"]), "source": r["source"],
-                        "as_of": _date(r["as_of"]), "period": r["period"]}
+        r["currency"]: {
+            "usd_per_unit": float(r["usd_per_unit"]),
+            "source": r["source"],
+            "as_of": _date(r["as_of"]),
+            "period": r["period"],
+        }
         for r in read_csv(CURATED / "fx_rates.csv")
     }
 
@@ -795,7 +987,10 @@ def _semester_end(period: str) -> dt.date:
 
 def _eurostat_latest() -> dict[str, tuple[float, str]]:
     """Latest household price per Eurostat geo: {alpha2: (eur_per_kwh, period)}."""
-    path = SOURCES / "electricity-prices/energy-security-data-warehouse/eurostat_electricity_prices_long_derived.csv"
+    path = (
+        SOURCES
+        / "electricity-prices/energy-security-data-warehouse/eurostat_electricity_prices_long_derived.csv"
+    )
     best: dict[str, tuple[float, str]] = {}
     for r in read_csv(path):
         if r["consumer"] != "household" or not r["value_eur_per_kwh"]:
@@ -807,8 +1002,11 @@ def _eurostat_latest() -> dict[str, tuple[float, str]]:
 
 
 def _country_rows() -> Iterator[Row]:
-    mix = json.loads((SOURCES / "codecarbon/codecarbon/data/private_infra/global_energy_mix.json")
-                     .read_text(encoding="utf-8"))
+    mix = json.loads(
+        (SOURCES / "codecarbon/codecarbon/data/private_infra/global_energy_mix.json").read_text(
+            encoding="utf-8"
+        )
+    )
     eurostat = _eurostat_latest()
     fx = load_fx()["EUR"]
     eia_us = _eia_prices().get("US")
@@ -818,20 +1016,28 @@ def _country_rows() -> Iterator[Row]:
             continue
         a2 = country.alpha_2
         row: Row = {
-            "id": a2.lower(), "name": entry.get("country_name") or country.name, "kind": "country",
-            "country_code": a2, "provider": None,
+            "id": a2.lower(),
+            "name": entry.get("country_name") or country.name,
+            "kind": "country",
+            "country_code": a2,
+            "provider": None,
             "carbon_intensity_g_per_kwh": round(float(entry["carbon_intensity"]), 3),
             "carbon_source": CODECARBON_MIX,
             "carbon_as_of": dt.date(int(entry.get("year", 2022)), 12, 31),
-            "electricity_price_usd_per_kwh": None, "electricity_price_local": None,
-            "electricity_currency": None, "electricity_source": None, "electricity_as_of": None,
-            "pue": None, "pue_source": None,
+            "electricity_price_usd_per_kwh": None,
+            "electricity_price_local": None,
+            "electricity_currency": None,
+            "electricity_source": None,
+            "electricity_as_of": None,
+            "pue": None,
+            "pue_source": None,
         }
         if a2 in eurostat:
             eur, period = eurostat[a2]
             row.update(
                 electricity_price_usd_per_kwh=round(eur * fx["usd_per_unit"], 4),
-                electricity_price_local=eur, electricity_currency="EUR",
+                electricity_price_local=eur,
+                electricity_currency="EUR",
                 electricity_source=f"{EUROSTAT_SOURCE}, {period}; converted at "
                 f"{fx['usd_per_unit']} USD/EUR ({fx['source']})",
                 electricity_as_of=_semester_end(period),
@@ -843,7 +1049,10 @@ def _country_rows() -> Iterator[Row]:
 
 @cache
 def _eia_prices() -> dict[str, Row]:
-    path = SOURCES / "electricity-prices/slicesofdata-eia-167-2025/eia_state_avg_retail_price_derived.csv"
+    path = (
+        SOURCES
+        / "electricity-prices/slicesofdata-eia-167-2025/eia_state_avg_retail_price_derived.csv"
+    )
     out = {}
     for r in read_csv(path):
         cents = opt_float(r["price_12m_jun2024_may2025_cents_per_kwh"])
@@ -851,7 +1060,8 @@ def _eia_prices() -> dict[str, Row]:
             continue
         out[r["code"]] = {
             "electricity_price_usd_per_kwh": round(cents / 100, 4),
-            "electricity_price_local": cents / 100, "electricity_currency": "USD",
+            "electricity_price_local": cents / 100,
+            "electricity_currency": "USD",
             "electricity_source": f"{EIA_SOURCE} ({r['eia_series_id']})",
             "electricity_as_of": dt.date(2025, 5, 31),
         }
@@ -860,19 +1070,29 @@ def _eia_prices() -> dict[str, Row]:
 
 def _us_state_rows() -> Iterator[Row]:
     eia = _eia_prices()
-    for r in read_csv(SOURCES / "green-algorithms-tool/data/latest/CI_aggregated.csv", skip_lines=1):
+    for r in read_csv(
+        SOURCES / "green-algorithms-tool/data/latest/CI_aggregated.csv", skip_lines=1
+    ):
         loc = r["location"]
         if not loc.startswith("US-"):
             continue
         code = loc[3:]
         row: Row = {
-            "id": f"us-{code.lower()}", "name": r["regionName"], "kind": "us_state",
-            "country_code": "US", "provider": None,
+            "id": f"us-{code.lower()}",
+            "name": r["regionName"],
+            "kind": "us_state",
+            "country_code": "US",
+            "provider": None,
             "carbon_intensity_g_per_kwh": float(r["carbonIntensity"]),
-            "carbon_source": f"{GA_CI} ({r['source']})", "carbon_as_of": dt.date(2020, 12, 31),
-            "electricity_price_usd_per_kwh": None, "electricity_price_local": None,
-            "electricity_currency": None, "electricity_source": None, "electricity_as_of": None,
-            "pue": None, "pue_source": None,
+            "carbon_source": f"{GA_CI} ({r['source']})",
+            "carbon_as_of": dt.date(2020, 12, 31),
+            "electricity_price_usd_per_kwh": None,
+            "electricity_price_local": None,
+            "electricity_currency": None,
+            "electricity_source": None,
+            "electricity_as_of": None,
+            "pue": None,
+            "pue_source": None,
         }
         row.update(eia.get(code, {}))
         yield row
@@ -880,16 +1100,28 @@ def _us_state_rows() -> Iterator[Row]:
 
 def _world_row() -> Row:
     world = next(
-        r for r in read_csv(SOURCES / "green-algorithms-tool/data/latest/CI_aggregated.csv",
-                            skip_lines=1) if r["location"] == "WORLD"
+        r
+        for r in read_csv(
+            SOURCES / "green-algorithms-tool/data/latest/CI_aggregated.csv", skip_lines=1
+        )
+        if r["location"] == "WORLD"
     )
     return {
-        "id": "world", "name": "World average", "kind": "world", "country_code": None,
-        "provider": None, "carbon_intensity_g_per_kwh": float(world["carbonIntensity"]),
-        "carbon_source": f"{GA_CI} ({world['source']})", "carbon_as_of": dt.date(2019, 12, 31),
-        "electricity_price_usd_per_kwh": None, "electricity_price_local": None,
-        "electricity_currency": None, "electricity_source": None, "electricity_as_of": None,
-        "pue": None, "pue_source": None,
+        "id": "world",
+        "name": "World average",
+        "kind": "world",
+        "country_code": None,
+        "provider": None,
+        "carbon_intensity_g_per_kwh": float(world["carbonIntensity"]),
+        "carbon_source": f"{GA_CI} ({world['source']})",
+        "carbon_as_of": dt.date(2019, 12, 31),
+        "electricity_price_usd_per_kwh": None,
+        "electricity_price_local": None,
+        "electricity_currency": None,
+        "electricity_source": None,
+        "electricity_as_of": None,
+        "pue": None,
+        "pue_source": None,
     }
 
 
@@ -907,20 +1139,38 @@ def _cloud_region_rows() -> Iterator[Row]:
         if region_id in seen:
             continue
         seen.add(region_id)
-        ci, ci_src, ci_as_of = float(r["impact"]), f"mlco2/impact data/impact.csv ({r['source']})", dt.date(2021, 12, 31)
+        ci, ci_src, ci_as_of = (
+            float(r["impact"]),
+            f"mlco2/impact data/impact.csv ({r['source']})",
+            dt.date(2021, 12, 31),
+        )
         if prov == "gcp" and r["region"] in google:
             g = google[r["region"]]
-            ci, ci_src, ci_as_of = float(g["impact"]), f"codecarbon cloud/impact.csv ({g['source']})", dt.date(2024, 7, 13)
+            ci, ci_src, ci_as_of = (
+                float(g["impact"]),
+                f"codecarbon cloud/impact.csv ({g['source']})",
+                dt.date(2024, 7, 13),
+            )
         pue = opt_float(r["PUE"]) or providers[prov]["pue"]
         pue_src = r["PUE source"] if r["PUE"] else providers[prov]["pue_source"]
-        country = pycountry.countries.get(name=r["country"]) or pycountry.countries.get(alpha_3=r["country"])
+        country = pycountry.countries.get(name=r["country"]) or pycountry.countries.get(
+            alpha_3=r["country"]
+        )
         yield {
-            "id": region_id, "name": r["regionName"] or f"{r['region']} ({r['city'] or r['country']})",
-            "kind": "cloud_region", "country_code": country.alpha_2 if country else None,
-            "provider": prov, "carbon_intensity_g_per_kwh": ci, "carbon_source": ci_src,
-            "carbon_as_of": ci_as_of, "electricity_price_usd_per_kwh": None,
-            "electricity_price_local": None, "electricity_currency": None,
-            "electricity_source": None, "electricity_as_of": None, "pue": pue,
+            "id": region_id,
+            "name": r["regionName"] or f"{r['region']} ({r['city'] or r['country']})",
+            "kind": "cloud_region",
+            "country_code": country.alpha_2 if country else None,
+            "provider": prov,
+            "carbon_intensity_g_per_kwh": ci,
+            "carbon_source": ci_src,
+            "carbon_as_of": ci_as_of,
+            "electricity_price_usd_per_kwh": None,
+            "electricity_price_local": None,
+            "electricity_currency": None,
+            "electricity_source": None,
+            "electricity_as_of": None,
+            "pue": pue,
             "pue_source": pue_src,
         }
 

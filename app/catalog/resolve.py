@@ -30,7 +30,7 @@ def _keys(gpu_id: str, name: str, aliases: Iterable[str]) -> set[str]:
     base = normalize(name)
     for word in ("quadro", "rtx", "gtx"):
         if base.startswith(word):
-            base = base[len(word):]
+            base = base[len(word) :]
             keys.add(base)
     keys.add(_PREFIX.sub("", normalize(name)))
     return {k for k in keys if k}
@@ -70,8 +70,9 @@ class NameIndex:
             return Resolution(None, tuple(sorted(ids)), ambiguous=True)
         found: list[str] = []
         if key:
-            for choice, _score, _ in process.extract(key, self._choices, scorer=fuzz.WRatio,
-                                                     limit=limit * 3):
+            for choice, _score, _ in process.extract(
+                key, self._choices, scorer=fuzz.WRatio, limit=limit * 3
+            ):
                 for gpu_id in sorted(self._index[choice]):
                     if gpu_id not in found:
                         found.append(gpu_id)

@@ -15,6 +15,7 @@ from sqlalchemy import Numeric, insert, select, update
 from sqlalchemy.engine import Connection, Engine
 
 from app.catalog import loaders
+from app.db import writer
 from app.models import TABLES
 
 
@@ -73,7 +74,7 @@ def seed(engine: Engine) -> SeedReport:
     """Load every catalog table from the shipped files; returns what changed."""
     report = SeedReport()
     offers_report = loaders.LoadReport({})
-    with engine.begin() as conn:
+    with writer(engine).begin() as conn:
         for name, rows in loaders.iter_all():
             if name == "cloud_offer":
                 rows = loaders.load_offers(offers_report)

@@ -120,7 +120,8 @@ class CloudRate:
         _finite_positive(self.price_usd_per_hour, "price_usd_per_hour", allow_zero=True)
         _finite_positive(self.monthly_fee_usd, "monthly_fee_usd", allow_zero=True)
         _finite_positive(
-            self.included_compute_units_per_month, "included_compute_units_per_month",
+            self.included_compute_units_per_month,
+            "included_compute_units_per_month",
             allow_zero=True,
         )
         if self.included_compute_units_per_month > 0:
@@ -456,9 +457,7 @@ class SpeedRatio:
     detail: str
 
 
-def speed_ratio_from_runtimes(
-    runtime_a_s: float, runtime_b_s: float, workload: str
-) -> SpeedRatio:
+def speed_ratio_from_runtimes(runtime_a_s: float, runtime_b_s: float, workload: str) -> SpeedRatio:
     """Measured ratio: ``runtime_b_s / runtime_a_s`` on the same workload."""
     _finite_positive(runtime_a_s, "runtime_a_s")
     _finite_positive(runtime_b_s, "runtime_b_s")

@@ -19,8 +19,9 @@ class Benchmark(BenchmarkBase, table=True):
 
 
 class BenchmarkResultBase(Provenance):
-    benchmark_id: str = Field(foreign_key="benchmark.id", max_length=64, index=True,
-                              description="Benchmark id.")
+    benchmark_id: str = Field(
+        foreign_key="benchmark.id", max_length=64, index=True, description="Benchmark id."
+    )
     gpu_id: str = Field(foreign_key="gpu.id", max_length=64, description="GPU id.")
     gpu_count: int = Field(default=1, description="GPUs used.")
     seconds: float | None = Field(default=None, description="Completion time, s; null when OOM.")

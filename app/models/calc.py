@@ -23,7 +23,9 @@ class _Body(BaseModel):
 
 
 Utilization = Field(
-    default=None, gt=0.0, le=1.0,
+    default=None,
+    gt=0.0,
+    le=1.0,
     description="Fraction of wall-clock time the GPUs are busy, 0 < u <= 1 (0.15 = 15 %).",
 )
 
@@ -32,18 +34,25 @@ class DesktopSpec(_Body):
     """A desktop to buy. Give ``total_price_usd``, or let it be assembled from GPU and
     barebone prices (catalog or given)."""
 
-    gpu: str | None = Field(default=None, min_length=1, max_length=100,
-                            description="GPU id or name (`rtx-3090`, `3090`, `RTX 3090`).")
+    gpu: str | None = Field(
+        default=None,
+        min_length=1,
+        max_length=100,
+        description="GPU id or name (`rtx-3090`, `3090`, `RTX 3090`).",
+    )
     gpu_count: int = Field(default=1, ge=1, le=16, description="GPUs in the desktop.")
     total_price_usd: float | None = Field(
         default=None, ge=0, le=10_000_000, description="Price of the whole machine, USD."
     )
     gpu_price_usd: float | None = Field(
-        default=None, ge=0, le=1_000_000,
+        default=None,
+        ge=0,
+        le=1_000_000,
         description="Price of one GPU, USD; default: the GPU's launch MSRP in the catalog.",
     )
-    barebone: str | None = Field(default=None, min_length=1, max_length=100,
-                                 description="Barebone id (`GET /v1/barebones`).")
+    barebone: str | None = Field(
+        default=None, min_length=1, max_length=100, description="Barebone id (`GET /v1/barebones`)."
+    )
     barebone_price_usd: float | None = Field(
         default=None, ge=0, le=1_000_000, description="Price of the machine without GPUs, USD."
     )
@@ -51,26 +60,36 @@ class DesktopSpec(_Body):
         default=None, ge=0, le=2000, description="Power of one GPU while busy, W; default TDP."
     )
     base_power_w: float | None = Field(
-        default=None, ge=0, le=10_000,
+        default=None,
+        ge=0,
+        le=10_000,
         description="CPU, board and drives while busy, W; default: the barebone's, else 100 W "
         "(seed 001, Tim Dettmers 2020-09-07).",
     )
     idle_power_w: float | None = Field(
-        default=None, ge=0, le=10_000,
+        default=None,
+        ge=0,
+        le=10_000,
         description="Wall power while on but idle, W; default 0 (off when idle, as seed 001).",
     )
     powered_on_fraction: float | None = Field(
-        default=None, gt=0, le=1,
+        default=None,
+        gt=0,
+        le=1,
         description="Fraction of time the machine is on (>= utilization); default: only "
         "while busy.",
     )
     psu_efficiency: float | None = Field(
-        default=None, ge=0.5, le=1.0,
+        default=None,
+        ge=0.5,
+        le=1.0,
         description="PSU efficiency; default: the barebone's if known, else 1.0 (seed 001 "
         "counts component power as wall power).",
     )
     lifetime_years: float | None = Field(
-        default=None, ge=0.25, le=20,
+        default=None,
+        ge=0.25,
+        le=20,
         description="Amortization period for fully-loaded run cost, years; default 5 (IRS "
         "Publication 946, 2024, asset class 00.12).",
     )
@@ -79,14 +98,21 @@ class DesktopSpec(_Body):
 class CloudSpec(_Body):
     """The cloud side: a catalog offer, or a price per hour."""
 
-    offer_id: str | None = Field(default=None, min_length=1, max_length=160,
-                                 description="Offer id from `GET /v1/cloud-offers`.")
+    offer_id: str | None = Field(
+        default=None,
+        min_length=1,
+        max_length=160,
+        description="Offer id from `GET /v1/cloud-offers`.",
+    )
     price_usd_per_hour: float | None = Field(
         default=None, ge=0, le=10_000, description="Price of the instance, USD/h."
     )
-    gpu: str | None = Field(default=None, min_length=1, max_length=100,
-                            description="GPU of the instance (for performance normalization "
-                            "and carbon).")
+    gpu: str | None = Field(
+        default=None,
+        min_length=1,
+        max_length=100,
+        description="GPU of the instance (for performance normalization and carbon).",
+    )
     gpu_count: int | None = Field(default=None, ge=1, le=64, description="GPUs in the instance.")
     monthly_fee_usd: float | None = Field(
         default=None, ge=0, le=1_000_000, description="Fixed monthly plan fee, USD."
@@ -102,15 +128,21 @@ class CloudSpec(_Body):
 class _Where(_Body):
     utilization: float | None = Utilization
     utilization_profile: str | None = Field(
-        default=None, min_length=1, max_length=64,
+        default=None,
+        min_length=1,
+        max_length=64,
         description="Profile id (`GET /v1/utilization-profiles`), instead of `utilization`.",
     )
     electricity_price_usd_per_kwh: float | None = Field(
-        default=None, ge=0, le=5,
+        default=None,
+        ge=0,
+        le=5,
         description="Electricity price, USD/kWh; default: the region's, else 0.12 (seed 001).",
     )
     region: str | None = Field(
-        default=None, min_length=1, max_length=64,
+        default=None,
+        min_length=1,
+        max_length=64,
         description="Region id (`de`, `us-ca`, ...) for electricity price and carbon intensity.",
     )
 
@@ -127,12 +159,14 @@ class BreakEvenRequest(_Where):
     model_config = ConfigDict(
         **STRICT,
         json_schema_extra={
-            "examples": [{
-                "desktop": {"gpu": "rtx-3090", "total_price_usd": 2200},
-                "cloud": {"price_usd_per_hour": 2.14, "gpu": "v100-16gb"},
-                "utilization": 0.15,
-                "electricity_price_usd_per_kwh": 0.12,
-            }]
+            "examples": [
+                {
+                    "desktop": {"gpu": "rtx-3090", "total_price_usd": 2200},
+                    "cloud": {"price_usd_per_hour": 2.14, "gpu": "v100-16gb"},
+                    "utilization": 0.15,
+                    "electricity_price_usd_per_kwh": 0.12,
+                }
+            ]
         },
     )
 
@@ -207,8 +241,9 @@ class BreakEvenResult(BaseModel):
     )
     break_even_reason: str | None = Field(description="Why `break_even_days` is null.")
     utilization: float = Field(description="Utilization used (0-1).")
-    daily_saving_usd: float = Field(description="Cloud cost per day minus desktop running "
-                                    "cost per day, USD.")
+    daily_saving_usd: float = Field(
+        description="Cloud cost per day minus desktop running cost per day, USD."
+    )
     desktop: DesktopSide
     cloud: CloudSide
     performance: Performance | None = Field(description="Speed scaling, when requested.")
@@ -219,17 +254,25 @@ class BreakEvenResult(BaseModel):
 class Workload(_Body):
     """What is run: a catalog benchmark, or a runtime measured on a GPU."""
 
-    benchmark: str | None = Field(default=None, min_length=1, max_length=64,
-                                  description="Benchmark id (`GET /v1/benchmarks`).")
-    runtime_s: float | None = Field(default=None, gt=0.001, le=1e9,
-                                    description="Runtime of one run, s.")
-    gpu: str | None = Field(default=None, min_length=1, max_length=100,
-                            description="GPU `runtime_s` was measured on.")
+    benchmark: str | None = Field(
+        default=None,
+        min_length=1,
+        max_length=64,
+        description="Benchmark id (`GET /v1/benchmarks`).",
+    )
+    runtime_s: float | None = Field(
+        default=None, gt=0.001, le=1e9, description="Runtime of one run, s."
+    )
+    gpu: str | None = Field(
+        default=None, min_length=1, max_length=100, description="GPU `runtime_s` was measured on."
+    )
     gpu_count: int = Field(default=1, ge=1, le=64, description="GPUs `runtime_s` used.")
-    items: int | None = Field(default=None, ge=1, le=10**12,
-                              description="Items processed by one run (for cost per item).")
-    max_batch_size: int | None = Field(default=None, ge=1, le=10**7,
-                                       description="Largest batch per GPU, when known.")
+    items: int | None = Field(
+        default=None, ge=1, le=10**12, description="Items processed by one run (for cost per item)."
+    )
+    max_batch_size: int | None = Field(
+        default=None, ge=1, le=10**7, description="Largest batch per GPU, when known."
+    )
 
     @model_validator(mode="after")
     def _one_workload(self) -> Workload:
@@ -241,19 +284,28 @@ class Workload(_Body):
 class RunOption(_Body):
     """An option to run on: a catalog offer, a GPU at a price per hour, or a desktop."""
 
-    offer_id: str | None = Field(default=None, min_length=1, max_length=160,
-                                 description="Offer id.")
-    gpu: str | None = Field(default=None, min_length=1, max_length=100,
-                            description="GPU id or name, with `price_usd_per_hour`.")
+    offer_id: str | None = Field(
+        default=None, min_length=1, max_length=160, description="Offer id."
+    )
+    gpu: str | None = Field(
+        default=None,
+        min_length=1,
+        max_length=100,
+        description="GPU id or name, with `price_usd_per_hour`.",
+    )
     gpu_count: int | None = Field(default=None, ge=1, le=64, description="GPUs.")
-    price_usd_per_hour: float | None = Field(default=None, ge=0, le=10_000,
-                                             description="Price, USD/h.")
+    price_usd_per_hour: float | None = Field(
+        default=None, ge=0, le=10_000, description="Price, USD/h."
+    )
     desktop: DesktopSpec | None = Field(default=None, description="A desktop instead.")
 
     @model_validator(mode="after")
     def _one_kind(self) -> RunOption:
-        kinds = [self.offer_id is not None, self.price_usd_per_hour is not None,
-                 self.desktop is not None]
+        kinds = [
+            self.offer_id is not None,
+            self.price_usd_per_hour is not None,
+            self.desktop is not None,
+        ]
         if sum(kinds) != 1:
             raise ValueError("give exactly one of offer_id, gpu + price_usd_per_hour, desktop")
         if self.price_usd_per_hour is not None and self.gpu is None:
@@ -267,11 +319,15 @@ class RunCostRequest(_Where):
     model_config = ConfigDict(
         **STRICT,
         json_schema_extra={
-            "examples": [{
-                "workload": {"benchmark": "efficientnet"},
-                "options": [{"offer_id": "paperspace-gradient-a6000-on-demand-2022"},
-                            {"desktop": {"gpu": "rtx-3090", "total_price_usd": 2200}}],
-            }]
+            "examples": [
+                {
+                    "workload": {"benchmark": "efficientnet"},
+                    "options": [
+                        {"offer_id": "paperspace-gradient-a6000-on-demand-2022"},
+                        {"desktop": {"gpu": "rtx-3090", "total_price_usd": 2200}},
+                    ],
+                }
+            ]
         },
     )
 
@@ -285,8 +341,9 @@ class RunOptionResult(BaseModel):
     offer_id: str | None = Field(description="Offer id, for catalog offers.")
     gpu_id: str = Field(description="GPU id.")
     gpu_count: int = Field(description="GPUs.")
-    fits: bool | None = Field(description="False when the benchmark ran out of memory on this "
-                              "GPU; null when unknown.")
+    fits: bool | None = Field(
+        description="False when the benchmark ran out of memory on this GPU; null when unknown."
+    )
     runtime_s: float | None = Field(description="Runtime of one run, s.")
     runtime_basis: str | None = Field(description="`benchmark`, `given` or `estimate`.")
     billed_s: float | None = Field(description="Billed time, s (cloud).")
@@ -319,28 +376,45 @@ class CarbonRequest(_Body):
 
     model_config = ConfigDict(
         **STRICT,
-        json_schema_extra={"examples": [{"gpu": "rtx-3090", "utilization": 0.15, "days": 365,
-                                         "region": "us-ca"}]},
+        json_schema_extra={
+            "examples": [{"gpu": "rtx-3090", "utilization": 0.15, "days": 365, "region": "us-ca"}]
+        },
     )
 
     gpu: str | None = Field(default=None, min_length=1, max_length=100, description="GPU.")
     gpu_count: int = Field(default=1, ge=1, le=10_000, description="GPUs.")
-    gpu_power_w: float | None = Field(default=None, ge=0, le=2000,
-                                      description="Power per GPU, W; default TDP.")
-    base_power_w: float = Field(default=100.0, ge=0, le=100_000,
-                                description="Host power while busy, W; default 100 W (seed 001).")
+    gpu_power_w: float | None = Field(
+        default=None, ge=0, le=2000, description="Power per GPU, W; default TDP."
+    )
+    base_power_w: float = Field(
+        default=100.0,
+        ge=0,
+        le=100_000,
+        description="Host power while busy, W; default 100 W (seed 001).",
+    )
     utilization: float | None = Utilization
-    days: float | None = Field(default=None, gt=0, le=36_500,
-                               description="Calendar days (busy hours = days x 24 x utilization).")
+    days: float | None = Field(
+        default=None,
+        gt=0,
+        le=36_500,
+        description="Calendar days (busy hours = days x 24 x utilization).",
+    )
     hours: float | None = Field(default=None, gt=0, le=10_000_000, description="Busy hours.")
-    region: str | None = Field(default=None, min_length=1, max_length=64,
-                               description="Region id, for carbon intensity (and PUE).")
+    region: str | None = Field(
+        default=None,
+        min_length=1,
+        max_length=64,
+        description="Region id, for carbon intensity (and PUE).",
+    )
     carbon_intensity_g_per_kwh: float | None = Field(
         default=None, ge=0, le=2000, description="Grid carbon intensity, gCO2e/kWh."
     )
-    pue: float | None = Field(default=None, ge=1.0, le=3.0,
-                              description="Power usage effectiveness; default 1.0, or the cloud "
-                              "region's.")
+    pue: float | None = Field(
+        default=None,
+        ge=1.0,
+        le=3.0,
+        description="Power usage effectiveness; default 1.0, or the cloud region's.",
+    )
 
     @model_validator(mode="after")
     def _check(self) -> CarbonRequest:

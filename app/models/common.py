@@ -51,10 +51,19 @@ class Problem(BaseModel):
 
 
 PROBLEM_RESPONSES: dict[int | str, dict[str, Any]] = {
-    400: {"model": Problem, "description": "Malformed request.",
-          "content": {"application/problem+json": {}}},
-    404: {"model": Problem, "description": "Unknown id or name; `candidates` lists close ids.",
-          "content": {"application/problem+json": {}}},
-    422: {"model": Problem, "description": "Invalid input, or an ambiguous name "
-          "(`candidates` lists the matches).", "content": {"application/problem+json": {}}},
+    400: {
+        "model": Problem,
+        "description": "Malformed request.",
+        "content": {"application/problem+json": {}},
+    },
+    404: {
+        "model": Problem,
+        "description": "Unknown id or name; `candidates` lists close ids.",
+        "content": {"application/problem+json": {}},
+    },
+    422: {
+        "model": Problem,
+        "description": "Invalid input, or an ambiguous name (`candidates` lists the matches).",
+        "content": {"application/problem+json": {}},
+    },
 }

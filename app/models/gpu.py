@@ -24,7 +24,9 @@ class GpuBase(Provenance):
     name: str = Field(description="Product name, e.g. `GeForce RTX 3090`.", max_length=200)
     vendor: str = Field(description="Vendor, e.g. `NVIDIA`.", max_length=50)
     architecture: str = Field(description="Architecture, e.g. `Ampere`.", max_length=50)
-    form_factor: FormFactor = Field(sa_type=AutoString(length=32), description="Card or module type.")
+    form_factor: FormFactor = Field(
+        sa_type=AutoString(length=32), description="Card or module type."
+    )
     memory_gb: float = Field(description="GPU memory, GB.")
     memory_bandwidth_gb_per_s: float | None = Field(
         default=None, description="Memory bandwidth, GB/s."
@@ -48,7 +50,8 @@ class Gpu(GpuBase, table=True):
 
     id: str = Field(primary_key=True, max_length=64, description="Slug, e.g. `rtx-3090`.")
     aliases: list[str] = Field(
-        default_factory=list, sa_column=Column(JSON, nullable=False),
+        default_factory=list,
+        sa_column=Column(JSON, nullable=False),
         description="Other names that resolve to this GPU.",
     )
 

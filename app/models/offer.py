@@ -33,15 +33,24 @@ class Provider(StrEnum):
 
 
 class CloudOfferBase(Provenance):
-    provider: Provider = Field(sa_type=AutoString(length=32), index=True, description="Cloud provider.")
+    provider: Provider = Field(
+        sa_type=AutoString(length=32), index=True, description="Cloud provider."
+    )
     instance_type: str = Field(max_length=100, description="Provider's instance or plan name.")
     gpu_id: str = Field(foreign_key="gpu.id", index=True, max_length=64, description="GPU id.")
     gpu_count: int = Field(description="GPUs in the instance.", ge=1)
-    pricing_model: PricingModel = Field(sa_type=AutoString(length=32), index=True, description="How the offer is billed.")
-    region: str | None = Field(default=None, max_length=100, index=True,
-                               description="Provider region, when the price is regional.")
+    pricing_model: PricingModel = Field(
+        sa_type=AutoString(length=32), index=True, description="How the offer is billed."
+    )
+    region: str | None = Field(
+        default=None,
+        max_length=100,
+        index=True,
+        description="Provider region, when the price is regional.",
+    )
     availability_zone: str | None = Field(
-        default=None, max_length=100,
+        default=None,
+        max_length=100,
         description="Zone of the spot price (cheapest zone of the region).",
     )
     vcpus: float | None = Field(default=None, description="vCPUs of the instance.")
@@ -68,7 +77,9 @@ class CloudOffer(CloudOfferBase, table=True):
         max_digits=14, decimal_places=6, description="Price of the whole instance, USD/h."
     )
     monthly_fee_usd: Decimal = Field(
-        default=Decimal(0), max_digits=12, decimal_places=2,
+        default=Decimal(0),
+        max_digits=12,
+        decimal_places=2,
         description="Fixed plan or subscription fee, USD/month.",
     )
 

@@ -19,7 +19,9 @@ class RegionKind(StrEnum):
 
 class RegionBase(Provenance):
     name: str = Field(max_length=200, description="Region name.")
-    kind: RegionKind = Field(sa_type=AutoString(length=32), index=True, description="What kind of region this is.")
+    kind: RegionKind = Field(
+        sa_type=AutoString(length=32), index=True, description="What kind of region this is."
+    )
     country_code: str | None = Field(default=None, max_length=2, description="ISO 3166-1 alpha-2.")
     provider: str | None = Field(default=None, max_length=32, description="Cloud provider.")
     carbon_intensity_g_per_kwh: float = Field(description="Grid carbon intensity, gCO2e/kWh.")
@@ -32,8 +34,9 @@ class RegionBase(Provenance):
         default=None, description="The price in the source's currency, per kWh."
     )
     electricity_currency: str | None = Field(default=None, max_length=3, description="ISO 4217.")
-    electricity_source: str | None = Field(default=None, max_length=2000,
-                                           description="Source and conversion of the price.")
+    electricity_source: str | None = Field(
+        default=None, max_length=2000, description="Source and conversion of the price."
+    )
     electricity_as_of: dt.date | None = Field(default=None, description="End of the price period.")
     pue: float | None = Field(default=None, description="Datacenter PUE (cloud regions).")
     pue_source: str | None = Field(default=None, max_length=2000, description="Source of `pue`.")
@@ -42,8 +45,9 @@ class RegionBase(Provenance):
 class Region(RegionBase, table=True):
     __tablename__ = "region"
 
-    id: str = Field(primary_key=True, max_length=64,
-                    description="`de`, `us-ca`, `aws:us-east-1`, `world`.")
+    id: str = Field(
+        primary_key=True, max_length=64, description="`de`, `us-ca`, `aws:us-east-1`, `world`."
+    )
 
 
 class RegionPublic(RegionBase):

@@ -16,13 +16,17 @@ from app.models.calc import (
 from app.models.common import PROBLEM_RESPONSES
 from app.services import calc
 
-router = APIRouter(prefix="/v1", tags=["calculations"],
-                   responses={404: PROBLEM_RESPONSES[404], 422: PROBLEM_RESPONSES[422]})
+router = APIRouter(
+    prefix="/v1",
+    tags=["calculations"],
+    responses={404: PROBLEM_RESPONSES[404], 422: PROBLEM_RESPONSES[422]},
+)
 
 
 @router.post("/break-even", response_model=BreakEvenResult, summary="Desktop vs cloud break-even")
-def compute_break_even(req: BreakEvenRequest, session: SessionDep,
-                       settings: SettingsDep) -> BreakEvenResult:
+def compute_break_even(
+    req: BreakEvenRequest, session: SessionDep, settings: SettingsDep
+) -> BreakEvenResult:
     """Days until buying a desktop beats renting:
     `upfront_usd / (cloud_usd_per_day - desktop_electricity_usd_per_day)`; null with a reason
     when the cloud is never dearer. Both sides' daily and yearly costs, energy (kWh) and
@@ -31,8 +35,9 @@ def compute_break_even(req: BreakEvenRequest, session: SessionDep,
 
 
 @router.post("/run-cost", response_model=RunCostResult, summary="Cost of one run per option")
-def compute_run_cost(req: RunCostRequest, session: SessionDep,
-                     settings: SettingsDep) -> RunCostResult:
+def compute_run_cost(
+    req: RunCostRequest, session: SessionDep, settings: SettingsDep
+) -> RunCostResult:
     """Cost of one run of a workload (a benchmark, or a runtime on a GPU) on each option:
     cloud `billed_s / 3600 x price_usd_per_hour`; desktop electricity and fully-loaded cost.
     Also energy, CO2e, the seed's cost per batch item and cost per item; an out-of-memory
@@ -41,8 +46,7 @@ def compute_run_cost(req: RunCostRequest, session: SessionDep,
 
 
 @router.post("/carbon", response_model=CarbonResult, summary="Energy and emissions")
-def compute_carbon(req: CarbonRequest, session: SessionDep,
-                   settings: SettingsDep) -> CarbonResult:
+def compute_carbon(req: CarbonRequest, session: SessionDep, settings: SettingsDep) -> CarbonResult:
     """`energy_kwh = (gpu_count x gpu_power_w + base_power_w) x busy_hours / 1000 x pue`,
     `co2e_kg = energy_kwh x carbon_intensity_g_per_kwh / 1000`."""
     return calc.compute_carbon(session, req, settings)

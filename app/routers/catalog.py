@@ -36,16 +36,21 @@ def fields_of(row) -> dict:
 def offer_public(row) -> CloudOfferPublic:
     price = float(row.price_usd_per_hour)
     return CloudOfferPublic.model_validate(
-        {**fields_of(row), "price_usd_per_hour": price,
-         "monthly_fee_usd": float(row.monthly_fee_usd),
-         "price_usd_per_gpu_hour": round(price / row.gpu_count, 6)}
+        {
+            **fields_of(row),
+            "price_usd_per_hour": price,
+            "monthly_fee_usd": float(row.monthly_fee_usd),
+            "price_usd_per_gpu_hour": round(price / row.gpu_count, 6),
+        }
     )
 
 
 @router.get("/gpus", response_model=GpusPublic, summary="List GPUs")
 def list_gpus(
     session: SessionDep,
-    q: Annotated[str | None, Query(max_length=100, description="Name, alias or id to match.")] = None,
+    q: Annotated[
+        str | None, Query(max_length=100, description="Name, alias or id to match.")
+    ] = None,
     limit: Limit = 100,
     offset: Offset = 0,
 ) -> GpusPublic:
@@ -55,16 +60,24 @@ def list_gpus(
     return GpusPublic(data=[GpuPublic.model_validate(fields_of(r)) for r in rows], count=count)
 
 
-@router.get("/gpus/{gpu_id}", response_model=GpuPublic, summary="Get a GPU by id or name",
-            responses={404: PROBLEM_RESPONSES[404]})
+@router.get(
+    "/gpus/{gpu_id}",
+    response_model=GpuPublic,
+    summary="Get a GPU by id or name",
+    responses={404: PROBLEM_RESPONSES[404]},
+)
 def get_gpu(gpu_id: str, session: SessionDep) -> GpuPublic:
     """One GPU. The path takes an id (`rtx-3090`) or a name as typed (`3090`, `RTX3090`,
     `V100 16GB`); an ambiguous name is a 422 and an unknown one a 404, both with candidates."""
     return GpuPublic.model_validate(fields_of(catalog.resolve_gpu(session, gpu_id)))
 
 
-@router.get("/cloud-offers", response_model=CloudOffersPublic, summary="List cloud offers",
-            responses={404: PROBLEM_RESPONSES[404]})
+@router.get(
+    "/cloud-offers",
+    response_model=CloudOffersPublic,
+    summary="List cloud offers",
+    responses={404: PROBLEM_RESPONSES[404]},
+)
 def list_cloud_offers(
     session: SessionDep,
     provider: Provider | None = None,
@@ -78,15 +91,24 @@ def list_cloud_offers(
     """Priced ways to rent GPUs, cheapest first: USD per instance-hour, monthly fees, billing
     increments, region, source and as-of date."""
     rows, count = catalog.list_offers(
-        session, provider=provider.value if provider else None, gpu=gpu,
-        pricing_model=pricing_model.value if pricing_model else None, region=region,
-        max_price_usd_per_hour=max_price_usd_per_hour, limit=limit, offset=offset,
+        session,
+        provider=provider.value if provider else None,
+        gpu=gpu,
+        pricing_model=pricing_model.value if pricing_model else None,
+        region=region,
+        max_price_usd_per_hour=max_price_usd_per_hour,
+        limit=limit,
+        offset=offset,
     )
     return CloudOffersPublic(data=[offer_public(r) for r in rows], count=count)
 
 
-@router.get("/cloud-offers/{offer_id}", response_model=CloudOfferPublic,
-            summary="Get a cloud offer", responses={404: PROBLEM_RESPONSES[404]})
+@router.get(
+    "/cloud-offers/{offer_id}",
+    response_model=CloudOfferPublic,
+    summary="Get a cloud offer",
+    responses={404: PROBLEM_RESPONSES[404]},
+)
 def get_cloud_offer(offer_id: str, session: SessionDep) -> CloudOfferPublic:
     """One cloud offer by id."""
     return offer_public(catalog.get_offer(session, offer_id))
@@ -97,8 +119,10 @@ def list_barebones(session: SessionDep) -> BarebonesPublic:
     """Desktop machines without GPUs: price (USD), GPU slots, base power (W), PSU efficiency."""
     rows = catalog.list_all(session, Barebone)
     return BarebonesPublic(
-        data=[BarebonePublic.model_validate({**fields_of(r), "price_usd": float(r.price_usd)})
-              for r in rows],
+        data=[
+            BarebonePublic.model_validate({**fields_of(r), "price_usd": float(r.price_usd)})
+            for r in rows
+        ],
         count=len(rows),
     )
 
@@ -113,24 +137,34 @@ def list_regions(
     """Countries, US states and cloud regions with grid carbon intensity (gCO2e/kWh), retail
     electricity price (USD/kWh) where sourced, and PUE for cloud regions."""
     rows = [r for r in catalog.list_all(session, Region) if kind is None or r.kind == kind.value]
-    page = rows[offset: offset + limit]
-    return RegionsPublic(data=[RegionPublic.model_validate(fields_of(r)) for r in page], count=len(rows))
+    page = rows[offset : offset + limit]
+    return RegionsPublic(
+        data=[RegionPublic.model_validate(fields_of(r)) for r in page], count=len(rows)
+    )
 
 
-@router.get("/regions/{region_id}", response_model=RegionPublic, summary="Get a region",
-            responses={404: PROBLEM_RESPONSES[404]})
+@router.get(
+    "/regions/{region_id}",
+    response_model=RegionPublic,
+    summary="Get a region",
+    responses={404: PROBLEM_RESPONSES[404]},
+)
 def get_region(region_id: str, session: SessionDep) -> RegionPublic:
     """One region by id (`de`, `us-ca`, `aws:us-east-1`, `world`)."""
     return RegionPublic.model_validate(fields_of(catalog.get_region(session, region_id)))
 
 
-@router.get("/utilization-profiles", response_model=UtilizationProfilesPublic,
-            summary="List utilization profiles")
+@router.get(
+    "/utilization-profiles",
+    response_model=UtilizationProfilesPublic,
+    summary="List utilization profiles",
+)
 def list_utilization_profiles(session: SessionDep) -> UtilizationProfilesPublic:
     """Typical utilizations (fraction of time busy) from seed 001, plus always-on."""
     rows = catalog.list_all(session, UtilizationProfile)
     return UtilizationProfilesPublic(
-        data=[UtilizationProfilePublic.model_validate(r) for r in rows], count=len(rows))
+        data=[UtilizationProfilePublic.model_validate(r) for r in rows], count=len(rows)
+    )
 
 
 @router.get("/benchmarks", response_model=BenchmarksPublic, summary="List benchmarks")
@@ -138,11 +172,16 @@ def list_benchmarks(session: SessionDep) -> BenchmarksPublic:
     """Measured workloads with seconds per GPU, max batch size and out-of-memory marks."""
     results = catalog.benchmark_results(session)
     data = [
-        BenchmarkPublic.model_validate({
-            **fields_of(b),
-            "results": [BenchmarkResultPublic.model_validate(r) for r in results
-                        if r.benchmark_id == b.id],
-        })
+        BenchmarkPublic.model_validate(
+            {
+                **fields_of(b),
+                "results": [
+                    BenchmarkResultPublic.model_validate(r)
+                    for r in results
+                    if r.benchmark_id == b.id
+                ],
+            }
+        )
         for b in catalog.list_all(session, Benchmark)
     ]
     return BenchmarksPublic(data=data, count=len(data))

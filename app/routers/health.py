@@ -28,8 +28,12 @@ async def get_health() -> Health:
     return Health(status="ok")
 
 
-@router.get("/readyz", response_model=Health, summary="Readiness",
-            responses={503: {"model": Health, "description": "Database unreachable or behind."}})
+@router.get(
+    "/readyz",
+    response_model=Health,
+    summary="Readiness",
+    responses={503: {"model": Health, "description": "Database unreachable or behind."}},
+)
 def get_ready():
     """The database answers and its schema is at the latest migration."""
     head = ScriptDirectory.from_config(alembic_config()).get_current_head()
@@ -38,9 +42,13 @@ def get_ready():
             conn.execute(text("SELECT 1"))
             current = MigrationContext.configure(conn).get_current_revision()
     except Exception as exc:  # noqa: BLE001 - any driver error means not ready
-        return JSONResponse(Health(status="unavailable", database=type(exc).__name__,
-                                   head=head).model_dump(), status_code=503)
+        return JSONResponse(
+            Health(status="unavailable", database=type(exc).__name__, head=head).model_dump(),
+            status_code=503,
+        )
     if current != head:
-        return JSONResponse(Health(status="unavailable", database="ok", revision=current,
-                                   head=head).model_dump(), status_code=503)
+        return JSONResponse(
+            Health(status="unavailable", database="ok", revision=current, head=head).model_dump(),
+            status_code=503,
+        )
     return Health(status="ok", database="ok", revision=current, head=head)

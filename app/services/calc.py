@@ -1,7 +1,9 @@
 """Turn API requests into cost-model inputs (resolving catalog names, applying documented
 defaults), call :mod:`app.costing`, and shape the results with assumptions and sources.
 
-Rounding happens here, once, at the edge: USD, kWh and kg to 6 decimals, days to 2.
+Rounding happens here, once, at the edge: every USD, kWh, kg, W and hour figure to 8
+significant digits (so a $0.0004 per-item cost keeps its precision), break-even days to 2
+decimals.
 """
 
 from __future__ import annotations
@@ -39,8 +41,9 @@ DEFAULT_BASE_POWER_W = 100.0  # seed 001: "100 W (CPU)"
 DEFAULT_UTILIZATION_PROFILE = "phd-desktop"  # seed 001: 15 %
 
 
-def r6(x: float | None) -> float | None:
-    return None if x is None else round(x, 6)
+def sig8(x: float | None) -> float | None:
+    """Round to 8 significant digits (None stays None)."""
+    return None if x is None else float(f"{x:.8g}")
 
 
 @dataclass
@@ -64,8 +67,9 @@ class Trail:
 # ------------------------------------------------------------------------------------------
 
 
-def resolve_usage(session: Session, req, trail: Trail, *,
-                  powered_on_fraction: float | None = None) -> costing.Usage:
+def resolve_usage(
+    session: Session, req, trail: Trail, *, powered_on_fraction: float | None = None
+) -> costing.Usage:
     """Utilization from the request, its named profile, or the seed's 15 % default."""
     if req.utilization is not None:
         u = req.utilization
@@ -76,9 +80,16 @@ def resolve_usage(session: Session, req, trail: Trail, *,
         how = "requested profile" if req.utilization_profile else "default profile"
         trail.assume("utilization", u, f"{how} '{profile.id}': {profile.source}")
     if powered_on_fraction is not None and powered_on_fraction < u:
-        raise InvalidRequest("desktop.powered_on_fraction must be at least the utilization",
-                             errors=[{"loc": ["body", "desktop", "powered_on_fraction"],
-                                      "msg": "below utilization", "type": "value_error"}])
+        raise InvalidRequest(
+            "desktop.powered_on_fraction must be at least the utilization",
+            errors=[
+                {
+                    "loc": ["body", "desktop", "powered_on_fraction"],
+                    "msg": "below utilization",
+                    "type": "value_error",
+                }
+            ],
+        )
     return costing.Usage(u, powered_on_fraction)
 
 
@@ -96,24 +107,34 @@ def resolve_electricity(req, region: Region | None, settings: Settings, trail: T
                 f"region '{region.id}' has no electricity price in the catalog; "
                 "give electricity_price_usd_per_kwh",
             )
-        trail.cite(f"region {region.id}: electricity_price_usd_per_kwh",
-                   region.electricity_source or region.source, region.electricity_as_of)
+        trail.cite(
+            f"region {region.id}: electricity_price_usd_per_kwh",
+            region.electricity_source or region.source,
+            region.electricity_as_of,
+        )
         return region.electricity_price_usd_per_kwh
     price = settings.default_electricity_price_usd_per_kwh
     trail.assume("electricity_price_usd_per_kwh", price, f"default: {SEED_001}, US price")
     return price
 
 
-def carbon_region(session: Session, region: Region | None, settings: Settings,
-                  trail: Trail) -> Region:
+def carbon_region(
+    session: Session, region: Region | None, settings: Settings, trail: Trail
+) -> Region:
     """The region whose carbon intensity applies: the given one or the default (world)."""
     if region is not None:
-        trail.cite(f"region {region.id}: carbon_intensity_g_per_kwh", region.carbon_source,
-                   region.carbon_as_of)
+        trail.cite(
+            f"region {region.id}: carbon_intensity_g_per_kwh",
+            region.carbon_source,
+            region.carbon_as_of,
+        )
         return region
     default = catalog.get_region(session, settings.default_region)
-    trail.assume("carbon_intensity_g_per_kwh", default.carbon_intensity_g_per_kwh,
-                 f"default region '{default.id}': {default.carbon_source}")
+    trail.assume(
+        "carbon_intensity_g_per_kwh",
+        default.carbon_intensity_g_per_kwh,
+        f"default region '{default.id}': {default.carbon_source}",
+    )
     return default
 
 
@@ -131,8 +152,9 @@ class ResolvedDesktop:
     gpu: Gpu | None
 
 
-def resolve_desktop(session: Session, spec: DesktopSpec, trail: Trail,
-                    prefix: str = "desktop") -> ResolvedDesktop:
+def resolve_desktop(
+    session: Session, spec: DesktopSpec, trail: Trail, prefix: str = "desktop"
+) -> ResolvedDesktop:
     """Build a :class:`costing.Desktop` from a request, stating every default used."""
     gpu = _gpu_or_none(session, spec.gpu, trail)
     barebone: Barebone | None = None
@@ -170,9 +192,11 @@ def resolve_desktop(session: Session, spec: DesktopSpec, trail: Trail,
                         f"{prefix}: no catalog barebone takes {spec.gpu_count} GPUs; give "
                         "barebone_price_usd or total_price_usd"
                     )
-                trail.assume(f"{prefix}.barebone", barebone.id,
-                             f"smallest catalog barebone for {spec.gpu_count} GPU(s): "
-                             f"{barebone.source}")
+                trail.assume(
+                    f"{prefix}.barebone",
+                    barebone.id,
+                    f"smallest catalog barebone for {spec.gpu_count} GPU(s): {barebone.source}",
+                )
             base_price = float(barebone.price_usd)
         upfront = gpu_price * spec.gpu_count + base_price
 
@@ -190,17 +214,28 @@ def resolve_desktop(session: Session, spec: DesktopSpec, trail: Trail,
     if psu is None:
         psu = barebone.psu_efficiency if barebone and barebone.psu_efficiency else 1.0
         if psu == 1.0:
-            trail.assume(f"{prefix}.psu_efficiency", 1.0,
-                         f"default: component power counted as wall power, as {SEED_001}")
+            trail.assume(
+                f"{prefix}.psu_efficiency",
+                1.0,
+                f"default: component power counted as wall power, as {SEED_001}",
+            )
     lifetime = spec.lifetime_years
     if lifetime is None:
         lifetime = 5.0
-        trail.assume(f"{prefix}.lifetime_years", lifetime,
-                     "default: IRS Publication 946 (2024), Table B-1, asset class 00.12, "
-                     "5-year recovery for computers")
+        trail.assume(
+            f"{prefix}.lifetime_years",
+            lifetime,
+            "default: IRS Publication 946 (2024), Table B-1, asset class 00.12, "
+            "5-year recovery for computers",
+        )
     desktop = costing.Desktop(
-        upfront_usd=upfront, gpu_power_w=gpu_power, gpu_count=spec.gpu_count,
-        base_power_w=base_power, idle_power_w=idle, psu_efficiency=psu, lifetime_years=lifetime,
+        upfront_usd=upfront,
+        gpu_power_w=gpu_power,
+        gpu_count=spec.gpu_count,
+        base_power_w=base_power,
+        idle_power_w=idle,
+        psu_efficiency=psu,
+        lifetime_years=lifetime,
     )
     return ResolvedDesktop(desktop, gpu)
 
@@ -243,10 +278,14 @@ def resolve_cloud(session: Session, spec: CloudSpec, trail: Trail) -> ResolvedCl
         region = _offer_region(session, offer)
         pue = region.pue if region and region.pue else (provider.pue if provider else 1.0)
         if provider:
-            trail.assume("cloud.pue", pue, region.pue_source if region and region.pue
-                         else provider.pue_source)
-        return ResolvedCloud(rate_for_offer(session, offer), offer, gpu, offer.gpu_count, pue,
-                             region)
+            trail.assume(
+                "cloud.pue",
+                pue,
+                region.pue_source if region and region.pue else provider.pue_source,
+            )
+        return ResolvedCloud(
+            rate_for_offer(session, offer), offer, gpu, offer.gpu_count, pue, region
+        )
     gpu = _gpu_or_none(session, spec.gpu, trail)
     rate = costing.CloudRate(
         price_usd_per_hour=spec.price_usd_per_hour or 0.0,
@@ -266,20 +305,23 @@ def speed(session: Session, a: Gpu, n_a: int, b: Gpu, n_b: int) -> costing.Speed
     for res in results:
         if res.seconds is not None:
             by_bench.setdefault(res.benchmark_id, {})[res.gpu_id] = res.seconds
-    shared = [(bid, t[a.id], t[b.id]) for bid, t in sorted(by_bench.items())
-              if a.id in t and b.id in t]
+    shared = [
+        (bid, t[a.id], t[b.id]) for bid, t in sorted(by_bench.items()) if a.id in t and b.id in t
+    ]
     if shared and a.id != b.id:
         logs = [math.log(tb / ta) for _, ta, tb in shared]
         factor = math.exp(sum(logs) / len(logs)) * n_a / n_b
         detail = "measured: geometric mean over benchmarks " + ", ".join(
-            f"{bid} ({ta:g} s vs {tb:g} s)" for bid, ta, tb in shared)
+            f"{bid} ({ta:g} s vs {tb:g} s)" for bid, ta, tb in shared
+        )
         return costing.SpeedRatio(factor, "benchmark", detail)
     if a.id == b.id:
         return costing.SpeedRatio(n_a / n_b, "benchmark", "same GPU; counts scale linearly")
     if not a.memory_bandwidth_gb_per_s or not b.memory_bandwidth_gb_per_s:
         raise InvalidRequest(f"no benchmark or bandwidth to compare {a.id} and {b.id}")
-    return costing.speed_ratio_from_bandwidth(a.memory_bandwidth_gb_per_s,
-                                              b.memory_bandwidth_gb_per_s, n_a, n_b)
+    return costing.speed_ratio_from_bandwidth(
+        a.memory_bandwidth_gb_per_s, b.memory_bandwidth_gb_per_s, n_a, n_b
+    )
 
 
 # ------------------------------------------------------------------------------------------
@@ -287,12 +329,13 @@ def speed(session: Session, a: Gpu, n_a: int, b: Gpu, n_b: int) -> costing.Speed
 # ------------------------------------------------------------------------------------------
 
 
-def compute_break_even(session: Session, req: BreakEvenRequest, settings: Settings) -> BreakEvenResult:
+def compute_break_even(
+    session: Session, req: BreakEvenRequest, settings: Settings
+) -> BreakEvenResult:
     trail = Trail()
     desk = resolve_desktop(session, req.desktop, trail)
     cloud = resolve_cloud(session, req.cloud, trail)
-    usage = resolve_usage(session, req, trail,
-                          powered_on_fraction=req.desktop.powered_on_fraction)
+    usage = resolve_usage(session, req, trail, powered_on_fraction=req.desktop.powered_on_fraction)
     region = resolve_region(session, req.region)
     price = resolve_electricity(req, region, settings, trail)
     ci_region = carbon_region(session, region, settings, trail)
@@ -303,42 +346,58 @@ def compute_break_even(session: Session, req: BreakEvenRequest, settings: Settin
             raise InvalidRequest("normalize_performance needs the desktop's and the cloud's GPU")
         perf = speed(session, desk.gpu, desk.desktop.gpu_count, cloud.gpu, cloud.gpu_count or 1)
     else:
-        trail.assume("normalize_performance", False,
-                     f"cloud hours = desktop busy hours ('similar performance', {SEED_001})")
+        trail.assume(
+            "normalize_performance",
+            False,
+            f"cloud hours = desktop busy hours ('similar performance', {SEED_001})",
+        )
 
-    result = costing.break_even(desk.desktop, cloud.rate, usage, price,
-                                cloud_time_factor=perf.time_factor if perf else 1.0)
+    result = costing.break_even(
+        desk.desktop, cloud.rate, usage, price, cloud_time_factor=perf.time_factor if perf else 1.0
+    )
     desktop_kwh_year = result.desktop.energy_kwh_per_year or 0.0
     ci = ci_region.carbon_intensity_g_per_kwh
     cloud_kwh_year = None
     cloud_co2 = None
     if cloud.gpu is not None:
         cloud_ci_region = cloud.region or ci_region
-        cloud_kwh_year = (cloud.gpu.tdp_w * (cloud.gpu_count or 1) * result.cloud_busy_hours_per_day
-                          * costing.DAYS_PER_YEAR / 1000.0 * cloud.pue)
+        cloud_kwh_year = (
+            cloud.gpu.tdp_w
+            * (cloud.gpu_count or 1)
+            * result.cloud_busy_hours_per_day
+            * costing.DAYS_PER_YEAR
+            / 1000.0
+            * cloud.pue
+        )
         cloud_co2 = costing.co2e_kg(cloud_kwh_year, cloud_ci_region.carbon_intensity_g_per_kwh)
-        trail.assume("cloud.energy", "GPU TDP x GPU count x busy hours x PUE",
-                     "host CPU and memory power are not counted")
+        trail.assume(
+            "cloud.energy",
+            "GPU TDP x GPU count x busy hours x PUE",
+            "host CPU and memory power are not counted",
+        )
         if cloud.region is not None:
-            trail.cite(f"region {cloud.region.id}: carbon_intensity_g_per_kwh",
-                       cloud.region.carbon_source, cloud.region.carbon_as_of)
+            trail.cite(
+                f"region {cloud.region.id}: carbon_intensity_g_per_kwh",
+                cloud.region.carbon_source,
+                cloud.region.carbon_as_of,
+            )
 
     offer = cloud.offer
     return BreakEvenResult(
         break_even_days=None if result.days is None else round(result.days, 2),
         break_even_reason=result.reason,
         utilization=usage.utilization,
-        daily_saving_usd=r6(result.daily_saving_usd),
+        daily_saving_usd=sig8(result.daily_saving_usd),
         desktop=DesktopSide(
             gpu_id=desk.gpu.id if desk.gpu else None,
             gpu_count=desk.desktop.gpu_count,
-            upfront_usd=r6(desk.desktop.upfront_usd),
-            busy_power_w=r6(desk.desktop.busy_power_w),
+            upfront_usd=sig8(desk.desktop.upfront_usd),
+            busy_power_w=sig8(desk.desktop.busy_power_w),
             electricity_price_usd_per_kwh=price,
-            cost_usd_per_day=r6(result.desktop.cost_usd_per_day),
-            cost_usd_per_year=r6(result.desktop.cost_usd_per_year),
-            energy_kwh_per_year=r6(desktop_kwh_year),
-            co2e_kg_per_year=r6(costing.co2e_kg(desktop_kwh_year, ci)),
+            cost_usd_per_day=sig8(result.desktop.cost_usd_per_day),
+            cost_usd_per_year=sig8(result.desktop.cost_usd_per_year),
+            energy_kwh_per_year=sig8(desktop_kwh_year),
+            co2e_kg_per_year=sig8(costing.co2e_kg(desktop_kwh_year, ci)),
             carbon_intensity_g_per_kwh=ci,
         ),
         cloud=CloudSide(
@@ -349,14 +408,17 @@ def compute_break_even(session: Session, req: BreakEvenRequest, settings: Settin
             gpu_count=cloud.gpu_count,
             price_usd_per_hour=cloud.rate.price_usd_per_hour,
             monthly_fee_usd=cloud.rate.monthly_fee_usd,
-            busy_hours_per_day=r6(result.cloud_busy_hours_per_day),
-            cost_usd_per_day=r6(result.cloud.cost_usd_per_day),
-            cost_usd_per_year=r6(result.cloud.cost_usd_per_year),
-            energy_kwh_per_year=r6(cloud_kwh_year),
-            co2e_kg_per_year=r6(cloud_co2),
+            busy_hours_per_day=sig8(result.cloud_busy_hours_per_day),
+            cost_usd_per_day=sig8(result.cloud.cost_usd_per_day),
+            cost_usd_per_year=sig8(result.cloud.cost_usd_per_year),
+            energy_kwh_per_year=sig8(cloud_kwh_year),
+            co2e_kg_per_year=sig8(cloud_co2),
         ),
-        performance=Performance(time_factor=r6(perf.time_factor), basis=perf.basis,
-                                detail=perf.detail) if perf else None,
+        performance=Performance(
+            time_factor=sig8(perf.time_factor), basis=perf.basis, detail=perf.detail
+        )
+        if perf
+        else None,
         assumptions=trail.assumptions,
         sources=trail.sources,
     )
@@ -376,8 +438,14 @@ class _Runtime:
     note: str | None
 
 
-def _runtime_on(session: Session, req: RunCostRequest, gpu: Gpu, count: int,
-                bench_results: dict[str, Any], ref_gpu: Gpu | None) -> _Runtime:
+def _runtime_on(
+    session: Session,
+    req: RunCostRequest,
+    gpu: Gpu,
+    count: int,
+    bench_results: dict[str, Any],
+    ref_gpu: Gpu | None,
+) -> _Runtime:
     w = req.workload
     if w.benchmark:
         res = bench_results.get(gpu.id)
@@ -386,33 +454,60 @@ def _runtime_on(session: Session, req: RunCostRequest, gpu: Gpu, count: int,
             if res.oom:
                 # The timed run ran out of memory at the benchmark's settings; the max batch
                 # size was measured separately (seed 004), so it is still reported.
-                return _Runtime(None, "benchmark", False, batch * count if batch else None,
-                                f"does not fit: {w.benchmark} ran out of GPU memory on {gpu.id} "
-                                "at the benchmark's settings")
-            return _Runtime(res.seconds / count, "benchmark", True,
-                            batch * count if batch else None,
-                            None if count == 1 else "multi-GPU runtime scaled linearly by count")
+                return _Runtime(
+                    None,
+                    "benchmark",
+                    False,
+                    batch * count if batch else None,
+                    f"does not fit: {w.benchmark} ran out of GPU memory on {gpu.id} "
+                    "at the benchmark's settings",
+                )
+            return _Runtime(
+                res.seconds / count,
+                "benchmark",
+                True,
+                batch * count if batch else None,
+                None if count == 1 else "multi-GPU runtime scaled linearly by count",
+            )
         # Not measured on this GPU: scale the highest-bandwidth measured GPU's time.
         if not gpu.memory_bandwidth_gb_per_s:
-            return _Runtime(None, None, None, w.max_batch_size,
-                            f"{gpu.id} was not benchmarked and has no bandwidth figure")
+            return _Runtime(
+                None,
+                None,
+                None,
+                w.max_batch_size,
+                f"{gpu.id} was not benchmarked and has no bandwidth figure",
+            )
         measured = [(r, session.get(Gpu, gid)) for gid, r in bench_results.items() if r.seconds]
         ref_res, ref = max(measured, key=lambda p: p[1].memory_bandwidth_gb_per_s or 0)
         ratio = costing.speed_ratio_from_bandwidth(
-            ref.memory_bandwidth_gb_per_s, gpu.memory_bandwidth_gb_per_s, 1, count)
-        return _Runtime(ref_res.seconds * ratio.time_factor, "estimate", None,
-                        w.max_batch_size * count if w.max_batch_size else None,
-                        f"not benchmarked on {gpu.id}: {ratio.detail}, from {ref.id}; "
-                        "memory fit unknown")
+            ref.memory_bandwidth_gb_per_s, gpu.memory_bandwidth_gb_per_s, 1, count
+        )
+        return _Runtime(
+            ref_res.seconds * ratio.time_factor,
+            "estimate",
+            None,
+            w.max_batch_size * count if w.max_batch_size else None,
+            f"not benchmarked on {gpu.id}: {ratio.detail}, from {ref.id}; memory fit unknown",
+        )
     runtime = w.runtime_s or 0.0
     if ref_gpu is None:
-        return _Runtime(runtime, "given", None, w.max_batch_size,
-                        "runtime taken as given on every option (no workload GPU named)")
+        return _Runtime(
+            runtime,
+            "given",
+            None,
+            w.max_batch_size,
+            "runtime taken as given on every option (no workload GPU named)",
+        )
     ratio = speed(session, ref_gpu, w.gpu_count, gpu, count)
     basis = "given" if ref_gpu.id == gpu.id and count == w.gpu_count else ratio.basis
-    return _Runtime(runtime * ratio.time_factor, basis, None,
-                    w.max_batch_size * count if w.max_batch_size else None,
-                    None if basis == "given" else ratio.detail)
+    return _Runtime(
+        runtime * ratio.time_factor,
+        basis,
+        None,
+        w.max_batch_size * count if w.max_batch_size else None,
+        None if basis == "given" else ratio.detail,
+    )
 
 
 def compute_run_cost(session: Session, req: RunCostRequest, settings: Settings):
@@ -433,16 +528,22 @@ def compute_run_cost(session: Session, req: RunCostRequest, settings: Settings):
 
     results = []
     for i, opt in enumerate(req.options):
-        results.append(_run_option(session, req, opt, i, bench_results, ref_gpu, usage, price,
-                                   ci_region, trail))
+        results.append(
+            _run_option(
+                session, req, opt, i, bench_results, ref_gpu, usage, price, ci_region, trail
+            )
+        )
     return RunCostResult(
         workload=w.model_dump(exclude_none=True),
-        options=results, assumptions=trail.assumptions, sources=trail.sources,
+        options=results,
+        assumptions=trail.assumptions,
+        sources=trail.sources,
     )
 
 
-def _run_option(session, req, opt: RunOption, i: int, bench_results, ref_gpu, usage, price,
-                ci_region, trail) -> RunOptionResult:
+def _run_option(
+    session, req, opt: RunOption, i: int, bench_results, ref_gpu, usage, price, ci_region, trail
+) -> RunOptionResult:
     items = req.workload.items
     if opt.desktop is not None:
         desk = resolve_desktop(session, opt.desktop, trail, prefix=f"options[{i}].desktop")
@@ -450,54 +551,104 @@ def _run_option(session, req, opt: RunOption, i: int, bench_results, ref_gpu, us
             raise InvalidRequest(f"options[{i}].desktop: name the gpu to cost a run")
         rt = _runtime_on(session, req, desk.gpu, desk.desktop.gpu_count, bench_results, ref_gpu)
         label = f"desktop {desk.desktop.gpu_count}x {desk.gpu.id}"
-        base = dict(label=label, kind="desktop", offer_id=None, gpu_id=desk.gpu.id,
-                    gpu_count=desk.desktop.gpu_count, fits=rt.fits, runtime_s=r6(rt.seconds),
-                    runtime_basis=rt.basis, billed_s=None, max_batch_size=rt.max_batch_size,
-                    note=rt.note)
+        base = dict(
+            label=label,
+            kind="desktop",
+            offer_id=None,
+            gpu_id=desk.gpu.id,
+            gpu_count=desk.desktop.gpu_count,
+            fits=rt.fits,
+            runtime_s=sig8(rt.seconds),
+            runtime_basis=rt.basis,
+            billed_s=None,
+            max_batch_size=rt.max_batch_size,
+            note=rt.note,
+        )
         if rt.seconds is None:
-            return RunOptionResult(**base, price_usd_per_hour=None, cost_usd=None,
-                                   marginal_cost_usd=None, energy_kwh=None, co2e_kg=None,
-                                   cost_per_batch_item_usd=None, cost_per_item_usd=None)
+            return RunOptionResult(
+                **base,
+                price_usd_per_hour=None,
+                cost_usd=None,
+                marginal_cost_usd=None,
+                energy_kwh=None,
+                co2e_kg=None,
+                cost_per_batch_item_usd=None,
+                cost_per_item_usd=None,
+            )
         run = costing.desktop_run_cost(rt.seconds, desk.desktop, usage, price)
         hourly = run.fully_loaded_cost_usd / (rt.seconds / 3600.0)
         return RunOptionResult(
-            **base, price_usd_per_hour=r6(hourly), cost_usd=r6(run.fully_loaded_cost_usd),
-            marginal_cost_usd=r6(run.marginal_cost_usd), energy_kwh=r6(run.energy_kwh),
-            co2e_kg=r6(costing.co2e_kg(run.energy_kwh, ci_region.carbon_intensity_g_per_kwh)),
-            cost_per_batch_item_usd=r6(costing.cost_per_batch_item_usd(hourly, rt.max_batch_size))
-            if rt.max_batch_size else None,
-            cost_per_item_usd=r6(costing.cost_per_item_usd(run.fully_loaded_cost_usd, items))
-            if items else None,
+            **base,
+            price_usd_per_hour=sig8(hourly),
+            cost_usd=sig8(run.fully_loaded_cost_usd),
+            marginal_cost_usd=sig8(run.marginal_cost_usd),
+            energy_kwh=sig8(run.energy_kwh),
+            co2e_kg=sig8(costing.co2e_kg(run.energy_kwh, ci_region.carbon_intensity_g_per_kwh)),
+            cost_per_batch_item_usd=sig8(costing.cost_per_batch_item_usd(hourly, rt.max_batch_size))
+            if rt.max_batch_size
+            else None,
+            cost_per_item_usd=sig8(costing.cost_per_item_usd(run.fully_loaded_cost_usd, items))
+            if items
+            else None,
         )
     if opt.offer_id is not None:
         cloud = resolve_cloud(session, CloudSpec(offer_id=opt.offer_id), trail)
-        label = f"{cloud.offer.provider} {cloud.offer.instance_type}" + (
-            f" {cloud.offer.region}" if cloud.offer.region else "") + \
-            f" ({cloud.offer.pricing_model})"
+        label = (
+            f"{cloud.offer.provider} {cloud.offer.instance_type}"
+            + (f" {cloud.offer.region}" if cloud.offer.region else "")
+            + f" ({cloud.offer.pricing_model})"
+        )
     else:
-        cloud = resolve_cloud(session, CloudSpec(price_usd_per_hour=opt.price_usd_per_hour,
-                                                 gpu=opt.gpu, gpu_count=opt.gpu_count), trail)
+        cloud = resolve_cloud(
+            session,
+            CloudSpec(
+                price_usd_per_hour=opt.price_usd_per_hour, gpu=opt.gpu, gpu_count=opt.gpu_count
+            ),
+            trail,
+        )
         label = f"{cloud.gpu_count}x {cloud.gpu.id} at ${opt.price_usd_per_hour:g}/h"
     gpu, count = cloud.gpu, cloud.gpu_count or 1
     rt = _runtime_on(session, req, gpu, count, bench_results, ref_gpu)
-    base = dict(label=label, kind="cloud", offer_id=cloud.offer.id if cloud.offer else None,
-                gpu_id=gpu.id, gpu_count=count, fits=rt.fits, runtime_s=r6(rt.seconds),
-                runtime_basis=rt.basis, price_usd_per_hour=cloud.rate.price_usd_per_hour,
-                marginal_cost_usd=None, max_batch_size=rt.max_batch_size, note=rt.note)
-    batch_cost = (r6(costing.cost_per_batch_item_usd(cloud.rate.price_usd_per_hour,
-                                                     rt.max_batch_size))
-                  if rt.max_batch_size else None)
+    base = dict(
+        label=label,
+        kind="cloud",
+        offer_id=cloud.offer.id if cloud.offer else None,
+        gpu_id=gpu.id,
+        gpu_count=count,
+        fits=rt.fits,
+        runtime_s=sig8(rt.seconds),
+        runtime_basis=rt.basis,
+        price_usd_per_hour=cloud.rate.price_usd_per_hour,
+        marginal_cost_usd=None,
+        max_batch_size=rt.max_batch_size,
+        note=rt.note,
+    )
+    batch_cost = (
+        sig8(costing.cost_per_batch_item_usd(cloud.rate.price_usd_per_hour, rt.max_batch_size))
+        if rt.max_batch_size
+        else None
+    )
     if rt.seconds is None:
-        return RunOptionResult(**base, billed_s=None, cost_usd=None, energy_kwh=None,
-                               co2e_kg=None, cost_per_batch_item_usd=batch_cost,
-                               cost_per_item_usd=None)
+        return RunOptionResult(
+            **base,
+            billed_s=None,
+            cost_usd=None,
+            energy_kwh=None,
+            co2e_kg=None,
+            cost_per_batch_item_usd=batch_cost,
+            cost_per_item_usd=None,
+        )
     run = costing.cloud_run_cost(rt.seconds, cloud.rate)
     energy = gpu.tdp_w * count * rt.seconds / 3600.0 / 1000.0 * cloud.pue
     ci = (cloud.region or ci_region).carbon_intensity_g_per_kwh
     return RunOptionResult(
-        **base, billed_s=r6(run.billed_s), cost_usd=r6(run.cost_usd), energy_kwh=r6(energy),
-        co2e_kg=r6(costing.co2e_kg(energy, ci)), cost_per_batch_item_usd=batch_cost,
-        cost_per_item_usd=r6(costing.cost_per_item_usd(run.cost_usd, items)) if items else None,
+        **base,
+        billed_s=sig8(run.billed_s),
+        cost_usd=sig8(run.cost_usd),
+        energy_kwh=sig8(energy),
+        co2e_kg=sig8(costing.co2e_kg(energy, ci)),
+        cost_per_batch_item_usd=batch_cost,
+        cost_per_item_usd=sig8(costing.cost_per_item_usd(run.cost_usd, items)) if items else None,
     )
 
 
@@ -535,8 +686,14 @@ def compute_carbon(session: Session, req: CarbonRequest, settings: Settings) -> 
         trail.assume("pue", 1.0, "default: no datacenter overhead (a desktop in an office)")
     energy = power * busy / 1000.0 * pue
     return CarbonResult(
-        gpu_id=gpu.id if gpu else None, gpu_count=req.gpu_count, power_w=power,
-        busy_hours=r6(busy), pue=pue, carbon_intensity_g_per_kwh=ci, energy_kwh=r6(energy),
-        co2e_kg=r6(costing.co2e_kg(energy, ci)), assumptions=trail.assumptions,
+        gpu_id=gpu.id if gpu else None,
+        gpu_count=req.gpu_count,
+        power_w=power,
+        busy_hours=sig8(busy),
+        pue=pue,
+        carbon_intensity_g_per_kwh=ci,
+        energy_kwh=sig8(energy),
+        co2e_kg=sig8(costing.co2e_kg(energy, ci)),
+        assumptions=trail.assumptions,
         sources=trail.sources,
     )

@@ -29,8 +29,9 @@ def _page(session: Session, stmt, limit: int, offset: int) -> tuple[Sequence[Any
     return session.exec(stmt.limit(limit).offset(offset)).all(), count
 
 
-def get_or_404(session: Session, model: type[T], item_id: str, kind: str,
-               candidates: Sequence[str] = ()) -> T:
+def get_or_404(
+    session: Session, model: type[T], item_id: str, kind: str, candidates: Sequence[str] = ()
+) -> T:
     """The row with primary key ``item_id``, or :class:`NotFound`."""
     row = session.get(model, item_id)
     if row is None:
@@ -54,30 +55,45 @@ def resolve_gpu(session: Session, name: str) -> Gpu:
     if found.id is not None:
         return session.get(Gpu, found.id)  # type: ignore[return-value]
     if found.ambiguous:
-        raise Ambiguous(f"'{name}' matches several GPUs: {', '.join(found.candidates)}",
-                        candidates=list(found.candidates))
+        raise Ambiguous(
+            f"'{name}' matches several GPUs: {', '.join(found.candidates)}",
+            candidates=list(found.candidates),
+        )
     raise NotFound(f"no GPU is called '{name}'", candidates=list(found.candidates))
 
 
-def list_gpus(session: Session, q: str | None, limit: int, offset: int) -> tuple[Sequence[Gpu], int]:
+def list_gpus(
+    session: Session, q: str | None, limit: int, offset: int
+) -> tuple[Sequence[Gpu], int]:
     """GPUs ordered by id; ``q`` keeps those whose id, name or alias contains it, or that it
     resolves to."""
     stmt = select(Gpu).order_by(Gpu.id)
     if q:
         resolved = gpu_index(session).resolve(q)
-        ids = {resolved.id} if resolved.id else set(resolved.candidates if resolved.ambiguous else ())
+        ids = (
+            {resolved.id} if resolved.id else set(resolved.candidates if resolved.ambiguous else ())
+        )
         like = f"%{q.lower()}%"
-        stmt = stmt.where(or_(
-            col(Gpu.id).in_(ids),
-            func.lower(Gpu.name).like(like),
-            func.lower(Gpu.id).like(like),
-        ))
+        stmt = stmt.where(
+            or_(
+                col(Gpu.id).in_(ids),
+                func.lower(Gpu.name).like(like),
+                func.lower(Gpu.id).like(like),
+            )
+        )
     return _page(session, stmt, limit, offset)
 
 
 def list_offers(
-    session: Session, *, provider: str | None, gpu: str | None, pricing_model: str | None,
-    region: str | None, max_price_usd_per_hour: float | None, limit: int, offset: int,
+    session: Session,
+    *,
+    provider: str | None,
+    gpu: str | None,
+    pricing_model: str | None,
+    region: str | None,
+    max_price_usd_per_hour: float | None,
+    limit: int,
+    offset: int,
 ) -> tuple[Sequence[CloudOffer], int]:
     """Cloud offers matching the filters, cheapest first. ``gpu`` is resolved like a name."""
     stmt = select(CloudOffer).order_by(CloudOffer.price_usd_per_hour, CloudOffer.id)
@@ -101,8 +117,9 @@ def get_offer(session: Session, offer_id: str) -> CloudOffer:
         return row
     ids = session.exec(select(CloudOffer.id)).all()
     index = NameIndex((i, i, ()) for i in ids)
-    raise NotFound(f"unknown cloud offer '{offer_id}'",
-                   candidates=list(index.resolve(offer_id).candidates))
+    raise NotFound(
+        f"unknown cloud offer '{offer_id}'", candidates=list(index.resolve(offer_id).candidates)
+    )
 
 
 def list_all(session: Session, model: type[T]) -> Sequence[T]:
@@ -118,36 +135,44 @@ def _closest(session: Session, model: type[SQLModel], item_id: str) -> list[str]
 def get_barebone(session: Session, barebone_id: str) -> Barebone:
     row = session.get(Barebone, barebone_id)
     if row is None:
-        raise NotFound(f"unknown barebone '{barebone_id}'",
-                       candidates=_closest(session, Barebone, barebone_id))
+        raise NotFound(
+            f"unknown barebone '{barebone_id}'", candidates=_closest(session, Barebone, barebone_id)
+        )
     return row
 
 
 def get_region(session: Session, region_id: str) -> Region:
     row = session.get(Region, region_id.lower()) or session.get(Region, region_id)
     if row is None:
-        raise NotFound(f"unknown region '{region_id}'",
-                       candidates=_closest(session, Region, region_id))
+        raise NotFound(
+            f"unknown region '{region_id}'", candidates=_closest(session, Region, region_id)
+        )
     return row
 
 
 def get_profile(session: Session, profile_id: str) -> UtilizationProfile:
     row = session.get(UtilizationProfile, profile_id)
     if row is None:
-        raise NotFound(f"unknown utilization profile '{profile_id}'",
-                       candidates=_closest(session, UtilizationProfile, profile_id))
+        raise NotFound(
+            f"unknown utilization profile '{profile_id}'",
+            candidates=_closest(session, UtilizationProfile, profile_id),
+        )
     return row
 
 
 def get_benchmark(session: Session, benchmark_id: str) -> Benchmark:
     row = session.get(Benchmark, benchmark_id)
     if row is None:
-        raise NotFound(f"unknown benchmark '{benchmark_id}'",
-                       candidates=_closest(session, Benchmark, benchmark_id))
+        raise NotFound(
+            f"unknown benchmark '{benchmark_id}'",
+            candidates=_closest(session, Benchmark, benchmark_id),
+        )
     return row
 
 
-def benchmark_results(session: Session, benchmark_id: str | None = None) -> Sequence[BenchmarkResult]:
+def benchmark_results(
+    session: Session, benchmark_id: str | None = None
+) -> Sequence[BenchmarkResult]:
     stmt = select(BenchmarkResult).order_by(BenchmarkResult.benchmark_id, BenchmarkResult.gpu_id)
     if benchmark_id:
         stmt = stmt.where(BenchmarkResult.benchmark_id == benchmark_id)
@@ -160,6 +185,9 @@ def get_provider(session: Session, provider_id: str) -> ProviderInfo | None:
 
 def smallest_barebone_for(session: Session, gpu_count: int) -> Barebone | None:
     """The catalog barebone with the fewest GPU slots that still holds ``gpu_count`` GPUs."""
-    stmt = (select(Barebone).where(Barebone.gpu_slots >= gpu_count)
-            .order_by(Barebone.gpu_slots, Barebone.price_usd))
+    stmt = (
+        select(Barebone)
+        .where(Barebone.gpu_slots >= gpu_count)
+        .order_by(Barebone.gpu_slots, Barebone.price_usd)
+    )
     return session.exec(stmt).first()

@@ -1,0 +1,202 @@
+"""HTTP behaviour of the v1 API: results, filters, errors in one problem+json shape."""
+
+from __future__ import annotations
+
+import pytest
+
+PROBLEM = "application/problem+json"
+SEED_BODY = {
+    "desktop": {"gpu": "rtx-3090", "total_price_usd": 2200},
+    "cloud": {"price_usd_per_hour": 2.14},
+    "utilization": 0.15,
+    "electricity_price_usd_per_kwh": 0.12,
+}
+
+
+def assert_problem(resp, status: int) -> dict:
+    assert resp.status_code == status, resp.text
+    assert resp.headers["content-type"].startswith(PROBLEM)
+    body = resp.json()
+    assert body["status"] == status and body["type"].startswith("https://") and body["detail"]
+    return body
+
+
+class TestBreakEven:
+    def test_never_when_cloud_is_cheaper(self, client):
+        body = {**SEED_BODY, "cloud": {"price_usd_per_hour": 0.05}}
+        out = client.post("/v1/break-even", json=body).json()
+        assert out["break_even_days"] is None and "never" in out["break_even_reason"]
+
+    def test_region_sets_price_and_carbon(self, client):
+        body = {k: v for k, v in SEED_BODY.items() if k != "electricity_price_usd_per_kwh"}
+        out = client.post("/v1/break-even", json={**body, "region": "us-ca"}).json()
+        assert out["desktop"]["electricity_price_usd_per_kwh"] == pytest.approx(0.3182)
+        # 591.3 kWh x 216.43 g/kWh (Green Algorithms, California).
+        assert out["desktop"]["co2e_kg_per_year"] == pytest.approx(591.3 * 216.43 / 1000, rel=1e-6)
+
+    def test_normalize_performance_uses_benchmarks(self, client):
+        # Seed 004: A6000 vs A100 measured on all three workloads.
+        body = {
+            "desktop": {"gpu": "a6000", "total_price_usd": 5000},
+            "cloud": {"offer_id": "paperspace-gradient-a100-on-demand-2022"},
+            "utilization": 0.5,
+            "normalize_performance": True,
+        }
+        out = client.post("/v1/break-even", json=body).json()
+        assert out["performance"]["basis"] == "benchmark"
+        # geometric mean of 12.42/13.88, 88.33/87.33, 528/627
+        expected = ((12.42 / 13.88) * (88.33 / 87.33) * (528 / 627)) ** (1 / 3)
+        assert out["performance"]["time_factor"] == pytest.approx(expected, rel=1e-5)
+        assert out["cloud"]["busy_hours_per_day"] == pytest.approx(12 * expected, rel=1e-5)
+
+    def test_normalize_performance_estimate_is_labelled(self, client):
+        body = {
+            **SEED_BODY,
+            "cloud": {"price_usd_per_hour": 2.14, "gpu": "v100-16gb"},
+            "normalize_performance": True,
+        }
+        out = client.post("/v1/break-even", json=body).json()
+        assert out["performance"]["basis"] == "estimate"
+        assert out["performance"]["time_factor"] == pytest.approx(935.8 / 900, rel=1e-6)
+
+    def test_unknown_offer_is_404_with_candidates(self, client):
+        body = {**SEED_BODY, "cloud": {"offer_id": "aws-p3.2xlarge-us-east-1-spott"}}
+        problem = assert_problem(client.post("/v1/break-even", json=body), 404)
+        assert "aws-p3.2xlarge-us-east-1-spot" in problem["candidates"]
+
+    @pytest.mark.parametrize(
+        "patch,field",
+        [
+            ({"utilization": 0}, "utilization"),
+            ({"utilization": 1.5}, "utilization"),
+            ({"utilization": "0.15"}, "utilization"),
+            ({"utilization": False}, "utilization"),
+            ({"electricity_price_usd_per_kwh": -0.1}, "electricity_price_usd_per_kwh"),
+            ({"surprise": 1}, "surprise"),
+        ],
+    )
+    def test_bad_input_is_422_with_field_path(self, client, patch, field):
+        problem = assert_problem(client.post("/v1/break-even", json={**SEED_BODY, **patch}), 422)
+        assert any(field in e["loc"] for e in problem["errors"])
+
+    def test_no_gpu_and_no_power_is_422(self, client):
+        body = {**SEED_BODY, "desktop": {"total_price_usd": 2200}}
+        assert_problem(client.post("/v1/break-even", json=body), 422)
+
+    def test_not_json_is_422(self, client):
+        resp = client.post(
+            "/v1/break-even", content=b"{not json", headers={"content-type": "application/json"}
+        )
+        assert_problem(resp, 422)
+
+    def test_oversized_body_is_413(self, client):
+        resp = client.post(
+            "/v1/break-even", content=b"x" * 200_000, headers={"content-type": "application/json"}
+        )
+        assert_problem(resp, 413)
+
+
+class TestRunCost:
+    def test_desktop_option_marginal_and_fully_loaded(self, client):
+        body = {
+            "workload": {"runtime_s": 3600, "gpu": "rtx-3090", "items": 1000},
+            "options": [{"desktop": {"gpu": "rtx-3090", "total_price_usd": 2200}}],
+            "utilization": 0.15,
+            "electricity_price_usd_per_kwh": 0.12,
+        }
+        opt = client.post("/v1/run-cost", json=body).json()["options"][0]
+        assert opt["energy_kwh"] == pytest.approx(0.45)
+        assert opt["marginal_cost_usd"] == pytest.approx(0.054)
+        assert opt["cost_usd"] == pytest.approx(0.054 + 2200 / (5 * 365 * 3.6), rel=1e-5)
+        assert opt["cost_per_item_usd"] == pytest.approx(opt["cost_usd"] / 1000, rel=1e-4)
+
+    def test_aws_billing_minimum(self, client):
+        body = {
+            "workload": {"runtime_s": 10, "gpu": "v100-16gb"},
+            "options": [{"offer_id": "aws-p3.2xlarge-us-east-1-on-demand"}],
+        }
+        opt = client.post("/v1/run-cost", json=body).json()["options"][0]
+        assert opt["billed_s"] == 60  # AWS: per-second billing, 60 s minimum
+        assert opt["cost_usd"] == pytest.approx(3.06 / 60, rel=1e-6)
+
+    def test_unbenchmarked_gpu_is_an_estimate(self, client):
+        body = {
+            "workload": {"benchmark": "yolor"},
+            "options": [{"gpu": "rtx-4090", "price_usd_per_hour": 0.74}],
+        }
+        opt = client.post("/v1/run-cost", json=body).json()["options"][0]
+        assert opt["runtime_basis"] == "estimate" and opt["fits"] is None
+        assert "not benchmarked" in opt["note"]
+
+
+class TestCarbon:
+    def test_seed_year(self, client):
+        body = {
+            "gpu": "rtx-3090",
+            "utilization": 0.15,
+            "days": 365,
+            "carbon_intensity_g_per_kwh": 475,
+        }
+        out = client.post("/v1/carbon", json=body).json()
+        assert out["energy_kwh"] == pytest.approx(591.3)
+        assert out["co2e_kg"] == pytest.approx(591.3 * 0.475)
+
+    def test_cloud_region_pue(self, client):
+        body = {"gpu": "v100-16gb", "hours": 100, "base_power_w": 0, "region": "aws:us-east-1"}
+        out = client.post("/v1/carbon", json=body).json()
+        # 300 W x 100 h x PUE 1.2 = 36 kWh; x 367.8 g/kWh (mlco2, eGRID).
+        assert out["energy_kwh"] == pytest.approx(36.0)
+        assert out["co2e_kg"] == pytest.approx(36.0 * 0.3678)
+
+    def test_days_and_hours_together_is_422(self, client):
+        assert_problem(client.post("/v1/carbon", json={"gpu": "t4", "days": 1, "hours": 1}), 422)
+
+
+class TestCatalogEndpoints:
+    def test_offer_filters(self, client):
+        out = client.get(
+            "/v1/cloud-offers",
+            params={
+                "provider": "aws",
+                "gpu": "V100",
+                "pricing_model": "spot",
+                "max_price_usd_per_hour": 1,
+            },
+        ).json()
+        assert out["count"] > 0
+        for o in out["data"]:
+            assert o["provider"] == "aws" and o["gpu_id"] == "v100-16gb"
+            assert o["pricing_model"] == "spot" and o["price_usd_per_hour"] <= 1
+        prices = [o["price_usd_per_hour"] for o in out["data"]]
+        assert prices == sorted(prices)
+
+    def test_gpu_search_and_pagination(self, client):
+        page = client.get("/v1/gpus", params={"limit": 5, "offset": 5}).json()
+        assert len(page["data"]) == 5 and page["count"] >= 40
+        found = client.get("/v1/gpus", params={"q": "3090"}).json()
+        assert "rtx-3090" in [g["id"] for g in found["data"]]
+
+    @pytest.mark.parametrize(
+        "path", ["/v1/barebones", "/v1/regions", "/v1/utilization-profiles", "/v1/benchmarks"]
+    )
+    def test_lists(self, client, path):
+        out = client.get(path).json()
+        assert out["count"] == len(out["data"]) or out["count"] > 0
+
+    def test_unknown_route_404_and_wrong_method_405(self, client):
+        assert_problem(client.get("/v1/nope"), 404)
+        assert_problem(client.get("/v1/break-even"), 405)
+
+    def test_openapi_has_named_schemas_and_readable_ids(self, client):
+        spec = client.get("/openapi.json").json()
+        ids = {op["operationId"] for path in spec["paths"].values() for op in path.values()}
+        assert "calculations-compute_break_even" in ids and "catalog-list_gpus" in ids
+
+
+class TestHealth:
+    def test_healthz(self, client):
+        assert client.get("/healthz").json()["status"] == "ok"
+
+    def test_readyz_at_head(self, client):
+        out = client.get("/readyz").json()
+        assert out["status"] == "ok" and out["revision"] == out["head"]

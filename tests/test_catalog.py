@@ -1,0 +1,231 @@
+"""The seeded catalog: counts, provenance, name resolution, resolved source conflicts, and
+derived figures checked against the raw upstream files."""
+
+from __future__ import annotations
+
+import csv
+import json
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from sqlmodel import select
+
+from app.catalog.resolve import NameIndex
+from app.models import CloudOffer, Gpu, Region
+from tests.seed_values import PAPERSPACE_GPU_IDS
+
+SRC = Path(__file__).resolve().parent.parent / "app/data/sources"
+
+
+def source_rows(relative: str) -> list[dict[str, str]]:
+    """Rows of an upstream CSV as shipped, read independently of the loaders."""
+    with open(SRC / relative, newline="") as fh:
+        return list(csv.DictReader(fh))
+
+
+class TestCounts:
+    def test_at_least_40_gpus(self, session):
+        assert len(session.exec(select(Gpu)).all()) >= 40
+
+    def test_at_least_300_offers_and_every_provider(self, session):
+        offers = session.exec(select(CloudOffer)).all()
+        assert len(offers) >= 300
+        providers = Counter(o.provider for o in offers)
+        assert set(providers) == {"aws", "gcp", "azure", "lambda", "runpod", "paperspace", "colab"}
+        models = {(o.provider, o.pricing_model) for o in offers}
+        assert {
+            ("aws", "spot"),
+            ("aws", "on_demand"),
+            ("runpod", "interruptible"),
+            ("colab", "compute_units"),
+        } <= models
+
+    def test_seed_gpus_present(self, session):
+        ids = set(session.exec(select(Gpu.id)).all())
+        seed_named = {
+            "gtx-1060",
+            "gtx-1070",
+            "gtx-1080",
+            "gtx-1080-ti",
+            "rtx-2060",
+            "rtx-2070",
+            "rtx-2080",
+            "rtx-2080-ti",
+            "titan-rtx",
+            "rtx-3070",
+            "rtx-3080",
+            "rtx-3090",
+            "tesla-t4",
+            "tesla-k80",
+            "tesla-p100",
+            "v100-16gb",
+            "v100-32gb",
+            "a100-40gb",
+            "a100-80gb",
+        }
+        current = {
+            "rtx-4090",
+            "rtx-5090",
+            "rtx-6000-ada",
+            "a10",
+            "a10g",
+            "l4",
+            "l40s",
+            "h100-pcie",
+            "h100-sxm",
+            "h200",
+        }
+        assert seed_named | current | set(PAPERSPACE_GPU_IDS.values()) <= ids
+
+
+class TestProvenance:
+    @pytest.mark.parametrize("model", [Gpu, CloudOffer, Region])
+    def test_every_row_has_source_and_as_of(self, session, model):
+        for row in session.exec(select(model)).all():
+            assert row.source and row.as_of, row.id
+
+
+class TestNameResolution:
+    @pytest.mark.parametrize(
+        "typed,expected",
+        [
+            ("3090", "rtx-3090"),
+            ("RTX3090", "rtx-3090"),
+            ("rtx 3090", "rtx-3090"),
+            ("GeForce RTX 3090", "rtx-3090"),
+            ("2080 Ti", "rtx-2080-ti"),
+            ("a6000", "rtx-a6000"),
+            *PAPERSPACE_GPU_IDS.items(),
+        ],
+    )
+    def test_resolves(self, client, typed, expected):
+        resp = client.get(f"/v1/gpus/{typed}")
+        assert resp.status_code == 200, resp.text
+        assert resp.json()["id"] == expected
+
+    @pytest.mark.parametrize("typed", ["h100", "RTX 6000"])
+    def test_ambiguous_is_422_with_candidates(self, client, typed):
+        resp = client.get(f"/v1/gpus/{typed}")
+        assert resp.status_code == 422
+        assert resp.headers["content-type"].startswith("application/problem+json")
+        assert len(resp.json()["candidates"]) >= 2
+
+    def test_unknown_is_404_with_close_candidates(self, client):
+        resp = client.get("/v1/gpus/rtx-3099")
+        assert resp.status_code == 404
+        assert "rtx-3090" in resp.json()["candidates"]
+
+    def test_fuzzy_match_is_never_an_answer(self):
+        index = NameIndex([("rtx-3090", "GeForce RTX 3090", [])])
+        assert index.resolve("rtx 3091").id is None
+
+
+class TestConflictsResolved:
+    def test_v100_tdps_follow_gpu_json_not_swapped_mlco2(self, session):
+        # mlco2 gpus.csv has PCIe 300 W / SXM2-16GB 250 W; gpu.json (Wikipedia): SXM 300, PCIe 250.
+        rows = source_rows("mlco2-impact/data/gpus.csv")
+        mlco2 = {r["name"]: float(r["tdp_watts"]) for r in rows}
+        assert mlco2["Tesla V100-PCIE-16GB"] == 300 and mlco2["Tesla V100-SXM2-16GB"] == 250
+        gpu_json = json.loads((SRC / "gpu-info-api/gpu.json").read_text())
+        assert session.get(Gpu, "v100-16gb").tdp_w == float(gpu_json["NVIDIA_nan_53"]["TDP (W)"])
+        assert session.get(Gpu, "v100-pcie-16gb").tdp_w == float(
+            gpu_json["NVIDIA_nan_54"]["TDP (W)"]
+        )
+
+    def test_seed_tdps(self, session):
+        # Seed 001: RTX 3090 350 W, RTX 3080 320 W.
+        assert session.get(Gpu, "rtx-3090").tdp_w == 350
+        assert session.get(Gpu, "rtx-3080").tdp_w == 320
+
+
+class TestOfferDerivations:
+    def test_no_spot_offer_at_or_above_on_demand(self, session):
+        offers = session.exec(select(CloudOffer)).all()
+        od = {
+            (o.provider, o.instance_type, o.region): float(o.price_usd_per_hour)
+            for o in offers
+            if o.pricing_model == "on_demand"
+        }
+        for o in offers:
+            if o.pricing_model in ("spot", "interruptible"):
+                key = (o.provider, o.instance_type, o.region)
+                if key in od:
+                    assert float(o.price_usd_per_hour) < od[key], o.id
+
+    def test_gcp_price_is_host_plus_gpu(self, session):
+        rows = source_rows("skypilot-catalog/catalogs/v8/gcp/vms_gpu_subset.csv")
+        host = next(
+            float(r["Price"])
+            for r in rows
+            if r["InstanceType"] == "a2-highgpu-1g" and r["Region"] == "us-central1"
+        )
+        gpu = next(
+            float(r["Price"])
+            for r in rows
+            if not r["InstanceType"]
+            and r["AcceleratorName"] == "A100"
+            and r["Region"] == "us-central1"
+        )
+        offer = session.get(CloudOffer, "gcp-a2-highgpu-1g-us-central1-on-demand")
+        assert float(offer.price_usd_per_hour) == pytest.approx(host + gpu)
+        # cloud-and-colab-notes.md: A100 40 GB 2.934 + host 0.739 ~ 3.67/h.
+        assert float(offer.price_usd_per_hour) == pytest.approx(3.67, abs=0.01)
+
+    def test_aws_p3_spot_is_cheapest_real_az(self, session):
+        rows = source_rows("skypilot-catalog/catalogs/v8/aws/vms_gpu_subset.csv")
+        spots = [
+            float(r["SpotPrice"])
+            for r in rows
+            if r["InstanceType"] == "p3.2xlarge"
+            and r["Region"] == "us-east-1"
+            and r["SpotPrice"]
+            and float(r["SpotPrice"]) < float(r["Price"])
+        ]
+        offer = session.get(CloudOffer, "aws-p3.2xlarge-us-east-1-spot")
+        assert float(offer.price_usd_per_hour) == pytest.approx(min(spots))
+        # cloud-and-colab-notes.md: spot min 0.3707 (use1-az1).
+        assert float(offer.price_usd_per_hour) == pytest.approx(0.3707)
+
+    def test_colab_price_is_derived_from_burn_rate(self, session):
+        # McCormick 2026-03-10: T4 1.19 CU/h; TechCrunch 2022: $9.99 per 100 CU.
+        offer = session.get(CloudOffer, "colab-payg-tesla-t4")
+        assert float(offer.price_usd_per_hour) == pytest.approx(1.19 * 9.99 / 100)
+        pro = session.get(CloudOffer, "colab-pro-tesla-t4")
+        assert float(pro.monthly_fee_usd) == pytest.approx(9.99)
+        assert pro.included_compute_units_per_month == 100
+
+    def test_paperspace_2022_plan_fees(self, session):
+        # Seed 004: A100 $3.09/h on the $39 plan; M4000 $0.45/h with no plan.
+        a100 = session.get(CloudOffer, "paperspace-gradient-a100-on-demand-2022")
+        assert float(a100.price_usd_per_hour) == 3.09 and float(a100.monthly_fee_usd) == 39
+        m4000 = session.get(CloudOffer, "paperspace-gradient-m4000-on-demand-2022")
+        assert float(m4000.monthly_fee_usd) == 0
+
+    def test_azure_h100_count_corrected(self, session):
+        rows = session.exec(
+            select(CloudOffer).where(CloudOffer.instance_type == "Standard_ND96isr_H100_v5")
+        ).all()
+        assert rows and all(r.gpu_count == 8 for r in rows)
+
+
+class TestRegions:
+    def test_us_state_price_from_eia(self, session):
+        # SOURCES.md 6a: CA residential, 12 months to May 2025: 31.82 cents/kWh.
+        assert session.get(Region, "us-ca").electricity_price_usd_per_kwh == pytest.approx(0.3182)
+
+    def test_germany_price_from_eurostat_in_usd(self, session):
+        # SOURCES.md 6c: DE household DC 2025-S2 0.3869 EUR/kWh; ECB 2024 average 1.0824.
+        de = session.get(Region, "de")
+        assert de.electricity_price_local == pytest.approx(0.3869)
+        assert de.electricity_price_usd_per_kwh == pytest.approx(0.3869 * 1.0824, abs=1e-4)
+
+    def test_country_carbon_from_codecarbon(self, session):
+        # cloud-and-colab-notes.md: USA 369, FRA 56, DEU 381, IND 713.
+        for rid, g in {"us": 369, "fr": 56, "de": 381, "in": 713}.items():
+            assert round(session.get(Region, rid).carbon_intensity_g_per_kwh) == pytest.approx(
+                g, abs=1
+            )
+
+    def test_cloud_region_has_pue(self, session):
+        assert session.get(Region, "aws:us-east-1").pue == 1.2
