@@ -54,7 +54,9 @@ class Trail:
     sources: list[SourceRef] = field(default_factory=list)
 
     def assume(self, name: str, value: Any, source: str) -> None:
-        self.assumptions.append(Assumption(name=name, value=value, source=source))
+        item = Assumption(name=name, value=value, source=source)
+        if item not in self.assumptions:
+            self.assumptions.append(item)
 
     def cite(self, what: str, source: str, as_of) -> None:
         ref = SourceRef(what=what, source=source, as_of=as_of)
