@@ -12,7 +12,7 @@ RUN pip install -r requirements.lock
 COPY pyproject.toml README.md alembic.ini ./
 COPY migrations ./migrations
 COPY app ./app
-RUN pip install --no-deps . \
+RUN pip install --no-deps -e . \
     && useradd --system --uid 10001 --home /srv gpucost \
     && mkdir -p /data && chown gpucost /data
 
