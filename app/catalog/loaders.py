@@ -967,6 +967,23 @@ EIA_SOURCE = (
 EUROSTAT_SOURCE = "Eurostat nrg_pc_204 (household, band DC, all taxes included)"
 
 
+def _region(**fields: Any) -> Row:
+    """A region row: the given fields over empty electricity and PUE fields."""
+    row: Row = {
+        "country_code": None,
+        "provider": None,
+        "electricity_price_usd_per_kwh": None,
+        "electricity_price_local": None,
+        "electricity_currency": None,
+        "electricity_source": None,
+        "electricity_as_of": None,
+        "pue": None,
+        "pue_source": None,
+    }
+    row.update(fields)
+    return row
+
+
 def load_fx() -> dict[str, Row]:
     """Exchange rates to USD, keyed by currency."""
     return {
@@ -1015,23 +1032,15 @@ def _country_rows() -> Iterator[Row]:
         if country is None or entry.get("carbon_intensity") is None:
             continue
         a2 = country.alpha_2
-        row: Row = {
-            "id": a2.lower(),
-            "name": entry.get("country_name") or country.name,
-            "kind": "country",
-            "country_code": a2,
-            "provider": None,
-            "carbon_intensity_g_per_kwh": round(float(entry["carbon_intensity"]), 3),
-            "carbon_source": CODECARBON_MIX,
-            "carbon_as_of": dt.date(int(entry.get("year", 2022)), 12, 31),
-            "electricity_price_usd_per_kwh": None,
-            "electricity_price_local": None,
-            "electricity_currency": None,
-            "electricity_source": None,
-            "electricity_as_of": None,
-            "pue": None,
-            "pue_source": None,
-        }
+        row = _region(
+            id=a2.lower(),
+            name=entry.get("country_name") or country.name,
+            kind="country",
+            country_code=a2,
+            carbon_intensity_g_per_kwh=round(float(entry["carbon_intensity"]), 3),
+            carbon_source=CODECARBON_MIX,
+            carbon_as_of=dt.date(int(entry.get("year", 2022)), 12, 31),
+        )
         if a2 in eurostat:
             eur, period = eurostat[a2]
             row.update(
@@ -1077,23 +1086,15 @@ def _us_state_rows() -> Iterator[Row]:
         if not loc.startswith("US-"):
             continue
         code = loc[3:]
-        row: Row = {
-            "id": f"us-{code.lower()}",
-            "name": r["regionName"],
-            "kind": "us_state",
-            "country_code": "US",
-            "provider": None,
-            "carbon_intensity_g_per_kwh": float(r["carbonIntensity"]),
-            "carbon_source": f"{GA_CI} ({r['source']})",
-            "carbon_as_of": dt.date(2020, 12, 31),
-            "electricity_price_usd_per_kwh": None,
-            "electricity_price_local": None,
-            "electricity_currency": None,
-            "electricity_source": None,
-            "electricity_as_of": None,
-            "pue": None,
-            "pue_source": None,
-        }
+        row = _region(
+            id=f"us-{code.lower()}",
+            name=r["regionName"],
+            kind="us_state",
+            country_code="US",
+            carbon_intensity_g_per_kwh=float(r["carbonIntensity"]),
+            carbon_source=f"{GA_CI} ({r['source']})",
+            carbon_as_of=dt.date(2020, 12, 31),
+        )
         row.update(eia.get(code, {}))
         yield row
 
@@ -1106,23 +1107,14 @@ def _world_row() -> Row:
         )
         if r["location"] == "WORLD"
     )
-    return {
-        "id": "world",
-        "name": "World average",
-        "kind": "world",
-        "country_code": None,
-        "provider": None,
-        "carbon_intensity_g_per_kwh": float(world["carbonIntensity"]),
-        "carbon_source": f"{GA_CI} ({world['source']})",
-        "carbon_as_of": dt.date(2019, 12, 31),
-        "electricity_price_usd_per_kwh": None,
-        "electricity_price_local": None,
-        "electricity_currency": None,
-        "electricity_source": None,
-        "electricity_as_of": None,
-        "pue": None,
-        "pue_source": None,
-    }
+    return _region(
+        id="world",
+        name="World average",
+        kind="world",
+        carbon_intensity_g_per_kwh=float(world["carbonIntensity"]),
+        carbon_source=f"{GA_CI} ({world['source']})",
+        carbon_as_of=dt.date(2019, 12, 31),
+    )
 
 
 def _cloud_region_rows() -> Iterator[Row]:
@@ -1156,23 +1148,18 @@ def _cloud_region_rows() -> Iterator[Row]:
         country = pycountry.countries.get(name=r["country"]) or pycountry.countries.get(
             alpha_3=r["country"]
         )
-        yield {
-            "id": region_id,
-            "name": r["regionName"] or f"{r['region']} ({r['city'] or r['country']})",
-            "kind": "cloud_region",
-            "country_code": country.alpha_2 if country else None,
-            "provider": prov,
-            "carbon_intensity_g_per_kwh": ci,
-            "carbon_source": ci_src,
-            "carbon_as_of": ci_as_of,
-            "electricity_price_usd_per_kwh": None,
-            "electricity_price_local": None,
-            "electricity_currency": None,
-            "electricity_source": None,
-            "electricity_as_of": None,
-            "pue": pue,
-            "pue_source": pue_src,
-        }
+        yield _region(
+            id=region_id,
+            name=r["regionName"] or f"{r['region']} ({r['city'] or r['country']})",
+            kind="cloud_region",
+            country_code=country.alpha_2 if country else None,
+            provider=prov,
+            carbon_intensity_g_per_kwh=ci,
+            carbon_source=ci_src,
+            carbon_as_of=ci_as_of,
+            pue=pue,
+            pue_source=pue_src,
+        )
 
 
 def load_regions() -> list[Row]:

@@ -29,16 +29,6 @@ def _page(session: Session, stmt, limit: int, offset: int) -> tuple[Sequence[Any
     return session.exec(stmt.limit(limit).offset(offset)).all(), count
 
 
-def get_or_404(
-    session: Session, model: type[T], item_id: str, kind: str, candidates: Sequence[str] = ()
-) -> T:
-    """The row with primary key ``item_id``, or :class:`NotFound`."""
-    row = session.get(model, item_id)
-    if row is None:
-        raise NotFound(f"unknown {kind} '{item_id}'", candidates=list(candidates) or None)
-    return row
-
-
 def gpu_index(session: Session) -> NameIndex:
     """Name index over every GPU in the catalog."""
     rows = session.exec(select(Gpu.id, Gpu.name, Gpu.aliases)).all()
@@ -132,42 +122,29 @@ def _closest(session: Session, model: type[SQLModel], item_id: str) -> list[str]
     return list(NameIndex((i, i, ()) for i in ids).resolve(item_id).candidates)
 
 
-def get_barebone(session: Session, barebone_id: str) -> Barebone:
-    row = session.get(Barebone, barebone_id)
+def get_by_id(session: Session, model: type[T], item_id: str, kind: str) -> T:
+    """The ``model`` row with id ``item_id`` (case-insensitive ids are tried lower-cased), or
+    :class:`NotFound` listing the closest ids."""
+    row = session.get(model, item_id) or session.get(model, item_id.lower())
     if row is None:
-        raise NotFound(
-            f"unknown barebone '{barebone_id}'", candidates=_closest(session, Barebone, barebone_id)
-        )
+        raise NotFound(f"unknown {kind} '{item_id}'", candidates=_closest(session, model, item_id))
     return row
+
+
+def get_barebone(session: Session, barebone_id: str) -> Barebone:
+    return get_by_id(session, Barebone, barebone_id, "barebone")
 
 
 def get_region(session: Session, region_id: str) -> Region:
-    row = session.get(Region, region_id.lower()) or session.get(Region, region_id)
-    if row is None:
-        raise NotFound(
-            f"unknown region '{region_id}'", candidates=_closest(session, Region, region_id)
-        )
-    return row
+    return get_by_id(session, Region, region_id, "region")
 
 
 def get_profile(session: Session, profile_id: str) -> UtilizationProfile:
-    row = session.get(UtilizationProfile, profile_id)
-    if row is None:
-        raise NotFound(
-            f"unknown utilization profile '{profile_id}'",
-            candidates=_closest(session, UtilizationProfile, profile_id),
-        )
-    return row
+    return get_by_id(session, UtilizationProfile, profile_id, "utilization profile")
 
 
 def get_benchmark(session: Session, benchmark_id: str) -> Benchmark:
-    row = session.get(Benchmark, benchmark_id)
-    if row is None:
-        raise NotFound(
-            f"unknown benchmark '{benchmark_id}'",
-            candidates=_closest(session, Benchmark, benchmark_id),
-        )
-    return row
+    return get_by_id(session, Benchmark, benchmark_id, "benchmark")
 
 
 def benchmark_results(
