@@ -25,11 +25,33 @@ def operation_id(route: APIRoute) -> str:
     return f"{route.tags[0]}-{route.name}" if route.tags else route.name
 
 
-class BodySizeLimit(BaseHTTPMiddleware):
+def _json_body_paths(app: FastAPI) -> frozenset[str]:
+    """Paths of the routes that take a JSON body (computed once per app)."""
+    paths = getattr(app.state, "json_body_paths", None)
+    if paths is None:
+        paths = frozenset(
+            r.path for r in app.routes if isinstance(r, APIRoute) and "POST" in r.methods
+        )
+        app.state.json_body_paths = paths
+    return paths
+
+
+class RequestGuard(BaseHTTPMiddleware):
     """Refuse request bodies over the configured size with 413 (by Content-Length, and by
-    the bytes actually read when the length is absent)."""
+    the bytes actually read when the length is absent), and bodies that are not JSON with 415.
+    """
 
     async def dispatch(self, request: Request, call_next: RequestResponseEndpoint) -> Response:
+        if request.method == "POST" and request.url.path in _json_body_paths(request.app):
+            ctype = request.headers.get("content-type", "").split(";")[0].strip().lower()
+            if ctype != "application/json" and not ctype.endswith("+json"):
+                return errors.problem(
+                    415,
+                    "unsupported-media-type",
+                    "Unsupported media type",
+                    "send the body as application/json",
+                    request,
+                )
         limit = get_settings().max_request_body_bytes
         length = request.headers.get("content-length")
         too_big = False
@@ -55,7 +77,7 @@ def create_app() -> FastAPI:
         description=DESCRIPTION,
         generate_unique_id_function=operation_id,
     )
-    app.add_middleware(BodySizeLimit)
+    app.add_middleware(RequestGuard)
     errors.install(app)
     app.include_router(health.router)
     app.include_router(catalog.router)

@@ -80,7 +80,7 @@ class TestPower:
 
     def test_idle_power_counts_while_on_but_not_busy(self):
         d = Desktop(upfront_usd=0, gpu_power_w=300, base_power_w=0, idle_power_w=50)
-        kwh = costing.desktop_energy_kwh_per_day(d, Usage(0.25, powered_on_fraction=1.0))
+        kwh = costing.desktop_energy_kwh_per_day(d, Usage(0.25, idle_on_fraction=1.0))
         assert kwh == pytest.approx((300 * 6 + 50 * 18) / 1000)
 
     def test_four_gpus(self):

@@ -149,12 +149,13 @@ class Usage:
 
     Attributes:
         utilization: fraction of wall-clock time the GPUs are busy, 0 < u <= 1.
-        powered_on_fraction: fraction of time the desktop is powered on (>= utilization);
-            None means it is on only while busy (seed 001's assumption).
+        idle_on_fraction: fraction of the not-busy time the desktop stays powered on,
+            0 <= f <= 1. 0 (default) means it is off whenever it is not busy (seed 001's
+            assumption); 1 means always on.
     """
 
     utilization: float
-    powered_on_fraction: float | None = None
+    idle_on_fraction: float = 0.0
 
     def __post_init__(self) -> None:
         _require(
@@ -162,13 +163,11 @@ class Usage:
             "utilization must be in (0, 1]",
             "utilization",
         )
-        if self.powered_on_fraction is not None:
-            _require(
-                math.isfinite(self.powered_on_fraction)
-                and self.utilization <= self.powered_on_fraction <= 1,
-                "powered_on_fraction must be between utilization and 1",
-                "powered_on_fraction",
-            )
+        _require(
+            math.isfinite(self.idle_on_fraction) and 0 <= self.idle_on_fraction <= 1,
+            "idle_on_fraction must be in [0, 1]",
+            "idle_on_fraction",
+        )
 
     @property
     def busy_hours_per_day(self) -> float:
@@ -177,10 +176,8 @@ class Usage:
 
     @property
     def idle_hours_per_day(self) -> float:
-        """Powered-on but idle hours per day, h: ``(powered_on_fraction - utilization) x 24``."""
-        if self.powered_on_fraction is None:
-            return 0.0
-        return (self.powered_on_fraction - self.utilization) * HOURS_PER_DAY
+        """Powered-on but idle hours per day, h: ``(1 - utilization) x 24 x idle_on_fraction``."""
+        return (1.0 - self.utilization) * HOURS_PER_DAY * self.idle_on_fraction
 
 
 # --------------------------------------------------------------------------------------------

@@ -8,20 +8,46 @@ as-of dates) of every catalog figure used. Money is USD, energy kWh, emissions k
 from __future__ import annotations
 
 import datetime as dt
-from typing import Any
+from types import UnionType
+from typing import Any, Union, get_args, get_origin
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
 from app.models.offer import PricingModel
 
-ID = Field(min_length=1, max_length=100)
 STRICT = ConfigDict(extra="forbid", allow_inf_nan=False, strict=True)
+
+
+def exactly_one(*fields: str) -> dict[str, Any]:
+    """JSON Schema for 'exactly one of these fields', matching a model validator."""
+    return {"oneOf": [{"required": [f]} for f in fields]}
+
+
+def not_both(a: str, b: str) -> dict[str, Any]:
+    """JSON Schema for 'not both of these fields', matching a model validator."""
+    return {"not": {"required": [a, b]}}
 
 
 class _Body(BaseModel):
     model_config = STRICT
 
+    @field_validator("*", mode="before")
+    @classmethod
+    def _integral_floats(cls, value: Any, info: ValidationInfo) -> Any:
+        """JSON Schema counts 14.0 as an integer: accept it as 14 for integer fields (strict
+        mode would refuse it). Booleans and strings stay refused."""
+        if isinstance(value, float) and value.is_integer() and abs(value) < 2**53:
+            annotation = cls.model_fields[info.field_name].annotation
+            if annotation is int or (
+                get_origin(annotation) in (Union, UnionType) and int in get_args(annotation)
+            ):
+                return int(value)
+        return value
 
+
+# Fields whose presence selects a mode ("exactly one of", "not both") are typed without
+# `| None`: they may be omitted but not sent as null, so the schema's `required` rules mean
+# what the validators enforce.
 Utilization = Field(
     default=None,
     gt=0.0,
@@ -34,17 +60,33 @@ class DesktopSpec(_Body):
     """A desktop to buy. Give ``total_price_usd``, or let it be assembled from GPU and
     barebone prices (catalog or given)."""
 
-    gpu: str | None = Field(
+    model_config = ConfigDict(
+        **STRICT,
+        json_schema_extra={
+            "allOf": [
+                {"anyOf": [{"required": ["gpu"]}, {"required": ["gpu_power_w"]}]},
+                {
+                    "anyOf": [
+                        {"required": ["total_price_usd"]},
+                        {"required": ["gpu"]},
+                        {"required": ["gpu_price_usd"]},
+                    ]
+                },
+            ]
+        },
+    )
+
+    gpu: str = Field(
         default=None,
         min_length=1,
         max_length=100,
         description="GPU id or name (`rtx-3090`, `3090`, `RTX 3090`).",
     )
     gpu_count: int = Field(default=1, ge=1, le=16, description="GPUs in the desktop.")
-    total_price_usd: float | None = Field(
+    total_price_usd: float = Field(
         default=None, ge=0, le=10_000_000, description="Price of the whole machine, USD."
     )
-    gpu_price_usd: float | None = Field(
+    gpu_price_usd: float = Field(
         default=None,
         ge=0,
         le=1_000_000,
@@ -56,7 +98,7 @@ class DesktopSpec(_Body):
     barebone_price_usd: float | None = Field(
         default=None, ge=0, le=1_000_000, description="Price of the machine without GPUs, USD."
     )
-    gpu_power_w: float | None = Field(
+    gpu_power_w: float = Field(
         default=None, ge=0, le=2000, description="Power of one GPU while busy, W; default TDP."
     )
     base_power_w: float | None = Field(
@@ -72,12 +114,12 @@ class DesktopSpec(_Body):
         le=10_000,
         description="Wall power while on but idle, W; default 0 (off when idle, as seed 001).",
     )
-    powered_on_fraction: float | None = Field(
+    idle_on_fraction: float | None = Field(
         default=None,
-        gt=0,
+        ge=0,
         le=1,
-        description="Fraction of time the machine is on (>= utilization); default: only "
-        "while busy.",
+        description="Fraction of the not-busy time the machine stays on, drawing "
+        "`idle_power_w` (0 = off when idle, the default as in seed 001; 1 = always on).",
     )
     psu_efficiency: float | None = Field(
         default=None,
@@ -98,13 +140,17 @@ class DesktopSpec(_Body):
 class CloudSpec(_Body):
     """The cloud side: a catalog offer, or a price per hour."""
 
-    offer_id: str | None = Field(
+    model_config = ConfigDict(
+        **STRICT, json_schema_extra=exactly_one("offer_id", "price_usd_per_hour")
+    )
+
+    offer_id: str = Field(
         default=None,
         min_length=1,
         max_length=160,
         description="Offer id from `GET /v1/cloud-offers`.",
     )
-    price_usd_per_hour: float | None = Field(
+    price_usd_per_hour: float = Field(
         default=None, ge=0, le=10_000, description="Price of the instance, USD/h."
     )
     gpu: str | None = Field(
@@ -126,8 +172,8 @@ class CloudSpec(_Body):
 
 
 class _Where(_Body):
-    utilization: float | None = Utilization
-    utilization_profile: str | None = Field(
+    utilization: float = Utilization
+    utilization_profile: str = Field(
         default=None,
         min_length=1,
         max_length=64,
@@ -159,6 +205,7 @@ class BreakEvenRequest(_Where):
     model_config = ConfigDict(
         **STRICT,
         json_schema_extra={
+            **not_both("utilization", "utilization_profile"),
             "examples": [
                 {
                     "desktop": {"gpu": "rtx-3090", "total_price_usd": 2200},
@@ -166,7 +213,7 @@ class BreakEvenRequest(_Where):
                     "utilization": 0.15,
                     "electricity_price_usd_per_kwh": 0.12,
                 }
-            ]
+            ],
         },
     )
 
@@ -254,15 +301,15 @@ class BreakEvenResult(BaseModel):
 class Workload(_Body):
     """What is run: a catalog benchmark, or a runtime measured on a GPU."""
 
-    benchmark: str | None = Field(
+    model_config = ConfigDict(**STRICT, json_schema_extra=exactly_one("benchmark", "runtime_s"))
+
+    benchmark: str = Field(
         default=None,
         min_length=1,
         max_length=64,
         description="Benchmark id (`GET /v1/benchmarks`).",
     )
-    runtime_s: float | None = Field(
-        default=None, gt=0.001, le=1e9, description="Runtime of one run, s."
-    )
+    runtime_s: float = Field(default=None, gt=0.001, le=1e9, description="Runtime of one run, s.")
     gpu: str | None = Field(
         default=None, min_length=1, max_length=100, description="GPU `runtime_s` was measured on."
     )
@@ -284,20 +331,41 @@ class Workload(_Body):
 class RunOption(_Body):
     """An option to run on: a catalog offer, a GPU at a price per hour, or a desktop."""
 
-    offer_id: str | None = Field(
-        default=None, min_length=1, max_length=160, description="Offer id."
+    model_config = ConfigDict(
+        **STRICT,
+        json_schema_extra={
+            "oneOf": [
+                {
+                    "required": ["offer_id"],
+                    "not": {
+                        "anyOf": [{"required": ["price_usd_per_hour"]}, {"required": ["desktop"]}]
+                    },
+                },
+                {
+                    "required": ["price_usd_per_hour", "gpu"],
+                    "not": {"anyOf": [{"required": ["offer_id"]}, {"required": ["desktop"]}]},
+                },
+                {
+                    "required": ["desktop"],
+                    "properties": {"desktop": {"required": ["gpu"]}},
+                    "not": {
+                        "anyOf": [{"required": ["offer_id"]}, {"required": ["price_usd_per_hour"]}]
+                    },
+                },
+            ]
+        },
     )
-    gpu: str | None = Field(
+
+    offer_id: str = Field(default=None, min_length=1, max_length=160, description="Offer id.")
+    gpu: str = Field(
         default=None,
         min_length=1,
         max_length=100,
         description="GPU id or name, with `price_usd_per_hour`.",
     )
     gpu_count: int | None = Field(default=None, ge=1, le=64, description="GPUs.")
-    price_usd_per_hour: float | None = Field(
-        default=None, ge=0, le=10_000, description="Price, USD/h."
-    )
-    desktop: DesktopSpec | None = Field(default=None, description="A desktop instead.")
+    price_usd_per_hour: float = Field(default=None, ge=0, le=10_000, description="Price, USD/h.")
+    desktop: DesktopSpec = Field(default=None, description="A desktop instead.")
 
     @model_validator(mode="after")
     def _one_kind(self) -> RunOption:
@@ -319,6 +387,7 @@ class RunCostRequest(_Where):
     model_config = ConfigDict(
         **STRICT,
         json_schema_extra={
+            **not_both("utilization", "utilization_profile"),
             "examples": [
                 {
                     "workload": {"benchmark": "efficientnet"},
@@ -327,7 +396,7 @@ class RunCostRequest(_Where):
                         {"desktop": {"gpu": "rtx-3090", "total_price_usd": 2200}},
                     ],
                 }
-            ]
+            ],
         },
     )
 
@@ -377,13 +446,20 @@ class CarbonRequest(_Body):
     model_config = ConfigDict(
         **STRICT,
         json_schema_extra={
-            "examples": [{"gpu": "rtx-3090", "utilization": 0.15, "days": 365, "region": "us-ca"}]
+            "allOf": [
+                exactly_one("days", "hours"),
+                {"anyOf": [{"required": ["gpu"]}, {"required": ["gpu_power_w"]}]},
+                not_both("utilization", "hours"),
+                not_both("utilization_profile", "hours"),
+                not_both("utilization", "utilization_profile"),
+            ],
+            "examples": [{"gpu": "rtx-3090", "utilization": 0.15, "days": 365, "region": "us-ca"}],
         },
     )
 
-    gpu: str | None = Field(default=None, min_length=1, max_length=100, description="GPU.")
+    gpu: str = Field(default=None, min_length=1, max_length=100, description="GPU.")
     gpu_count: int = Field(default=1, ge=1, le=10_000, description="GPUs.")
-    gpu_power_w: float | None = Field(
+    gpu_power_w: float = Field(
         default=None, ge=0, le=2000, description="Power per GPU, W; default TDP."
     )
     base_power_w: float = Field(
@@ -392,14 +468,20 @@ class CarbonRequest(_Body):
         le=100_000,
         description="Host power while busy, W; default 100 W (seed 001).",
     )
-    utilization: float | None = Utilization
-    days: float | None = Field(
+    utilization_profile: str = Field(
+        default=None,
+        min_length=1,
+        max_length=64,
+        description="Profile id (`GET /v1/utilization-profiles`), instead of `utilization`.",
+    )
+    utilization: float = Utilization
+    days: float = Field(
         default=None,
         gt=0,
         le=36_500,
         description="Calendar days (busy hours = days x 24 x utilization).",
     )
-    hours: float | None = Field(default=None, gt=0, le=10_000_000, description="Busy hours.")
+    hours: float = Field(default=None, gt=0, le=10_000_000, description="Busy hours.")
     region: str | None = Field(
         default=None,
         min_length=1,

@@ -50,20 +50,20 @@ class Problem(BaseModel):
     request_id: str | None = Field(default=None, description="Id of the request, for support.")
 
 
+_PROBLEM_CONTENT = {
+    "application/problem+json": {"schema": {"$ref": "#/components/schemas/Problem"}}
+}
+
 PROBLEM_RESPONSES: dict[int | str, dict[str, Any]] = {
-    400: {
-        "model": Problem,
-        "description": "Malformed request.",
-        "content": {"application/problem+json": {}},
-    },
-    404: {
-        "model": Problem,
-        "description": "Unknown id or name; `candidates` lists close ids.",
-        "content": {"application/problem+json": {}},
-    },
-    422: {
-        "model": Problem,
-        "description": "Invalid input, or an ambiguous name (`candidates` lists the matches).",
-        "content": {"application/problem+json": {}},
-    },
+    code: {"model": Problem, "description": description, "content": _PROBLEM_CONTENT}
+    for code, description in {
+        400: "Malformed request (the body is not parseable).",
+        404: "Unknown id or name; `candidates` lists close ids.",
+        405: "Method not allowed.",
+        413: "Request body too large.",
+        415: "Request body is not `application/json`.",
+        422: "Invalid input (`errors` gives field paths), or an ambiguous name "
+        "(`candidates` lists the matches).",
+        500: "Unexpected error; `request_id` identifies it in the logs.",
+    }.items()
 }

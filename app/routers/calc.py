@@ -19,7 +19,7 @@ from app.services import calc
 router = APIRouter(
     prefix="/v1",
     tags=["calculations"],
-    responses={404: PROBLEM_RESPONSES[404], 422: PROBLEM_RESPONSES[422]},
+    responses={code: PROBLEM_RESPONSES[code] for code in (400, 404, 413, 415, 422)},
 )
 
 

@@ -70,7 +70,7 @@ class Trail:
 
 
 def resolve_usage(
-    session: Session, req, trail: Trail, *, powered_on_fraction: float | None = None
+    session: Session, req, trail: Trail, *, idle_on_fraction: float = 0.0
 ) -> costing.Usage:
     """Utilization from the request, its named profile, or the seed's 15 % default."""
     if req.utilization is not None:
@@ -81,18 +81,7 @@ def resolve_usage(
         u = profile.utilization
         how = "requested profile" if req.utilization_profile else "default profile"
         trail.assume("utilization", u, f"{how} '{profile.id}': {profile.source}")
-    if powered_on_fraction is not None and powered_on_fraction < u:
-        raise InvalidRequest(
-            "desktop.powered_on_fraction must be at least the utilization",
-            errors=[
-                {
-                    "loc": ["body", "desktop", "powered_on_fraction"],
-                    "msg": "below utilization",
-                    "type": "value_error",
-                }
-            ],
-        )
-    return costing.Usage(u, powered_on_fraction)
+    return costing.Usage(u, idle_on_fraction)
 
 
 def resolve_region(session: Session, region_id: str | None) -> Region | None:
@@ -337,7 +326,7 @@ def compute_break_even(
     trail = Trail()
     desk = resolve_desktop(session, req.desktop, trail)
     cloud = resolve_cloud(session, req.cloud, trail)
-    usage = resolve_usage(session, req, trail, powered_on_fraction=req.desktop.powered_on_fraction)
+    usage = resolve_usage(session, req, trail, idle_on_fraction=req.desktop.idle_on_fraction or 0.0)
     region = resolve_region(session, req.region)
     price = resolve_electricity(req, region, settings, trail)
     ci_region = carbon_region(session, region, settings, trail)
