@@ -31,6 +31,9 @@ run: db
 test: install
 	$(BIN)/pytest -q
 
+openapi: install
+	$(BIN)/python scripts/export_openapi.py
+
 lint: install
 	$(BIN)/ruff check app tests
 

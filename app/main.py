@@ -70,6 +70,27 @@ class RequestGuard(BaseHTTPMiddleware):
         return await call_next(request)
 
 
+def problem_only_errors(app: FastAPI) -> None:
+    """Make error responses in the OpenAPI document `application/problem+json` only (FastAPI
+    also lists `application/json` for a response `model`)."""
+    original = app.openapi
+
+    def openapi() -> dict:
+        if app.openapi_schema is not None:
+            return app.openapi_schema
+        schema = original()
+        for item in schema["paths"].values():
+            for op in item.values():
+                for status, response in op.get("responses", {}).items():
+                    content = response.get("content", {})
+                    if status[0] in "45" and "application/problem+json" in content:
+                        content.pop("application/json", None)
+        app.openapi_schema = schema
+        return schema
+
+    app.openapi = openapi  # type: ignore[method-assign]
+
+
 def create_app() -> FastAPI:
     app = FastAPI(
         title="gpucost",
@@ -82,6 +103,7 @@ def create_app() -> FastAPI:
     app.include_router(health.router)
     app.include_router(catalog.router)
     app.include_router(calc.router)
+    problem_only_errors(app)
     return app
 
 
