@@ -107,6 +107,7 @@ def install(app: FastAPI) -> None:
     @app.exception_handler(StarletteHTTPException)
     async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
         slugs = {
+            400: ("malformed-body", "Malformed request body"),
             404: ("not-found", "Not found"),
             405: ("method-not-allowed", "Method not allowed"),
             413: ("payload-too-large", "Payload too large"),

@@ -26,11 +26,14 @@ def operation_id(route: APIRoute) -> str:
 
 
 def _json_body_paths(app: FastAPI) -> frozenset[str]:
-    """Paths of the routes that take a JSON body (computed once per app)."""
+    """Paths of the operations that take a JSON body, from the OpenAPI document (computed
+    once per app)."""
     paths = getattr(app.state, "json_body_paths", None)
     if paths is None:
         paths = frozenset(
-            r.path for r in app.routes if isinstance(r, APIRoute) and "POST" in r.methods
+            path
+            for path, item in app.openapi()["paths"].items()
+            if any("requestBody" in op for op in item.values())
         )
         app.state.json_body_paths = paths
     return paths

@@ -16,6 +16,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validat
 from app.models.offer import PricingModel
 
 STRICT = ConfigDict(extra="forbid", allow_inf_nan=False, strict=True)
+# Names and ids: printable text only (no NUL, newlines or other control characters).
+NO_CONTROL = r"^[^\u0000-\u001f\u007f]*$"
 
 
 def exactly_one(*fields: str) -> dict[str, Any]:
@@ -79,6 +81,7 @@ class DesktopSpec(_Body):
     gpu: str = Field(
         default=None,
         min_length=1,
+        pattern=NO_CONTROL,
         max_length=100,
         description="GPU id or name (`rtx-3090`, `3090`, `RTX 3090`).",
     )
@@ -93,7 +96,11 @@ class DesktopSpec(_Body):
         description="Price of one GPU, USD; default: the GPU's launch MSRP in the catalog.",
     )
     barebone: str | None = Field(
-        default=None, min_length=1, max_length=100, description="Barebone id (`GET /v1/barebones`)."
+        default=None,
+        min_length=1,
+        pattern=NO_CONTROL,
+        max_length=100,
+        description="Barebone id (`GET /v1/barebones`).",
     )
     barebone_price_usd: float | None = Field(
         default=None, ge=0, le=1_000_000, description="Price of the machine without GPUs, USD."
@@ -147,6 +154,7 @@ class CloudSpec(_Body):
     offer_id: str = Field(
         default=None,
         min_length=1,
+        pattern=NO_CONTROL,
         max_length=160,
         description="Offer id from `GET /v1/cloud-offers`.",
     )
@@ -156,6 +164,7 @@ class CloudSpec(_Body):
     gpu: str | None = Field(
         default=None,
         min_length=1,
+        pattern=NO_CONTROL,
         max_length=100,
         description="GPU of the instance (for performance normalization and carbon).",
     )
@@ -176,6 +185,7 @@ class _Where(_Body):
     utilization_profile: str = Field(
         default=None,
         min_length=1,
+        pattern=NO_CONTROL,
         max_length=64,
         description="Profile id (`GET /v1/utilization-profiles`), instead of `utilization`.",
     )
@@ -188,6 +198,7 @@ class _Where(_Body):
     region: str | None = Field(
         default=None,
         min_length=1,
+        pattern=NO_CONTROL,
         max_length=64,
         description="Region id (`de`, `us-ca`, ...) for electricity price and carbon intensity.",
     )
@@ -306,12 +317,17 @@ class Workload(_Body):
     benchmark: str = Field(
         default=None,
         min_length=1,
+        pattern=NO_CONTROL,
         max_length=64,
         description="Benchmark id (`GET /v1/benchmarks`).",
     )
     runtime_s: float = Field(default=None, gt=0.001, le=1e9, description="Runtime of one run, s.")
     gpu: str | None = Field(
-        default=None, min_length=1, max_length=100, description="GPU `runtime_s` was measured on."
+        default=None,
+        min_length=1,
+        pattern=NO_CONTROL,
+        max_length=100,
+        description="GPU `runtime_s` was measured on.",
     )
     gpu_count: int = Field(default=1, ge=1, le=64, description="GPUs `runtime_s` used.")
     items: int | None = Field(
@@ -356,10 +372,13 @@ class RunOption(_Body):
         },
     )
 
-    offer_id: str = Field(default=None, min_length=1, max_length=160, description="Offer id.")
+    offer_id: str = Field(
+        default=None, min_length=1, pattern=NO_CONTROL, max_length=160, description="Offer id."
+    )
     gpu: str = Field(
         default=None,
         min_length=1,
+        pattern=NO_CONTROL,
         max_length=100,
         description="GPU id or name, with `price_usd_per_hour`.",
     )
@@ -457,7 +476,9 @@ class CarbonRequest(_Body):
         },
     )
 
-    gpu: str = Field(default=None, min_length=1, max_length=100, description="GPU.")
+    gpu: str = Field(
+        default=None, min_length=1, pattern=NO_CONTROL, max_length=100, description="GPU."
+    )
     gpu_count: int = Field(default=1, ge=1, le=10_000, description="GPUs.")
     gpu_power_w: float = Field(
         default=None, ge=0, le=2000, description="Power per GPU, W; default TDP."
@@ -471,6 +492,7 @@ class CarbonRequest(_Body):
     utilization_profile: str = Field(
         default=None,
         min_length=1,
+        pattern=NO_CONTROL,
         max_length=64,
         description="Profile id (`GET /v1/utilization-profiles`), instead of `utilization`.",
     )
@@ -485,6 +507,7 @@ class CarbonRequest(_Body):
     region: str | None = Field(
         default=None,
         min_length=1,
+        pattern=NO_CONTROL,
         max_length=64,
         description="Region id, for carbon intensity (and PUE).",
     )
