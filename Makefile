@@ -8,7 +8,7 @@ HOST   ?= 127.0.0.1
 PORT   ?= 8000
 export GPUCOST_DATABASE_URL ?= sqlite:///./gpucost.db
 
-.PHONY: install db run test lint openapi clean
+.PHONY: install db run test contract lint openapi clean
 
 $(BIN)/.installed: requirements.lock pyproject.toml
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "need $(PYTHON)"; exit 1; }
@@ -30,6 +30,9 @@ run: db
 
 test: install
 	$(BIN)/pytest -q
+
+contract: install
+	bash scripts/contract_ci.sh
 
 openapi: install
 	$(BIN)/python scripts/export_openapi.py

@@ -21,8 +21,9 @@ NO_CONTROL = r"^[^\u0000-\u001f\u007f]*$"
 
 
 def exactly_one(*fields: str) -> dict[str, Any]:
-    """JSON Schema for 'exactly one of these fields', matching a model validator."""
-    return {"oneOf": [{"required": [f]} for f in fields]}
+    """JSON Schema for 'exactly one of these fields', matching a model validator. (Wrapped in
+    allOf: generated clients then keep one named model instead of a union of anonymous ones.)"""
+    return {"allOf": [{"oneOf": [{"required": [f]} for f in fields]}]}
 
 
 def not_both(a: str, b: str) -> dict[str, Any]:
@@ -350,24 +351,36 @@ class RunOption(_Body):
     model_config = ConfigDict(
         **STRICT,
         json_schema_extra={
-            "oneOf": [
+            "allOf": [
                 {
-                    "required": ["offer_id"],
-                    "not": {
-                        "anyOf": [{"required": ["price_usd_per_hour"]}, {"required": ["desktop"]}]
-                    },
-                },
-                {
-                    "required": ["price_usd_per_hour", "gpu"],
-                    "not": {"anyOf": [{"required": ["offer_id"]}, {"required": ["desktop"]}]},
-                },
-                {
-                    "required": ["desktop"],
-                    "properties": {"desktop": {"required": ["gpu"]}},
-                    "not": {
-                        "anyOf": [{"required": ["offer_id"]}, {"required": ["price_usd_per_hour"]}]
-                    },
-                },
+                    "oneOf": [
+                        {
+                            "required": ["offer_id"],
+                            "not": {
+                                "anyOf": [
+                                    {"required": ["price_usd_per_hour"]},
+                                    {"required": ["desktop"]},
+                                ]
+                            },
+                        },
+                        {
+                            "required": ["price_usd_per_hour", "gpu"],
+                            "not": {
+                                "anyOf": [{"required": ["offer_id"]}, {"required": ["desktop"]}]
+                            },
+                        },
+                        {
+                            "required": ["desktop"],
+                            "properties": {"desktop": {"required": ["gpu"]}},
+                            "not": {
+                                "anyOf": [
+                                    {"required": ["offer_id"]},
+                                    {"required": ["price_usd_per_hour"]},
+                                ]
+                            },
+                        },
+                    ]
+                }
             ]
         },
     )
@@ -466,7 +479,7 @@ class CarbonRequest(_Body):
         **STRICT,
         json_schema_extra={
             "allOf": [
-                exactly_one("days", "hours"),
+                *exactly_one("days", "hours")["allOf"],
                 {"anyOf": [{"required": ["gpu"]}, {"required": ["gpu_power_w"]}]},
                 not_both("utilization", "hours"),
                 not_both("utilization_profile", "hours"),

@@ -25,6 +25,14 @@ class Provenance(SQLModel):
     as_of: dt.date = Field(description="Date the row's figures held (ISO 8601).")
 
 
+class ProblemError(BaseModel):
+    """One validation error: where (`loc`, a path of field names and list indexes), what."""
+
+    loc: list[str] = Field(description='Path to the field, e.g. `["body", "desktop", "gpu"]`.')
+    msg: str = Field(description="What is wrong.")
+    type: str = Field(description="Error type, e.g. `greater_than`.")
+
+
 class Problem(BaseModel):
     """An error, as an RFC 9457 ``application/problem+json`` document.
 
@@ -40,7 +48,7 @@ class Problem(BaseModel):
     status: int = Field(description="HTTP status code.", ge=400, le=599)
     detail: str = Field(description="What went wrong in this request.")
     instance: str | None = Field(default=None, description="The request path.")
-    errors: list[dict[str, Any]] | None = Field(
+    errors: list[ProblemError] | None = Field(
         default=None,
         description="Validation errors: each has `loc` (field path), `msg` and `type`.",
     )

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Contract checks against a real uvicorn server (run by `make contract`, called from .ci/run):
+#  1. schemathesis CLI, all checks, 200 examples per operation, fixed seed, JUnit report;
+#  2. a Python client generated from the committed openapi.json (--fail-on-warning), used
+#     against the live server by scripts/client_check.py.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BIN=${BIN:-.venv/bin}
+export PATH="$(cd "$BIN" && pwd):$PATH"  # the client generator runs ruff as a post-hook
+WORK=$(mktemp -d)
+REPORTS=${REPORTS:-reports}
+mkdir -p "$REPORTS"
+export GPUCOST_DATABASE_URL="sqlite:///$WORK/contract.db"
+PORT=${CONTRACT_PORT:-$("$BIN/python" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')}
+BASE="http://127.0.0.1:$PORT"
+
+"$BIN/gpucost" migrate >/dev/null 2>&1
+"$BIN/gpucost" seed >/dev/null
+"$BIN/uvicorn" app.main:app --host 127.0.0.1 --port "$PORT" --log-level warning &
+SERVER=$!
+trap 'kill $SERVER 2>/dev/null || true; rm -rf "$WORK"' EXIT
+for _ in $(seq 1 100); do
+  curl -sf "$BASE/readyz" >/dev/null 2>&1 && break
+  sleep 0.2
+done
+curl -sf "$BASE/readyz" >/dev/null
+
+echo "== schemathesis against $BASE"
+"$BIN/schemathesis" run "$BASE/openapi.json" --checks all --max-examples 200 --seed 1 \
+  --report junit --report-junit-path "$REPORTS/schemathesis.xml" --no-color
+
+echo "== generated client"
+rm -rf "$WORK/client"
+"$BIN/openapi-python-client" generate --path openapi.json --config client-config.yaml \
+  --fail-on-warning --output-path "$WORK/client" >/dev/null
+PYTHONPATH="$WORK/client" "$BIN/python" scripts/client_check.py "$BASE"
