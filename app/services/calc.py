@@ -332,9 +332,14 @@ def compute_break_even(
     ci_region = carbon_region(session, region, settings, trail)
 
     perf: costing.SpeedRatio | None = None
-    if req.normalize_performance:
-        if desk.gpu is None or cloud.gpu is None:
-            raise InvalidRequest("normalize_performance needs the desktop's and the cloud's GPU")
+    if req.normalize_performance and (desk.gpu is None or cloud.gpu is None):
+        trail.assume(
+            "normalize_performance",
+            False,
+            "requested, but skipped: name the desktop's gpu and the cloud's gpu (or offer) to "
+            "scale cloud hours; cloud hours = desktop busy hours",
+        )
+    elif req.normalize_performance:
         perf = speed(session, desk.gpu, desk.desktop.gpu_count, cloud.gpu, cloud.gpu_count or 1)
     else:
         trail.assume(
