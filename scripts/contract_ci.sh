@@ -26,7 +26,7 @@ done
 curl -sf "$BASE/readyz" >/dev/null
 
 echo "== schemathesis against $BASE"
-"$BIN/schemathesis" run "$BASE/openapi.json" --checks all --max-examples 200 --seed 1 \
+"$BIN/schemathesis" run "$BASE/openapi.json" --checks all --max-examples 200 --seed "${SCHEMATHESIS_SEED:-1}" \
   --report junit --report-junit-path "$REPORTS/schemathesis.xml" --no-color
 
 echo "== generated client"
