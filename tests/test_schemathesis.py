@@ -22,3 +22,17 @@ def _catalog(engine):
 @settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
 def test_api_conforms_to_schema(case):
     case.call_and_validate()
+
+
+# Stateful: schemathesis chains operations through OpenAPI links (inferred from the schema,
+# e.g. an offer listed by `catalog-list_cloud_offers` fetched by `catalog-get_cloud_offer`).
+APIWorkflow = schema.as_state_machine()
+APIWorkflow.TestCase.settings = settings(
+    max_examples=10, stateful_step_count=5, deadline=None,
+    suppress_health_check=list(HealthCheck),
+)
+
+
+@pytest.mark.usefixtures("engine")
+class TestStateful(APIWorkflow.TestCase):
+    pass

@@ -23,6 +23,22 @@ from app.services import catalog
 
 router = APIRouter(prefix="/v1", tags=["catalog"], responses={422: PROBLEM_RESPONSES[422]})
 
+
+def link_to(operation_id: str, param: str, description: str) -> dict:
+    """A 200 response declaring an OpenAPI link from a listing's first item to its detail."""
+    return {
+        200: {
+            "links": {
+                operation_id.split("-", 1)[1]: {
+                    "operationId": operation_id,
+                    "parameters": {param: "$response.body#/data/0/id"},
+                    "description": description,
+                }
+            }
+        }
+    }
+
+
 Limit = Annotated[int, Query(ge=1, le=500, description="Page size.")]
 Offset = Annotated[int, Query(ge=0, le=1_000_000, description="Rows to skip.")]
 
@@ -45,7 +61,12 @@ def offer_public(row) -> CloudOfferPublic:
     )
 
 
-@router.get("/gpus", response_model=GpusPublic, summary="List GPUs")
+@router.get(
+    "/gpus",
+    response_model=GpusPublic,
+    summary="List GPUs",
+    responses=link_to("catalog-get_gpu", "gpu_id", "Fetch a listed GPU by its id."),
+)
 def list_gpus(
     session: SessionDep,
     q: Annotated[
@@ -76,7 +97,10 @@ def get_gpu(gpu_id: str, session: SessionDep) -> GpuPublic:
     "/cloud-offers",
     response_model=CloudOffersPublic,
     summary="List cloud offers",
-    responses={404: PROBLEM_RESPONSES[404]},
+    responses={
+        404: PROBLEM_RESPONSES[404],
+        **link_to("catalog-get_cloud_offer", "offer_id", "Fetch a listed offer by id."),
+    },
 )
 def list_cloud_offers(
     session: SessionDep,
@@ -127,7 +151,12 @@ def list_barebones(session: SessionDep) -> BarebonesPublic:
     )
 
 
-@router.get("/regions", response_model=RegionsPublic, summary="List regions")
+@router.get(
+    "/regions",
+    response_model=RegionsPublic,
+    summary="List regions",
+    responses=link_to("catalog-get_region", "region_id", "Fetch a listed region by id."),
+)
 def list_regions(
     session: SessionDep,
     kind: RegionKind | None = None,
