@@ -48,6 +48,17 @@ class _Body(BaseModel):
         return value
 
 
+def name_field(description: str, max_length: int = 100) -> Any:
+    """An optional id or name: 1..max_length printable characters, never null."""
+    return Field(
+        default=None,
+        min_length=1,
+        max_length=max_length,
+        pattern=NO_CONTROL,
+        description=description,
+    )
+
+
 # Fields whose presence selects a mode ("exactly one of", "not both") are typed without
 # `| None`: they may be omitted but not sent as null, so the schema's `required` rules mean
 # what the validators enforce.
@@ -79,12 +90,9 @@ class DesktopSpec(_Body):
         },
     )
 
-    gpu: str = Field(
-        default=None,
-        min_length=1,
-        pattern=NO_CONTROL,
+    gpu: str = name_field(
+        "GPU id or name (`rtx-3090`, `3090`, `RTX 3090`).",
         max_length=100,
-        description="GPU id or name (`rtx-3090`, `3090`, `RTX 3090`).",
     )
     gpu_count: int = Field(default=1, ge=1, le=16, description="GPUs in the desktop.")
     total_price_usd: float = Field(
@@ -96,12 +104,9 @@ class DesktopSpec(_Body):
         le=1_000_000,
         description="Price of one GPU, USD; default: the GPU's launch MSRP in the catalog.",
     )
-    barebone: str | None = Field(
-        default=None,
-        min_length=1,
-        pattern=NO_CONTROL,
+    barebone: str | None = name_field(
+        "Barebone id (`GET /v1/barebones`).",
         max_length=100,
-        description="Barebone id (`GET /v1/barebones`).",
     )
     barebone_price_usd: float | None = Field(
         default=None, ge=0, le=1_000_000, description="Price of the machine without GPUs, USD."
@@ -152,22 +157,16 @@ class CloudSpec(_Body):
         **STRICT, json_schema_extra=exactly_one("offer_id", "price_usd_per_hour")
     )
 
-    offer_id: str = Field(
-        default=None,
-        min_length=1,
-        pattern=NO_CONTROL,
+    offer_id: str = name_field(
+        "Offer id from `GET /v1/cloud-offers`.",
         max_length=160,
-        description="Offer id from `GET /v1/cloud-offers`.",
     )
     price_usd_per_hour: float = Field(
         default=None, ge=0, le=10_000, description="Price of the instance, USD/h."
     )
-    gpu: str | None = Field(
-        default=None,
-        min_length=1,
-        pattern=NO_CONTROL,
+    gpu: str | None = name_field(
+        "GPU of the instance (for performance normalization and carbon).",
         max_length=100,
-        description="GPU of the instance (for performance normalization and carbon).",
     )
     gpu_count: int | None = Field(default=None, ge=1, le=64, description="GPUs in the instance.")
     monthly_fee_usd: float | None = Field(
@@ -183,12 +182,9 @@ class CloudSpec(_Body):
 
 class _Where(_Body):
     utilization: float = Utilization
-    utilization_profile: str = Field(
-        default=None,
-        min_length=1,
-        pattern=NO_CONTROL,
+    utilization_profile: str = name_field(
+        "Profile id (`GET /v1/utilization-profiles`), instead of `utilization`.",
         max_length=64,
-        description="Profile id (`GET /v1/utilization-profiles`), instead of `utilization`.",
     )
     electricity_price_usd_per_kwh: float | None = Field(
         default=None,
@@ -196,12 +192,9 @@ class _Where(_Body):
         le=5,
         description="Electricity price, USD/kWh; default: the region's, else 0.12 (seed 001).",
     )
-    region: str | None = Field(
-        default=None,
-        min_length=1,
-        pattern=NO_CONTROL,
+    region: str | None = name_field(
+        "Region id (`de`, `us-ca`, ...) for electricity price and carbon intensity.",
         max_length=64,
-        description="Region id (`de`, `us-ca`, ...) for electricity price and carbon intensity.",
     )
 
     @model_validator(mode="after")
@@ -315,20 +308,14 @@ class Workload(_Body):
 
     model_config = ConfigDict(**STRICT, json_schema_extra=exactly_one("benchmark", "runtime_s"))
 
-    benchmark: str = Field(
-        default=None,
-        min_length=1,
-        pattern=NO_CONTROL,
+    benchmark: str = name_field(
+        "Benchmark id (`GET /v1/benchmarks`).",
         max_length=64,
-        description="Benchmark id (`GET /v1/benchmarks`).",
     )
     runtime_s: float = Field(default=None, gt=0.001, le=1e9, description="Runtime of one run, s.")
-    gpu: str | None = Field(
-        default=None,
-        min_length=1,
-        pattern=NO_CONTROL,
+    gpu: str | None = name_field(
+        "GPU `runtime_s` was measured on.",
         max_length=100,
-        description="GPU `runtime_s` was measured on.",
     )
     gpu_count: int = Field(default=1, ge=1, le=64, description="GPUs `runtime_s` used.")
     items: int | None = Field(
@@ -388,12 +375,9 @@ class RunOption(_Body):
     offer_id: str = Field(
         default=None, min_length=1, pattern=NO_CONTROL, max_length=160, description="Offer id."
     )
-    gpu: str = Field(
-        default=None,
-        min_length=1,
-        pattern=NO_CONTROL,
+    gpu: str = name_field(
+        "GPU id or name, with `price_usd_per_hour`.",
         max_length=100,
-        description="GPU id or name, with `price_usd_per_hour`.",
     )
     gpu_count: int | None = Field(default=None, ge=1, le=64, description="GPUs.")
     price_usd_per_hour: float = Field(default=None, ge=0, le=10_000, description="Price, USD/h.")
@@ -502,12 +486,9 @@ class CarbonRequest(_Body):
         le=100_000,
         description="Host power while busy, W; default 100 W (seed 001).",
     )
-    utilization_profile: str = Field(
-        default=None,
-        min_length=1,
-        pattern=NO_CONTROL,
+    utilization_profile: str = name_field(
+        "Profile id (`GET /v1/utilization-profiles`), instead of `utilization`.",
         max_length=64,
-        description="Profile id (`GET /v1/utilization-profiles`), instead of `utilization`.",
     )
     utilization: float = Utilization
     days: float = Field(
@@ -517,12 +498,9 @@ class CarbonRequest(_Body):
         description="Calendar days (busy hours = days x 24 x utilization).",
     )
     hours: float = Field(default=None, gt=0, le=10_000_000, description="Busy hours.")
-    region: str | None = Field(
-        default=None,
-        min_length=1,
-        pattern=NO_CONTROL,
+    region: str | None = name_field(
+        "Region id, for carbon intensity (and PUE).",
         max_length=64,
-        description="Region id, for carbon intensity (and PUE).",
     )
     carbon_intensity_g_per_kwh: float | None = Field(
         default=None, ge=0, le=2000, description="Grid carbon intensity, gCO2e/kWh."
