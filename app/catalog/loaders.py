@@ -35,7 +35,8 @@ PAPERSPACE_2022_SOURCE = (
     "seed 004: Paperspace blog 'Best GPU for deep learning on Paperspace' "
     "(blog.paperspace.com/best-gpu-paperspace-2022), restated in reference/seed-facts.md"
 )
-PAPERSPACE_2022_AS_OF = dt.date(2022, 4, 1)
+PAPERSPACE_2022_AS_OF = dt.date(2022, 4, 1)  # the post is dated April 2022 (seed 004)
+GPU_SPECS_AS_OF = dt.date(2025, 6, 16)  # gpu-info-api 'gpu-data' commit 03a6b34a (SOURCES.md)
 
 Row = dict[str, Any]
 
@@ -272,7 +273,8 @@ def load_gpus() -> list[Row]:
                 "price_used_as_of": _date(cur["price_used_as_of"]),
                 "price_used_source": cur["price_used_source"] or None,
                 "source": "; ".join(sources),
-                "as_of": dt.date(2025, 6, 16),
+                # gpu.json's data commit (03a6b34a, 2025-06-16), the newest spec source used.
+                "as_of": GPU_SPECS_AS_OF,
                 "notes": cur["notes"] or None,
             }
         )
