@@ -17,7 +17,7 @@ Conventions
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from app.costing.errors import InvalidInput
 
@@ -488,13 +488,3 @@ def speed_ratio_from_bandwidth(
         f"({gpu_count_a} x {bandwidth_a_gb_per_s:g} vs {gpu_count_b} x {bandwidth_b_gb_per_s:g}"
         " GB/s; seed 001: speed scales with bandwidth within an architecture)",
     )
-
-
-@dataclass(frozen=True)
-class Assumption:
-    """One stated assumption: a named input, its value and where it came from."""
-
-    name: str
-    value: object
-    source: str
-    note: str | None = field(default=None)
