@@ -203,9 +203,12 @@ class TestHealth:
 
 
 def test_normalize_without_gpus_is_skipped_and_said(client):
-    body = {"desktop": {"gpu_power_w": 350, "total_price_usd": 2200},
-            "cloud": {"price_usd_per_hour": 2.14}, "utilization": 0.15,
-            "normalize_performance": True}
+    body = {
+        "desktop": {"gpu_power_w": 350, "total_price_usd": 2200},
+        "cloud": {"price_usd_per_hour": 2.14},
+        "utilization": 0.15,
+        "normalize_performance": True,
+    }
     out = client.post("/v1/break-even", json=body).json()
     assert out["performance"] is None
     skipped = [a for a in out["assumptions"] if a["name"] == "normalize_performance"]

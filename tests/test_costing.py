@@ -172,3 +172,13 @@ class TestInvalidInput:
     def test_zero_batch(self):
         with pytest.raises(costing.InvalidInput):
             costing.cost_per_batch_item_usd(1.0, 0)
+
+
+class TestEnergy:
+    def test_energy_kwh_with_pue(self):
+        # 300 W (V100 SXM2 TDP) for 100 h in an AWS datacenter (PUE 1.2, Green Algorithms).
+        assert costing.energy_kwh(300, 100, pue=1.2) == pytest.approx(36.0)
+
+    def test_energy_kwh_rejects_pue_below_one(self):
+        with pytest.raises(costing.InvalidInput):
+            costing.energy_kwh(300, 1, pue=0.9)

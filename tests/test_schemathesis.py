@@ -19,9 +19,7 @@ def _catalog(engine):
 
 
 @schema.parametrize()
-@settings(
-    max_examples=25, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck)
-)
+@settings(max_examples=25, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
 def test_api_conforms_to_schema(case):
     case.call_and_validate()
 
@@ -30,7 +28,10 @@ def test_api_conforms_to_schema(case):
 # e.g. an offer listed by `catalog-list_cloud_offers` fetched by `catalog-get_cloud_offer`).
 APIWorkflow = schema.as_state_machine()
 APIWorkflow.TestCase.settings = settings(
-    max_examples=10, stateful_step_count=5, deadline=None, derandomize=True,
+    max_examples=10,
+    stateful_step_count=5,
+    deadline=None,
+    derandomize=True,
     suppress_health_check=list(HealthCheck),
 )
 

@@ -22,6 +22,7 @@ from app.costing.model import (
     desktop_energy_kwh_per_day,
     desktop_run_cost,
     electricity_cost_usd,
+    energy_kwh,
     speed_ratio_from_bandwidth,
     speed_ratio_from_runtimes,
 )
@@ -49,6 +50,7 @@ __all__ = [
     "desktop_energy_kwh_per_day",
     "desktop_run_cost",
     "electricity_cost_usd",
+    "energy_kwh",
     "speed_ratio_from_bandwidth",
     "speed_ratio_from_runtimes",
 ]

@@ -196,6 +196,17 @@ def desktop_energy_kwh_per_day(desktop: Desktop, usage: Usage) -> float:
     return (busy + idle) / 1000.0
 
 
+def energy_kwh(power_w: float, hours: float, pue: float = 1.0) -> float:
+    """Energy drawn, kWh: ``power_w x hours / 1000 x pue``.
+
+    ``pue`` (>= 1) adds the datacenter's overhead; 1.0 for a desktop in an office.
+    """
+    _finite_positive(power_w, "power_w", allow_zero=True)
+    _finite_positive(hours, "hours", allow_zero=True)
+    _require(math.isfinite(pue) and pue >= 1.0, "pue must be >= 1", "pue")
+    return power_w * hours / 1000.0 * pue
+
+
 def electricity_cost_usd(energy_kwh: float, price_usd_per_kwh: float) -> float:
     """Electricity cost, USD: ``energy_kwh x price_usd_per_kwh``."""
     _finite_positive(price_usd_per_kwh, "electricity_price_usd_per_kwh", allow_zero=True)

@@ -357,13 +357,10 @@ def compute_break_even(
     cloud_co2 = None
     if cloud.gpu is not None:
         cloud_ci_region = cloud.region or ci_region
-        cloud_kwh_year = (
-            cloud.gpu.tdp_w
-            * (cloud.gpu_count or 1)
-            * result.cloud_busy_hours_per_day
-            * costing.DAYS_PER_YEAR
-            / 1000.0
-            * cloud.pue
+        cloud_kwh_year = costing.energy_kwh(
+            cloud.gpu.tdp_w * (cloud.gpu_count or 1),
+            result.cloud_busy_hours_per_day * costing.DAYS_PER_YEAR,
+            cloud.pue,
         )
         cloud_co2 = costing.co2e_kg(cloud_kwh_year, cloud_ci_region.carbon_intensity_g_per_kwh)
         trail.assume(
@@ -635,7 +632,7 @@ def _run_option(
             cost_per_item_usd=None,
         )
     run = costing.cloud_run_cost(rt.seconds, cloud.rate)
-    energy = gpu.tdp_w * count * rt.seconds / 3600.0 / 1000.0 * cloud.pue
+    energy = costing.energy_kwh(gpu.tdp_w * count, rt.seconds / 3600.0, cloud.pue)
     ci = (cloud.region or ci_region).carbon_intensity_g_per_kwh
     return RunOptionResult(
         **base,
@@ -680,7 +677,7 @@ def compute_carbon(session: Session, req: CarbonRequest, settings: Settings) -> 
     else:
         pue = 1.0
         trail.assume("pue", 1.0, "default: no datacenter overhead (a desktop in an office)")
-    energy = power * busy / 1000.0 * pue
+    energy = costing.energy_kwh(power, busy, pue)
     return CarbonResult(
         gpu_id=gpu.id if gpu else None,
         gpu_count=req.gpu_count,
