@@ -229,3 +229,32 @@ class TestRegions:
 
     def test_cloud_region_has_pue(self, session):
         assert session.get(Region, "aws:us-east-1").pue == 1.2
+
+
+class TestPue:
+    def test_provider_pue_comes_from_green_algorithms(self, session):
+        from app.models import ProviderInfo
+
+        rows = source_rows_skip("green-algorithms-tool/data/latest/defaults_PUE.csv")
+        pue = {r["provider"]: float(r["PUE"]) for r in rows}
+        assert session.get(ProviderInfo, "aws").pue == pue["aws"] == 1.2
+        assert session.get(ProviderInfo, "runpod").pue == pue["Unknown"] == 1.56
+
+    def test_bare_price_uses_the_unknown_datacenter_pue(self, client):
+        body = {
+            "desktop": {"gpu": "rtx-3090", "total_price_usd": 2200},
+            "cloud": {"price_usd_per_hour": 2.14, "gpu": "v100-16gb"},
+            "utilization": 0.15,
+        }
+        out = client.post("/v1/break-even", json=body).json()
+        pue = next(a for a in out["assumptions"] if a["name"] == "cloud.pue")
+        assert pue["value"] == 1.56 and "Unknown" in pue["source"]
+        # 300 W x 3.6 h/day x 365 d / 1000 x 1.56
+        assert out["cloud"]["energy_kwh_per_year"] == pytest.approx(300 * 3.6 * 365 / 1000 * 1.56)
+
+
+def source_rows_skip(relative: str) -> list[dict[str, str]]:
+    """Rows of a Green Algorithms CSV (its first line is a units row, the second the header)."""
+    with open(SRC / relative, newline="") as fh:
+        next(fh)
+        return list(csv.DictReader(fh))

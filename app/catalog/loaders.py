@@ -809,21 +809,39 @@ def load_extra_offers() -> list[Row]:
     return out
 
 
+@cache
+def pue_defaults() -> dict[str, tuple[float, str]]:
+    """Green Algorithms ``defaults_PUE.csv``: {provider key: (PUE, source)}; key ``Unknown``
+    is the default for a datacenter nobody has measured (Uptime Institute 2024 survey)."""
+    path = SOURCES / "green-algorithms-tool/data/latest/defaults_PUE.csv"
+    return {
+        r["provider"]: (
+            float(r["PUE"]),
+            f"Green Algorithms defaults_PUE.csv '{r['provider']}' ({r['source']})",
+        )
+        for r in read_csv(path, skip_lines=1)
+    }
+
+
 def load_providers() -> list[Row]:
-    """Per-provider billing increment/minimum and default PUE, with sources."""
-    return [
-        {
-            "id": r["provider"],
-            "name": r["display_name"],
-            "billing_increment_s": opt_float(r["billing_increment_s"]),
-            "billing_minimum_s": opt_float(r["billing_minimum_s"]),
-            "billing_source": r["billing_source"],
-            "pue": float(r["pue"]),
-            "pue_source": r["pue_source"],
-            "as_of": _date(r["as_of"]),
-        }
-        for r in read_csv(CURATED / "providers.csv")
-    ]
+    """Per-provider billing increment/minimum (``curated/providers.csv``) and default PUE
+    (the ``defaults_PUE.csv`` row its ``pue_key`` names)."""
+    rows = []
+    for r in read_csv(CURATED / "providers.csv"):
+        pue, pue_source = pue_defaults()[r["pue_key"]]
+        rows.append(
+            {
+                "id": r["provider"],
+                "name": r["display_name"],
+                "billing_increment_s": opt_float(r["billing_increment_s"]),
+                "billing_minimum_s": opt_float(r["billing_minimum_s"]),
+                "billing_source": r["billing_source"],
+                "pue": pue,
+                "pue_source": pue_source,
+                "as_of": _date(r["as_of"]),
+            }
+        )
+    return rows
 
 
 def load_offers(report: LoadReport | None = None) -> list[Row]:

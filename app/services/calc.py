@@ -15,6 +15,7 @@ from typing import Any
 from sqlmodel import Session
 
 from app import costing
+from app.catalog.loaders import pue_defaults
 from app.errors import InvalidRequest
 from app.models import Barebone, CloudOffer, Gpu, Region
 from app.models.calc import (
@@ -282,9 +283,8 @@ def resolve_cloud(session: Session, spec: CloudSpec, trail: Trail) -> ResolvedCl
         price_usd_per_hour=spec.price_usd_per_hour or 0.0,
         monthly_fee_usd=spec.monthly_fee_usd or 0.0,
     )
-    pue_row = catalog.get_provider(session, "runpod")  # the 'Unknown' datacenter default
-    pue = pue_row.pue if pue_row else 1.0
-    trail.assume("cloud.pue", pue, pue_row.pue_source if pue_row else "default 1.0")
+    pue, pue_source = pue_defaults()["Unknown"]
+    trail.assume("cloud.pue", pue, f"default for an unnamed provider: {pue_source}")
     return ResolvedCloud(rate, None, gpu, spec.gpu_count or (1 if gpu else None), pue, None)
 
 
