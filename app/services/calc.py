@@ -30,6 +30,7 @@ from app.models.calc import (
     DesktopSpec,
     Performance,
     RunCostRequest,
+    RunCostResult,
     RunOption,
     RunOptionResult,
     SourceRef,
@@ -242,7 +243,7 @@ class ResolvedCloud:
     region: Region | None
 
 
-def rate_for_offer(session: Session, offer: CloudOffer) -> costing.CloudRate:
+def rate_for_offer(offer: CloudOffer) -> costing.CloudRate:
     """The billing of a catalog offer as a :class:`costing.CloudRate`."""
     return costing.CloudRate(
         price_usd_per_hour=float(offer.price_usd_per_hour),
@@ -275,9 +276,7 @@ def resolve_cloud(session: Session, spec: CloudSpec, trail: Trail) -> ResolvedCl
                 pue,
                 region.pue_source if region and region.pue else provider.pue_source,
             )
-        return ResolvedCloud(
-            rate_for_offer(session, offer), offer, gpu, offer.gpu_count, pue, region
-        )
+        return ResolvedCloud(rate_for_offer(offer), offer, gpu, offer.gpu_count, pue, region)
     gpu = _gpu_or_none(session, spec.gpu, trail)
     rate = costing.CloudRate(
         price_usd_per_hour=spec.price_usd_per_hour or 0.0,
@@ -288,14 +287,21 @@ def resolve_cloud(session: Session, spec: CloudSpec, trail: Trail) -> ResolvedCl
     return ResolvedCloud(rate, None, gpu, spec.gpu_count or (1 if gpu else None), pue, None)
 
 
-def speed(session: Session, a: Gpu, n_a: int, b: Gpu, n_b: int) -> costing.SpeedRatio:
-    """Cloud (b) hours per desktop (a) hour: geometric mean of measured benchmark ratios where
-    both GPUs ran the same workload, else a memory-bandwidth estimate. Counts scale linearly."""
-    results = catalog.benchmark_results(session)
-    by_bench: dict[str, dict[str, float]] = {}
-    for res in results:
+def measured_runtimes(session: Session) -> dict[str, dict[str, float]]:
+    """Seconds per benchmark and GPU, for every non-OOM result: {benchmark: {gpu: s}}."""
+    out: dict[str, dict[str, float]] = {}
+    for res in catalog.benchmark_results(session):
         if res.seconds is not None:
-            by_bench.setdefault(res.benchmark_id, {})[res.gpu_id] = res.seconds
+            out.setdefault(res.benchmark_id, {})[res.gpu_id] = res.seconds
+    return out
+
+
+def speed(
+    by_bench: dict[str, dict[str, float]], a: Gpu, n_a: int, b: Gpu, n_b: int
+) -> costing.SpeedRatio:
+    """Cloud (b) hours per desktop (a) hour: geometric mean of measured benchmark ratios where
+    both GPUs ran the same workload (``by_bench`` from :func:`measured_runtimes`), else a
+    memory-bandwidth estimate. Counts scale linearly."""
     shared = [
         (bid, t[a.id], t[b.id]) for bid, t in sorted(by_bench.items()) if a.id in t and b.id in t
     ]
@@ -340,7 +346,13 @@ def compute_break_even(
             "scale cloud hours; cloud hours = desktop busy hours",
         )
     elif req.normalize_performance:
-        perf = speed(session, desk.gpu, desk.desktop.gpu_count, cloud.gpu, cloud.gpu_count or 1)
+        perf = speed(
+            measured_runtimes(session),
+            desk.gpu,
+            desk.desktop.gpu_count,
+            cloud.gpu,
+            cloud.gpu_count or 1,
+        )
     else:
         trail.assume(
             "normalize_performance",
@@ -431,17 +443,26 @@ class _Runtime:
     note: str | None
 
 
-def _runtime_on(
-    session: Session,
-    req: RunCostRequest,
-    gpu: Gpu,
-    count: int,
-    bench_results: dict[str, Any],
-    ref_gpu: Gpu | None,
-) -> _Runtime:
-    w = req.workload
+@dataclass
+class _RunContext:
+    """What one run-cost request resolves once and every option reuses."""
+
+    req: RunCostRequest
+    trail: Trail
+    usage: costing.Usage
+    electricity_price_usd_per_kwh: float
+    carbon: Region
+    bench_results: dict[str, Any]  # this benchmark's results by GPU id
+    bench_reference: tuple[Any, Gpu] | None  # (result, GPU) with the highest bandwidth
+    ref_gpu: Gpu | None  # the GPU `runtime_s` was measured on
+    by_bench: dict[str, dict[str, float]]  # measured_runtimes(), when ref_gpu is set
+
+
+def _runtime_on(ctx: _RunContext, gpu: Gpu, count: int) -> _Runtime:
+    """Runtime of one run on ``count`` x ``gpu``: measured, given, or estimated (and said)."""
+    w = ctx.req.workload
     if w.benchmark:
-        res = bench_results.get(gpu.id)
+        res = ctx.bench_results.get(gpu.id)
         if res is not None:
             batch = w.max_batch_size or res.max_batch_size
             if res.oom:
@@ -471,8 +492,7 @@ def _runtime_on(
                 w.max_batch_size,
                 f"{gpu.id} was not benchmarked and has no bandwidth figure",
             )
-        measured = [(r, session.get(Gpu, gid)) for gid, r in bench_results.items() if r.seconds]
-        ref_res, ref = max(measured, key=lambda p: p[1].memory_bandwidth_gb_per_s or 0)
+        ref_res, ref = ctx.bench_reference  # type: ignore[misc]  (set for benchmarks)
         ratio = costing.speed_ratio_from_bandwidth(
             ref.memory_bandwidth_gb_per_s, gpu.memory_bandwidth_gb_per_s, 1, count
         )
@@ -484,6 +504,7 @@ def _runtime_on(
             f"not benchmarked on {gpu.id}: {ratio.detail}, from {ref.id}; memory fit unknown",
         )
     runtime = w.runtime_s or 0.0
+    ref_gpu = ctx.ref_gpu
     if ref_gpu is None:
         return _Runtime(
             runtime,
@@ -492,7 +513,7 @@ def _runtime_on(
             w.max_batch_size,
             "runtime taken as given on every option (no workload GPU named)",
         )
-    ratio = speed(session, ref_gpu, w.gpu_count, gpu, count)
+    ratio = speed(ctx.by_bench, ref_gpu, w.gpu_count, gpu, count)
     basis = "given" if ref_gpu.id == gpu.id and count == w.gpu_count else ratio.basis
     return _Runtime(
         runtime * ratio.time_factor,
@@ -503,46 +524,49 @@ def _runtime_on(
     )
 
 
-def compute_run_cost(session: Session, req: RunCostRequest, settings: Settings):
-    from app.models.calc import RunCostResult
-
+def compute_run_cost(session: Session, req: RunCostRequest, settings: Settings) -> RunCostResult:
+    """Per-option cost of one run; see :class:`RunCostResult`."""
     trail = Trail()
     w = req.workload
     bench_results: dict[str, Any] = {}
+    bench_reference = None
     if w.benchmark:
         bench = catalog.get_benchmark(session, w.benchmark)
         trail.cite(f"benchmark {bench.id}", bench.source, bench.as_of)
         bench_results = {r.gpu_id: r for r in catalog.benchmark_results(session, bench.id)}
+        measured = [(r, session.get(Gpu, gid)) for gid, r in bench_results.items() if r.seconds]
+        if measured:
+            bench_reference = max(measured, key=lambda p: p[1].memory_bandwidth_gb_per_s or 0)
     ref_gpu = _gpu_or_none(session, w.gpu, trail)
-    usage = resolve_usage(session, req, trail)
     region = resolve_region(session, req.region)
-    price = resolve_electricity(req, region, settings, trail)
-    ci_region = carbon_region(session, region, settings, trail)
-
-    results = []
-    for i, opt in enumerate(req.options):
-        results.append(
-            _run_option(
-                session, req, opt, i, bench_results, ref_gpu, usage, price, ci_region, trail
-            )
-        )
+    ctx = _RunContext(
+        req=req,
+        trail=trail,
+        usage=resolve_usage(session, req, trail),
+        electricity_price_usd_per_kwh=resolve_electricity(req, region, settings, trail),
+        carbon=carbon_region(session, region, settings, trail),
+        bench_results=bench_results,
+        bench_reference=bench_reference,
+        ref_gpu=ref_gpu,
+        by_bench=measured_runtimes(session) if ref_gpu is not None else {},
+    )
     return RunCostResult(
         workload=w.model_dump(exclude_none=True),
-        options=results,
+        options=[_run_option(session, ctx, opt, i) for i, opt in enumerate(req.options)],
         assumptions=trail.assumptions,
         sources=trail.sources,
     )
 
 
-def _run_option(
-    session, req, opt: RunOption, i: int, bench_results, ref_gpu, usage, price, ci_region, trail
-) -> RunOptionResult:
-    items = req.workload.items
+def _run_option(session: Session, ctx: _RunContext, opt: RunOption, i: int) -> RunOptionResult:
+    """One option's run cost, energy and emissions."""
+    trail, usage, ci_region = ctx.trail, ctx.usage, ctx.carbon
+    items = ctx.req.workload.items
     if opt.desktop is not None:
         desk = resolve_desktop(session, opt.desktop, trail, prefix=f"options[{i}].desktop")
         if desk.gpu is None:
             raise InvalidRequest(f"options[{i}].desktop: name the gpu to cost a run")
-        rt = _runtime_on(session, req, desk.gpu, desk.desktop.gpu_count, bench_results, ref_gpu)
+        rt = _runtime_on(ctx, desk.gpu, desk.desktop.gpu_count)
         label = f"desktop {desk.desktop.gpu_count}x {desk.gpu.id}"
         base = dict(
             label=label,
@@ -568,7 +592,9 @@ def _run_option(
                 cost_per_batch_item_usd=None,
                 cost_per_item_usd=None,
             )
-        run = costing.desktop_run_cost(rt.seconds, desk.desktop, usage, price)
+        run = costing.desktop_run_cost(
+            rt.seconds, desk.desktop, usage, ctx.electricity_price_usd_per_kwh
+        )
         hourly = run.fully_loaded_cost_usd / (rt.seconds / 3600.0)
         return RunOptionResult(
             **base,
@@ -601,7 +627,7 @@ def _run_option(
         )
         label = f"{cloud.gpu_count}x {cloud.gpu.id} at ${opt.price_usd_per_hour:g}/h"
     gpu, count = cloud.gpu, cloud.gpu_count or 1
-    rt = _runtime_on(session, req, gpu, count, bench_results, ref_gpu)
+    rt = _runtime_on(ctx, gpu, count)
     base = dict(
         label=label,
         kind="cloud",
