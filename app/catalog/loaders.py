@@ -733,13 +733,11 @@ def load_colab_offers() -> list[Row]:
     ``price_usd_per_hour = compute_units_per_hour x usd_per_compute_unit`` (derived, never
     typed in); the Free plan is a T4 at $0/h with no guarantee.
     """
-    latest: dict[str, Row] = {}
-    for rate in load_colab_rates():
-        if rate["gpu_id"] not in latest or rate["as_of"] > latest[rate["gpu_id"]]["as_of"]:
-            latest[rate["gpu_id"]] = rate
-    latest = {
-        k: v for k, v in latest.items() if v["as_of"] == max(r["as_of"] for r in latest.values())
-    }
+    rates = load_colab_rates()
+    newest = max(r["as_of"] for r in rates)
+    # Only GPUs in the newest measurement are offered; one missing from it (the V100) has
+    # been removed from Colab (cloud-and-colab-notes.md).
+    latest = {r["gpu_id"]: r for r in rates if r["as_of"] == newest}
     out = []
     for plan in load_colab_plans():
         if plan["usd_per_compute_unit"] is None:
@@ -1192,12 +1190,13 @@ def load_regions() -> list[Row]:
     return rows
 
 
-def iter_all() -> Iterable[tuple[str, list[Row]]]:
-    """Every table's rows, in foreign-key order, for the seeder."""
+def iter_all(report: LoadReport) -> Iterable[tuple[str, list[Row]]]:
+    """Every table's rows, in foreign-key order, for the seeder; source rows that are not
+    shipped are counted in ``report``."""
     benchmarks, results = load_benchmarks()
     yield "gpu", load_gpus()
     yield "provider", load_providers()
-    yield "cloud_offer", []  # filled by the seeder with load_offers(report)
+    yield "cloud_offer", load_offers(report)
     yield "colab_plan", load_colab_plans()
     yield "colab_rate", load_colab_rates()
     yield "barebone", load_barebones()

@@ -73,11 +73,9 @@ def _seed_table(conn: Connection, table, rows: list[dict[str, Any]], report: See
 def seed(engine: Engine) -> SeedReport:
     """Load every catalog table from the shipped files; returns what changed."""
     report = SeedReport()
-    offers_report = loaders.LoadReport({})
+    skipped = loaders.LoadReport({})
     with writer(engine).begin() as conn:
-        for name, rows in loaders.iter_all():
-            if name == "cloud_offer":
-                rows = loaders.load_offers(offers_report)
+        for name, rows in loaders.iter_all(skipped):
             _seed_table(conn, TABLES[name].__table__, rows, report)
-    report.skipped = offers_report.skipped
+    report.skipped = skipped.skipped
     return report

@@ -141,6 +141,8 @@ def _gpu_or_none(session: Session, name: str | None, trail: Trail) -> Gpu | None
 
 @dataclass
 class ResolvedDesktop:
+    """A desktop as the model needs it (see :class:`costing.Desktop` for units) and its GPU."""
+
     desktop: costing.Desktop
     gpu: Gpu | None
 
@@ -235,6 +237,9 @@ def resolve_desktop(
 
 @dataclass
 class ResolvedCloud:
+    """The cloud side as the model needs it: billing (``rate``, USD/h and USD/month), the
+    catalog offer if any, its GPU and count, datacenter ``pue`` (>= 1) and region."""
+
     rate: costing.CloudRate
     offer: CloudOffer | None
     gpu: Gpu | None
@@ -436,6 +441,10 @@ def compute_break_even(
 
 @dataclass
 class _Runtime:
+    """Runtime of one run on an option: ``seconds`` (s, None when it does not fit or is
+    unknown), ``basis`` (`benchmark`, `given`, `estimate`), ``fits`` (None = unknown),
+    ``max_batch_size`` (items, per GPU x count) and a ``note`` saying how it was obtained."""
+
     seconds: float | None
     basis: str | None
     fits: bool | None
