@@ -55,6 +55,13 @@ class InvalidRequest(DomainError):
     status, slug, title = 422, "invalid-input", "Invalid input"
 
 
+class NotUnderstood(DomainError):
+    """A plain-language query could not be turned into a request (``suggestions``: did you
+    mean; ``ignored``: words not understood; ``examples``: queries that work)."""
+
+    status, slug, title = 422, "query-not-understood", "Query not understood"
+
+
 def problem(
     status: int, slug: str, title: str, detail: str, request: Request, **extra: Any
 ) -> JSONResponse:

@@ -8,7 +8,7 @@ from starlette.middleware.base import BaseHTTPMiddleware, RequestResponseEndpoin
 from starlette.responses import Response
 
 from app import errors
-from app.routers import calc, catalog, health
+from app.routers import calc, catalog, health, query
 from app.settings import get_settings
 
 DESCRIPTION = """
@@ -106,6 +106,7 @@ def create_app() -> FastAPI:
     app.include_router(health.router)
     app.include_router(catalog.router)
     app.include_router(calc.router)
+    app.include_router(query.router)
     problem_only_errors(app)
     return app
 

@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from rapidfuzz import fuzz, process
+from rapidfuzz.distance import DamerauLevenshtein
 
 _BRAND = re.compile(r"\b(nvidia|geforce|tesla)\b")
 _PREFIX = re.compile(r"^(quadro|rtx|gtx)+")
@@ -57,6 +58,26 @@ class NameIndex:
             for key in _keys(gpu_id, name, aliases):
                 self._index[key].add(gpu_id)
         self._choices = sorted(self._index)
+
+    def exact(self, text: str) -> frozenset[str]:
+        """Ids whose normalised id, name or alias equals ``normalize(text)`` (no fuzzy match);
+        empty when none does."""
+        return frozenset(self._index.get(normalize(text), ()))
+
+    def similar(self, text: str, *, limit: int = 3) -> tuple[str, ...]:
+        """Ids whose keys are closest to ``text`` by Damerau-Levenshtein distance (for "did
+        you mean": a transposed model number like ``3900`` -> ``rtx-3090`` first)."""
+        found: list[str] = []
+        for choice, _score, _ in process.extract(
+            normalize(text),
+            self._choices,
+            scorer=DamerauLevenshtein.normalized_similarity,
+            limit=limit * 4,
+        ):
+            for gpu_id in sorted(self._index[choice]):
+                if gpu_id not in found:
+                    found.append(gpu_id)
+        return tuple(found[:limit])
 
     def resolve(self, text: str, *, limit: int = 5) -> Resolution:
         """Resolve ``text`` to one id, or say it is ambiguous or unknown (with candidates)."""

@@ -286,9 +286,20 @@ class BreakEven:
     def total_cost_usd(self, upfront_usd: float, days: float) -> tuple[float, float]:
         """Cumulative (desktop, cloud) cost after ``days`` days, USD."""
         return (
-            upfront_usd + self.desktop.cost_usd_per_day * days,
-            self.cloud.cost_usd_per_day * days,
+            cumulative_cost_usd(upfront_usd, self.desktop.cost_usd_per_day, days),
+            cumulative_cost_usd(0.0, self.cloud.cost_usd_per_day, days),
         )
+
+
+def cumulative_cost_usd(upfront_usd: float, cost_usd_per_day: float, days: float) -> float:
+    """Total cost after ``days`` days: ``upfront_usd + cost_usd_per_day x days``, USD.
+
+    Raises :class:`InvalidInput` for a negative or non-finite input.
+    """
+    _finite_positive(upfront_usd, "upfront_usd", allow_zero=True)
+    _finite_positive(cost_usd_per_day, "cost_usd_per_day", allow_zero=True)
+    _finite_positive(days, "days", allow_zero=True)
+    return upfront_usd + cost_usd_per_day * days
 
 
 def break_even(

@@ -56,6 +56,15 @@ class Problem(BaseModel):
         default=None, description="For unknown or ambiguous names: the closest catalog ids."
     )
     request_id: str | None = Field(default=None, description="Id of the request, for support.")
+    suggestions: list[str] | None = Field(
+        default=None, description="For a query not understood: did-you-mean catalog ids."
+    )
+    ignored: list[str] | None = Field(
+        default=None, description="For a query not understood: the words it did not use."
+    )
+    examples: list[str] | None = Field(
+        default=None, description="For a query not understood: queries that work."
+    )
 
 
 _PROBLEM_CONTENT = {
@@ -66,6 +75,7 @@ PROBLEM_RESPONSES: dict[int | str, dict[str, Any]] = {
     code: {"model": Problem, "description": description, "content": _PROBLEM_CONTENT}
     for code, description in {
         400: "Malformed request (the body is not parseable).",
+        401: "Missing, malformed, stale, replayed or wrongly signed Slack request.",
         404: "Unknown id or name; `candidates` lists close ids.",
         405: "Method not allowed.",
         413: "Request body too large.",

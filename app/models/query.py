@@ -1,0 +1,50 @@
+"""Schemas of the plain-language query answer (``GET /v1/query``, Slack, ``gpucost ask``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from app.query.parser import Interpretation
+
+
+class AppliedDefault(BaseModel):
+    """A part of the question that was missing, and what was used instead."""
+
+    name: str = Field(description="Request field, e.g. `cloud.offer_id`.")
+    value: Any = Field(description="Value used.")
+    source: str = Field(description="Why this value: the rule and its source.")
+
+
+class Fact(BaseModel):
+    """One key input or output, ready to show (`label: value`)."""
+
+    label: str = Field(description="e.g. `Desktop`.")
+    value: str = Field(description="e.g. `1x rtx-3090, $2,200 upfront`.")
+
+
+class QueryAnswer(BaseModel):
+    """A question in plain language, how it was read, and the engine's answer."""
+
+    query: str = Field(description="The question as received (cleaned of control characters).")
+    intent: str = Field(
+        description="`break_even`, `run_cost`, `cost_per_item`, `carbon`, `offers`, "
+        "`gpu_info` or `help`."
+    )
+    headline: str = Field(description="The answer in one line, e.g. `Break-even: 293 days`.")
+    facts: list[Fact] = Field(description="Key inputs and outputs behind the headline.")
+    interpretation: Interpretation = Field(description="What the parser read, as typed values.")
+    endpoint: str | None = Field(
+        description="Engine endpoint answering it (`/v1/break-even`, ...); null for help, "
+        "offers and GPU info."
+    )
+    request: dict[str, Any] | None = Field(
+        description="The typed request sent to `endpoint`, exactly as it could be POSTed."
+    )
+    defaults: list[AppliedDefault] = Field(description="Defaults applied for missing parts.")
+    ignored: list[str] = Field(description="Words of the question that were not used.")
+    result: dict[str, Any] | list[Any] | None = Field(
+        description="The engine's result (the endpoint's response body), or the offers or GPU."
+    )
+    share: bool = Field(description="True when the asker wants the answer posted in channel.")

@@ -1,0 +1,44 @@
+"""Plain-language questions: ``GET /v1/query?q=...`` (for chat tools). Thin: parse, answer."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Query
+
+from app.deps import SessionDep, SettingsDep
+from app.models.common import PROBLEM_RESPONSES
+from app.models.query import QueryAnswer
+from app.query.parser import MAX_QUERY_CHARS
+from app.services import query
+
+router = APIRouter(
+    prefix="/v1",
+    tags=["query"],
+    responses={code: PROBLEM_RESPONSES[code] for code in (404, 422)},
+)
+
+
+@router.get("/query", response_model=QueryAnswer, summary="Answer a question in plain language")
+def answer_query(
+    session: SessionDep,
+    settings: SettingsDep,
+    q: Annotated[
+        str,
+        Query(
+            min_length=1,
+            max_length=MAX_QUERY_CHARS,
+            description="The question, e.g. `break-even for 3090 at 15% util vs aws spot v100`.",
+            examples=["break-even for 3090 at 15% util"],
+        ),
+    ],
+) -> QueryAnswer:
+    """Read a question (break-even, run cost, cost per batch item, carbon, offers, GPU info,
+    help), fill what it leaves out with documented defaults, and answer it with the engine.
+
+    The answer has a one-line `headline`, key `facts`, the parser's `interpretation`, the
+    typed `request` sent to `endpoint` (POST it yourself to reproduce the answer), the
+    `defaults` applied, the `ignored` words and the engine's `result`. A question that cannot
+    be read gets 422 `query-not-understood` with `suggestions` and `examples`; an unknown
+    name in it gets the engine's 404."""
+    return query.answer(session, settings, q)
