@@ -8,7 +8,7 @@ from starlette.middleware.base import BaseHTTPMiddleware, RequestResponseEndpoin
 from starlette.responses import Response
 
 from app import errors
-from app.routers import calc, catalog, health, query
+from app.routers import calc, catalog, health, query, slack
 from app.settings import get_settings
 
 DESCRIPTION = """
@@ -25,34 +25,37 @@ def operation_id(route: APIRoute) -> str:
     return f"{route.tags[0]}-{route.name}" if route.tags else route.name
 
 
-def _json_body_paths(app: FastAPI) -> frozenset[str]:
-    """Paths of the operations that take a JSON body, from the OpenAPI document (computed
-    once per app)."""
-    paths = getattr(app.state, "json_body_paths", None)
-    if paths is None:
-        paths = frozenset(
-            path
+def _body_media_types(app: FastAPI) -> dict[str, frozenset[str]]:
+    """Path -> media types its POST body may have, from the OpenAPI document (computed once
+    per app)."""
+    types = getattr(app.state, "body_media_types", None)
+    if types is None:
+        types = {
+            path: frozenset(item["post"]["requestBody"].get("content", {}))
             for path, item in app.openapi()["paths"].items()
-            if any("requestBody" in op for op in item.values())
-        )
-        app.state.json_body_paths = paths
-    return paths
+            if "requestBody" in item.get("post", {})
+        }
+        app.state.body_media_types = types
+    return types
 
 
 class RequestGuard(BaseHTTPMiddleware):
     """Refuse request bodies over the configured size with 413 (by Content-Length, and by
-    the bytes actually read when the length is absent), and bodies that are not JSON with 415.
+    the bytes actually read when the length is absent), and bodies in a media type the
+    operation does not take (JSON for the API, form-encoded for Slack) with 415.
     """
 
     async def dispatch(self, request: Request, call_next: RequestResponseEndpoint) -> Response:
-        if request.method == "POST" and request.url.path in _json_body_paths(request.app):
+        accepted = _body_media_types(request.app).get(request.url.path)
+        if request.method == "POST" and accepted:
             ctype = request.headers.get("content-type", "").split(";")[0].strip().lower()
-            if ctype != "application/json" and not ctype.endswith("+json"):
+            is_json = ctype == "application/json" or ctype.endswith("+json")
+            if not (ctype in accepted or (is_json and "application/json" in accepted)):
                 return errors.problem(
                     415,
                     "unsupported-media-type",
                     "Unsupported media type",
-                    "send the body as application/json",
+                    f"send the body as {' or '.join(sorted(accepted))}",
                     request,
                 )
         limit = get_settings().max_request_body_bytes
@@ -82,6 +85,7 @@ def problem_only_errors(app: FastAPI) -> None:
         if app.openapi_schema is not None:
             return app.openapi_schema
         schema = original()
+        schema["components"]["schemas"].update(slack.openapi_components())
         for item in schema["paths"].values():
             for op in item.values():
                 for status, response in op.get("responses", {}).items():
@@ -107,6 +111,7 @@ def create_app() -> FastAPI:
     app.include_router(catalog.router)
     app.include_router(calc.router)
     app.include_router(query.router)
+    app.include_router(slack.router)
     problem_only_errors(app)
     return app
 

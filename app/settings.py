@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from pydantic import Field
+from pydantic import Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -30,6 +30,24 @@ class Settings(BaseSettings):
         default="world",
         description="Region whose carbon intensity is used when a request names none "
         "(`world` = 475 gCO2e/kWh, IEA 2019 via Green Algorithms).",
+    )
+    slack_signing_secret: SecretStr | None = Field(
+        default=None,
+        description="Signing secret of the Slack app (Basic Information > App Credentials); "
+        "`POST /slack/commands` answers 401 until it is set.",
+    )
+    slack_max_age_s: int = Field(
+        default=300,
+        ge=1,
+        le=3600,
+        description="Oldest Slack request timestamp accepted, s (Slack's guidance: 5 minutes).",
+    )
+    slack_deadline_s: float = Field(
+        default=2.5,
+        gt=0,
+        le=3,
+        description="Answer time after which the Slack reply says 'working on it' and the "
+        "answer follows via `response_url` (Slack's limit is 3 s).",
     )
     max_request_body_bytes: int = Field(
         default=64 * 1024, description="Request bodies larger than this get 413."

@@ -75,7 +75,8 @@ PROBLEM_RESPONSES: dict[int | str, dict[str, Any]] = {
     code: {"model": Problem, "description": description, "content": _PROBLEM_CONTENT}
     for code, description in {
         400: "Malformed request (the body is not parseable).",
-        401: "Missing, malformed, stale, replayed or wrongly signed Slack request.",
+        401: "Missing, malformed, stale, replayed or wrongly signed Slack request (or no "
+        "signing secret configured).",
         404: "Unknown id or name; `candidates` lists close ids.",
         405: "Method not allowed.",
         413: "Request body too large.",

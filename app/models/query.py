@@ -28,6 +28,10 @@ class QueryAnswer(BaseModel):
     """A question in plain language, how it was read, and the engine's answer."""
 
     query: str = Field(description="The question as received (cleaned of control characters).")
+    answered: bool = Field(
+        description="False when the question could not be answered: `headline` then says why, "
+        "with `suggestions` and `examples`."
+    )
     intent: str = Field(
         description="`break_even`, `run_cost`, `cost_per_item`, `carbon`, `offers`, "
         "`gpu_info` or `help`."
@@ -48,3 +52,9 @@ class QueryAnswer(BaseModel):
         description="The engine's result (the endpoint's response body), or the offers or GPU."
     )
     share: bool = Field(description="True when the asker wants the answer posted in channel.")
+    suggestions: list[str] = Field(
+        default_factory=list, description="Did-you-mean catalog ids, when not answered."
+    )
+    examples: list[str] = Field(
+        default_factory=list, description="Questions that work, when not answered."
+    )

@@ -152,12 +152,94 @@ FUZZY_INTENT_WORDS: dict[str, Intent] = {
 }
 
 STOPWORDS = frozenset(
-    """a an the for of on at in to with and or is are be by my our me we i it this that what
-    whats how much does do would will should can could vs versus against compared please pls
-    plz than about gpu gpus card cards desktop machine box build rig cloud instance instances
-    util utilization utilisation usage time per from when if get give show tell hey hi
-    using use run runs running rent renting buy buying one x over next during days
-    """.split()
+    [
+        "a",
+        "an",
+        "the",
+        "for",
+        "of",
+        "on",
+        "at",
+        "in",
+        "to",
+        "with",
+        "and",
+        "or",
+        "is",
+        "are",
+        "be",
+        "by",
+        "my",
+        "our",
+        "me",
+        "we",
+        "i",
+        "it",
+        "this",
+        "that",
+        "what",
+        "whats",
+        "how",
+        "much",
+        "does",
+        "do",
+        "would",
+        "will",
+        "should",
+        "can",
+        "could",
+        "vs",
+        "versus",
+        "against",
+        "compared",
+        "please",
+        "pls",
+        "plz",
+        "than",
+        "about",
+        "gpu",
+        "gpus",
+        "card",
+        "cards",
+        "desktop",
+        "machine",
+        "box",
+        "build",
+        "rig",
+        "cloud",
+        "instance",
+        "instances",
+        "util",
+        "utilization",
+        "utilisation",
+        "usage",
+        "time",
+        "per",
+        "from",
+        "when",
+        "if",
+        "get",
+        "give",
+        "show",
+        "tell",
+        "hey",
+        "hi",
+        "using",
+        "use",
+        "run",
+        "runs",
+        "running",
+        "rent",
+        "renting",
+        "buy",
+        "buying",
+        "one",
+        "x",
+        "over",
+        "next",
+        "during",
+        "days",
+    ]
 )
 
 _BRANDS = frozenset({"nvidia", "geforce", "tesla", "rtx", "gtx", "quadro"})
@@ -418,9 +500,10 @@ def _utilization(w: _Work, it: Interpretation, lex: Lexicon) -> None:
         hours = _num(m.group(1) or m.group(2))
         _set_utilization(it, hours / 24, m.group(0).strip())
     for phrase in sorted(lex.profiles, key=len, reverse=True):
-        if w.take(rf"(?<![a-z0-9]){re.escape(phrase)}(?:\s+(?:profile|usage|level))?(?![a-z0-9])"):
-            if it.utilization is None and it.utilization_profile is None:
-                it.utilization_profile = lex.profiles[phrase]
+        pattern = rf"(?<![a-z0-9]){re.escape(phrase)}(?:\s+(?:profile|usage|level))?(?![a-z0-9])"
+        taken = w.take(pattern)  # always blanked, even when a utilization is already set
+        if taken and it.utilization is None and it.utilization_profile is None:
+            it.utilization_profile = lex.profiles[phrase]
 
 
 def _durations(w: _Work, it: Interpretation) -> None:

@@ -15,7 +15,7 @@ from app.services import query
 router = APIRouter(
     prefix="/v1",
     tags=["query"],
-    responses={code: PROBLEM_RESPONSES[code] for code in (404, 422)},
+    responses={422: PROBLEM_RESPONSES[422]},
 )
 
 
@@ -39,6 +39,7 @@ def answer_query(
     The answer has a one-line `headline`, key `facts`, the parser's `interpretation`, the
     typed `request` sent to `endpoint` (POST it yourself to reproduce the answer), the
     `defaults` applied, the `ignored` words and the engine's `result`. A question that cannot
-    be read gets 422 `query-not-understood` with `suggestions` and `examples`; an unknown
-    name in it gets the engine's 404."""
-    return query.answer(session, settings, q)
+    be answered (not understood, an unknown or ambiguous GPU, an out-of-range value) is still
+    a 200: `answered` is false, `headline` says why, with `suggestions` (did you mean) and
+    `examples`. 422 is only for a missing or over-long `q`."""
+    return query.respond(session, settings, q)

@@ -29,13 +29,14 @@ from pydantic import ValidationError
 from sqlmodel import Session, col, select
 
 from app import costing
-from app.errors import NotUnderstood
+from app.costing import CostingError
+from app.errors import DomainError, NotUnderstood
 from app.models import Barebone, Benchmark, CloudOffer, Gpu, Region, UtilizationProfile
-from app.models.gpu import GpuPublic
 from app.models.calc import BreakEvenRequest, CarbonRequest, RunCostRequest
+from app.models.gpu import GpuPublic
 from app.models.query import AppliedDefault, Fact, QueryAnswer
 from app.query.parser import GpuMention, Interpretation, Lexicon, parse
-from app.services import calc, catalog
+from app.services import calc
 from app.settings import Settings
 
 SEED_001 = calc.SEED_001
@@ -90,6 +91,7 @@ class _Answer:
     ) -> QueryAnswer:
         return QueryAnswer(
             query=self.it.text,
+            answered=True,
             intent=self.it.intent,
             headline=headline,
             facts=self.facts,
@@ -117,6 +119,38 @@ def answer(session: Session, settings: Settings, text: str) -> QueryAnswer:
             out.fact("Try", example)
         return out.done("Ask about break-even, run cost, cost per batch item, carbon, offers, GPUs")
     return _BUILDERS[it.intent](session, settings, out)
+
+
+def respond(session: Session, settings: Settings, text: str) -> QueryAnswer:
+    """Like :func:`answer`, but a question that cannot be answered (not understood, an unknown
+    or ambiguous name, inputs the engine refuses) comes back as ``answered=False`` with the
+    reason as ``headline``, ``suggestions`` and ``examples``, instead of raising."""
+    try:
+        return answer(session, settings, text)
+    except (DomainError, CostingError) as exc:
+        if isinstance(exc, CostingError):
+            detail, suggestions, examples = exc.message, [], EXAMPLES[:2]
+        else:
+            detail = exc.detail
+            suggestions = exc.extra.get("suggestions") or exc.extra.get("candidates") or []
+            examples = exc.extra.get("examples") or EXAMPLES[:2]
+        it = parse(text, lexicon(session))
+        return QueryAnswer(
+            query=it.text,
+            answered=False,
+            intent=it.intent,
+            headline=detail,
+            facts=[],
+            interpretation=it,
+            endpoint=None,
+            request=None,
+            defaults=[],
+            ignored=it.ignored,
+            result=None,
+            share=False,
+            suggestions=list(suggestions),
+            examples=list(examples),
+        )
 
 
 def _refuse(it: Interpretation, detail: str, suggestions: list[str] | None = None) -> NotUnderstood:
@@ -535,7 +569,9 @@ def _gpu_info(session: Session, settings: Settings, out: _Answer) -> QueryAnswer
         headline = f"{gpus[0].name}: " + out.facts[0].value
     else:
         headline = f"'{mention.text}' is {len(gpus)} GPUs: " + ", ".join(g.id for g in gpus)  # type: ignore[union-attr]
-    result = [GpuPublic.model_validate(g, from_attributes=True).model_dump(mode="json") for g in gpus]
+    result = [
+        GpuPublic.model_validate(g, from_attributes=True).model_dump(mode="json") for g in gpus
+    ]
     return out.done(headline, result=result)
 
 

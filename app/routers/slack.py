@@ -1,0 +1,134 @@
+"""``POST /slack/commands``: Slack's slash-command protocol. Thin: verify, answer, format."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import uuid
+from typing import Any
+from urllib.parse import parse_qs
+
+import httpx
+from fastapi import APIRouter, Request
+from fastapi.responses import JSONResponse
+from sqlmodel import Session
+
+from app import errors
+from app.db import get_engine
+from app.deps import SettingsDep
+from app.models.common import PROBLEM_RESPONSES
+from app.models.slack import SlackCommand, SlackMessage
+from app.services import query, slack
+from app.settings import Settings
+
+log = logging.getLogger("gpucost.slack")
+router = APIRouter(tags=["slack"])
+_replays: slack.ReplayCache | None = None
+# Delayed answers may only go back to Slack (never to an arbitrary URL from the form).
+RESPONSE_URL_PREFIX = "https://hooks.slack.com/"
+
+
+def openapi_components() -> dict[str, Any]:
+    """Schemas this router references but FastAPI does not collect (the form body)."""
+    return {"SlackCommand": SlackCommand.model_json_schema()}
+
+
+def _replay_cache(settings: Settings) -> slack.ReplayCache:
+    global _replays
+    if _replays is None or _replays.ttl_s != 2 * settings.slack_max_age_s:
+        _replays = slack.ReplayCache(ttl_s=2 * settings.slack_max_age_s)
+    return _replays
+
+
+def reply_for(settings: Settings, text: str) -> dict[str, Any]:
+    """The Slack message answering ``text``: an answer, or a short help (never a trace)."""
+    try:
+        with Session(get_engine()) as session:
+            ans = query.respond(session, settings, text)
+    except Exception:  # a bug: logged with an id, the user gets a short note
+        request_id = uuid.uuid4().hex
+        log.exception("slack command failed, request_id=%s", request_id)
+        return slack.help_message(f"Sorry, that failed on our side (request id {request_id}).")
+    if not ans.answered:
+        return slack.help_message(ans.headline, ans.suggestions, ans.examples)
+    return slack.answer_message(ans)
+
+
+async def _post_later(task: asyncio.Future, response_url: str) -> None:
+    message = await task
+    if not response_url.startswith(RESPONSE_URL_PREFIX):
+        log.warning("slow answer dropped: response_url is not a Slack URL")
+        return
+    async with httpx.AsyncClient(timeout=10) as client:
+        try:
+            await client.post(response_url, json=message)
+        except httpx.HTTPError:
+            log.exception("posting the delayed answer to response_url failed")
+
+
+_background: set[asyncio.Task] = set()
+
+
+@router.post(
+    "/slack/commands",
+    summary="Slack slash command `/gpucost`",
+    response_model=None,
+    responses={
+        200: {
+            "description": "A Slack message (Block Kit), ephemeral unless the user asks to share.",
+            "model": SlackMessage,
+        },
+        **{code: PROBLEM_RESPONSES[code] for code in (401, 413, 415)},
+    },
+    openapi_extra={
+        "requestBody": {
+            "required": True,
+            "content": {
+                "application/x-www-form-urlencoded": {
+                    "schema": {"$ref": "#/components/schemas/SlackCommand"}
+                }
+            },
+        }
+    },
+)
+async def slash_command(request: Request, settings: SettingsDep) -> JSONResponse:
+    """Answer `/gpucost <question>` from Slack. The raw body must be signed with the app's
+    signing secret (`X-Slack-Signature`, `X-Slack-Request-Timestamp` within 5 minutes, never
+    replayed), else 401. The reply is a Block Kit message: the one-line answer first, then key
+    inputs, assumptions and sources; text that cannot be read gets a short ephemeral help with
+    "did you mean" suggestions. Answers slower than `slack_deadline_s` are acknowledged at
+    once and posted to `response_url`."""
+    secret = settings.slack_signing_secret
+    if secret is None or not secret.get_secret_value().strip():
+        return errors.problem(
+            401,
+            "invalid-slack-signature",
+            "Invalid Slack request",
+            "no Slack signing secret is configured, so no request can be verified "
+            "(set GPUCOST_SLACK_SIGNING_SECRET)",
+            request,
+        )
+    body = await request.body()
+    verdict = slack.verify(
+        secret.get_secret_value(),
+        body,
+        request.headers.get("x-slack-request-timestamp"),
+        request.headers.get("x-slack-signature"),
+        max_age_s=settings.slack_max_age_s,
+        replays=_replay_cache(settings),
+    )
+    if not verdict.ok:
+        return errors.problem(
+            401, "invalid-slack-signature", "Invalid Slack request", verdict.reason, request
+        )
+    form = parse_qs(body.decode("utf-8"), keep_blank_values=True)
+    text = form.get("text", [""])[0]
+    response_url = form.get("response_url", [""])[0]
+    task = asyncio.ensure_future(asyncio.to_thread(reply_for, settings, text))
+    done, _ = await asyncio.wait({task}, timeout=settings.slack_deadline_s)
+    if done:
+        return JSONResponse(task.result())
+    later = asyncio.create_task(_post_later(task, response_url))
+    _background.add(later)
+    later.add_done_callback(_background.discard)
+    return JSONResponse(slack.WORKING)
