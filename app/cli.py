@@ -3,6 +3,7 @@
 gpucost migrate      # alembic upgrade head
 gpucost seed         # load the shipped catalog (idempotent)
 gpucost serve        # uvicorn app.main:app
+gpucost ask "break-even for 3090 at 15% util"   # the Slack bot's parser, on a terminal
 """
 
 from __future__ import annotations
@@ -54,6 +55,45 @@ def serve(
     import uvicorn
 
     uvicorn.run("app.main:app", host=host, port=port, workers=workers, proxy_headers=True)
+
+
+@app.command()
+def ask(
+    question: list[str] = typer.Argument(..., help="The question, e.g. break-even for 3090."),
+    as_json: bool = typer.Option(False, "--json", help="Print the full answer as JSON."),
+) -> None:
+    """Answer a plain-language question with the same parser as Slack and `GET /v1/query`.
+    Exits 1 when the question cannot be answered."""
+    from rich.console import Console
+    from rich.table import Table
+    from sqlmodel import Session
+
+    from app.db import get_engine
+    from app.services.query import respond
+    from app.settings import get_settings
+
+    with Session(get_engine()) as session:
+        ans = respond(session, get_settings(), " ".join(question))
+    console = Console()
+    if as_json:
+        console.print_json(ans.model_dump_json())
+    else:
+        console.print(f"[bold]{ans.headline}[/bold]", highlight=False)
+        if ans.facts:
+            table = Table(show_header=False, box=None)
+            for f in ans.facts:
+                table.add_row(f.label, f.value)
+            console.print(table)
+        for d in ans.defaults:
+            console.print(f"[dim]assumed {d.name} = {d.value}: {d.source}[/dim]", highlight=False)
+        if ans.suggestions:
+            console.print("Did you mean: " + ", ".join(ans.suggestions) + "?", highlight=False)
+        for example in ans.examples:
+            console.print(f'  try: gpucost ask "{example}"', highlight=False)
+        if ans.ignored:
+            console.print(f"[dim]ignored: {', '.join(ans.ignored)}[/dim]", highlight=False)
+    if not ans.answered:
+        raise typer.Exit(1)
 
 
 def main() -> None:

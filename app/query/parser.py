@@ -114,7 +114,7 @@ INTENT_PATTERNS: list[tuple[Intent, re.Pattern[str]]] = [
         "run_cost",
         re.compile(
             r"run[\s-]*cost|cost\s+(?:of|per|for)\s+(?:a\s+|one\s+|the\s+)?(?:run|training|job)|"
-            r"per[\s-]+run|how\s+much|price\s+of\s+(?:a\s+)?run|cost\s+to\s+(?:train|run)|"
+            r"per[\s-]+run|how\s+much(?!\s+(?:memory|vram|power|ram))|price\s+of\s+(?:a\s+)?run|cost\s+to\s+(?:train|run)|"
             r"\bcost\b|\btrain(?:ing)?\b"
         ),
     ),

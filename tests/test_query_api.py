@@ -1,0 +1,133 @@
+"""GET /v1/query and `gpucost ask`: answers reproduce the seeds through the same engine."""
+
+from __future__ import annotations
+
+import pytest
+from typer.testing import CliRunner
+
+from app.cli import app as cli
+from tests.seed_values import BATCH_ITEM_USD, GPUS, SEED_001, printed
+
+S = SEED_001
+# seed-facts.md: 2200 / (2.14 x 0.15 x 24 - 0.45 kW x 0.15 x 24 x 0.12) = 292.96 days
+BUSY_H_PER_DAY = S["utilization"] * 24
+CLOUD_PER_DAY = S["cloud_usd_per_hour"] * BUSY_H_PER_DAY
+DESKTOP_PER_DAY = (S["gpu_w"] + S["cpu_w"]) / 1000 * BUSY_H_PER_DAY * S["usd_per_kwh"]
+SEED_DAYS = S["desktop_usd"] / (CLOUD_PER_DAY - DESKTOP_PER_DAY)
+
+
+def ask(client, q: str) -> dict:
+    r = client.get("/v1/query", params={"q": q})
+    assert r.status_code == 200, r.text
+    return r.json()
+
+
+def test_seed_break_even_from_chat(client):
+    body = ask(client, "break-even for 3090 at 15% util")
+    assert body["answered"] and body["intent"] == "break_even"
+    assert body["headline"] == f"Break-even: {SEED_DAYS:.0f} days" == "Break-even: 293 days"
+    assert body["result"]["break_even_days"] == pytest.approx(SEED_DAYS, abs=0.005)
+    defaults = {d["name"]: d["value"] for d in body["defaults"]}
+    assert defaults["cloud.offer_id"] == "aws-p3.2xlarge-spot-seed-2020"
+    assert defaults["desktop.barebone"] == "barebone-2gpu-dettmers-2020"
+    assert body["result"]["desktop"]["upfront_usd"] == S["desktop_usd"]
+    # The typed request, POSTed as is, gives the same answer.
+    again = client.post(body["endpoint"], json=body["request"]).json()
+    assert again["break_even_days"] == body["result"]["break_even_days"]
+
+
+def test_price_instead_of_offer_and_horizon(client):
+    body = ask(client, "3090 vs $2.14/h at 15 percent for 2 years")
+    assert body["result"]["break_even_days"] == pytest.approx(SEED_DAYS, abs=0.005)
+    over = {f["label"]: f["value"] for f in body["facts"]}["Over 730 days"]
+    desktop_total = S["desktop_usd"] + DESKTOP_PER_DAY * 730
+    cloud_total = CLOUD_PER_DAY * 730
+    assert f"desktop ${desktop_total:,.2f} vs cloud ${cloud_total:,.2f}" in over
+    assert over.endswith("desktop is cheaper")
+
+
+def test_electricity_and_region_reach_the_engine(client):
+    body = ask(client, "break-even 3090 at 15% util at 30 cents/kwh")
+    assert body["request"]["electricity_price_usd_per_kwh"] == 0.30
+    expected = S["desktop_usd"] / (CLOUD_PER_DAY - DESKTOP_PER_DAY / 0.12 * 0.30)
+    assert body["result"]["break_even_days"] == pytest.approx(expected, abs=0.005)
+    de = client.get("/v1/regions/de").json()
+    body = ask(client, "break-even 3090 at 15% util in germany")
+    assert body["request"]["region"] == "de"
+    assert body["result"]["desktop"]["electricity_price_usd_per_kwh"] == pytest.approx(
+        de["electricity_price_usd_per_kwh"]
+    )
+
+
+def test_cloud_side_named_by_provider_and_gpu(client):
+    body = ask(client, "break-even 3090 at 15% util vs lambda h100")
+    offer = client.get(f"/v1/cloud-offers/{body['request']['cloud']['offer_id']}").json()
+    assert offer["provider"] == "lambda" and offer["gpu_id"].startswith("h100")
+    # the cheapest 1-GPU Lambda H100 offer per GPU-hour
+    listed = []
+    for gpu in ("h100-pcie", "h100-sxm"):
+        page = client.get(
+            "/v1/cloud-offers", params={"provider": "lambda", "gpu": gpu, "limit": 500}
+        ).json()
+        listed += [o for o in page["data"] if o["gpu_count"] == 1]
+    assert offer["price_usd_per_hour"] == min(o["price_usd_per_hour"] for o in listed)
+
+
+def test_cost_per_batch_item_matches_seed_004(client):
+    body = ask(client, "cost per batch item for stylegan")
+    best = min(BATCH_ITEM_USD["stylegan_xl"])
+    gpu = GPUS[BATCH_ITEM_USD["stylegan_xl"].index(best)]  # A4000
+    assert gpu.replace(" ", "") in body["headline"].replace(" ", "")
+    value = float(body["headline"].split("$")[1].split()[0])
+    assert value == pytest.approx(best, abs=printed(best, 3))
+
+
+def test_carbon_of_the_seed_desktop(client):
+    body = ask(client, "carbon of a 3090 at 15% util for a year")
+    kwh = (S["gpu_w"] + S["cpu_w"]) / 1000 * BUSY_H_PER_DAY * 365  # 591.3 kWh, seed 001
+    world = client.get("/v1/regions/world").json()["carbon_intensity_g_per_kwh"]
+    assert body["result"]["energy_kwh"] == pytest.approx(kwh)
+    assert body["result"]["co2e_kg"] == pytest.approx(kwh * world / 1000)
+
+
+def test_offers_are_the_cheapest_per_gpu_hour(client):
+    body = ask(client, "cheapest h100 spot")
+    rows = body["result"]
+    assert all(r["pricing_model"] == "spot" and r["gpu_id"].startswith("h100") for r in rows)
+    per_gpu = [r["price_usd_per_hour"] / r["gpu_count"] for r in rows]
+    assert per_gpu == sorted(per_gpu)
+
+
+def test_gpu_info_uses_the_catalog(client):
+    body = ask(client, "3090 specs")
+    assert body["result"][0]["tdp_w"] == S["gpu_w"]  # seed 001: 350 W
+
+
+@pytest.mark.parametrize(
+    ("q", "suggestion"),
+    [("h100 break-even", "h100-pcie"), ("break even for 3900", "rtx-3090")],
+)
+def test_unanswerable_questions_say_why(client, q, suggestion):
+    body = ask(client, q)
+    assert body["answered"] is False and body["result"] is None
+    assert suggestion in body["suggestions"] and body["examples"]
+
+
+def test_refusals_are_not_errors(client):
+    for q in ("what's the weather in paris", "break-even 3090 at 150% util", "break-even 3090 x99"):
+        body = ask(client, q)
+        assert body["answered"] is False, q
+
+
+def test_query_length_is_bounded(client):
+    r = client.get("/v1/query", params={"q": "3090 " * 200})
+    assert r.status_code == 422
+    assert r.headers["content-type"] == "application/problem+json"
+
+
+def test_cli_ask(engine):
+    runner = CliRunner()
+    ok = runner.invoke(cli, ["ask", "break-even", "for", "3090", "at", "15%", "util"])
+    assert ok.exit_code == 0 and "Break-even: 293 days" in ok.output
+    bad = runner.invoke(cli, ["ask", "break even for 3900"])
+    assert bad.exit_code == 1 and "rtx-3090" in bad.output

@@ -1,0 +1,201 @@
+"""POST /slack/commands: only correctly signed, fresh, first-time requests are answered."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import time
+import urllib.parse
+
+import pytest
+from fastapi.testclient import TestClient
+from slack_sdk.signature import SignatureVerifier
+
+from app.main import app
+from app.routers import slack as slack_router
+from app.settings import Settings, get_settings
+
+SECRET = "8f742231b10e8888abcd99yyyzzz85a5"  # Slack's documentation example format
+
+
+def form(text: str, **extra) -> bytes:
+    fields = {
+        "command": "/gpucost",
+        "text": text,
+        "user_id": "U1",
+        "team_id": "T1",
+        "channel_id": "C1",
+        "response_url": "https://hooks.slack.com/commands/T1/1/abc",
+        **extra,
+    }
+    return urllib.parse.urlencode(fields).encode()
+
+
+def signed(body: bytes, *, secret: str = SECRET, ts: int | None = None) -> dict[str, str]:
+    stamp = str(int(time.time()) if ts is None else ts)
+    sig = SignatureVerifier(secret).generate_signature(timestamp=stamp, body=body)
+    return {
+        "content-type": "application/x-www-form-urlencoded",
+        "x-slack-request-timestamp": stamp,
+        "x-slack-signature": sig,
+    }
+
+
+@pytest.fixture()
+def slack(engine, monkeypatch):
+    settings = Settings(slack_signing_secret=SECRET)
+    app.dependency_overrides[get_settings] = lambda: settings
+    monkeypatch.setattr(slack_router, "_replays", None)
+    with TestClient(app, raise_server_exceptions=False) as c:
+        c.settings = settings
+        yield c
+    app.dependency_overrides.clear()
+
+
+def post(client, body: bytes, headers: dict[str, str]):
+    return client.post("/slack/commands", content=body, headers=headers)
+
+
+def test_valid_request_is_answered_with_blocks(slack):
+    body = form("break-even for 3090 at 15% util")
+    r = post(slack, body, signed(body))
+    assert r.status_code == 200
+    msg = r.json()
+    assert msg["response_type"] == "ephemeral"
+    assert msg["text"].startswith("Break-even: 293 days")  # seed 001: about 300 (292.96)
+    assert msg["blocks"][0]["text"]["text"] == "*Break-even: 293 days*"
+    fields = {f["text"].split("\n")[0] for f in msg["blocks"][1]["fields"]}
+    assert {"*Desktop*", "*Cloud*", "*Utilization*", "*Electricity*"} <= fields
+    assert any("Assumed" in b["elements"][0]["text"] for b in msg["blocks"][2:])
+    assert len(msg["blocks"]) <= 50
+
+
+def test_share_posts_in_channel(slack):
+    body = form("break-even for 3090 at 15% util, share with the team")
+    assert post(slack, body, signed(body)).json()["response_type"] == "in_channel"
+
+
+def test_unknown_text_gets_short_help(slack):
+    body = form("brek even for 3900")
+    msg = post(slack, body, signed(body)).json()
+    assert msg["response_type"] == "ephemeral"
+    assert "Did you mean: `rtx-3090`" in msg["text"]
+    assert "Traceback" not in msg["text"]
+
+
+def test_user_text_cannot_mention_everyone(slack):
+    body = form("<!channel> 3090 specs")
+    msg = post(slack, body, signed(body)).json()
+    assert "<!channel>" not in str(msg)
+
+
+def _refused(r, reason: str):
+    assert r.status_code == 401, r.text
+    assert r.headers["content-type"] == "application/problem+json"
+    assert reason in r.json()["detail"]
+
+
+def test_wrong_secret(slack):
+    body = form("3090 specs")
+    _refused(post(slack, body, signed(body, secret="not-the-secret")), "does not match")
+
+
+def test_stale_timestamp(slack):
+    body = form("3090 specs")
+    _refused(post(slack, body, signed(body, ts=int(time.time()) - 301)), "300 s")
+
+
+def test_future_timestamp(slack):
+    body = form("3090 specs")
+    _refused(post(slack, body, signed(body, ts=int(time.time()) + 301)), "300 s")
+
+
+def test_replayed(slack):
+    body = form("3090 specs")
+    headers = signed(body)
+    assert post(slack, body, headers).status_code == 200
+    _refused(post(slack, body, headers), "replay")
+
+
+def test_tampered_body(slack):
+    body = form("3090 specs")
+    headers = signed(body)
+    _refused(post(slack, form("3090 specs", share="yes"), headers), "does not match")
+
+
+@pytest.mark.parametrize(
+    "headers",
+    [
+        {},
+        {"x-slack-request-timestamp": str(int(time.time()))},
+        {"x-slack-signature": "v0=abc"},
+        {"x-slack-request-timestamp": "yesterday", "x-slack-signature": "v0=abc"},
+        {"x-slack-request-timestamp": "-1", "x-slack-signature": "v0=abc"},
+        {"x-slack-request-timestamp": "1e9", "x-slack-signature": "v0=abc"},
+        {"x-slack-request-timestamp": "12ab", "x-slack-signature": "v0=abc"},
+        {"x-slack-request-timestamp": "9" * 40, "x-slack-signature": "v0=abc"},
+        {"x-slack-request-timestamp": str(int(time.time())), "x-slack-signature": "junk"},
+    ],
+)
+def test_missing_or_junk_headers(slack, headers):
+    body = form("3090 specs")
+    r = post(slack, body, {"content-type": "application/x-www-form-urlencoded", **headers})
+    assert r.status_code == 401
+
+
+def test_non_utf8_body_is_refused_not_crashed(slack):
+    body = b"text=\xff\xfe"
+    headers = {
+        "content-type": "application/x-www-form-urlencoded",
+        "x-slack-request-timestamp": str(int(time.time())),
+        "x-slack-signature": "v0=" + "0" * 64,
+    }
+    assert post(slack, body, headers).status_code == 401
+    # correctly signed over the raw bytes (HMAC by hand): still refused, never a 500
+    stamp = str(int(time.time()))
+    mac = hmac.new(SECRET.encode(), b"v0:" + stamp.encode() + b":" + body, hashlib.sha256)
+    headers |= {"x-slack-request-timestamp": stamp, "x-slack-signature": "v0=" + mac.hexdigest()}
+    assert post(slack, body, headers).status_code == 401
+
+
+def test_without_a_secret_nothing_is_answered(engine):
+    app.dependency_overrides[get_settings] = lambda: Settings(slack_signing_secret=None)
+    try:
+        with TestClient(app) as c:
+            body = form("3090 specs")
+            assert post(c, body, signed(body)).status_code == 401
+    finally:
+        app.dependency_overrides.clear()
+
+
+def test_json_body_is_415(slack):
+    r = slack.post("/slack/commands", json={"text": "3090 specs"})
+    assert r.status_code == 415
+
+
+def test_slow_answer_is_acknowledged_then_posted(slack, monkeypatch):
+    posted: list[tuple[str, dict]] = []
+
+    def slow_reply(settings, text):
+        time.sleep(0.3)
+        return {"response_type": "ephemeral", "text": f"answer to {text}"}
+
+    async def fake_post(self, url, json):
+        posted.append((url, json))
+
+    monkeypatch.setattr(slack_router, "reply_for", slow_reply)
+    monkeypatch.setattr("httpx.AsyncClient.post", fake_post)
+    slack.settings.slack_deadline_s = 0.05
+    body = form("3090 specs")
+    r = post(slack, body, signed(body))
+    assert r.json()["text"].startswith("Working on it")
+    for _ in range(50):
+        if posted:
+            break
+        time.sleep(0.05)
+    assert posted == [
+        (
+            "https://hooks.slack.com/commands/T1/1/abc",
+            {"response_type": "ephemeral", "text": "answer to 3090 specs"},
+        )
+    ]
