@@ -8,7 +8,7 @@ HOST   ?= 127.0.0.1
 PORT   ?= 8000
 export GPUCOST_DATABASE_URL ?= sqlite:///./gpucost.db
 
-.PHONY: install db run test contract lint openapi clean
+.PHONY: install db run test contract lint openapi bench-slack clean
 
 $(BIN)/.installed: requirements.lock pyproject.toml
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "need $(PYTHON)"; exit 1; }
@@ -35,6 +35,9 @@ contract: install
 
 openapi: install
 	$(BIN)/python scripts/export_openapi.py
+
+bench-slack: install
+	$(BIN)/python scripts/bench_slack.py
 
 lint: install
 	$(BIN)/ruff check app tests
