@@ -55,6 +55,14 @@ class InvalidRequest(DomainError):
     status, slug, title = 422, "invalid-input", "Invalid input"
 
 
+class CatalogGap(DomainError):
+    """The request is valid but needs a figure the catalog does not have (a barebone for 12
+    GPUs, a GPU's price, a region's electricity price); the detail names the request field
+    that supplies it."""
+
+    status, slug, title = 404, "not-in-catalog", "Not in the catalog"
+
+
 class NotUnderstood(DomainError):
     """A plain-language query could not be turned into a request (``suggestions``: did you
     mean; ``ignored``: words not understood; ``examples``: queries that work)."""

@@ -15,6 +15,7 @@ from gpucost_client.api.calculations import (
     calculations_compute_run_cost,
 )
 from gpucost_client.api.catalog import catalog_list_cloud_offers, catalog_list_gpus
+from gpucost_client.api.query import query_answer_query
 from gpucost_client.models import (
     BreakEvenRequest,
     BreakEvenResult,
@@ -27,6 +28,7 @@ from gpucost_client.models import (
     PricingModel,
     Problem,
     Provider,
+    QueryAnswer,
     RunCostRequest,
     RunCostResult,
     RunOption,
@@ -74,7 +76,11 @@ def main(base_url: str) -> None:
                                                     body=CarbonRequest(gpu="h100", hours=1))
     assert bad.status_code == 422 and isinstance(bad.parsed, Problem), bad
     assert set(bad.parsed.candidates) >= {"h100-pcie", "h100-sxm"}
-    print("generated client: break-even, run cost, carbon, catalog and errors OK")
+    # The chat endpoint: the seed's question in words gives the seed's answer.
+    qa = query_answer_query.sync(client=client, q="break-even for 3090 at 15% util")
+    assert isinstance(qa, QueryAnswer) and qa.answered, qa
+    assert qa.headline == "Break-even: 293 days", qa.headline
+    print("generated client: break-even, run cost, carbon, catalog, query and errors OK")
 
 
 if __name__ == "__main__":

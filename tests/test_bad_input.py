@@ -130,8 +130,8 @@ CORPUS = [
         BE,
         {**{k: v for k, v in OK_BE.items()}, "region": "aws:us-east-1"},
         None,
-        422,
-        "invalid-input",
+        404,
+        "not-in-catalog",
     ),
     (
         "unknown barebone",

@@ -77,7 +77,8 @@ PROBLEM_RESPONSES: dict[int | str, dict[str, Any]] = {
         400: "Malformed request (the body is not parseable).",
         401: "Missing, malformed, stale, replayed or wrongly signed Slack request (or no "
         "signing secret configured).",
-        404: "Unknown id or name; `candidates` lists close ids.",
+        404: "Unknown id or name (`candidates` lists close ids), or a figure the catalog "
+        "lacks (`not-in-catalog`: give it in the request).",
         405: "Method not allowed.",
         413: "Request body too large.",
         415: "Request body is not `application/json`.",

@@ -16,7 +16,7 @@ from sqlmodel import Session
 
 from app import costing
 from app.catalog.loaders import pue_defaults
-from app.errors import InvalidRequest
+from app.errors import CatalogGap, InvalidRequest
 from app.models import Barebone, CloudOffer, Gpu, Region
 from app.models.calc import (
     Assumption,
@@ -96,7 +96,7 @@ def resolve_electricity(req, region: Region | None, settings: Settings, trail: T
         return req.electricity_price_usd_per_kwh
     if region is not None:
         if region.electricity_price_usd_per_kwh is None:
-            raise InvalidRequest(
+            raise CatalogGap(
                 f"region '{region.id}' has no electricity price in the catalog; "
                 "give electricity_price_usd_per_kwh",
             )
@@ -174,7 +174,7 @@ def resolve_desktop(
             gpu_price = gpu.price_new_usd
             trail.assume(f"{prefix}.gpu_price_usd", gpu_price, gpu.price_new_source or gpu.source)
         else:
-            raise InvalidRequest(
+            raise CatalogGap(
                 f"{prefix}: no catalog price for this GPU; give total_price_usd or gpu_price_usd"
             )
         if spec.barebone_price_usd is not None:
@@ -183,7 +183,7 @@ def resolve_desktop(
             if barebone is None:
                 barebone = catalog.smallest_barebone_for(session, spec.gpu_count)
                 if barebone is None:
-                    raise InvalidRequest(
+                    raise CatalogGap(
                         f"{prefix}: no catalog barebone takes {spec.gpu_count} GPUs; give "
                         "barebone_price_usd or total_price_usd"
                     )
@@ -320,7 +320,7 @@ def speed(
     if a.id == b.id:
         return costing.SpeedRatio(n_a / n_b, "benchmark", "same GPU; counts scale linearly")
     if not a.memory_bandwidth_gb_per_s or not b.memory_bandwidth_gb_per_s:
-        raise InvalidRequest(f"no benchmark or bandwidth to compare {a.id} and {b.id}")
+        raise CatalogGap(f"no benchmark or bandwidth to compare {a.id} and {b.id}")
     return costing.speed_ratio_from_bandwidth(
         a.memory_bandwidth_gb_per_s, b.memory_bandwidth_gb_per_s, n_a, n_b
     )
