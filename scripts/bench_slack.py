@@ -109,8 +109,18 @@ def main() -> None:
     port = free_port()
     base = f"http://127.0.0.1:{port}"
     server = subprocess.Popen(
-        [BIN / "uvicorn", "app.main:app", "--port", str(port), "--log-level", "warning",
-         "--loop", "uvloop", "--http", "httptools"],  # fmt: skip
+        [
+            BIN / "uvicorn",
+            "app.main:app",
+            "--port",
+            str(port),
+            "--log-level",
+            "warning",
+            "--loop",
+            "uvloop",
+            "--http",
+            "httptools",
+        ],  # fmt: skip
         env=env,
         cwd=ROOT,
     )
@@ -124,9 +134,7 @@ def main() -> None:
         run(slack_request, base, 50, 1)  # warm-up
         results = {
             "slack_break_even_1_client": percentiles(run(slack_request, base, args.requests, 1)),
-            "slack_break_even_4_clients": percentiles(
-                run(slack_request, base, args.requests, 4)
-            ),
+            "slack_break_even_4_clients": percentiles(run(slack_request, base, args.requests, 4)),
             "query_break_even_1_client": percentiles(run(query_request, base, args.requests, 1)),
         }
     finally:

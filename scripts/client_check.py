@@ -40,40 +40,56 @@ def main(base_url: str) -> None:
     client = Client(base_url=base_url, raise_on_unexpected_status=True)
 
     # Seed 001: $2,200 desktop, 350 W + 100 W, $0.12/kWh, 15 %, $2.14/h -> 293 days, 591 kWh.
-    be = calculations_compute_break_even.sync(client=client, body=BreakEvenRequest(
-        desktop=DesktopSpec(gpu="rtx-3090", total_price_usd=2200),
-        cloud=CloudSpec(offer_id="aws-p3.2xlarge-spot-seed-2020"),
-        utilization=0.15, electricity_price_usd_per_kwh=0.12))
+    be = calculations_compute_break_even.sync(
+        client=client,
+        body=BreakEvenRequest(
+            desktop=DesktopSpec(gpu="rtx-3090", total_price_usd=2200),
+            cloud=CloudSpec(offer_id="aws-p3.2xlarge-spot-seed-2020"),
+            utilization=0.15,
+            electricity_price_usd_per_kwh=0.12,
+        ),
+    )
     assert isinstance(be, BreakEvenResult), be
     assert abs(be.break_even_days - 293) <= 1, be.break_even_days
     assert round(be.desktop.energy_kwh_per_year) == 591
     assert round(be.desktop.cost_usd_per_year) == 71
 
     # Seed 004: EfficientNet on the A6000, 627 s x $1.89/h = $0.33; 0.007 per batch item.
-    rc = calculations_compute_run_cost.sync(client=client, body=RunCostRequest(
-        workload=Workload(benchmark="efficientnet"),
-        options=[RunOption(offer_id="paperspace-gradient-a6000-on-demand-2022")]))
+    rc = calculations_compute_run_cost.sync(
+        client=client,
+        body=RunCostRequest(
+            workload=Workload(benchmark="efficientnet"),
+            options=[RunOption(offer_id="paperspace-gradient-a6000-on-demand-2022")],
+        ),
+    )
     assert isinstance(rc, RunCostResult), rc
     assert round(rc.options[0].cost_usd, 2) == 0.33
     assert abs(rc.options[0].cost_per_batch_item_usd - 0.007) <= 0.0005
 
     # A year of the seed's desktop at the IEA 2019 world average of 475 g/kWh.
-    co = calculations_compute_carbon.sync(client=client, body=CarbonRequest(
-        gpu="rtx-3090", utilization=0.15, days=365, carbon_intensity_g_per_kwh=475))
+    co = calculations_compute_carbon.sync(
+        client=client,
+        body=CarbonRequest(
+            gpu="rtx-3090", utilization=0.15, days=365, carbon_intensity_g_per_kwh=475
+        ),
+    )
     assert isinstance(co, CarbonResult), co
     assert abs(co.energy_kwh - 591.3) < 1e-6 and abs(co.co2e_kg - 280.8675) < 1e-6
 
-    offers = catalog_list_cloud_offers.sync(client=client, provider=Provider.AWS, gpu="V100",
-                                            pricing_model=PricingModel.SPOT, limit=5)
+    offers = catalog_list_cloud_offers.sync(
+        client=client, provider=Provider.AWS, gpu="V100", pricing_model=PricingModel.SPOT, limit=5
+    )
     assert isinstance(offers, CloudOffersPublic) and offers.count > 0
-    assert all(o.gpu_id == "v100-16gb" and o.pricing_model == PricingModel.SPOT
-               for o in offers.data)
+    assert all(
+        o.gpu_id == "v100-16gb" and o.pricing_model == PricingModel.SPOT for o in offers.data
+    )
     gpus = catalog_list_gpus.sync(client=client, limit=500)
     assert isinstance(gpus, GpusPublic) and gpus.count >= 40
 
     # Errors come back as the generated Problem model.
-    bad = calculations_compute_carbon.sync_detailed(client=Client(base_url=base_url),
-                                                    body=CarbonRequest(gpu="h100", hours=1))
+    bad = calculations_compute_carbon.sync_detailed(
+        client=Client(base_url=base_url), body=CarbonRequest(gpu="h100", hours=1)
+    )
     assert bad.status_code == 422 and isinstance(bad.parsed, Problem), bad
     assert set(bad.parsed.candidates) >= {"h100-pcie", "h100-sxm"}
     # The chat endpoint: the seed's question in words gives the seed's answer.

@@ -6,15 +6,8 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from app.models.calc import Assumption
 from app.query.parser import Interpretation
-
-
-class AppliedDefault(BaseModel):
-    """A part of the question that was missing, and what was used instead."""
-
-    name: str = Field(description="Request field, e.g. `cloud.offer_id`.")
-    value: Any = Field(description="Value used.")
-    source: str = Field(description="Why this value: the rule and its source.")
 
 
 class Fact(BaseModel):
@@ -46,7 +39,9 @@ class QueryAnswer(BaseModel):
     request: dict[str, Any] | None = Field(
         description="The typed request sent to `endpoint`, exactly as it could be POSTed."
     )
-    defaults: list[AppliedDefault] = Field(description="Defaults applied for missing parts.")
+    defaults: list[Assumption] = Field(
+        description="Defaults applied for parts the question left out, each with its source."
+    )
     ignored: list[str] = Field(description="Words of the question that were not used.")
     result: dict[str, Any] | list[Any] | None = Field(
         description="The engine's result (the endpoint's response body), or the offers or GPU."

@@ -640,7 +640,7 @@ def _gpus(w: _Work, it: Interpretation, lex: Lexicon) -> None:
                 ids = lex.gpus.exact(phrase)
                 if not ids and phrase.endswith("s"):
                     ids = lex.gpus.exact(phrase[:-1])  # "4090s"
-                if ids and not phrase.isalpha() or ids and phrase in ("titan rtx", "titan xp"):
+                if ids:  # (a span never starts with a stopword: "gpu" is Paperspace's "GPU+")
                     found = (j, phrase, ids)
                     break
         if not found:

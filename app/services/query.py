@@ -32,9 +32,9 @@ from app import costing
 from app.costing import CostingError
 from app.errors import DomainError, NotUnderstood
 from app.models import Barebone, Benchmark, CloudOffer, Gpu, Region, UtilizationProfile
-from app.models.calc import BreakEvenRequest, CarbonRequest, RunCostRequest
+from app.models.calc import Assumption, BreakEvenRequest, CarbonRequest, RunCostRequest
 from app.models.gpu import GpuPublic
-from app.models.query import AppliedDefault, Fact, QueryAnswer
+from app.models.query import Fact, QueryAnswer
 from app.query.parser import GpuMention, Interpretation, Lexicon, parse
 from app.services import calc
 from app.settings import Settings
@@ -73,11 +73,11 @@ class _Answer:
 
     def __init__(self, it: Interpretation) -> None:
         self.it = it
-        self.defaults: list[AppliedDefault] = []
+        self.defaults: list[Assumption] = []
         self.facts: list[Fact] = []
 
     def default(self, name: str, value: Any, source: str) -> None:
-        self.defaults.append(AppliedDefault(name=name, value=value, source=source))
+        self.defaults.append(Assumption(name=name, value=value, source=source))
 
     def fact(self, label: str, value: str) -> None:
         self.facts.append(Fact(label=label, value=value))
@@ -105,10 +105,10 @@ class _Answer:
         )
 
 
-def answer(session: Session, settings: Settings, text: str) -> QueryAnswer:
-    """Answer ``text``. Raises :class:`NotUnderstood` (422) with suggestions when it cannot be
-    read, and the engine's errors (404 unknown name, 422 invalid input) as they are."""
-    it = parse(text, lexicon(session))
+def _answer(session: Session, settings: Settings, it: Interpretation) -> QueryAnswer:
+    """Answer a parsed question. Raises :class:`NotUnderstood` (422) with suggestions when it
+    cannot be read, and the engine's errors (404 unknown name or catalog gap, 422 invalid
+    input)."""
     if it.problems:
         raise _refuse(it, "; ".join(it.problems))
     if it.intent == "unknown":
@@ -122,11 +122,13 @@ def answer(session: Session, settings: Settings, text: str) -> QueryAnswer:
 
 
 def respond(session: Session, settings: Settings, text: str) -> QueryAnswer:
-    """Like :func:`answer`, but a question that cannot be answered (not understood, an unknown
-    or ambiguous name, inputs the engine refuses) comes back as ``answered=False`` with the
-    reason as ``headline``, ``suggestions`` and ``examples``, instead of raising."""
+    """Answer ``text`` (parsed once). A question that cannot be answered (not understood, an
+    unknown or ambiguous name, a catalog gap, inputs the engine refuses) comes back as
+    ``answered=False`` with the reason as ``headline``, ``suggestions`` and ``examples``; only
+    unexpected errors raise."""
+    it = parse(text, lexicon(session))
     try:
-        return answer(session, settings, text)
+        return _answer(session, settings, it)
     except (DomainError, CostingError) as exc:
         if isinstance(exc, CostingError):
             detail, suggestions, examples = exc.message, [], EXAMPLES[:2]
@@ -134,7 +136,6 @@ def respond(session: Session, settings: Settings, text: str) -> QueryAnswer:
             detail = exc.detail
             suggestions = exc.extra.get("suggestions") or exc.extra.get("candidates") or []
             examples = exc.extra.get("examples") or EXAMPLES[:2]
-        it = parse(text, lexicon(session))
         return QueryAnswer(
             query=it.text,
             answered=False,
