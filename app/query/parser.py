@@ -242,6 +242,16 @@ STOPWORDS = frozenset(
     ]
 )
 
+
+def _longest_first(mapping: Mapping[str, str]) -> dict[str, str]:
+    """The same mapping, iterated longest phrase first (so `pro+` wins over `pro`)."""
+    return dict(sorted(mapping.items(), key=lambda kv: -len(kv[0])))
+
+
+_PROVIDER_WORDS = tuple(_longest_first(PROVIDERS))
+_PRICING_WORDS = tuple(_longest_first(PRICING))
+_PLAN_WORDS = tuple(_longest_first(COLAB_PLANS))
+
 _BRANDS = frozenset({"nvidia", "geforce", "tesla", "rtx", "gtx", "quadro"})
 _WORD = re.compile(r"[a-z0-9]+")
 _NUM = r"(-?\d+(?:,\d{3})*(?:\.\d+)?|-?\.\d+)"
@@ -259,6 +269,8 @@ def _num(text: str) -> float:
 @dataclass(frozen=True)
 class Lexicon:
     """Catalog names the parser recognises.
+
+    The phrase mappings iterate longest phrase first.
 
     Attributes:
         gpus: name index over (id, name, aliases) of every catalog GPU.
@@ -306,7 +318,9 @@ class Lexicon:
             for phrase in {bid, bid.replace("_", " "), bid.replace("_", "-"), base,
                            name.lower().split(" ")[0]}:  # fmt: skip
                 bench[phrase] = bid
-        return cls(NameIndex(gpus), prof, reg, codes, bench)
+        return cls(
+            NameIndex(gpus), _longest_first(prof), _longest_first(reg), codes, _longest_first(bench)
+        )
 
 
 # ------------------------------------------------------------------------------------------
@@ -499,7 +513,7 @@ def _utilization(w: _Work, it: Interpretation, lex: Lexicon) -> None:
     ):
         hours = _num(m.group(1) or m.group(2))
         _set_utilization(it, hours / 24, m.group(0).strip())
-    for phrase in sorted(lex.profiles, key=len, reverse=True):
+    for phrase in lex.profiles:
         pattern = rf"(?<![a-z0-9]){re.escape(phrase)}(?:\s+(?:profile|usage|level))?(?![a-z0-9])"
         taken = w.take(pattern)  # always blanked, even when a utilization is already set
         if taken and it.utilization is None and it.utilization_profile is None:
@@ -579,7 +593,7 @@ def _region(w: _Work, it: Interpretation, lex: Lexicon, original: str) -> None:
             it.region = lex.state_codes[code]
             w.blank(m.start(), start + 2)
             return
-        for name in sorted(lex.regions, key=len, reverse=True):
+        for name in lex.regions:
             if rest.startswith(name) and not rest[len(name) : len(name) + 1].isalnum():
                 it.region = lex.regions[name]
                 w.blank(m.start(), start + len(name))
@@ -587,7 +601,7 @@ def _region(w: _Work, it: Interpretation, lex: Lexicon, original: str) -> None:
 
 
 def _benchmark(w: _Work, it: Interpretation, lex: Lexicon) -> None:
-    for phrase in sorted(lex.benchmarks, key=len, reverse=True):
+    for phrase in lex.benchmarks:
         if w.take(rf"(?<![a-z0-9]){re.escape(phrase)}(?![a-z0-9])"):
             it.benchmark = it.benchmark or lex.benchmarks[phrase]
     if it.benchmark:
@@ -606,14 +620,14 @@ def _benchmark(w: _Work, it: Interpretation, lex: Lexicon) -> None:
 
 def _cloud_words(w: _Work, it: Interpretation) -> None:
     c = it.cloud
-    for name in sorted(PROVIDERS, key=len, reverse=True):
+    for name in _PROVIDER_WORDS:
         if w.take(rf"(?<![a-z0-9]){re.escape(name)}(?![a-z0-9])"):
             c.provider = c.provider or PROVIDERS[name]
-    for name in sorted(PRICING, key=len, reverse=True):
+    for name in _PRICING_WORDS:
         if w.take(rf"(?<![a-z0-9]){re.escape(name)}(?![a-z0-9])"):
             c.pricing_model = c.pricing_model or PRICING[name]
     if c.provider == "colab":
-        for name in sorted(COLAB_PLANS, key=len, reverse=True):
+        for name in _PLAN_WORDS:
             if w.take(rf"(?<![a-z0-9]){re.escape(name)}(?![a-z0-9+])"):
                 c.colab_plan = c.colab_plan or COLAB_PLANS[name]
 
