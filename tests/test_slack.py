@@ -13,6 +13,7 @@ from slack_sdk.signature import SignatureVerifier
 
 from app.main import app
 from app.routers import slack as slack_router
+from app.services import slack as slack_service
 from app.settings import Settings, get_settings
 
 SECRET = "8f742231b10e8888abcd99yyyzzz85a5"  # Slack's documentation example format
@@ -199,3 +200,13 @@ def test_slow_answer_is_acknowledged_then_posted(slack, monkeypatch):
             {"response_type": "ephemeral", "text": "answer to 3090 specs"},
         )
     ]
+
+
+def test_replay_cache_forgets_after_its_window():
+    now = [1000.0]
+    cache = slack_service.ReplayCache(ttl_s=600, clock=lambda: now[0])
+    assert cache.first_time("v0=a") and not cache.first_time("v0=a")
+    now[0] += 300
+    assert cache.first_time("v0=b") and not cache.first_time("v0=a")
+    now[0] += 301  # "v0=a" expired, "v0=b" not yet
+    assert cache.first_time("v0=a") and not cache.first_time("v0=b")

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -40,22 +41,24 @@ class Verdict:
 class ReplayCache:
     """Signatures seen in the last ``ttl_s`` seconds (thread-safe, per process).
 
-    With several worker processes a replay landing on another worker is not caught here; the
-    timestamp window still bounds it to ``ttl_s``.
+    Entries expire in the order they were added (one TTL for all), so pruning pops from the
+    front: O(1) amortized per request however many signatures are held. With several worker
+    processes a replay landing on another worker is not caught here; the timestamp window
+    still bounds it to ``ttl_s``.
     """
 
     def __init__(self, ttl_s: float, clock: Callable[[], float] = time.time) -> None:
         self.ttl_s = ttl_s
         self._clock = clock
-        self._seen: dict[str, float] = {}
+        self._seen: OrderedDict[str, float] = OrderedDict()
         self._lock = threading.Lock()
 
     def first_time(self, signature: str) -> bool:
         """True the first time ``signature`` is offered within the window, False after."""
         now = self._clock()
         with self._lock:
-            if len(self._seen) > 10_000 or any(exp < now for exp in self._seen.values()):
-                self._seen = {s: exp for s, exp in self._seen.items() if exp >= now}
+            while self._seen and next(iter(self._seen.values())) < now:
+                self._seen.popitem(last=False)
             if signature in self._seen:
                 return False
             self._seen[signature] = now + self.ttl_s
