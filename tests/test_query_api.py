@@ -131,3 +131,12 @@ def test_cli_ask(engine):
     assert ok.exit_code == 0 and "Break-even: 293 days" in ok.output
     bad = runner.invoke(cli, ["ask", "break even for 3900"])
     assert bad.exit_code == 1 and "rtx-3090" in bad.output
+
+
+def test_colab_plan_without_a_comparable_gpu_uses_the_plans_cheapest(client):
+    body = ask(client, "break-even 3090 at 15% util vs colab pro")
+    chosen = client.get(f"/v1/cloud-offers/{body['request']['cloud']['offer_id']}").json()
+    colab = client.get("/v1/cloud-offers", params={"provider": "colab", "limit": 500}).json()
+    pro = [o for o in colab["data"] if o["instance_type"] == "Colab Pro"]  # not Pro+
+    assert chosen["instance_type"] == "Colab Pro"
+    assert chosen["price_usd_per_hour"] == min(o["price_usd_per_hour"] for o in pro)

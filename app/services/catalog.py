@@ -15,6 +15,7 @@ from app.models import (
     Benchmark,
     BenchmarkResult,
     CloudOffer,
+    ColabPlan,
     Gpu,
     ProviderInfo,
     Region,
@@ -98,6 +99,70 @@ def list_offers(
     if max_price_usd_per_hour is not None:
         stmt = stmt.where(CloudOffer.price_usd_per_hour <= max_price_usd_per_hour)
     return _page(session, stmt, limit, offset)
+
+
+def find_offers(
+    session: Session,
+    *,
+    gpu_ids: Sequence[str] | None = None,
+    provider: str | None = None,
+    pricing_model: str | None = None,
+    colab_plan: str | None = None,
+    gpu_count: int | None = None,
+    exclude_provider: str | None = None,
+) -> list[CloudOffer]:
+    """Every offer matching the filters (any of ``gpu_ids``; a Colab plan by its
+    ``colab_plan`` id, whose name is the offers' ``instance_type``), cheapest per GPU-hour
+    first (``price_usd_per_hour / gpu_count``), ties by id."""
+    stmt = select(CloudOffer)
+    if gpu_ids:
+        stmt = stmt.where(col(CloudOffer.gpu_id).in_(gpu_ids))
+    if provider:
+        stmt = stmt.where(CloudOffer.provider == provider)
+    if pricing_model:
+        stmt = stmt.where(CloudOffer.pricing_model == pricing_model)
+    if colab_plan:
+        plan_name = select(ColabPlan.name).where(ColabPlan.id == colab_plan).scalar_subquery()
+        stmt = stmt.where(CloudOffer.provider == "colab", CloudOffer.instance_type == plan_name)
+    if gpu_count:
+        stmt = stmt.where(CloudOffer.gpu_count == gpu_count)
+    if exclude_provider:
+        stmt = stmt.where(CloudOffer.provider != exclude_provider)
+    rows = list(session.exec(stmt).all())
+    rows.sort(key=lambda o: (price_per_gpu_hour(o), o.id))
+    return rows
+
+
+def price_per_gpu_hour(offer: CloudOffer) -> float:
+    """An offer's price per GPU-hour, USD."""
+    return float(offer.price_usd_per_hour) / offer.gpu_count
+
+
+def similar_gpu_ids(session: Session, gpu: Gpu, bandwidth_tolerance: float) -> tuple[str, ...]:
+    """GPUs whose memory bandwidth is within ``bandwidth_tolerance`` (a fraction) of
+    ``gpu``'s and whose memory (GB) is at least ``gpu``'s; empty when its bandwidth is
+    unknown."""
+    if gpu.memory_bandwidth_gb_per_s is None:
+        return ()
+    lo = gpu.memory_bandwidth_gb_per_s * (1 - bandwidth_tolerance)
+    hi = gpu.memory_bandwidth_gb_per_s * (1 + bandwidth_tolerance)
+    stmt = select(Gpu.id).where(
+        col(Gpu.memory_bandwidth_gb_per_s).between(lo, hi), Gpu.memory_gb >= gpu.memory_gb
+    )
+    return tuple(session.exec(stmt).all())
+
+
+def vocabulary(session: Session) -> dict[str, list[tuple]]:
+    """The names the query parser needs: GPUs ``(id, name, aliases)``, utilization profiles
+    ``(id, name)``, regions ``(id, name, kind)`` and benchmarks ``(id, name)``."""
+    return {
+        "gpus": [
+            (g[0], g[1], g[2] or []) for g in session.exec(select(Gpu.id, Gpu.name, Gpu.aliases))
+        ],
+        "profiles": list(session.exec(select(UtilizationProfile.id, UtilizationProfile.name))),
+        "regions": list(session.exec(select(Region.id, Region.name, Region.kind))),
+        "benchmarks": list(session.exec(select(Benchmark.id, Benchmark.name))),
+    }
 
 
 def get_offer(session: Session, offer_id: str) -> CloudOffer:

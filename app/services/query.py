@@ -26,24 +26,26 @@ from __future__ import annotations
 from typing import Any
 
 from pydantic import ValidationError
-from sqlmodel import Session, col, select
+from sqlmodel import Session
 
 from app import costing
 from app.costing import CostingError
 from app.errors import DomainError, NotUnderstood
-from app.models import Barebone, Benchmark, CloudOffer, Gpu, Region, UtilizationProfile
+from app.models import Barebone, CloudOffer, Gpu
 from app.models.calc import Assumption, BreakEvenRequest, CarbonRequest, RunCostRequest
 from app.models.gpu import GpuPublic
 from app.models.query import Fact, QueryAnswer
 from app.query.parser import GpuMention, Interpretation, Lexicon, parse
-from app.services import calc
+from app.services import calc, catalog
 from app.settings import Settings
 
 SEED_001 = calc.SEED_001
 SEED_BAREBONE = "barebone-2gpu-dettmers-2020"
 # seed 001: "AWS V100 spot instance at $2.14/h (similar performance to the RTX 3090)"
 SEED_COMPARABLE = {"rtx-3090": "aws-p3.2xlarge-spot-seed-2020"}
-SIMILAR_BANDWIDTH = 0.25  # +-25 % memory bandwidth counts as similar performance
+# gpucost's rule, not a published figure: memory bandwidth within +-25 % (the engine's speed
+# estimate, costing.speed_ratio_from_bandwidth) counts as similar performance.
+SIMILAR_BANDWIDTH = 0.25
 CARBON_DEFAULT_DAYS = 365.0
 MAX_OPTIONS = 5
 EXAMPLES = [
@@ -60,12 +62,7 @@ EXAMPLES = [
 
 def lexicon(session: Session) -> Lexicon:
     """The parser's vocabulary, read from the catalog."""
-    return Lexicon.build(
-        ((g[0], g[1], g[2] or []) for g in session.exec(select(Gpu.id, Gpu.name, Gpu.aliases))),
-        session.exec(select(UtilizationProfile.id, UtilizationProfile.name)).all(),
-        session.exec(select(Region.id, Region.name, Region.kind)).all(),
-        session.exec(select(Benchmark.id, Benchmark.name)).all(),
-    )
+    return Lexicon.build(**catalog.vocabulary(session))
 
 
 class _Answer:
@@ -88,10 +85,14 @@ class _Answer:
         endpoint: str | None = None,
         request: dict[str, Any] | None = None,
         result: Any = None,
+        *,
+        answered: bool = True,
+        suggestions: list[str] | None = None,
+        examples: list[str] | None = None,
     ) -> QueryAnswer:
         return QueryAnswer(
             query=self.it.text,
-            answered=True,
+            answered=answered,
             intent=self.it.intent,
             headline=headline,
             facts=self.facts,
@@ -101,7 +102,9 @@ class _Answer:
             defaults=self.defaults,
             ignored=self.it.ignored,
             result=result,
-            share=self.it.share,
+            share=self.it.share and answered,
+            suggestions=suggestions or [],
+            examples=examples or [],
         )
 
 
@@ -136,21 +139,8 @@ def respond(session: Session, settings: Settings, text: str) -> QueryAnswer:
             detail = exc.detail
             suggestions = exc.extra.get("suggestions") or exc.extra.get("candidates") or []
             examples = exc.extra.get("examples") or EXAMPLES[:2]
-        return QueryAnswer(
-            query=it.text,
-            answered=False,
-            intent=it.intent,
-            headline=detail,
-            facts=[],
-            interpretation=it,
-            endpoint=None,
-            request=None,
-            defaults=[],
-            ignored=it.ignored,
-            result=None,
-            share=False,
-            suggestions=list(suggestions),
-            examples=list(examples),
+        return _Answer(it).done(
+            detail, answered=False, suggestions=list(suggestions), examples=list(examples)
         )
 
 
@@ -206,49 +196,6 @@ def _where_fields(it: Interpretation) -> dict[str, Any]:
 # ------------------------------------------------------------------------------------------
 
 
-def _offers(
-    session: Session,
-    *,
-    gpu_ids: tuple[str, ...] | None,
-    provider: str | None = None,
-    pricing_model: str | None = None,
-    colab_plan: str | None = None,
-    gpu_count: int | None = None,
-    exclude_colab: bool = False,
-) -> list[CloudOffer]:
-    """Matching offers, cheapest per GPU-hour first."""
-    stmt = select(CloudOffer)
-    if gpu_ids:
-        stmt = stmt.where(col(CloudOffer.gpu_id).in_(gpu_ids))
-    if provider:
-        stmt = stmt.where(CloudOffer.provider == provider)
-    if pricing_model:
-        stmt = stmt.where(CloudOffer.pricing_model == pricing_model)
-    if colab_plan:
-        stmt = stmt.where(col(CloudOffer.id).startswith(colab_plan + "-"))
-        if colab_plan == "colab-pro":  # not Pro+
-            stmt = stmt.where(col(CloudOffer.id).not_like("colab-pro-plus-%"))
-    if gpu_count:
-        stmt = stmt.where(CloudOffer.gpu_count == gpu_count)
-    if exclude_colab:
-        stmt = stmt.where(CloudOffer.provider != "colab")
-    rows = list(session.exec(stmt).all())
-    rows.sort(key=lambda o: (_per_gpu_hour(o), o.id))
-    return rows
-
-
-def _similar_gpu_ids(session: Session, gpu: Gpu) -> tuple[str, ...]:
-    """GPUs with memory bandwidth within 25 % of ``gpu``'s and at least its memory."""
-    if gpu.memory_bandwidth_gb_per_s is None:
-        return ()
-    lo = gpu.memory_bandwidth_gb_per_s * (1 - SIMILAR_BANDWIDTH)
-    hi = gpu.memory_bandwidth_gb_per_s * (1 + SIMILAR_BANDWIDTH)
-    stmt = select(Gpu.id).where(
-        col(Gpu.memory_bandwidth_gb_per_s).between(lo, hi), Gpu.memory_gb >= gpu.memory_gb
-    )
-    return tuple(session.exec(stmt).all())
-
-
 def _pick_cloud_offer(
     session: Session, out: _Answer, desktop_gpu: Gpu, count: int
 ) -> CloudOffer | None:
@@ -265,38 +212,44 @@ def _pick_cloud_offer(
                 "RTX 3090)'",
             )
             return offer
-    pricing = c.pricing_model or (None if typed else "on_demand")
+    # Typed words filter as given; with none, on-demand and no Colab (its usage limits make
+    # it no like-for-like substitute for a desktop).
     filters = dict(
         provider=c.provider,
-        pricing_model=pricing,
+        pricing_model=c.pricing_model or (None if typed else "on_demand"),
         colab_plan=c.colab_plan,
-        exclude_colab=not typed,
     )
+    what = ", ".join(f"{k}={v}" for k, v in filters.items() if v) or "any provider"
     if c.gpu is not None:
-        tiers = [("the GPU asked for", c.gpu.ids)]
+        tiers: list[tuple[str, tuple[str, ...] | None]] = [("the GPU asked for", c.gpu.ids)]
     else:
         tiers = [
             ("the desktop's GPU", (desktop_gpu.id,)),
             (
-                "a GPU with memory bandwidth within 25 % of the desktop's and as much memory "
-                "(the engine's speed estimate)",
-                _similar_gpu_ids(session, desktop_gpu),
+                f"a GPU with memory bandwidth within {SIMILAR_BANDWIDTH:.0%} of the desktop's and "
+                "as much memory (the engine's speed estimate)",
+                catalog.similar_gpu_ids(session, desktop_gpu, SIMILAR_BANDWIDTH),
             ),
         ]
+        if typed:  # "vs colab pro": the plan's own GPUs when none is comparable
+            tiers.append(("any GPU (none comparable to the desktop's is offered)", None))
     for why, ids in tiers:
-        if not ids:
+        if ids is not None and not ids:
             continue
         for count_rule, n in (("same GPU count", count), ("any GPU count", None)):
-            found = _offers(session, gpu_ids=ids, gpu_count=n, **filters)
+            found = catalog.find_offers(
+                session,
+                gpu_ids=ids,
+                gpu_count=n,
+                exclude_provider=None if typed else "colab",
+                **filters,
+            )
             if found:
                 offer = found[0]
-                what = ", ".join(
-                    f"{k}={v}" for k, v in filters.items() if v and k != "exclude_colab"
-                )
                 out.default(
                     "cloud.offer_id",
                     offer.id,
-                    f"cheapest of {len(found)} offers ({what or 'any provider'}; {why}; "
+                    f"cheapest of {len(found)} offers ({what}; {why}; "
                     f"{count_rule}), per GPU-hour, as of {offer.as_of}",
                 )
                 return offer
@@ -314,14 +267,22 @@ def _money(x: float | None) -> str:
     return f"${x:,.2f}" if abs(x) >= 1 else f"${x:.4g}"
 
 
+def _desktop_spec(session: Session, out: _Answer, gpu: Gpu, count: int) -> dict[str, Any]:
+    """A desktop with ``count`` x ``gpu``: seed 001's barebone when it has the slots, else
+    the engine picks the smallest catalog barebone that does."""
+    desktop: dict[str, Any] = {"gpu": gpu.id, "gpu_count": count}
+    seed = session.get(Barebone, SEED_BAREBONE)
+    if seed is not None and seed.gpu_slots >= count:
+        desktop["barebone"] = seed.id
+        out.default("desktop.barebone", seed.id, f"{seed.source}")
+    return desktop
+
+
 def _break_even(session: Session, settings: Settings, out: _Answer) -> QueryAnswer:
     it = out.it
     gpu = _one_gpu(session, it, it.gpu)  # type: ignore[arg-type]  (checked by the parser)
     count = it.gpu.count  # type: ignore[union-attr]
-    desktop: dict[str, Any] = {"gpu": gpu.id, "gpu_count": count}
-    if count <= 2 and session.get(Barebone, SEED_BAREBONE) is not None:
-        desktop["barebone"] = SEED_BAREBONE
-        out.default("desktop.barebone", SEED_BAREBONE, f"{SEED_001}: the 2-GPU barebone")
+    desktop = _desktop_spec(session, out, gpu, count)
     cloud: dict[str, Any]
     if it.cloud.price_usd_per_hour is not None:
         cloud = {"price_usd_per_hour": it.cloud.price_usd_per_hour}
@@ -385,6 +346,7 @@ def _run_cost(session: Session, settings: Settings, out: _Answer) -> QueryAnswer
     workload: dict[str, Any]
     if it.benchmark:
         workload = {"benchmark": it.benchmark}
+        what = it.benchmark
     else:
         runtime_s = it.runtime_s
         if runtime_s is None and it.gpu_hours is not None:
@@ -396,6 +358,7 @@ def _run_cost(session: Session, settings: Settings, out: _Answer) -> QueryAnswer
                 "a benchmark: stylegan, yolor, efficientnet",
             )
         workload = {"runtime_s": runtime_s, "gpu": gpu.id, "gpu_count": count}
+        what = f"{runtime_s / 3600:g} h on {count}x {gpu.id}"
     options: list[dict[str, Any]] = []
     c = it.cloud
     if c.price_usd_per_hour is not None:
@@ -405,7 +368,7 @@ def _run_cost(session: Session, settings: Settings, out: _Answer) -> QueryAnswer
         options.append({"price_usd_per_hour": c.price_usd_per_hour, "gpu": target})
     elif not c.is_empty():
         ids = c.gpu.ids if c.gpu else ((gpu.id,) if gpu else None)
-        found = _offers(
+        found = catalog.find_offers(
             session,
             gpu_ids=ids,
             provider=c.provider,
@@ -421,16 +384,12 @@ def _run_cost(session: Session, settings: Settings, out: _Answer) -> QueryAnswer
             f"the {len(options)} cheapest per GPU-hour of {len(found)} matching offers",
         )
     elif gpu is not None:
-        per_provider: dict[str, CloudOffer] = {}
-        for offer in _offers(session, gpu_ids=(gpu.id,), gpu_count=count):
-            per_provider.setdefault(offer.provider, offer)
-        picked = sorted(per_provider.values(), key=lambda o: float(o.price_usd_per_hour))
-        options += [{"offer_id": o.id} for o in picked[:MAX_OPTIONS]]
+        cheapest: dict[str, CloudOffer] = {}  # per provider; offers come cheapest first
+        for offer in catalog.find_offers(session, gpu_ids=(gpu.id,), gpu_count=count):
+            cheapest.setdefault(offer.provider, offer)
+        options += [{"offer_id": o.id} for o in list(cheapest.values())[:MAX_OPTIONS]]
         if gpu.price_new_usd is not None:
-            desk: dict[str, Any] = {"gpu": gpu.id, "gpu_count": count}
-            if count <= 2 and session.get(Barebone, SEED_BAREBONE) is not None:
-                desk["barebone"] = SEED_BAREBONE
-            options.append({"desktop": desk})
+            options.append({"desktop": _desktop_spec(session, out, gpu, count)})
         if not options:
             raise _refuse(it, f"no offer or desktop price for {gpu.id} in the catalog")
         out.default(
@@ -441,7 +400,7 @@ def _run_cost(session: Session, settings: Settings, out: _Answer) -> QueryAnswer
         )
     else:
         found = [
-            o for o in _offers(session, gpu_ids=None, provider="paperspace")
+            o for o in catalog.find_offers(session, gpu_ids=None, provider="paperspace")
             if o.id.endswith("-2022")
         ]  # fmt: skip
         options += [{"offer_id": o.id} for o in found]
@@ -459,7 +418,6 @@ def _run_cost(session: Session, settings: Settings, out: _Answer) -> QueryAnswer
         (o for o in res.options if getattr(o, metric) is not None and o.fits is not False),
         key=lambda o: getattr(o, metric),
     )
-    what = it.benchmark or f"{(it.runtime_s or 0) / 3600:g} h on {count}x {gpu.id}"  # type: ignore[union-attr]
     if not ranked:
         headline = f"No option can run {what}" + (
             " (out of memory or no max batch size known)" if per_item else ""
@@ -470,7 +428,7 @@ def _run_cost(session: Session, settings: Settings, out: _Answer) -> QueryAnswer
     else:
         best = ranked[0]
         headline = f"Run cost: {_money(best.cost_usd)} on {best.label}"
-    out.fact("Workload", str(what))
+    out.fact("Workload", what)
     for o in ranked[:MAX_OPTIONS]:
         value = getattr(o, metric)
         extra = f", {o.runtime_s / 3600:.2f} h" if o.runtime_s else ""
@@ -500,7 +458,9 @@ def _carbon(session: Session, settings: Settings, out: _Answer) -> QueryAnswer:
         body["region"] = it.region
     req = _validated(CarbonRequest, body, it)
     res = calc.compute_carbon(session, req, settings)
-    out.fact("GPUs", f"{count}x {gpu.id}, {res.power_w:,.0f} W busy incl. 100 W host")
+    out.fact(
+        "GPUs", f"{count}x {gpu.id}, {res.power_w:,.0f} W busy incl. {req.base_power_w:g} W host"
+    )
     out.fact("Busy hours", f"{res.busy_hours:,.0f} h")
     out.fact("Grid", f"{res.carbon_intensity_g_per_kwh:,.0f} gCO2e/kWh ({it.region or 'world'})")
     out.fact("Energy", f"{res.energy_kwh:,.1f} kWh (PUE {res.pue:g})")
@@ -512,7 +472,7 @@ def _offers_answer(session: Session, settings: Settings, out: _Answer) -> QueryA
     it = out.it
     c = it.cloud
     mention = c.gpu or it.gpu
-    found = _offers(
+    found = catalog.find_offers(
         session,
         gpu_ids=mention.ids if mention else None,
         provider=c.provider,
@@ -527,13 +487,13 @@ def _offers_answer(session: Session, settings: Settings, out: _Answer) -> QueryA
     best = found[0]
     name = mention.text.upper() if mention else "GPU"
     headline = (
-        f"Cheapest {name}: {_money(_per_gpu_hour(best))} per GPU-hour on {best.provider} "
+        f"Cheapest {name}: {_money(catalog.price_per_gpu_hour(best))} per GPU-hour on {best.provider} "
         f"{best.instance_type} ({best.pricing_model}, {best.gpu_count}x {best.gpu_id})"
     )
     for o in found[:MAX_OPTIONS]:
         out.fact(
             f"{o.provider} {o.instance_type}",
-            f"{_money(_per_gpu_hour(o))}/GPU-h ({_money(float(o.price_usd_per_hour))}/h for "
+            f"{_money(catalog.price_per_gpu_hour(o))}/GPU-h ({_money(float(o.price_usd_per_hour))}/h for "
             f"{o.gpu_count}x {o.gpu_id}), {o.pricing_model}, {o.region or 'any region'}, "
             f"as of {o.as_of}",
         )
@@ -553,10 +513,6 @@ def _offers_answer(session: Session, settings: Settings, out: _Answer) -> QueryA
         for o in found[:MAX_OPTIONS]
     ]
     return out.done(headline, result=rows)
-
-
-def _per_gpu_hour(offer: CloudOffer) -> float:
-    return float(offer.price_usd_per_hour) / offer.gpu_count
 
 
 def _gpu_info(session: Session, settings: Settings, out: _Answer) -> QueryAnswer:
