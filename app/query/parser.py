@@ -44,8 +44,8 @@ Intent = Literal[
 ]
 
 MAX_QUERY_CHARS = 500
-HOURS_PER_MONTH = 730.0  # 8,760 h / 12 months
 DAYS_PER_UNIT = {"day": 1.0, "week": 7.0, "month": 365.0 / 12, "year": 365.0}
+HOURS_PER_MONTH = 24 * DAYS_PER_UNIT["month"]  # 730 h = 8,760 h / 12
 
 NUMBER_WORDS = {
     "a": 1, "an": 1, "one": 1, "single": 1, "two": 2, "dual": 2, "pair": 2, "three": 3,
@@ -336,7 +336,6 @@ class GpuMention:
     text: str
     ids: tuple[str, ...]
     count: int = 1
-    side: Literal["desktop", "cloud"] = "desktop"
 
 
 @dataclass
@@ -393,12 +392,9 @@ class _Work:
     def __init__(self, text: str) -> None:
         self.text = text
 
-    def take(self, pattern: str | re.Pattern[str], *, first: bool = False) -> list[re.Match[str]]:
-        found = []
-        for m in re.finditer(pattern, self.text):
-            found.append(m)
-            if first:
-                break
+    def take(self, pattern: str | re.Pattern[str]) -> list[re.Match[str]]:
+        """Every match of ``pattern``, then blanked out."""
+        found = list(re.finditer(pattern, self.text))
         for m in found:
             self.blank(m.start(), m.end())
         return found
@@ -411,7 +407,7 @@ def clean(text: str) -> str:
     """NFKC, typographic characters to ASCII, control characters to spaces, spaces
     collapsed, a leading ``/gpucost`` dropped."""
     text = unicodedata.normalize("NFKC", text)
-    text = text.translate(str.maketrans({"×": "x", "’": "'", "–": "-", "—": "-", "€": "eur "}))
+    text = text.translate(str.maketrans({"×": "x", "’": "'", "–": "-", "—": "-"}))
     text = "".join(" " if unicodedata.category(c)[0] == "C" else c for c in text)
     text = re.sub(r"\s+", " ", text).strip()
     return re.sub(r"^/?gpucost\b:?\s*", "", text, flags=re.IGNORECASE)
@@ -632,19 +628,17 @@ def _cloud_words(w: _Work, it: Interpretation) -> None:
                 c.colab_plan = c.colab_plan or COLAB_PLANS[name]
 
 
-def _cloud_marker(text: str) -> int | None:
-    m = re.search(
-        r"\b(?:vs\.?|v\.?s\.?|versus|against|compared\s+(?:to|with)|instead\s+of|or\s+rent\w*|"
-        r"rent(?:ing)?\s+(?:on|from|at|an?))(?![a-z0-9])",
-        text,
-    )
-    return m.start() if m else None
+CLOUD_MARKER = re.compile(
+    r"\b(?:vs\.?|v\.?s\.?|versus|against|compared\s+(?:to|with)|instead\s+of|or\s+rent\w*|"
+    r"rent(?:ing)?\s+(?:on|from|at|an?))(?![a-z0-9])"
+)
 
 
 def _gpus(w: _Work, it: Interpretation, lex: Lexicon) -> None:
-    marker = _cloud_marker(w.text)
+    found_marker = CLOUD_MARKER.search(w.text)
+    marker = found_marker.start() if found_marker else None
     tokens = list(_WORD.finditer(w.text))
-    mentions: list[tuple[GpuMention, int, int]] = []
+    mentions: list[tuple[GpuMention, int, int, bool]] = []  # mention, span, after "vs"
     i = 0
     while i < len(tokens):
         found = None
@@ -681,24 +675,18 @@ def _gpus(w: _Work, it: Interpretation, lex: Lexicon) -> None:
                 count, end = int(nxt[1:]), tokens[j].end()
             elif nxt == "x" and nxt2.isdigit():
                 count, end = int(nxt2), tokens[j + 1].end()
-        side: Literal["desktop", "cloud"] = (
-            "cloud" if marker is not None and start > marker else "desktop"
-        )
-        mentions.append((GpuMention(phrase, tuple(sorted(ids)), count, side), start, end))
+        cloud_side = marker is not None and start > marker
+        mentions.append((GpuMention(phrase, tuple(sorted(ids)), count), start, end, cloud_side))
         i = j
-    for mention, start, end in mentions:
+    for mention, start, end, cloud_side in mentions:
         w.blank(start, end)
         if mention.count < 1:
             it.problems.append(f"'{mention.text}': the GPU count must be at least 1")
-            continue
-        desktop_taken = it.gpu is not None
-        if mention.side == "cloud" or desktop_taken:
-            if it.cloud.gpu is None:
-                mention.side = "cloud"
-                it.cloud.gpu = mention
+        elif cloud_side or it.gpu is not None:  # the first GPU before "vs" is the desktop's
+            it.cloud.gpu = it.cloud.gpu or mention
         else:
             it.gpu = mention
-    w.take(r"\b(?:vs\.?|v\.?s\.?|versus|against|compared\s+(?:to|with)|instead\s+of)(?![a-z0-9])")
+    w.take(CLOUD_MARKER)
 
 
 def _intent(w: _Work, it: Interpretation) -> None:
@@ -706,10 +694,13 @@ def _intent(w: _Work, it: Interpretation) -> None:
         if pattern.search(w.text):
             it.intent = intent
             break
-    if it.intent == "unknown":
-        words = [m.group(0) for m in _WORD.finditer(w.text)]
-        pairs = [a + b for a, b in zip(words, words[1:], strict=False)]
-        for word in [*pairs, *words]:
+    if it.intent == "unknown":  # a misspelt keyword, one word or two run together
+        tokens = list(_WORD.finditer(w.text))
+        spans = [
+            (a.group(0) + b.group(0), a.start(), b.end())
+            for a, b in zip(tokens, tokens[1:], strict=False)
+        ]
+        for word, start, end in [*spans, *((t.group(0), t.start(), t.end()) for t in tokens)]:
             if len(word) < 5:
                 continue
             best = process.extractOne(
@@ -717,11 +708,7 @@ def _intent(w: _Work, it: Interpretation) -> None:
             )
             if best:
                 it.intent = FUZZY_INTENT_WORDS[best[0]]
-                w.text = re.sub(rf"\b{re.escape(word)}\b", " " * len(word), w.text)
-                if word in pairs:
-                    idx = pairs.index(word)
-                    for part in (words[idx], words[idx + 1]):
-                        w.text = re.sub(rf"\b{re.escape(part)}\b", " " * len(part), w.text)
+                w.blank(start, end)
                 break
     for _, pattern in INTENT_PATTERNS:
         w.take(pattern)
@@ -769,7 +756,7 @@ def _check(it: Interpretation) -> None:
     if it.intent == "unknown" or (not understood and it.intent not in NEEDS_GPU):
         it.intent = "unknown"
         return
-    if it.gpu is None and it.intent in NEEDS_GPU and it.cloud.gpu is None:
+    # GPU info and carbon accept a GPU named on either side; a break-even needs the desktop's.
+    needs_desktop_gpu = it.cloud.gpu is None or it.intent == "break_even"
+    if it.gpu is None and it.intent in NEEDS_GPU and needs_desktop_gpu:
         it.problems.append(NEEDS_GPU[it.intent])
-    if it.intent == "break_even" and it.gpu is None and it.cloud.gpu is not None:
-        it.problems.append(NEEDS_GPU["break_even"])
