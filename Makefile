@@ -28,7 +28,7 @@ run: db
 	$(BIN)/gpucost serve --host $(HOST) --port $(PORT)
 
 test: install
-	$(BIN)/pytest -q
+	$(BIN)/pytest --junitxml=reports/pytest.xml
 
 contract: install
 	bash scripts/contract_ci.sh
