@@ -16,7 +16,7 @@ from sqlalchemy.engine import Connection, Engine
 
 from app.catalog import loaders
 from app.db import writer
-from app.models import TABLES
+from app.models import TABLES, CatalogRevision
 
 
 @dataclass
@@ -70,6 +70,13 @@ def _seed_table(conn: Connection, table, rows: list[dict[str, Any]], report: See
     report.added[name], report.changed[name], report.unchanged[name] = added, changed, unchanged
 
 
+def bump_revision(conn: Connection) -> None:
+    """Mark the catalog changed, inside the writing transaction (see :class:`CatalogRevision`)."""
+    table = CatalogRevision.__table__
+    if conn.execute(update(table).values(revision=table.c.revision + 1)).rowcount == 0:
+        conn.execute(insert(table).values(id=1, revision=1))
+
+
 def seed(engine: Engine) -> SeedReport:
     """Load every catalog table from the shipped files; returns what changed."""
     report = SeedReport()
@@ -77,5 +84,7 @@ def seed(engine: Engine) -> SeedReport:
     with writer(engine).begin() as conn:
         for name, rows in loaders.iter_all(skipped):
             _seed_table(conn, TABLES[name].__table__, rows, report)
+        if sum(report.added.values()) + sum(report.changed.values()):
+            bump_revision(conn)
     report.skipped = skipped.skipped
     return report

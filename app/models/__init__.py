@@ -3,6 +3,7 @@
 from app.models.benchmark import Benchmark, BenchmarkResult
 from app.models.catalog_misc import (
     Barebone,
+    CatalogRevision,
     ColabPlan,
     ColabRate,
     ProviderInfo,
@@ -29,6 +30,7 @@ __all__ = [
     "TABLES",
     "Barebone",
     "Benchmark",
+    "CatalogRevision",
     "BenchmarkResult",
     "CloudOffer",
     "ColabPlan",

@@ -104,3 +104,13 @@ class UtilizationProfilePublic(UtilizationProfileBase):
 class UtilizationProfilesPublic(SQLModel):
     data: list[UtilizationProfilePublic]
     count: int
+
+
+class CatalogRevision(SQLModel, table=True):
+    """One row: a counter bumped by every catalog write that changes a row. Processes keep an
+    in-memory snapshot of the catalog and rebuild it when this number moves."""
+
+    __tablename__ = "catalog_revision"
+
+    id: int = Field(default=1, primary_key=True, description="Always 1.")
+    revision: int = Field(default=0, description="Bumped by each catalog change.")

@@ -1,0 +1,211 @@
+"""An in-memory, read-only copy of the catalog as NumPy arrays, for calculations over every
+option at once (``/v1/compare``).
+
+Each process holds one :class:`Snapshot`. Before using it, a request reads the one-row
+``catalog_revision`` counter (a primary-key lookup); when another process or command changed
+the catalog the counter has moved and the snapshot is rebuilt, once, under a lock. The
+snapshot is never mutated after it is built, so requests share it without locking.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+
+import numpy as np
+from sqlmodel import Session, select
+
+from app.models import (
+    Barebone,
+    BenchmarkResult,
+    CatalogRevision,
+    CloudOffer,
+    Gpu,
+    ProviderInfo,
+    Region,
+)
+
+SECONDS_PER_HOUR = 3600.0
+SPOT_MODELS = ("spot", "interruptible")
+
+
+@dataclass(frozen=True)
+class OfferArrays:
+    """Every cloud offer, one element each (see :class:`app.models.CloudOffer` for units).
+
+    ``pue`` is the offer region's PUE, else its provider's; ``carbon_intensity_g_per_kwh``
+    is the offer region's, NaN when the offer has no catalog region (the request's region or
+    the default applies). ``free`` marks plans with no price and no fee (Colab Free)."""
+
+    offers: tuple[CloudOffer, ...]
+    gpu_index: np.ndarray
+    gpu_count: np.ndarray
+    price_usd_per_hour: np.ndarray
+    monthly_fee_usd: np.ndarray
+    included_hours_per_month: np.ndarray
+    billing_increment_h: np.ndarray
+    billing_minimum_h: np.ndarray
+    pue: np.ndarray
+    carbon_intensity_g_per_kwh: np.ndarray
+    provider: np.ndarray
+    pricing_model: np.ndarray
+    region: np.ndarray
+    spot: np.ndarray
+    free: np.ndarray
+
+
+@dataclass(frozen=True)
+class Build:
+    """A desktop assembled from a catalog barebone and ``gpu_count`` catalog GPUs."""
+
+    barebone: Barebone
+    gpu: Gpu
+    gpu_count: int
+
+    @property
+    def id(self) -> str:
+        return f"desktop:{self.barebone.id}:{self.gpu_count}x{self.gpu.id}"
+
+
+@dataclass(frozen=True)
+class BuildArrays:
+    """Every desktop build: purchase (``upfront_usd``, USD) and busy wall power
+    (``(gpu_count x TDP + base_power_w) / psu_efficiency``, W)."""
+
+    builds: tuple[Build, ...]
+    gpu_index: np.ndarray
+    gpu_count: np.ndarray
+    upfront_usd: np.ndarray
+    power_w: np.ndarray
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """The catalog at one revision: GPUs (with per-GPU arrays), offers, desktop builds,
+    regions, providers and benchmark results."""
+
+    revision: int
+    gpus: tuple[Gpu, ...]
+    gpu_position: dict[str, int]
+    gpu_tdp_w: np.ndarray
+    gpu_memory_gb: np.ndarray
+    offers: OfferArrays
+    builds: BuildArrays
+    regions: dict[str, Region]
+    providers: dict[str, ProviderInfo]
+    benchmark_results: dict[str, dict[str, BenchmarkResult]]
+
+
+def _assemble_builds(gpus: list[Gpu], barebones: list[Barebone]) -> list[Build]:
+    """For every GPU with a catalog price and every count from 1 to the largest barebone's
+    slots: the build in the smallest barebone that holds that many GPUs (cheapest on ties)."""
+    ordered = sorted(barebones, key=lambda b: (b.gpu_slots, b.price_usd, b.id))
+    most = max((b.gpu_slots for b in ordered), default=0)
+    smallest = {n: next(b for b in ordered if b.gpu_slots >= n) for n in range(1, most + 1)}
+    return [
+        Build(smallest[n], gpu, n)
+        for gpu in gpus
+        if gpu.price_new_usd is not None
+        for n in range(1, most + 1)
+    ]
+
+
+def build_snapshot(session: Session, revision: int) -> Snapshot:
+    """Read the whole catalog once and lay it out as arrays."""
+    gpus = list(session.exec(select(Gpu).order_by(Gpu.id)))
+    position = {g.id: i for i, g in enumerate(gpus)}
+    regions = {r.id: r for r in session.exec(select(Region))}
+    providers = {p.id: p for p in session.exec(select(ProviderInfo))}
+    offers = list(session.exec(select(CloudOffer).order_by(CloudOffer.id)))
+    barebones = list(session.exec(select(Barebone)))
+    results: dict[str, dict[str, BenchmarkResult]] = {}
+    for res in session.exec(select(BenchmarkResult)):
+        results.setdefault(res.benchmark_id, {})[res.gpu_id] = res
+
+    def offer_region(o: CloudOffer) -> Region | None:
+        return regions.get(f"{o.provider}:{o.region}") if o.region else None
+
+    pue, ci = [], []
+    for o in offers:
+        reg = offer_region(o)
+        prov = providers.get(o.provider)
+        pue.append(reg.pue if reg and reg.pue else (prov.pue if prov else 1.0))
+        ci.append(reg.carbon_intensity_g_per_kwh if reg else np.nan)
+    burn = np.array([o.compute_units_per_hour or 0.0 for o in offers])
+    units = np.array([o.included_compute_units_per_month for o in offers], dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        included_h = np.where(burn > 0, units / burn, 0.0)
+    price = np.array([float(o.price_usd_per_hour) for o in offers])
+    fee = np.array([float(o.monthly_fee_usd) for o in offers])
+    offer_arrays = OfferArrays(
+        offers=tuple(offers),
+        gpu_index=np.array([position[o.gpu_id] for o in offers], dtype=np.int64),
+        gpu_count=np.array([o.gpu_count for o in offers], dtype=float),
+        price_usd_per_hour=price,
+        monthly_fee_usd=fee,
+        included_hours_per_month=included_h,
+        billing_increment_h=np.array([(o.billing_increment_s or 0.0) for o in offers])
+        / SECONDS_PER_HOUR,
+        billing_minimum_h=np.array([(o.billing_minimum_s or 0.0) for o in offers])
+        / SECONDS_PER_HOUR,
+        pue=np.array(pue, dtype=float),
+        carbon_intensity_g_per_kwh=np.array(ci, dtype=float),
+        provider=np.array([str(o.provider) for o in offers], dtype=object),
+        pricing_model=np.array([str(o.pricing_model) for o in offers], dtype=object),
+        region=np.array([o.region or "" for o in offers], dtype=object),
+        spot=np.array([str(o.pricing_model) in SPOT_MODELS for o in offers]),
+        free=(price == 0) & (fee == 0),
+    )
+    builds = _assemble_builds(gpus, barebones)
+    build_arrays = BuildArrays(
+        builds=tuple(builds),
+        gpu_index=np.array([position[b.gpu.id] for b in builds], dtype=np.int64),
+        gpu_count=np.array([b.gpu_count for b in builds], dtype=float),
+        upfront_usd=np.array(
+            [float(b.barebone.price_usd) + b.gpu_count * b.gpu.price_new_usd for b in builds]
+        ),
+        power_w=np.array(
+            [
+                (b.gpu_count * b.gpu.tdp_w + b.barebone.base_power_w)
+                / (b.barebone.psu_efficiency or 1.0)
+                for b in builds
+            ]
+        ),
+    )
+    return Snapshot(
+        revision=revision,
+        gpus=tuple(gpus),
+        gpu_position=position,
+        gpu_tdp_w=np.array([g.tdp_w for g in gpus], dtype=float),
+        gpu_memory_gb=np.array([g.memory_gb for g in gpus], dtype=float),
+        offers=offer_arrays,
+        builds=build_arrays,
+        regions=regions,
+        providers=providers,
+        benchmark_results=results,
+    )
+
+
+_lock = threading.Lock()
+_current: Snapshot | None = None
+
+
+def current_revision(session: Session) -> int:
+    """The catalog's revision counter (0 before the first seed)."""
+    row = session.get(CatalogRevision, 1)
+    return row.revision if row else 0
+
+
+def get_snapshot(session: Session) -> Snapshot:
+    """This process's snapshot, rebuilt first if the catalog revision moved."""
+    global _current
+    revision = current_revision(session)
+    snap = _current
+    if snap is not None and snap.revision == revision:
+        return snap
+    with _lock:
+        if _current is None or _current.revision != revision:
+            # Its own session: the rows outlive it, detached and read-only.
+            with Session(session.get_bind()) as own:
+                _current = build_snapshot(own, revision)
+        return _current
