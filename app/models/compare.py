@@ -1,0 +1,390 @@
+"""Request and result schemas of ``POST /v1/compare`` (rank every option for a workload) and
+``POST /v1/break-even/sweep`` (break-even over utilization and electricity price).
+
+Same conventions as :mod:`app.models.calc`: unknown fields and non-finite numbers are refused,
+every number is bounded, money is USD, energy kWh, emissions kg CO2e, time in the unit its
+name says.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from app.models.calc import (
+    NO_CONTROL,
+    STRICT,
+    Assumption,
+    CloudSpec,
+    DesktopSpec,
+    SourceRef,
+    Utilization,
+    _Body,
+    name_field,
+)
+from app.models.offer import PricingModel, Provider
+
+# Seed 001 (Tim Dettmers, 2020-09-07): "if you do deep learning for more than a year, buy a
+# desktop": a year is the seed's own decision horizon.
+DEFAULT_HORIZON_MONTHS = 12.0
+Name = Annotated[str, Field(min_length=1, max_length=100, pattern=NO_CONTROL)]
+UtilizationValue = Annotated[float, Field(gt=0, le=1)]
+PriceValue = Annotated[float, Field(ge=0, le=5)]
+USAGE_FIELDS = ("utilization", "utilization_profile", "runs_per_month", "gpu_hours_per_month")
+
+
+def _at_most_one(*fields: str) -> dict[str, Any]:
+    pairs = [[a, b] for i, a in enumerate(fields) for b in fields[i + 1 :]]
+    return {"not": {"anyOf": [{"required": p} for p in pairs]}}
+
+
+class CompareWorkload(_Body):
+    """What one run is: a catalog benchmark, a runtime measured on a GPU, or (neither) an
+    hour of work on the reference GPU."""
+
+    model_config = ConfigDict(**STRICT, json_schema_extra=_at_most_one("benchmark", "runtime_s"))
+
+    benchmark: str = name_field("Benchmark id (`GET /v1/benchmarks`).", max_length=64)
+    runtime_s: float = Field(
+        default=None, gt=0.001, le=1e8, description="Runtime of one run on `gpu`, s."
+    )
+    gpu: str | None = name_field(
+        "Reference GPU: the one `runtime_s` or `gpu_hours_per_month` is measured on. Default: "
+        "for a benchmark, its measured GPU with the most memory bandwidth; otherwise none "
+        "(every option takes the same hours).",
+        max_length=100,
+    )
+    gpu_count: int = Field(default=1, ge=1, le=64, description="GPUs of the reference.")
+    memory_gb: float | None = Field(
+        default=None,
+        gt=0,
+        le=2048,
+        description="GPU memory one GPU needs for the run, GB; options with less do not fit.",
+    )
+    max_batch_size: int | None = Field(
+        default=None,
+        ge=1,
+        le=10**7,
+        description="Largest batch per GPU, items (for cost per batch item); default: the "
+        "benchmark's measured value.",
+    )
+
+    @model_validator(mode="after")
+    def _one_run(self) -> CompareWorkload:
+        if self.benchmark is not None and self.runtime_s is not None:
+            raise ValueError("give benchmark or runtime_s, not both")
+        return self
+
+
+class SpotModel(_Body):
+    """Expected cost of spot and interruptible capacity: lost work is re-done.
+
+    The expected billed hours per useful hour follow Daly (2006), 'A higher order estimate of
+    the optimum checkpoint interval for restart dumps', FGCS 22(3):303-312:
+    ``M e^(R/M) (e^((tau+delta)/M) - 1) / tau`` with ``M = 1 / interruptions_per_hour``."""
+
+    interruptions_per_hour: float = Field(
+        gt=0,
+        le=10,
+        description="Expected interruptions per hour of running, 1/h (no default: providers "
+        "publish it per instance type and region, e.g. the AWS Spot Instance Advisor's "
+        "'frequency of interruption').",
+    )
+    checkpoint_interval_min: float = Field(
+        gt=0, le=10_000, description="Useful work between checkpoints, minutes."
+    )
+    restart_overhead_min: float = Field(
+        default=0, ge=0, le=10_000, description="Time to restart and reload, minutes."
+    )
+    checkpoint_write_min: float = Field(
+        default=0, ge=0, le=10_000, description="Time to write one checkpoint, minutes."
+    )
+
+
+class CompareFilters(_Body):
+    """Which options to rank. Provider, pricing, region and price filters apply to cloud
+    offers; memory to both."""
+
+    providers: list[Provider] | None = Field(
+        default=None, max_length=10, description="Only these cloud providers."
+    )
+    pricing_models: list[PricingModel] | None = Field(
+        default=None, max_length=10, description="Only these pricing models."
+    )
+    regions: list[Name] | None = Field(
+        default=None,
+        max_length=100,
+        description="Only offers in these provider regions (`us-east-1`, `europe-west4`).",
+    )
+    gpus: list[Name] | None = Field(
+        default=None, max_length=100, description="Only these GPUs (ids or names)."
+    )
+    min_gpu_memory_gb: float | None = Field(
+        default=None, ge=0, le=2048, description="Only GPUs with at least this memory, GB."
+    )
+    max_price_usd_per_hour: float | None = Field(
+        default=None, ge=0, le=10_000, description="Only offers at most this price, USD/h."
+    )
+    include_desktop: bool = Field(default=True, description="Rank desktop builds.")
+    include_cloud: bool = Field(default=True, description="Rank cloud offers.")
+    include_free_tiers: bool = Field(
+        default=False,
+        description="Rank free plans (Colab Free). Off by default: the catalog notes that "
+        "their GPU type, hours and session length are not guaranteed.",
+    )
+    include_unfit: bool = Field(
+        default=False,
+        description="Also list options the workload does not fit (unranked, no cost).",
+    )
+
+
+class CompareRequest(_Body):
+    """Rank every option in the catalog (cloud offers of every provider, region and pricing
+    model, Colab plans, desktop builds from catalog barebones and GPUs) for one workload."""
+
+    model_config = ConfigDict(
+        **STRICT,
+        json_schema_extra={
+            "allOf": [
+                _at_most_one(*USAGE_FIELDS),
+                {
+                    "anyOf": [
+                        {"not": {"required": ["runs_per_month"]}},
+                        {
+                            "required": ["workload"],
+                            "properties": {
+                                "workload": {
+                                    "anyOf": [
+                                        {"required": ["benchmark"]},
+                                        {"required": ["runtime_s"]},
+                                    ]
+                                }
+                            },
+                        },
+                    ]
+                },
+            ],
+            "examples": [
+                {
+                    "workload": {"benchmark": "stylegan_xl"},
+                    "runs_per_month": 200,
+                    "horizon_months": 12,
+                    "limit": 5,
+                }
+            ],
+        },
+    )
+
+    workload: CompareWorkload = Field(
+        default_factory=CompareWorkload, description="What one run is."
+    )
+    utilization: float = Utilization
+    utilization_profile: str = name_field(
+        "Profile id (`GET /v1/utilization-profiles`), instead of `utilization`.", max_length=64
+    )
+    runs_per_month: float = Field(
+        default=None, gt=0, le=10**7, description="Runs per month (needs a benchmark or runtime)."
+    )
+    gpu_hours_per_month: float = Field(
+        default=None,
+        gt=0,
+        le=100_000,
+        description="Hours of work per month on the reference GPU(s), h.",
+    )
+    horizon_months: float = Field(
+        default=DEFAULT_HORIZON_MONTHS,
+        gt=0,
+        le=120,
+        description="Months over which total cost is taken; default 12 (seed 001: 'if you do "
+        "deep learning for more than a year, buy a desktop').",
+    )
+    electricity_price_usd_per_kwh: float | None = Field(
+        default=None,
+        ge=0,
+        le=5,
+        description="Desktop electricity price, USD/kWh; default: the region's, else 0.12 "
+        "(seed 001).",
+    )
+    region: str | None = name_field(
+        "Region id of the desktop (`de`, `us-ca`) for electricity and carbon; also the carbon "
+        "intensity of cloud offers without a catalog region.",
+        max_length=64,
+    )
+    spot: SpotModel | None = Field(
+        default=None,
+        description="Interruption model for spot and interruptible offers; without it they "
+        "are priced as if never interrupted, and the result says so.",
+    )
+    filters: CompareFilters = Field(default_factory=CompareFilters, description="What to rank.")
+    limit: int = Field(default=20, ge=1, le=500, description="Options returned, best first.")
+
+    @model_validator(mode="after")
+    def _usage(self) -> CompareRequest:
+        given = [f for f in USAGE_FIELDS if getattr(self, f) is not None]
+        if len(given) > 1:
+            raise ValueError(f"give at most one of {', '.join(USAGE_FIELDS)}")
+        if self.runs_per_month is not None and (
+            self.workload.benchmark is None and self.workload.runtime_s is None
+        ):
+            raise ValueError("runs_per_month needs workload.benchmark or workload.runtime_s")
+        return self
+
+
+class CompareOption(BaseModel):
+    """One ranked option: what it is, what the workload costs on it, and where the figures
+    come from."""
+
+    rank: int | None = Field(description="1 = cheapest total; null when it cannot be costed.")
+    id: str = Field(
+        description="Offer id, or `desktop:{barebone}:{count}x{gpu}` for a desktop build."
+    )
+    label: str = Field(description="Human-readable name.")
+    kind: Literal["cloud", "desktop"] = Field(description="Rent or buy.")
+    provider: str | None = Field(description="Cloud provider (null for desktops).")
+    pricing_model: PricingModel | None = Field(description="Pricing model (null for desktops).")
+    region: str | None = Field(description="Provider region, when the price is regional.")
+    gpu_id: str = Field(description="GPU id.")
+    gpu_count: int = Field(description="GPUs.")
+    gpu_memory_gb: float = Field(description="Memory of one GPU, GB.")
+    fits: bool | None = Field(description="Whether the workload fits in GPU memory (null: unknown).")
+    time_factor: float | None = Field(
+        description="Hours this option needs per hour of the reference's work."
+    )
+    runtime_basis: str | None = Field(
+        description="`benchmark` (measured), `estimate` (memory bandwidth) or `given`."
+    )
+    runtime_s: float | None = Field(description="One run's runtime, s (null without runs).")
+    price_usd_per_hour: float | None = Field(
+        description="Cloud: instance price; desktop: total cost / busy hours over the horizon, "
+        "USD/h."
+    )
+    monthly_fee_usd: float = Field(description="Plan fee, USD/month.")
+    upfront_usd: float = Field(description="Purchase price, USD (0 for cloud).")
+    interruption_overhead: float = Field(
+        description="Expected billed hours per useful hour (1 = no interruption modelled)."
+    )
+    busy_hours_per_month: float | None = Field(description="Hours it runs per month, h.")
+    cost_usd_per_month: float | None = Field(
+        description="Cloud bill, or desktop electricity, per month, USD."
+    )
+    total_cost_usd: float | None = Field(
+        description="Over the horizon: purchase + monthly cost x months, USD."
+    )
+    run_cost_usd: float | None = Field(
+        description="Marginal cost of one run: cloud billed time x price (seed 004); desktop "
+        "electricity, USD."
+    )
+    cost_per_run_usd: float | None = Field(
+        description="Total cost / runs over the horizon (fees and purchase included), USD."
+    )
+    cost_per_batch_item_usd: float | None = Field(
+        description="Seed 004: price_usd_per_hour / max batch size, USD."
+    )
+    energy_kwh: float | None = Field(description="Energy over the horizon (incl. PUE), kWh.")
+    co2e_kg: float | None = Field(description="Operational emissions over the horizon, kg CO2e.")
+    carbon_intensity_g_per_kwh: float = Field(description="Grid intensity used, gCO2e/kWh.")
+    break_even_days: float | None = Field(
+        description="Desktops: days until buying beats the best cloud option for this work; "
+        "null for cloud options and when it never does."
+    )
+    note: str | None = Field(description="How runtime or fit was obtained; caveats.")
+    source: str = Field(description="Source of the price.")
+    as_of: str | None = Field(description="Date of the price (YYYY-MM-DD).")
+
+
+class CompareSummary(BaseModel):
+    """How many options were looked at and why some were left out."""
+
+    considered: int = Field(description="Options in the catalog for this request.")
+    ranked: int = Field(description="Options costed and ranked.")
+    filtered_out: int = Field(description="Left out by the filters.")
+    does_not_fit: int = Field(description="Left out: the workload does not fit.")
+    no_runtime: int = Field(description="Left out: no benchmark or speed estimate.")
+
+
+class CompareResult(BaseModel):
+    """Every matching option ranked by total cost over the horizon, best first."""
+
+    reference: str = Field(description="What one hour of work is measured on.")
+    reference_hours_per_month: float = Field(description="Work per month on the reference, h.")
+    runs_per_month: float | None = Field(description="Runs per month (null without runs).")
+    horizon_months: float = Field(description="Months totals are taken over.")
+    electricity_price_usd_per_kwh: float = Field(description="Desktop electricity, USD/kWh.")
+    best_id: str | None = Field(description="Id of the cheapest option.")
+    best_cloud_id: str | None = Field(description="Id of the cheapest cloud option.")
+    best_desktop_id: str | None = Field(description="Id of the cheapest desktop build.")
+    summary: CompareSummary
+    options: list[CompareOption] = Field(description="Ranked options, at most `limit`.")
+    warnings: list[str] = Field(description="What the ranking does not account for.")
+    assumptions: list[Assumption]
+    sources: list[SourceRef]
+
+
+class SweepRequest(_Body):
+    """Break-even days over a grid of utilization (and optionally electricity price)."""
+
+    model_config = ConfigDict(
+        **STRICT,
+        json_schema_extra={
+            "examples": [
+                {
+                    "desktop": {"gpu": "rtx-3090", "total_price_usd": 2200},
+                    "cloud": {"price_usd_per_hour": 2.14},
+                    "electricity_prices_usd_per_kwh": [0.12],
+                }
+            ]
+        },
+    )
+
+    desktop: DesktopSpec
+    cloud: CloudSpec
+    utilizations: list[UtilizationValue] | None = Field(
+        default=None,
+        min_length=1,
+        max_length=1000,
+        description="Utilizations to evaluate, each 0 < u <= 1; default 0.01, 0.02 ... 1.00.",
+    )
+    electricity_prices_usd_per_kwh: list[PriceValue] | None = Field(
+        default=None,
+        min_length=1,
+        max_length=100,
+        description="Electricity prices, USD/kWh (0-5); default: the region's, else 0.12 "
+        "(seed 001).",
+    )
+    region: str | None = name_field(
+        "Region id for the electricity price (`de`, `us-ca`).", max_length=64
+    )
+    horizon_days: float = Field(
+        default=365.0,
+        ge=0,
+        le=36500,
+        description="Days after which total costs are reported; default 365 (seed 001 "
+        "reports yearly costs).",
+    )
+    normalize_performance: bool = Field(
+        default=False,
+        description="Scale cloud hours by the GPUs' relative speed, as in `/v1/break-even`.",
+    )
+
+
+class SweepResult(BaseModel):
+    """A grid a client can plot: rows are electricity prices, columns utilizations."""
+
+    utilizations: list[float] = Field(description="Columns: utilization (0-1).")
+    electricity_prices_usd_per_kwh: list[float] = Field(description="Rows: USD/kWh.")
+    break_even_days: list[list[float | None]] = Field(
+        description="[price][utilization] days; null where the desktop never pays back."
+    )
+    desktop_total_usd: list[list[float]] = Field(
+        description="[price][utilization] desktop cost after `horizon_days`, USD."
+    )
+    cloud_total_usd: list[float] = Field(
+        description="[utilization] cloud cost after `horizon_days`, USD."
+    )
+    horizon_days: float = Field(description="Days the totals are taken over.")
+    upfront_usd: float = Field(description="Desktop purchase price, USD.")
+    cloud_price_usd_per_hour: float = Field(description="Cloud price, USD/h.")
+    cloud_time_factor: float = Field(description="Cloud hours per desktop hour of work.")
+    assumptions: list[Assumption]
+    sources: list[SourceRef]

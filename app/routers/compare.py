@@ -1,0 +1,43 @@
+"""Ranking and sweeps: ``POST /v1/compare`` and ``POST /v1/break-even/sweep``. Thin: validate,
+call the service, return."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter
+
+from app.deps import SessionDep, SettingsDep
+from app.models.common import PROBLEM_RESPONSES
+from app.models.compare import CompareRequest, CompareResult, SweepRequest, SweepResult
+from app.services import compare
+
+router = APIRouter(
+    prefix="/v1",
+    tags=["calculations"],
+    responses={code: PROBLEM_RESPONSES[code] for code in (400, 404, 413, 415, 422)},
+)
+
+
+@router.post("/compare", response_model=CompareResult, summary="Rank every option for a workload")
+def compute_compare(
+    req: CompareRequest, session: SessionDep, settings: SettingsDep
+) -> CompareResult:
+    """Every matching option in the catalog (cloud offers of every provider, region and
+    pricing model, Colab plans, desktop builds of catalog barebones and GPUs) costed for the
+    same work and ranked by total cost over `horizon_months`: cloud
+    `fee + max(0, billed_h - included_h) x price` per month, desktop purchase + electricity.
+    Each option also gets its marginal run cost, cost per run, cost per batch item, energy
+    (kWh), emissions (kg CO2e), break-even against the best cloud option (desktops), and
+    whether the workload fits in GPU memory. Unknown names are 404 with the closest ids."""
+    return compare.compute_compare(session, req, settings)
+
+
+@router.post(
+    "/break-even/sweep",
+    response_model=SweepResult,
+    summary="Break-even days over utilization and electricity price",
+)
+def compute_sweep(req: SweepRequest, session: SessionDep, settings: SettingsDep) -> SweepResult:
+    """The `/v1/break-even` formula on a grid: rows are electricity prices (USD/kWh), columns
+    utilizations (default 1 %, 2 % ... 100 %); each cell is break-even days (null = never),
+    with desktop and cloud totals after `horizon_days`."""
+    return compare.compute_sweep(session, req, settings)

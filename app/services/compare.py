@@ -1,0 +1,483 @@
+"""Rank every option for a workload (``/v1/compare``) and sweep break-even over utilization
+and electricity price (``/v1/break-even/sweep``).
+
+Resolution (names, defaults, the reference GPU, per-GPU speed) happens here, once per
+request, over the in-memory catalog snapshot; the arithmetic over all options is
+:mod:`app.costing.vector`'s, in NumPy.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from sqlmodel import Session
+
+from app import costing
+from app.costing import vector
+from app.errors import Ambiguous, CatalogGap, InvalidRequest
+from app.models.compare import (
+    CompareOption,
+    CompareRequest,
+    CompareResult,
+    CompareSummary,
+    SweepRequest,
+    SweepResult,
+)
+from app.services import catalog
+from app.services.calc import (
+    SEED_001,
+    Trail,
+    carbon_region,
+    measured_runtimes,
+    resolve_cloud,
+    resolve_desktop,
+    resolve_electricity,
+    resolve_region,
+    resolve_usage,
+    sig8,
+    speed,
+)
+from app.services.snapshot import Snapshot, get_snapshot
+from app.settings import Settings
+
+SEED_004 = "seed 004 (Paperspace blog, 'Best GPU for deep learning on Paperspace', 2022)"
+MULTI_GPU_NOTE = (
+    "runtime on N GPUs is the 1-GPU runtime / N (linear scaling, an upper bound: seed 001 "
+    "reports 8x A100 at about 7x one A100)"
+)
+
+
+@dataclass
+class GpuSpeed:
+    """Per catalog GPU (aligned with ``Snapshot.gpus``): hours one GPU needs per hour of the
+    reference's work (NaN = unknown or does not fit), whether the workload fits (1 yes, 0 no,
+    -1 unknown), the basis and note of the figure, and the measured max batch size (0 =
+    unknown)."""
+
+    hours: np.ndarray
+    fits: np.ndarray
+    basis: list[str | None]
+    note: list[str | None]
+    max_batch_size: np.ndarray
+
+
+@dataclass
+class Reference:
+    """What an hour of work is measured on, and one run's time there (h; None = no runs)."""
+
+    label: str
+    run_hours: float | None
+
+
+def _benchmark_speed(
+    snap: Snapshot, session: Session, req: CompareRequest, trail: Trail
+) -> tuple[GpuSpeed, Reference]:
+    """Measured seconds per GPU; unmeasured GPUs scaled by memory bandwidth from the
+    measured GPU with the most bandwidth (the same rule as ``/v1/run-cost``)."""
+    w = req.workload
+    bench = catalog.get_benchmark(session, w.benchmark)
+    trail.cite(f"benchmark {bench.id}", bench.source, bench.as_of)
+    results = snap.benchmark_results.get(bench.id, {})
+    n = len(snap.gpus)
+    seconds = np.full(n, np.nan)
+    fits = np.full(n, -1, dtype=np.int8)
+    basis: list[str | None] = [None] * n
+    note: list[str | None] = [None] * n
+    batch = np.zeros(n)
+    measured = [
+        (r, snap.gpus[snap.gpu_position[gid]])
+        for gid, r in results.items()
+        if r.seconds and gid in snap.gpu_position
+    ]
+    if not measured:
+        raise CatalogGap(f"benchmark '{bench.id}' has no measured runtime in the catalog")
+    ref_res, ref_bw_gpu = max(measured, key=lambda p: p[1].memory_bandwidth_gb_per_s or 0)
+    for i, gpu in enumerate(snap.gpus):
+        res = results.get(gpu.id)
+        if res is not None:
+            batch[i] = res.max_batch_size or 0
+            if res.oom:
+                fits[i] = 0
+                basis[i] = "benchmark"
+                note[i] = f"does not fit: {bench.id} ran out of GPU memory on {gpu.id}"
+                continue
+            seconds[i], fits[i], basis[i] = res.seconds, 1, "benchmark"
+        elif gpu.memory_bandwidth_gb_per_s and ref_bw_gpu.memory_bandwidth_gb_per_s:
+            ratio = costing.speed_ratio_from_bandwidth(
+                ref_bw_gpu.memory_bandwidth_gb_per_s, gpu.memory_bandwidth_gb_per_s
+            )
+            seconds[i] = ref_res.seconds * ratio.time_factor
+            basis[i] = "estimate"
+            note[i] = f"not benchmarked: {ratio.detail}, from {ref_bw_gpu.id}; fit unknown"
+        if w.max_batch_size:
+            batch[i] = w.max_batch_size
+    if w.gpu:
+        ref_gpu = catalog.resolve_gpu(session, w.gpu)
+        ref_i = snap.gpu_position[ref_gpu.id]
+        if not math.isfinite(seconds[ref_i]):
+            raise InvalidRequest(
+                f"benchmark '{bench.id}' cannot be timed on the reference GPU {ref_gpu.id}"
+                + (" (it runs out of memory)" if fits[ref_i] == 0 else "")
+                + "; name another workload.gpu"
+            )
+    else:
+        ref_gpu, ref_i = ref_bw_gpu, snap.gpu_position[ref_bw_gpu.id]
+        trail.assume(
+            "workload.gpu",
+            ref_gpu.id,
+            f"default reference: the GPU with the most memory bandwidth measured on {bench.id}",
+        )
+    ref_s = seconds[ref_i] / w.gpu_count
+    hours = seconds * w.gpu_count / seconds[ref_i]
+    return (
+        GpuSpeed(hours, fits, basis, note, batch),
+        Reference(f"{w.gpu_count}x {ref_gpu.id} running {bench.id}", ref_s / 3600.0),
+    )
+
+
+def _relative_speed(
+    snap: Snapshot, session: Session, req: CompareRequest, trail: Trail
+) -> tuple[GpuSpeed, Reference]:
+    """A runtime or GPU-hours on a reference GPU, scaled to every GPU by measured benchmark
+    ratios where both ran the same benchmark, else by memory bandwidth; with no reference
+    GPU, every GPU takes the same hours."""
+    w = req.workload
+    n = len(snap.gpus)
+    run_h = w.runtime_s / 3600.0 if w.runtime_s is not None else None
+    batch = np.full(n, float(w.max_batch_size or 0))
+    if w.gpu is None:
+        trail.assume(
+            "workload.gpu",
+            None,
+            "no reference GPU: every option takes the same hours (name workload.gpu to scale "
+            "by measured or estimated speed)",
+        )
+        return (
+            GpuSpeed(np.ones(n), np.full(n, -1, dtype=np.int8), ["given"] * n, [None] * n, batch),
+            Reference("the same hours on every option", run_h),
+        )
+    ref = catalog.resolve_gpu(session, w.gpu)
+    trail.cite(f"gpu {ref.id}: specs and TDP", ref.source, ref.as_of)
+    by_bench = measured_runtimes(session)
+    hours = np.full(n, np.nan)
+    basis: list[str | None] = [None] * n
+    note: list[str | None] = [None] * n
+    for i, gpu in enumerate(snap.gpus):
+        try:
+            ratio = speed(by_bench, ref, w.gpu_count, gpu, 1)
+        except CatalogGap:
+            note[i] = f"no benchmark or bandwidth to compare {gpu.id} with {ref.id}"
+            continue
+        hours[i] = ratio.time_factor
+        basis[i] = "given" if gpu.id == ref.id else ratio.basis
+        note[i] = None if gpu.id == ref.id else ratio.detail
+    return (
+        GpuSpeed(hours, np.full(n, -1, dtype=np.int8), basis, note, batch),
+        Reference(f"{w.gpu_count}x {ref.id}", run_h),
+    )
+
+
+def _filter_gpus(session: Session, names: list[str]) -> set[str]:
+    """GPU ids named by ``names``; a family name ('h100') means every GPU it matches."""
+    ids: set[str] = set()
+    for name in names:
+        try:
+            ids.add(catalog.resolve_gpu(session, name).id)
+        except Ambiguous as err:
+            ids.update(err.extra["candidates"])
+    return ids
+
+
+def compute_compare(session: Session, req: CompareRequest, settings: Settings) -> CompareResult:
+    """Rank every option; see :class:`CompareResult` and :func:`app.costing.vector.rank`."""
+    trail = Trail()
+    snap = get_snapshot(session)
+    w = req.workload
+    gpu_speed, ref = (
+        _benchmark_speed(snap, session, req, trail)
+        if w.benchmark
+        else _relative_speed(snap, session, req, trail)
+    )
+
+    # Work per month, in hours on the reference.
+    if req.gpu_hours_per_month is not None:
+        ref_hours = req.gpu_hours_per_month
+    elif req.runs_per_month is not None:
+        ref_hours = req.runs_per_month * ref.run_hours  # type: ignore[operator]  (validated)
+    else:
+        usage = resolve_usage(session, req, trail)
+        ref_hours = usage.utilization * vector.HOURS_PER_MONTH
+        trail.assume(
+            "usage",
+            f"{usage.utilization:g} x 730 h/month on {ref.label}",
+            "utilization is the fraction of the month the reference is busy",
+        )
+    region = resolve_region(session, req.region)
+    price = resolve_electricity(req, region, settings, trail)
+    ci_default = carbon_region(session, region, settings, trail).carbon_intensity_g_per_kwh
+
+    # Which options: masks over offers and builds.
+    f = req.filters
+    offers, builds = snap.offers, snap.builds
+    o_gpu, b_gpu = offers.gpu_index, builds.gpu_index
+    o_keep = np.full(len(offers.offers), f.include_cloud)
+    b_keep = np.full(len(builds.builds), f.include_desktop)
+    if f.providers:
+        o_keep &= np.isin(offers.provider, [str(p) for p in f.providers])
+    if f.pricing_models:
+        o_keep &= np.isin(offers.pricing_model, [str(p) for p in f.pricing_models])
+    if f.regions:
+        o_keep &= np.isin(offers.region, f.regions)
+    if f.max_price_usd_per_hour is not None:
+        o_keep &= offers.price_usd_per_hour <= f.max_price_usd_per_hour
+    if not f.include_free_tiers:
+        o_keep &= ~offers.free
+    if f.gpus:
+        wanted = [snap.gpu_position[g] for g in _filter_gpus(session, f.gpus)]
+        o_keep &= np.isin(o_gpu, wanted)
+        b_keep &= np.isin(b_gpu, wanted)
+    gpu_fits = gpu_speed.fits.copy()
+    if w.memory_gb is not None:
+        enough = snap.gpu_memory_gb >= w.memory_gb
+        gpu_fits = np.where(~enough, 0, gpu_fits).astype(np.int8)
+    if f.min_gpu_memory_gb is not None:
+        o_keep &= snap.gpu_memory_gb[o_gpu] >= f.min_gpu_memory_gb
+        b_keep &= snap.gpu_memory_gb[b_gpu] >= f.min_gpu_memory_gb
+    oi, bi = np.flatnonzero(o_keep), np.flatnonzero(b_keep)
+    considered = len(offers.offers) * f.include_cloud + len(builds.builds) * f.include_desktop
+
+    # Arrays for the model: cloud offers first, then desktop builds.
+    g = np.concatenate([o_gpu[oi], b_gpu[bi]])
+    count = np.concatenate([offers.gpu_count[oi], builds.gpu_count[bi]])
+    n_o, n_b = len(oi), len(bi)
+    is_desk = np.concatenate([np.zeros(n_o, bool), np.ones(n_b, bool)])
+    fits = gpu_fits[g]
+    tf = np.where(fits == 0, np.nan, gpu_speed.hours[g] / count)
+    overhead = np.ones(n_o + n_b)
+    risk = None
+    if req.spot is not None:
+        s = req.spot
+        risk = vector.InterruptionRisk(
+            s.interruptions_per_hour,
+            s.checkpoint_interval_min / 60.0,
+            s.restart_overhead_min / 60.0,
+            s.checkpoint_write_min / 60.0,
+        )
+        overhead[:n_o] = np.where(offers.spot[oi], risk.time_factor, 1.0)
+    ci = np.concatenate([offers.carbon_intensity_g_per_kwh[oi], np.full(n_b, np.nan)])
+    ci = np.where(np.isnan(ci), ci_default, ci)
+    opts = vector.Options(
+        is_desktop=is_desk,
+        price_usd_per_hour=np.concatenate([offers.price_usd_per_hour[oi], np.zeros(n_b)]),
+        monthly_fee_usd=np.concatenate([offers.monthly_fee_usd[oi], np.zeros(n_b)]),
+        included_hours_per_month=np.concatenate(
+            [offers.included_hours_per_month[oi], np.zeros(n_b)]
+        ),
+        billing_increment_h=np.concatenate([offers.billing_increment_h[oi], np.zeros(n_b)]),
+        billing_minimum_h=np.concatenate([offers.billing_minimum_h[oi], np.zeros(n_b)]),
+        upfront_usd=np.concatenate([np.zeros(n_o), builds.upfront_usd[bi]]),
+        power_w=np.concatenate([snap.gpu_tdp_w[o_gpu[oi]] * offers.gpu_count[oi], builds.power_w[bi]]),
+        pue=np.concatenate([offers.pue[oi], np.ones(n_b)]),
+        carbon_intensity_g_per_kwh=ci,
+        time_factor=tf,
+        overhead_factor=overhead,
+        max_batch_size=gpu_speed.max_batch_size[g] * count,
+    )
+    work = vector.Workload(ref_hours, ref.run_hours, req.horizon_months, price)
+    costs = vector.rank(opts, work)
+
+    def option(j: int, rank: int | None) -> CompareOption:
+        gi = int(g[j])
+        gpu = snap.gpus[gi]
+        n = int(count[j])
+        notes = [gpu_speed.note[gi]] if gpu_speed.note[gi] else []
+        if n > 1 and math.isfinite(tf[j]):
+            notes.append(MULTI_GPU_NOTE)
+        if overhead[j] > 1:
+            notes.append(f"spot: {overhead[j]:.4g} billed hours per useful hour (Daly 2006)")
+        if is_desk[j]:
+            build = builds.builds[bi[j - n_o]]
+            ident, label = build.id, f"desktop {n}x {gpu.name} in {build.barebone.id}"
+            provider = pricing = region = None
+            source = f"{build.barebone.source}; GPU: {gpu.price_new_source or gpu.source}"
+            as_of = gpu.price_new_as_of or gpu.as_of
+        else:
+            offer = offers.offers[oi[j]]
+            ident = offer.id
+            label = f"{offer.provider} {offer.instance_type}" + (
+                f" {offer.region}" if offer.region else ""
+            ) + f" ({offer.pricing_model})"
+            provider, pricing, region = str(offer.provider), offer.pricing_model, offer.region
+            source, as_of = offer.source, offer.as_of
+        costed = math.isfinite(costs.total_cost_usd[j])
+
+        def val(a: np.ndarray) -> float | None:
+            x = float(a[j])
+            return sig8(x) if costed and math.isfinite(x) else None
+
+        return CompareOption(
+            rank=rank,
+            id=ident,
+            label=label,
+            kind="desktop" if is_desk[j] else "cloud",
+            provider=provider,
+            pricing_model=pricing,
+            region=region,
+            gpu_id=gpu.id,
+            gpu_count=n,
+            gpu_memory_gb=gpu.memory_gb,
+            fits=None if fits[j] < 0 else bool(fits[j]),
+            time_factor=sig8(float(tf[j])) if math.isfinite(tf[j]) else None,
+            runtime_basis=gpu_speed.basis[gi],
+            runtime_s=sig8(ref.run_hours * tf[j] * 3600.0)
+            if ref.run_hours is not None and math.isfinite(tf[j])
+            else None,
+            price_usd_per_hour=val(costs.effective_usd_per_hour),
+            monthly_fee_usd=float(opts.monthly_fee_usd[j]),
+            upfront_usd=sig8(float(opts.upfront_usd[j])),
+            interruption_overhead=sig8(float(overhead[j])),
+            busy_hours_per_month=val(costs.busy_hours_per_month),
+            cost_usd_per_month=val(costs.cost_usd_per_month),
+            total_cost_usd=val(costs.total_cost_usd),
+            run_cost_usd=val(costs.run_cost_usd),
+            cost_per_run_usd=val(costs.cost_per_run_usd),
+            cost_per_batch_item_usd=val(costs.cost_per_batch_item_usd),
+            energy_kwh=val(costs.energy_kwh),
+            co2e_kg=val(costs.co2e_kg),
+            carbon_intensity_g_per_kwh=float(ci[j]),
+            break_even_days=round(float(costs.break_even_days[j]), 2)
+            if math.isfinite(costs.break_even_days[j])
+            else None,
+            note="; ".join(notes) or None,
+            source=source,
+            as_of=as_of.isoformat() if as_of else None,
+        )
+
+    order = costs.order
+    listed = [option(int(j), r + 1) for r, j in enumerate(order[: req.limit])]
+    unfit = np.flatnonzero(fits == 0)
+    if f.include_unfit and len(listed) < req.limit:
+        listed += [option(int(j), None) for j in unfit[: req.limit - len(listed)]]
+    desk_order = order[is_desk[order]]
+    no_runtime = int(np.sum(~np.isfinite(tf) & (fits != 0)))
+
+    warnings = [
+        "desktops: the purchase is counted in full over the horizon (no resale value); cloud "
+        "energy counts GPU power (TDP x count x PUE) only",
+    ]
+    is_spot = np.concatenate([offers.spot[oi], np.zeros(n_b, bool)])
+    spot_ranked = int(np.sum(is_spot[order]))
+    if risk is None and spot_ranked:
+        warnings.append(
+            f"{spot_ranked} spot or interruptible offers are priced as if never interrupted; "
+            "give `spot` (interruptions per hour, checkpoint interval) to price re-done work"
+        )
+    if risk is not None:
+        trail.assume(
+            "spot.billed_hours_per_useful_hour", sig8(risk.time_factor), vector.DALY_2006
+        )
+    if ref.run_hours is None:
+        trail.assume(
+            "billing",
+            "continuous",
+            "a GPU-hours workload is billed as whole sessions, without per-run rounding",
+        )
+    trail.assume(
+        "horizon_months",
+        req.horizon_months,
+        "requested" if "horizon_months" in req.model_fields_set else f"default: {SEED_001}, "
+        "'if you do deep learning for more than a year, buy a desktop'",
+    )
+    return CompareResult(
+        reference=ref.label,
+        reference_hours_per_month=sig8(ref_hours),
+        runs_per_month=sig8(work.runs_per_month),
+        horizon_months=req.horizon_months,
+        electricity_price_usd_per_kwh=price,
+        best_id=listed[0].id if len(order) else None,
+        best_cloud_id=_id_at(costs.best_cloud, n_o, offers, oi, builds, bi),
+        best_desktop_id=_id_at(int(desk_order[0]), n_o, offers, oi, builds, bi)
+        if len(desk_order)
+        else None,
+        summary=CompareSummary(
+            considered=int(considered),
+            ranked=len(order),
+            filtered_out=int(considered - n_o - n_b),
+            does_not_fit=len(unfit),
+            no_runtime=no_runtime,
+        ),
+        options=listed,
+        warnings=warnings,
+        assumptions=trail.assumptions,
+        sources=trail.sources,
+    )
+
+
+def _id_at(j: int, n_o: int, offers, oi, builds, bi) -> str | None:
+    if j < 0:
+        return None
+    return offers.offers[oi[j]].id if j < n_o else builds.builds[bi[j - n_o]].id
+
+
+# ------------------------------------------------------------------------------------------
+# Break-even sweep
+# ------------------------------------------------------------------------------------------
+
+DEFAULT_UTILIZATIONS = tuple(round(0.01 * k, 2) for k in range(1, 101))
+
+
+def compute_sweep(session: Session, req: SweepRequest, settings: Settings) -> SweepResult:
+    """Break-even days over utilization x electricity price; see :class:`SweepResult`."""
+    trail = Trail()
+    desk = resolve_desktop(session, req.desktop, trail)
+    cloud = resolve_cloud(session, req.cloud, trail)
+    utilizations = req.utilizations or list(DEFAULT_UTILIZATIONS)
+    if req.electricity_prices_usd_per_kwh:
+        prices = req.electricity_prices_usd_per_kwh
+    else:
+        region = resolve_region(session, req.region)
+        prices = [resolve_electricity(_NoPrice(), region, settings, trail)]
+    factor = 1.0
+    if req.normalize_performance:
+        if desk.gpu is None or cloud.gpu is None:
+            raise InvalidRequest(
+                "normalize_performance needs the desktop's gpu and the cloud's gpu (or offer)"
+            )
+        perf = speed(
+            measured_runtimes(session), desk.gpu, desk.desktop.gpu_count, cloud.gpu,
+            cloud.gpu_count or 1,
+        )
+        factor = perf.time_factor
+        trail.assume("cloud_time_factor", sig8(factor), perf.detail)
+    grid = vector.break_even_grid(
+        desk.desktop,
+        cloud.rate,
+        np.array(utilizations),
+        np.array(prices),
+        idle_on_fraction=req.desktop.idle_on_fraction or 0.0,
+        cloud_time_factor=factor,
+        horizon_days=req.horizon_days,
+    )
+    return SweepResult(
+        utilizations=utilizations,
+        electricity_prices_usd_per_kwh=prices,
+        break_even_days=[
+            [round(float(d), 2) if math.isfinite(d) else None for d in row] for row in grid.days
+        ],
+        desktop_total_usd=[[sig8(float(x)) for x in row] for row in grid.desktop_total_usd],
+        cloud_total_usd=[sig8(float(x)) for x in grid.cloud_total_usd],
+        horizon_days=req.horizon_days,
+        upfront_usd=sig8(desk.desktop.upfront_usd),
+        cloud_price_usd_per_hour=cloud.rate.price_usd_per_hour,
+        cloud_time_factor=sig8(factor),
+        assumptions=trail.assumptions,
+        sources=trail.sources,
+    )
+
+
+class _NoPrice:
+    """A request without an explicit electricity price (for :func:`resolve_electricity`)."""
+
+    electricity_price_usd_per_kwh = None
