@@ -8,7 +8,7 @@ from starlette.middleware.base import BaseHTTPMiddleware, RequestResponseEndpoin
 from starlette.responses import Response
 
 from app import errors
-from app.routers import calc, catalog, compare, health, query, slack
+from app.routers import calc, catalog, charts, compare, health, query, slack
 from app.settings import get_settings
 
 DESCRIPTION = """
@@ -111,6 +111,7 @@ def create_app() -> FastAPI:
     app.include_router(catalog.router)
     app.include_router(calc.router)
     app.include_router(compare.router)
+    app.include_router(charts.router)
     app.include_router(query.router)
     app.include_router(slack.router)
     problem_only_errors(app)

@@ -236,9 +236,7 @@ def rank(opts: Options, work: Workload) -> Costs:
     with np.errstate(divide="ignore", invalid="ignore"):
         busy_total = busy * horizon
         effective = np.where(desk, total / busy_total, opts.price_usd_per_hour)
-        per_batch = np.where(
-            opts.max_batch_size > 0, effective / opts.max_batch_size, np.nan
-        )
+        per_batch = np.where(opts.max_batch_size > 0, effective / opts.max_batch_size, np.nan)
         if run_h is not None:
             runs_total = work.runs_per_month * horizon
             run_cost = np.where(
@@ -259,7 +257,9 @@ def rank(opts: Options, work: Workload) -> Costs:
         best_cloud = int(cloud_idx[np.argmin(total[cloud_idx])])
         saving_per_day = (month[best_cloud] - month) / DAYS_PER_MONTH
         with np.errstate(divide="ignore", invalid="ignore"):
-            be = np.where(desk & costed & (saving_per_day > 0), opts.upfront_usd / saving_per_day, np.nan)
+            be = np.where(
+                desk & costed & (saving_per_day > 0), opts.upfront_usd / saving_per_day, np.nan
+            )
     idx = np.flatnonzero(costed)
     order = idx[np.lexsort((idx, co2e[idx], total[idx]))]
     return Costs(
@@ -335,9 +335,13 @@ def break_even_grid(
     idle_h = (1.0 - u) * HOURS_PER_DAY * idle_on_fraction
     kwh_day = (desktop.busy_power_w * busy_h + desktop.idle_wall_power_w * idle_h) / 1000.0
     desk_day = np.outer(p, kwh_day)
-    cloud_month = cloud.monthly_fee_usd + np.maximum(
-        0.0, busy_h * cloud_time_factor * DAYS_PER_MONTH - cloud.included_hours_per_month
-    ) * cloud.price_usd_per_hour
+    cloud_month = (
+        cloud.monthly_fee_usd
+        + np.maximum(
+            0.0, busy_h * cloud_time_factor * DAYS_PER_MONTH - cloud.included_hours_per_month
+        )
+        * cloud.price_usd_per_hour
+    )
     cloud_day = cloud_month / DAYS_PER_MONTH
     saving = cloud_day[np.newaxis, :] - desk_day
     with np.errstate(divide="ignore", invalid="ignore"):

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, Strict, model_validator
 
 from app.models.calc import (
     NO_CONTROL,
@@ -106,10 +106,12 @@ class CompareFilters(_Body):
     """Which options to rank. Provider, pricing, region and price filters apply to cloud
     offers; memory to both."""
 
-    providers: list[Provider] | None = Field(
-        default=None, max_length=10, description="Only these cloud providers."
+    providers: list[Annotated[Provider, Strict(False)]] | None = Field(
+        default=None,
+        max_length=10,
+        description="Only these cloud providers.",
     )
-    pricing_models: list[PricingModel] | None = Field(
+    pricing_models: list[Annotated[PricingModel, Strict(False)]] | None = Field(
         default=None, max_length=10, description="Only these pricing models."
     )
     regions: list[Name] | None = Field(
@@ -132,6 +134,11 @@ class CompareFilters(_Body):
         default=False,
         description="Rank free plans (Colab Free). Off by default: the catalog notes that "
         "their GPU type, hours and session length are not guaranteed.",
+    )
+    cheapest_region_only: bool = Field(
+        default=True,
+        description="List each provider instance type and pricing model once, in its "
+        "cheapest region (`other_regions` counts the rest); false lists every region.",
     )
     include_unfit: bool = Field(
         default=False,
@@ -247,7 +254,9 @@ class CompareOption(BaseModel):
     gpu_id: str = Field(description="GPU id.")
     gpu_count: int = Field(description="GPUs.")
     gpu_memory_gb: float = Field(description="Memory of one GPU, GB.")
-    fits: bool | None = Field(description="Whether the workload fits in GPU memory (null: unknown).")
+    fits: bool | None = Field(
+        description="Whether the workload fits in GPU memory (null: unknown)."
+    )
     time_factor: float | None = Field(
         description="Hours this option needs per hour of the reference's work."
     )
@@ -288,6 +297,10 @@ class CompareOption(BaseModel):
         description="Desktops: days until buying beats the best cloud option for this work; "
         "null for cloud options and when it never does."
     )
+    other_regions: int = Field(
+        description="Regions with the same instance and pricing left out by "
+        "`cheapest_region_only` (0 for desktops)."
+    )
     note: str | None = Field(description="How runtime or fit was obtained; caveats.")
     source: str = Field(description="Source of the price.")
     as_of: str | None = Field(description="Date of the price (YYYY-MM-DD).")
@@ -301,6 +314,9 @@ class CompareSummary(BaseModel):
     filtered_out: int = Field(description="Left out by the filters.")
     does_not_fit: int = Field(description="Left out: the workload does not fit.")
     no_runtime: int = Field(description="Left out: no benchmark or speed estimate.")
+    other_regions: int = Field(
+        description="Costed but not listed: the same offer in a dearer region."
+    )
 
 
 class CompareResult(BaseModel):

@@ -278,7 +278,9 @@ def compute_compare(session: Session, req: CompareRequest, settings: Settings) -
         billing_increment_h=np.concatenate([offers.billing_increment_h[oi], np.zeros(n_b)]),
         billing_minimum_h=np.concatenate([offers.billing_minimum_h[oi], np.zeros(n_b)]),
         upfront_usd=np.concatenate([np.zeros(n_o), builds.upfront_usd[bi]]),
-        power_w=np.concatenate([snap.gpu_tdp_w[o_gpu[oi]] * offers.gpu_count[oi], builds.power_w[bi]]),
+        power_w=np.concatenate(
+            [snap.gpu_tdp_w[o_gpu[oi]] * offers.gpu_count[oi], builds.power_w[bi]]
+        ),
         pue=np.concatenate([offers.pue[oi], np.ones(n_b)]),
         carbon_intensity_g_per_kwh=ci,
         time_factor=tf,
@@ -306,9 +308,11 @@ def compute_compare(session: Session, req: CompareRequest, settings: Settings) -
         else:
             offer = offers.offers[oi[j]]
             ident = offer.id
-            label = f"{offer.provider} {offer.instance_type}" + (
-                f" {offer.region}" if offer.region else ""
-            ) + f" ({offer.pricing_model})"
+            label = (
+                f"{offer.provider} {offer.instance_type}"
+                + (f" {offer.region}" if offer.region else "")
+                + f" ({offer.pricing_model})"
+            )
             provider, pricing, region = str(offer.provider), offer.pricing_model, offer.region
             source, as_of = offer.source, offer.as_of
         costed = math.isfinite(costs.total_cost_usd[j])
@@ -350,12 +354,25 @@ def compute_compare(session: Session, req: CompareRequest, settings: Settings) -
             break_even_days=round(float(costs.break_even_days[j]), 2)
             if math.isfinite(costs.break_even_days[j])
             else None,
+            other_regions=int(others[j]),
             note="; ".join(notes) or None,
             source=source,
             as_of=as_of.isoformat() if as_of else None,
         )
 
     order = costs.order
+    ranked_total = len(order)
+    others = np.zeros(n_o + n_b, dtype=np.int64)
+    if f.cheapest_region_only and len(order):
+        # Desktops get their own family numbers after the offers'.
+        family = np.concatenate(
+            [offers.family[oi], offers.family.max(initial=0) + 1 + np.arange(n_b)]
+        )
+        fam = family[order]
+        _, first, counts = np.unique(fam, return_index=True, return_counts=True)
+        keep = np.sort(first)
+        others[order[first]] = counts - 1
+        order = order[keep]
     listed = [option(int(j), r + 1) for r, j in enumerate(order[: req.limit])]
     unfit = np.flatnonzero(fits == 0)
     if f.include_unfit and len(listed) < req.limit:
@@ -375,9 +392,7 @@ def compute_compare(session: Session, req: CompareRequest, settings: Settings) -
             "give `spot` (interruptions per hour, checkpoint interval) to price re-done work"
         )
     if risk is not None:
-        trail.assume(
-            "spot.billed_hours_per_useful_hour", sig8(risk.time_factor), vector.DALY_2006
-        )
+        trail.assume("spot.billed_hours_per_useful_hour", sig8(risk.time_factor), vector.DALY_2006)
     if ref.run_hours is None:
         trail.assume(
             "billing",
@@ -387,8 +402,9 @@ def compute_compare(session: Session, req: CompareRequest, settings: Settings) -
     trail.assume(
         "horizon_months",
         req.horizon_months,
-        "requested" if "horizon_months" in req.model_fields_set else f"default: {SEED_001}, "
-        "'if you do deep learning for more than a year, buy a desktop'",
+        "requested"
+        if "horizon_months" in req.model_fields_set
+        else f"default: {SEED_001}, 'if you do deep learning for more than a year, buy a desktop'",
     )
     return CompareResult(
         reference=ref.label,
@@ -403,10 +419,11 @@ def compute_compare(session: Session, req: CompareRequest, settings: Settings) -
         else None,
         summary=CompareSummary(
             considered=int(considered),
-            ranked=len(order),
+            ranked=ranked_total,
             filtered_out=int(considered - n_o - n_b),
             does_not_fit=len(unfit),
             no_runtime=no_runtime,
+            other_regions=int(ranked_total - len(order)),
         ),
         options=listed,
         warnings=warnings,
@@ -446,7 +463,10 @@ def compute_sweep(session: Session, req: SweepRequest, settings: Settings) -> Sw
                 "normalize_performance needs the desktop's gpu and the cloud's gpu (or offer)"
             )
         perf = speed(
-            measured_runtimes(session), desk.gpu, desk.desktop.gpu_count, cloud.gpu,
+            measured_runtimes(session),
+            desk.gpu,
+            desk.desktop.gpu_count,
+            cloud.gpu,
             cloud.gpu_count or 1,
         )
         factor = perf.time_factor

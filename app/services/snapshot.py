@@ -35,7 +35,9 @@ class OfferArrays:
 
     ``pue`` is the offer region's PUE, else its provider's; ``carbon_intensity_g_per_kwh``
     is the offer region's, NaN when the offer has no catalog region (the request's region or
-    the default applies). ``free`` marks plans with no price and no fee (Colab Free)."""
+    the default applies). ``free`` marks plans with no price and no fee (Colab Free).
+    ``family`` numbers each (provider, instance type, pricing model): the same offer in
+    other regions shares it."""
 
     offers: tuple[CloudOffer, ...]
     gpu_index: np.ndarray
@@ -52,6 +54,7 @@ class OfferArrays:
     region: np.ndarray
     spot: np.ndarray
     free: np.ndarray
+    family: np.ndarray
 
 
 @dataclass(frozen=True)
@@ -155,6 +158,10 @@ def build_snapshot(session: Session, revision: int) -> Snapshot:
         region=np.array([o.region or "" for o in offers], dtype=object),
         spot=np.array([str(o.pricing_model) in SPOT_MODELS for o in offers]),
         free=(price == 0) & (fee == 0),
+        family=np.unique(
+            np.array([f"{o.provider}|{o.instance_type}|{o.pricing_model}" for o in offers]),
+            return_inverse=True,
+        )[1].astype(np.int64),
     )
     builds = _assemble_builds(gpus, barebones)
     build_arrays = BuildArrays(

@@ -1,0 +1,201 @@
+"""Charts as PNG or SVG bytes, drawn with matplotlib's object API (no pyplot, no global
+figure state; a lock serialises drawing because matplotlib's text and font caches are shared).
+
+Three charts, each sized for a Slack thumbnail (800 x 450 px PNG at 100 dpi, large type):
+
+* :func:`cumulative_cost`: desktop vs cloud cost over time, with the break-even day marked;
+* :func:`break_even_vs_utilization`: break-even days against utilization, one line per
+  electricity price;
+* :func:`ranked_bars`: a ranked horizontal bar chart (cost per run, or total cost).
+
+Pure: inputs are numbers and strings, outputs bytes; no web or database imports.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+import matplotlib
+
+matplotlib.use("Agg")
+from matplotlib.backends.backend_agg import FigureCanvasAgg  # noqa: E402
+from matplotlib.figure import Figure  # noqa: E402
+from matplotlib.patches import Patch  # noqa: E402
+from matplotlib.ticker import FuncFormatter  # noqa: E402
+
+Format = Literal["png", "svg"]
+MEDIA_TYPES: dict[str, str] = {"png": "image/png", "svg": "image/svg+xml"}
+WIDTH_IN, HEIGHT_IN, DPI = 8.0, 4.5, 100
+DESKTOP, CLOUD = "#1f77b4", "#d62728"
+STYLE = {
+    "font.size": 12,
+    "axes.titlesize": 13,
+    "axes.labelsize": 12,
+    "xtick.labelsize": 11,
+    "ytick.labelsize": 11,
+    "legend.fontsize": 11,
+    "lines.linewidth": 2.5,
+    "text.parse_math": False,  # "$2,200 ... $2.14/h" is money, not mathtext
+    "svg.fonttype": "none",  # SVG text stays text: searchable, small, and testable
+    "svg.hashsalt": "gpucost",  # stable ids: the same chart gives the same bytes
+}
+_lock = threading.Lock()
+
+
+def _usd(x: float, _pos: int | None = None) -> str:
+    if abs(x) >= 1000:
+        return f"${x:,.0f}"
+    if abs(x) >= 1:
+        return f"${x:,.2f}".rstrip("0").rstrip(".")
+    return f"${x:.3g}"
+
+
+@dataclass(frozen=True)
+class Chart:
+    """A drawn chart: its bytes, media type, and the texts it shows (for captions and tests)."""
+
+    content: bytes
+    media_type: str
+    title: str
+    x_label: str
+    y_label: str
+
+
+def _render(fig: Figure, fmt: Format, title: str, x_label: str, y_label: str) -> Chart:
+    buf = io.BytesIO()
+    FigureCanvasAgg(fig)
+    meta = {"Title": title} if fmt == "png" else {"Title": title, "Date": None}
+    fig.savefig(buf, format=fmt, dpi=DPI, metadata=meta)
+    return Chart(buf.getvalue(), MEDIA_TYPES[fmt], title, x_label, y_label)
+
+
+def _figure() -> Figure:
+    fig = Figure(figsize=(WIDTH_IN, HEIGHT_IN), dpi=DPI, layout="constrained")
+    return fig
+
+
+def cumulative_cost(
+    *,
+    upfront_usd: float,
+    desktop_usd_per_day: float,
+    cloud_usd_per_day: float,
+    break_even_days: float | None,
+    days: float,
+    title: str,
+    fmt: Format = "png",
+) -> Chart:
+    """Cumulative cost (USD) against days since purchase: the desktop line starts at
+    ``upfront_usd`` and rises by its electricity per day, the cloud line starts at 0; the
+    break-even day (if any within ``days``) is marked and labelled."""
+    x_label, y_label = "Days since purchase", "Cumulative cost (USD)"
+    with _lock, matplotlib.rc_context(STYLE):
+        fig = _figure()
+        ax = fig.add_subplot()
+        ax.plot(
+            [0, days],
+            [upfront_usd, upfront_usd + desktop_usd_per_day * days],
+            color=DESKTOP,
+            label="Buy desktop",
+        )
+        ax.plot([0, days], [0, cloud_usd_per_day * days], color=CLOUD, label="Rent cloud")
+        if break_even_days is not None and break_even_days <= days:
+            y = upfront_usd + desktop_usd_per_day * break_even_days
+            ax.axvline(break_even_days, color="#555555", linestyle="--", linewidth=1.5)
+            ax.plot([break_even_days], [y], "o", color="black", markersize=8)
+            ax.annotate(
+                f"break-even: {break_even_days:,.0f} days\n({_usd(y)})",
+                (break_even_days, y),
+                xytext=(-12, -48) if break_even_days > days * 0.6 else (12, -48),
+                textcoords="offset points",
+                ha="right" if break_even_days > days * 0.6 else "left",
+                bbox={"boxstyle": "round", "facecolor": "white", "alpha": 0.9},
+            )
+        elif break_even_days is None:
+            ax.text(0.02, 0.95, "the desktop never pays back", transform=ax.transAxes, va="top")
+        ax.set_xlim(0, days)
+        ax.set_ylim(bottom=0)
+        ax.yaxis.set_major_formatter(FuncFormatter(_usd))
+        ax.set(title=title, xlabel=x_label, ylabel=y_label)
+        ax.grid(alpha=0.3)
+        ax.legend(loc="upper left" if break_even_days is not None else "lower right")
+        return _render(fig, fmt, title, x_label, y_label)
+
+
+def break_even_vs_utilization(
+    *,
+    utilizations: Sequence[float],
+    series: Sequence[tuple[str, Sequence[float | None]]],
+    title: str,
+    fmt: Format = "png",
+) -> Chart:
+    """Break-even days against utilization (%), one line per ``(label, days)`` series
+    (None where the desktop never pays back, drawn as a gap); log-scaled days when they span
+    more than two decades."""
+    x_label, y_label = "Utilization (% of the day the GPU is busy)", "Break-even (days)"
+    pct = [u * 100 for u in utilizations]
+    with _lock, matplotlib.rc_context(STYLE):
+        fig = _figure()
+        ax = fig.add_subplot()
+        finite = [d for _, ds in series for d in ds if d is not None and math.isfinite(d)]
+        for label, ds in series:
+            ax.plot(pct, [math.nan if d is None else d for d in ds], label=label)
+        if finite and max(finite) / max(min(finite), 1e-9) > 100:
+            ax.set_yscale("log")
+        ax.set_xlim(0, 100)
+        ax.set(title=title, xlabel=x_label, ylabel=y_label)
+        ax.grid(alpha=0.3, which="both")
+        if len(series) > 1:
+            ax.legend(title="Electricity")
+        if not finite:
+            ax.text(0.5, 0.5, "the desktop never pays back", transform=ax.transAxes, ha="center")
+        return _render(fig, fmt, title, x_label, y_label)
+
+
+def ranked_bars(
+    *,
+    labels: Sequence[str],
+    values: Sequence[float],
+    kinds: Sequence[str],
+    value_label: str,
+    title: str,
+    fmt: Format = "png",
+) -> Chart:
+    """A ranked horizontal bar chart, best (smallest) at the top, each bar labelled with its
+    value; ``kinds`` ("desktop" / "cloud") colour the bars."""
+    x_label, y_label = value_label, "Option (ranked)"
+    n = len(labels)
+    with _lock, matplotlib.rc_context(STYLE):
+        fig = Figure(
+            figsize=(WIDTH_IN, max(HEIGHT_IN, 1.2 + 0.36 * n)), dpi=DPI, layout="constrained"
+        )
+        ax = fig.add_subplot()
+        ys = list(range(n))[::-1]
+        colors = [DESKTOP if k == "desktop" else CLOUD for k in kinds]
+        bars = ax.barh(ys, values, color=colors)
+        ax.bar_label(bars, labels=[_usd(v) for v in values], padding=3, fontsize=10)
+        ax.set_yticks(ys, [_short(s) for s in labels], fontsize=10)
+        ax.xaxis.set_major_formatter(FuncFormatter(_usd))
+        ax.set_xlim(0, max(values, default=1) * 1.25 or 1)
+        ax.set(xlabel=x_label, ylabel=y_label)
+        fig.suptitle(title, fontsize=STYLE["axes.titlesize"])
+        ax.grid(alpha=0.3, axis="x")
+        handles = [
+            Patch(color=color, label=name)
+            for color, name, kind in (
+                (DESKTOP, "desktop (buy)", "desktop"),
+                (CLOUD, "cloud (rent)", "cloud"),
+            )
+            if kind in kinds
+        ]
+        if handles:
+            fig.legend(handles=handles, loc="outside lower center", ncols=len(handles))
+        return _render(fig, fmt, title, x_label, y_label)
+
+
+def _short(label: str, width: int = 36) -> str:
+    return label if len(label) <= width else label[: width - 1] + "…"

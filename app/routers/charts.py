@@ -1,0 +1,114 @@
+"""Charts as PNG or SVG: the same requests as the JSON endpoints, drawn. Thin: validate,
+call the chart service, return the bytes."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Query, Response
+
+from app.charts import MEDIA_TYPES, Format
+from app.deps import SessionDep, SettingsDep
+from app.models.calc import BreakEvenRequest
+from app.models.common import PROBLEM_RESPONSES
+from app.models.compare import CompareRequest, SweepRequest
+from app.query.parser import MAX_QUERY_CHARS
+from app.services import charts
+
+IMAGE = {
+    200: {
+        "description": "The chart: PNG (800 px wide) or SVG (text kept as text).",
+        "content": {
+            "image/png": {"schema": {"type": "string", "format": "binary"}},
+            "image/svg+xml": {"schema": {"type": "string"}},
+        },
+    }
+}
+router = APIRouter(
+    prefix="/v1/charts",
+    tags=["charts"],
+    responses={
+        **IMAGE,
+        **{code: PROBLEM_RESPONSES[code] for code in (400, 404, 413, 415, 422)},
+    },
+)
+FormatQuery = Annotated[Format, Query(description="`png` (default) or `svg`.", alias="format")]
+
+
+def _image(chart) -> Response:
+    return Response(
+        chart.content,
+        media_type=chart.media_type,
+        headers={"Cache-Control": "public, max-age=3600"},
+    )
+
+
+@router.post(
+    "/cumulative-cost",
+    response_class=Response,
+    summary="Chart: cumulative cost of desktop vs cloud, break-even marked",
+)
+def cumulative_cost(
+    req: BreakEvenRequest,
+    session: SessionDep,
+    settings: SettingsDep,
+    fmt: FormatQuery = "png",
+    days: Annotated[
+        float | None,
+        Query(
+            gt=0,
+            le=3650,
+            description="Days on the x axis; default 1.5 x break-even (one to ten years), "
+            "three years when it never breaks even.",
+        ),
+    ] = None,
+) -> Response:
+    """The `/v1/break-even` request drawn: desktop cost (purchase + electricity) and cloud
+    cost against days since purchase (USD), with the break-even day marked."""
+    return _image(charts.cumulative_chart(session, req, settings, days, fmt))
+
+
+@router.post(
+    "/break-even-sweep",
+    response_class=Response,
+    summary="Chart: break-even days against utilization",
+)
+def break_even_sweep(
+    req: SweepRequest, session: SessionDep, settings: SettingsDep, fmt: FormatQuery = "png"
+) -> Response:
+    """The `/v1/break-even/sweep` grid drawn: break-even days against utilization (%), one
+    line per electricity price; gaps where the desktop never pays back."""
+    return _image(charts.sweep_chart(session, req, settings, fmt))
+
+
+@router.post("/compare", response_class=Response, summary="Chart: options ranked by cost per run")
+def compare(
+    req: CompareRequest, session: SessionDep, settings: SettingsDep, fmt: FormatQuery = "png"
+) -> Response:
+    """The `/v1/compare` ranking drawn as bars (at most 30): cost per run over the horizon
+    (purchase and fees included) when the workload has runs, else total cost (USD)."""
+    return _image(charts.compare_chart(session, req, settings, fmt))
+
+
+@router.get("/query", response_class=Response, summary="Chart for a plain-language question")
+def query_chart(
+    session: SessionDep,
+    settings: SettingsDep,
+    q: Annotated[
+        str,
+        Query(
+            min_length=1,
+            max_length=MAX_QUERY_CHARS,
+            description="A break-even or run-cost question, as for `/v1/query`.",
+            examples=["break-even for 3090 at 15% util"],
+        ),
+    ],
+    fmt: FormatQuery = "png",
+) -> Response:
+    """The chart of a `/v1/query` answer (what Slack replies link): a break-even question
+    draws cumulative cost, a run-cost question ranked bars. 422 when the question is not
+    understood or its kind has no chart; 404 for unknown names."""
+    return _image(charts.query_chart(session, settings, q, fmt))
+
+
+__all__ = ["router", "MEDIA_TYPES"]

@@ -1,0 +1,167 @@
+"""Charts of the calculations: compute with the same services as the JSON endpoints, then
+draw with :mod:`app.charts`. Titles state the inputs; axes carry units."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from sqlmodel import Session
+
+from app import charts
+from app.errors import InvalidRequest, NotUnderstood
+from app.models.calc import BreakEvenRequest, BreakEvenResult, RunCostResult
+from app.models.compare import CompareRequest, CompareResult, SweepRequest
+from app.services import calc, compare, query
+from app.settings import Settings
+
+MAX_BARS = 30
+
+
+def default_days(break_even_days: float | None) -> float:
+    """Days shown on a cumulative chart: 1.5 x break-even rounded up to a month, at least a
+    year and at most ten; three years when it never breaks even."""
+    if break_even_days is None:
+        return 3 * 365.0
+    return float(min(3650, max(365, math.ceil(break_even_days * 1.5 / 30) * 30)))
+
+
+def _money(x: float) -> str:
+    return f"${x:,.0f}" if x >= 100 else f"${x:,.2f}"
+
+
+def _break_even_title(res: BreakEvenResult) -> str:
+    d, c = res.desktop, res.cloud
+    desk = f"{d.gpu_count}x {d.gpu_id}" if d.gpu_id else "desktop"
+    cloud = c.offer_id or (f"{c.gpu_id} " if c.gpu_id else "") + f"${c.price_usd_per_hour:g}/h"
+    return (
+        f"Buy {desk} ({_money(d.upfront_usd)}) or rent {cloud}\n"
+        f"{res.utilization:.0%} utilization, ${d.electricity_price_usd_per_kwh:g}/kWh"
+    )
+
+
+def cumulative_from_result(
+    res: BreakEvenResult, days: float | None, fmt: charts.Format
+) -> charts.Chart:
+    """The cumulative-cost chart of a computed break-even."""
+    return charts.cumulative_cost(
+        upfront_usd=res.desktop.upfront_usd,
+        desktop_usd_per_day=res.desktop.cost_usd_per_day,
+        cloud_usd_per_day=res.cloud.cost_usd_per_day,
+        break_even_days=res.break_even_days,
+        days=days or default_days(res.break_even_days),
+        title=_break_even_title(res),
+        fmt=fmt,
+    )
+
+
+def cumulative_chart(
+    session: Session,
+    req: BreakEvenRequest,
+    settings: Settings,
+    days: float | None,
+    fmt: charts.Format,
+) -> charts.Chart:
+    """Cumulative cost of desktop vs cloud for a ``/v1/break-even`` request."""
+    return cumulative_from_result(calc.compute_break_even(session, req, settings), days, fmt)
+
+
+def sweep_chart(
+    session: Session, req: SweepRequest, settings: Settings, fmt: charts.Format
+) -> charts.Chart:
+    """Break-even days against utilization for a ``/v1/break-even/sweep`` request."""
+    res = compare.compute_sweep(session, req, settings)
+    desk = req.desktop.gpu or "desktop"
+    cloud = req.cloud.offer_id or f"${res.cloud_price_usd_per_hour:g}/h"
+    series = [
+        (f"${p:g}/kWh", row)
+        for p, row in zip(res.electricity_prices_usd_per_kwh, res.break_even_days, strict=True)
+    ]
+    prices = (
+        f", ${res.electricity_prices_usd_per_kwh[0]:g}/kWh"
+        if len(res.electricity_prices_usd_per_kwh) == 1
+        else ""
+    )
+    title = f"Break-even: {desk} desktop ({_money(res.upfront_usd)}) vs {cloud}{prices}"
+    return charts.break_even_vs_utilization(
+        utilizations=res.utilizations, series=series, title=title, fmt=fmt
+    )
+
+
+def _bars(
+    rows: list[tuple[str, float, str]], value_label: str, title: str, fmt: charts.Format
+) -> charts.Chart:
+    rows = rows[:MAX_BARS]
+    return charts.ranked_bars(
+        labels=[r[0] for r in rows],
+        values=[r[1] for r in rows],
+        kinds=[r[2] for r in rows],
+        value_label=value_label,
+        title=title,
+        fmt=fmt,
+    )
+
+
+def compare_bars(res: CompareResult, fmt: charts.Format) -> charts.Chart:
+    """Ranked bars of a compare result: cost per run when the workload has runs, else total
+    cost over the horizon."""
+    per_run = res.runs_per_month is not None
+    rows = [
+        (o.label, o.cost_per_run_usd if per_run else o.total_cost_usd, o.kind)
+        for o in res.options
+        if o.rank is not None
+    ]
+    how = (
+        f"{res.runs_per_month:g} runs/month"
+        if per_run
+        else (f"{res.reference_hours_per_month:g} h/month")
+    )
+    title = f"Cheapest options: {res.reference}\n{how} for {res.horizon_months:g} months"
+    label = (
+        "Cost per run, purchase and fees included (USD)"
+        if per_run
+        else f"Total cost over {res.horizon_months:g} months (USD)"
+    )
+    return _bars(rows, label, title, fmt)
+
+
+def compare_chart(
+    session: Session, req: CompareRequest, settings: Settings, fmt: charts.Format
+) -> charts.Chart:
+    """Ranked bars for a ``/v1/compare`` request (at most 30 bars)."""
+    req = req.model_copy(update={"limit": min(req.limit, MAX_BARS)})
+    return compare_bars(compare.compute_compare(session, req, settings), fmt)
+
+
+def run_cost_bars(res: RunCostResult, fmt: charts.Format) -> charts.Chart:
+    """Ranked bars of a ``/v1/run-cost`` result: the cost of one run on each option."""
+    rows = sorted(
+        ((o.label, o.cost_usd, o.kind) for o in res.options if o.cost_usd is not None),
+        key=lambda r: r[1],
+    )
+    what = res.workload.get("benchmark") or f"a {res.workload.get('runtime_s', 0):g} s run"
+    return _bars(rows, "Cost of one run (USD)", f"Cost of one run: {what}", fmt)
+
+
+def query_chart(session: Session, settings: Settings, text: str, fmt: charts.Format):
+    """The chart for a plain-language question: a break-even question draws cumulative cost,
+    a run-cost question ranked bars. Raises :class:`NotUnderstood` (422) when the question
+    is not answered and :class:`InvalidRequest` (422) when its kind has no chart."""
+    answer = query.respond(session, settings, text)
+    if not answer.answered:
+        raise NotUnderstood(
+            answer.headline, suggestions=answer.suggestions, examples=answer.examples
+        )
+    result: Any = answer.result
+    if answer.endpoint == "/v1/break-even":
+        return cumulative_from_result(BreakEvenResult.model_validate(result), None, fmt)
+    if answer.endpoint == "/v1/run-cost":
+        return run_cost_bars(RunCostResult.model_validate(result), fmt)
+    raise InvalidRequest(
+        f"no chart for a '{answer.intent}' question; charts draw break-even and run-cost questions"
+    )
+
+
+def has_chart(endpoint: str | None) -> bool:
+    """Whether :func:`query_chart` draws a chart for answers from ``endpoint``."""
+    return endpoint in ("/v1/break-even", "/v1/run-cost")
