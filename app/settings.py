@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from pydantic import Field, SecretStr
+from pydantic import AnyHttpUrl, Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -48,6 +48,12 @@ class Settings(BaseSettings):
         le=3,
         description="Answer time after which the Slack reply says 'working on it' and the "
         "answer follows via `response_url` (Slack's limit is 3 s).",
+    )
+    public_base_url: AnyHttpUrl | None = Field(
+        default=None,
+        description="Public address of this service, e.g. `https://gpucost.example.org`. When "
+        "set, Slack answers to break-even and run-cost questions show their chart "
+        "(`GET /v1/charts/query`); Slack fetches it from there.",
     )
     max_request_body_bytes: int = Field(
         default=64 * 1024, description="Request bodies larger than this get 413."

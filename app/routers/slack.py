@@ -51,7 +51,8 @@ def reply_for(settings: Settings, text: str) -> dict[str, Any]:
         return slack.help_message(f"Sorry, that failed on our side (request id {request_id}).")
     if not ans.answered:
         return slack.help_message(ans.headline, ans.suggestions, ans.examples)
-    return slack.answer_message(ans)
+    base = str(settings.public_base_url) if settings.public_base_url else None
+    return slack.answer_message(ans, base)
 
 
 async def _post_later(task: asyncio.Future, response_url: str) -> None:

@@ -20,10 +20,12 @@ from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlencode
 
 from slack_sdk.signature import SignatureVerifier
 
 from app.models.query import QueryAnswer
+from app.services.charts import has_chart
 
 MAX_SECTION_CHARS = 3000
 MAX_FIELDS = 10
@@ -110,8 +112,17 @@ def _cut(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def answer_message(ans: QueryAnswer) -> dict[str, Any]:
-    """A slash-command reply: the headline first, then key inputs, defaults and sources."""
+def chart_url(base_url: str, ans: QueryAnswer) -> str | None:
+    """The PNG chart of an answer under the service's public ``base_url``, or None when its
+    kind of question has no chart."""
+    if not ans.answered or not has_chart(ans.endpoint):
+        return None
+    return f"{base_url.rstrip('/')}/v1/charts/query?{urlencode({'q': ans.query})}"
+
+
+def answer_message(ans: QueryAnswer, base_url: str | None = None) -> dict[str, Any]:
+    """A slash-command reply: the headline first, then key inputs, the chart (when
+    ``base_url``, the service's public address, is known), defaults and sources."""
     fields = [
         {"type": "mrkdwn", "text": _cut(f"*{escape(f.label)}*\n{escape(f.value)}", MAX_FIELD_CHARS)}
         for f in ans.facts[:MAX_FIELDS]
@@ -121,6 +132,11 @@ def answer_message(ans: QueryAnswer) -> dict[str, Any]:
     ]
     if fields:
         blocks.append({"type": "section", "fields": fields})
+    image = chart_url(base_url, ans) if base_url else None
+    if image:
+        blocks.append(
+            {"type": "image", "image_url": image, "alt_text": _cut(ans.headline, 2000)}
+        )
     assumed = [f"{d.name} = {d.value} ({d.source})" for d in ans.defaults]
     result = ans.result if isinstance(ans.result, dict) else {}
     assumed += [
