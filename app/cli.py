@@ -4,10 +4,13 @@ gpucost migrate      # alembic upgrade head
 gpucost seed         # load the shipped catalog (idempotent)
 gpucost serve        # uvicorn app.main:app
 gpucost ask "break-even for 3090 at 15% util"   # the Slack bot's parser, on a terminal
+gpucost compare --benchmark stylegan_xl --runs-per-month 200   # every option, ranked
+gpucost chart query -q "break-even for 3090 at 15% util" -o be.png
 """
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import typer
@@ -94,6 +97,222 @@ def ask(
             console.print(f"[dim]ignored: {', '.join(ans.ignored)}[/dim]", highlight=False)
     if not ans.answered:
         raise typer.Exit(1)
+
+
+def _fail(exc: Exception) -> typer.Exit:
+    """Print why a request was refused (the API's 4xx detail) and exit 2."""
+    from pydantic import ValidationError
+    from rich.console import Console
+
+    if isinstance(exc, ValidationError):
+        detail = "; ".join(
+            f"{'.'.join(str(p) for p in e['loc']) or 'request'}: {e['msg']}" for e in exc.errors()
+        )
+    else:
+        detail = getattr(exc, "detail", None) or getattr(exc, "message", None) or str(exc)
+        candidates = getattr(exc, "extra", {}).get("candidates")
+        if candidates:
+            detail += f" (did you mean: {', '.join(candidates)}?)"
+    Console(stderr=True).print(f"[red]error:[/red] {detail}", highlight=False)
+    return typer.Exit(2)
+
+
+def _refusals() -> tuple[type[Exception], ...]:
+    from pydantic import ValidationError
+
+    from app.costing import CostingError
+    from app.errors import DomainError
+
+    return (ValidationError, DomainError, CostingError)
+
+
+@app.command()
+def compare(
+    benchmark: str | None = typer.Option(None, help="Benchmark id (seed 004), e.g. stylegan_xl."),
+    runtime_s: float | None = typer.Option(None, help="Runtime of one run on --gpu, s."),
+    gpu: str | None = typer.Option(None, help="Reference GPU the workload is measured on."),
+    gpu_count: int = typer.Option(1, help="GPUs of the reference."),
+    memory_gb: float | None = typer.Option(None, help="GPU memory one GPU needs, GB."),
+    runs_per_month: float | None = typer.Option(None, help="Runs per month."),
+    gpu_hours_per_month: float | None = typer.Option(None, help="Hours/month on the reference."),
+    utilization: float | None = typer.Option(None, help="Fraction of the month busy (0-1)."),
+    horizon_months: float | None = typer.Option(None, help="Months totals cover (default 12)."),
+    electricity: float | None = typer.Option(None, help="Desktop electricity, USD/kWh."),
+    region: str | None = typer.Option(None, help="Region id of the desktop (de, us-ca)."),
+    provider: list[str] | None = typer.Option(None, help="Only this provider (repeatable)."),
+    pricing: list[str] | None = typer.Option(None, help="Only this pricing model (repeatable)."),
+    only_gpu: list[str] | None = typer.Option(None, "--only-gpu", help="Only this GPU."),
+    min_memory_gb: float | None = typer.Option(None, help="Only GPUs with this much memory."),
+    max_price: float | None = typer.Option(None, help="Only offers up to this USD/h."),
+    desktop: bool = typer.Option(True, help="Rank desktop builds."),
+    cloud: bool = typer.Option(True, help="Rank cloud offers."),
+    all_regions: bool = typer.Option(False, help="List every region, not the cheapest only."),
+    spot_rate: float | None = typer.Option(None, help="Spot interruptions per hour."),
+    checkpoint_min: float | None = typer.Option(None, help="Minutes between checkpoints."),
+    restart_min: float = typer.Option(0.0, help="Minutes to restart after an interruption."),
+    limit: int = typer.Option(15, help="Options listed."),
+    chart: Path | None = typer.Option(None, help="Also draw the ranking to this .png or .svg."),
+    as_json: bool = typer.Option(False, "--json", help="Print the full result as JSON."),
+) -> None:
+    """Rank every option in the catalog for one workload (what `POST /v1/compare` does) and
+    print a table: total cost over the horizon, cost per run, kg CO2e, break-even."""
+    from rich.console import Console
+    from rich.table import Table
+    from sqlmodel import Session
+
+    from app.db import get_engine
+    from app.models.compare import CompareRequest
+    from app.services import charts, compare
+    from app.settings import get_settings
+
+    body: dict = {
+        "workload": {
+            k: v
+            for k, v in {
+                "benchmark": benchmark,
+                "runtime_s": runtime_s,
+                "gpu": gpu,
+                "gpu_count": gpu_count,
+                "memory_gb": memory_gb,
+            }.items()
+            if v is not None
+        },
+        "filters": {
+            k: v
+            for k, v in {
+                "providers": provider or None,
+                "pricing_models": pricing or None,
+                "gpus": only_gpu or None,
+                "min_gpu_memory_gb": min_memory_gb,
+                "max_price_usd_per_hour": max_price,
+                "include_desktop": desktop,
+                "include_cloud": cloud,
+                "cheapest_region_only": not all_regions,
+            }.items()
+            if v is not None
+        },
+        "limit": limit,
+    }
+    for key, value in {
+        "runs_per_month": runs_per_month,
+        "gpu_hours_per_month": gpu_hours_per_month,
+        "utilization": utilization,
+        "horizon_months": horizon_months,
+        "electricity_price_usd_per_kwh": electricity,
+        "region": region,
+    }.items():
+        if value is not None:
+            body[key] = value
+    if spot_rate is not None or checkpoint_min is not None:
+        body["spot"] = {
+            "interruptions_per_hour": spot_rate,
+            "checkpoint_interval_min": checkpoint_min,
+            "restart_overhead_min": restart_min,
+        }
+    try:
+        req = CompareRequest.model_validate_json(json.dumps(body))
+        with Session(get_engine()) as session:
+            res = compare.compute_compare(session, req, get_settings())
+    except _refusals() as exc:
+        raise _fail(exc) from None
+    console = Console()
+    if as_json:
+        console.print_json(res.model_dump_json())
+    else:
+        per_run = res.runs_per_month is not None
+        table = Table(
+            title=f"{res.reference}: {res.reference_hours_per_month:g} h/month for "
+            f"{res.horizon_months:g} months",
+            title_justify="left",
+        )
+        for name in (
+            "#",
+            "option",
+            "total USD",
+            "per run USD" if per_run else "USD/h",
+            "kg CO2e",
+            "break-even d",
+        ):
+            table.add_column(name, justify="left" if name == "option" else "right")
+        for o in res.options:
+            table.add_row(
+                str(o.rank or "-"),
+                o.label + (f" (+{o.other_regions} regions)" if o.other_regions else ""),
+                f"{o.total_cost_usd:,.2f}" if o.total_cost_usd is not None else "-",
+                f"{(o.cost_per_run_usd if per_run else o.price_usd_per_hour) or 0:,.4g}",
+                f"{o.co2e_kg:,.1f}" if o.co2e_kg is not None else "-",
+                f"{o.break_even_days:,.0f}" if o.break_even_days is not None else "",
+            )
+        console.print(table)
+        s = res.summary
+        console.print(
+            f"[dim]{s.ranked} of {s.considered} options costed; {s.filtered_out} filtered, "
+            f"{s.does_not_fit} do not fit, {s.other_regions} dearer regions not listed[/dim]",
+            highlight=False,
+        )
+        for w in res.warnings:
+            console.print(f"[yellow]note:[/yellow] {w}", highlight=False)
+    if chart is not None:
+        _write_chart(charts.compare_bars(res, _chart_format(chart)), chart)
+
+
+def _chart_format(path: Path) -> str:
+    fmt = path.suffix.lower().lstrip(".")
+    if fmt not in ("png", "svg"):
+        raise typer.BadParameter("the chart file must end in .png or .svg", param_hint="-o")
+    return fmt
+
+
+def _write_chart(chart, path: Path) -> None:
+    path.write_bytes(chart.content)
+    typer.echo(f"wrote {path} ({len(chart.content):,} bytes): {chart.title.splitlines()[0]}")
+
+
+@app.command("chart")
+def chart_command(
+    kind: str = typer.Argument(..., help="query, cumulative-cost, break-even-sweep or compare."),
+    output: Path = typer.Option(..., "-o", "--output", help="File to write, .png or .svg."),
+    question: str | None = typer.Option(None, "-q", "--query", help="For `query`: a question."),
+    request: Path | None = typer.Option(
+        None, "-r", "--request", help="JSON request body, as for the API endpoint of KIND."
+    ),
+) -> None:
+    """Draw a chart: `query` takes a break-even or run-cost question (-q); the other kinds
+    take the JSON body of `/v1/break-even`, `/v1/break-even/sweep` or `/v1/compare` (-r)."""
+    from sqlmodel import Session
+
+    from app.db import get_engine
+    from app.models.calc import BreakEvenRequest
+    from app.models.compare import CompareRequest, SweepRequest
+    from app.services import charts
+    from app.settings import get_settings
+
+    fmt = _chart_format(output)
+    kinds = {
+        "cumulative-cost": BreakEvenRequest,
+        "break-even-sweep": SweepRequest,
+        "compare": CompareRequest,
+    }
+    if kind != "query" and kind not in kinds:
+        raise typer.BadParameter(f"unknown kind {kind!r}", param_hint="KIND")
+    if (kind == "query") != (question is not None) or (kind != "query") != (request is not None):
+        raise typer.BadParameter("`query` takes -q QUESTION; the other kinds take -r FILE")
+    settings = get_settings()
+    try:
+        with Session(get_engine()) as session:
+            if kind == "query":
+                drawn = charts.query_chart(session, settings, question, fmt)
+            else:
+                req = kinds[kind].model_validate_json(request.read_bytes())
+                if kind == "cumulative-cost":
+                    drawn = charts.cumulative_chart(session, req, settings, None, fmt)
+                elif kind == "break-even-sweep":
+                    drawn = charts.sweep_chart(session, req, settings, fmt)
+                else:
+                    drawn = charts.compare_chart(session, req, settings, fmt)
+    except _refusals() as exc:
+        raise _fail(exc) from None
+    _write_chart(drawn, output)
 
 
 def main() -> None:

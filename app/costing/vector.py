@@ -175,6 +175,8 @@ class Costs:
         co2e_kg: ``energy_kwh x carbon_intensity_g_per_kwh / 1000``, kg CO2e.
         break_even_days: desktops only: ``upfront_usd / (best cloud per day - desktop per
             day)`` against ``best_cloud`` (NaN = never, or not a desktop).
+        over_capacity: desktops whose busy hours per month would exceed the month (730 h):
+            one machine cannot do the work, so they are not costed.
         best_cloud: index of the cheapest costed cloud option, or -1.
         order: indices of costed options, cheapest total first (ties: less CO2e, then index).
     """
@@ -190,6 +192,7 @@ class Costs:
     energy_kwh: np.ndarray
     co2e_kg: np.ndarray
     break_even_days: np.ndarray
+    over_capacity: np.ndarray
     best_cloud: int
     order: np.ndarray
 
@@ -230,7 +233,8 @@ def rank(opts: Options, work: Workload) -> Costs:
         opts.price_usd_per_hour
     )
     month = np.where(desk, energy_month * elec, cloud_month)
-    total = opts.upfront_usd + month * horizon
+    over = desk & (busy > HOURS_PER_MONTH * (1 + 1e-9))
+    total = np.where(over, np.nan, opts.upfront_usd + month * horizon)
     energy = energy_month * horizon
     co2e = energy * opts.carbon_intensity_g_per_kwh / 1000.0
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -274,6 +278,7 @@ def rank(opts: Options, work: Workload) -> Costs:
         energy_kwh=energy,
         co2e_kg=co2e,
         break_even_days=be,
+        over_capacity=over,
         best_cloud=best_cloud,
         order=order,
     )

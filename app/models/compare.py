@@ -314,6 +314,9 @@ class CompareSummary(BaseModel):
     filtered_out: int = Field(description="Left out by the filters.")
     does_not_fit: int = Field(description="Left out: the workload does not fit.")
     no_runtime: int = Field(description="Left out: no benchmark or speed estimate.")
+    over_capacity: int = Field(
+        description="Left out: desktops that would need more than 730 busy hours a month."
+    )
     other_regions: int = Field(
         description="Costed but not listed: the same offer in a dearer region."
     )

@@ -423,6 +423,7 @@ def compute_compare(session: Session, req: CompareRequest, settings: Settings) -
             filtered_out=int(considered - n_o - n_b),
             does_not_fit=len(unfit),
             no_runtime=no_runtime,
+            over_capacity=int(costs.over_capacity.sum()),
             other_regions=int(ranked_total - len(order)),
         ),
         options=listed,
