@@ -249,6 +249,9 @@ class CompareOption(BaseModel):
     label: str = Field(description="Human-readable name.")
     kind: Literal["cloud", "desktop"] = Field(description="Rent or buy.")
     provider: str | None = Field(description="Cloud provider (null for desktops).")
+    instance_type: str | None = Field(
+        description="Provider's instance or plan name; the barebone id for desktops."
+    )
     pricing_model: PricingModel | None = Field(description="Pricing model (null for desktops).")
     region: str | None = Field(description="Provider region, when the price is regional.")
     gpu_id: str = Field(description="GPU id.")

@@ -303,6 +303,7 @@ def compute_compare(session: Session, req: CompareRequest, settings: Settings) -
             build = builds.builds[bi[j - n_o]]
             ident, label = build.id, f"desktop {n}x {gpu.name} in {build.barebone.id}"
             provider = pricing = region = None
+            instance = build.barebone.id
             source = f"{build.barebone.source}; GPU: {gpu.price_new_source or gpu.source}"
             as_of = gpu.price_new_as_of or gpu.as_of
         else:
@@ -314,6 +315,7 @@ def compute_compare(session: Session, req: CompareRequest, settings: Settings) -
                 + f" ({offer.pricing_model})"
             )
             provider, pricing, region = str(offer.provider), offer.pricing_model, offer.region
+            instance = offer.instance_type
             source, as_of = offer.source, offer.as_of
         costed = math.isfinite(costs.total_cost_usd[j])
 
@@ -327,6 +329,7 @@ def compute_compare(session: Session, req: CompareRequest, settings: Settings) -
             label=label,
             kind="desktop" if is_desk[j] else "cloud",
             provider=provider,
+            instance_type=instance,
             pricing_model=pricing,
             region=region,
             gpu_id=gpu.id,
