@@ -14,6 +14,7 @@ Pure: inputs are numbers and strings, outputs bytes; no web or database imports.
 from __future__ import annotations
 
 import io
+import textwrap
 import math
 import threading
 from collections.abc import Sequence
@@ -195,6 +196,16 @@ def ranked_bars(
         if handles:
             fig.legend(handles=handles, loc="outside lower center", ncols=len(handles))
         return _render(fig, fmt, title, x_label, y_label)
+
+
+def message(*, title: str, lines: Sequence[str], fmt: Format = "png") -> Chart:
+    """A card with no axes: a title and a few lines of text (a question that has no chart)."""
+    with _lock, matplotlib.rc_context(STYLE):
+        fig = _figure()
+        fig.suptitle(textwrap.fill(title, 70), fontsize=STYLE["axes.titlesize"])
+        body = "\n".join(textwrap.fill(line, 90, subsequent_indent="  ") for line in lines)
+        fig.text(0.05, 0.75, body, va="top")
+        return _render(fig, fmt, title, "", "")
 
 
 def _short(label: str, width: int = 36) -> str:

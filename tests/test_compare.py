@@ -121,9 +121,8 @@ def test_interruption_overhead_matches_a_simulation(rate, tau, restart):
         assert risk.time_factor == pytest.approx(1 + rate * (tau / 2 + restart), rel=0.01)
 
 
-def test_interruption_risk_refuses_hopeless_settings():
-    with pytest.raises(costing.InvalidInput):
-        vector.InterruptionRisk(10, 10, 0).time_factor  # noqa: B018
+def test_interruption_risk_hopeless_and_invalid_settings():
+    assert vector.InterruptionRisk(10, 10, 0).time_factor == math.inf
     with pytest.raises(costing.InvalidInput):
         vector.InterruptionRisk(0, 1)
 

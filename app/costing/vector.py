@@ -71,17 +71,13 @@ class InterruptionRisk:
         ``M e^(R/M) (e^((tau + delta)/M) - 1) / tau`` with ``M = 1 / interruptions_per_hour``.
 
         For small ``tau / M`` this is about ``1 + delta/tau + (tau/2 + R) / M``: half an interval
-        of work lost, plus the restart, per interruption. Raises :class:`InvalidInput` when the
-        expected time overflows (the job would practically never finish)."""
+        of work lost, plus the restart, per interruption. Infinity when ``(tau + delta + R) / M``
+        exceeds 50 (over 5e21 billed hours per useful hour: the job practically never
+        finishes)."""
         m = 1.0 / self.interruptions_per_hour
         tau, r, delta = self.checkpoint_interval_h, self.restart_overhead_h, self.checkpoint_write_h
-        exponent = (tau + delta) / m + r / m
-        _require(
-            exponent < 50,
-            "interruptions are so frequent against the checkpoint interval and restart time "
-            "that the job would practically never finish; checkpoint more often",
-            "spot",
-        )
+        if (tau + delta + r) / m > 50:
+            return math.inf
         return m * math.exp(r / m) * math.expm1((tau + delta) / m) / tau
 
 
@@ -349,8 +345,9 @@ def break_even_grid(
     )
     cloud_day = cloud_month / DAYS_PER_MONTH
     saving = cloud_day[np.newaxis, :] - desk_day
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         days = np.where(saving > 0, desktop.upfront_usd / saving, np.nan)
+    days = np.where(np.isfinite(days), days, np.nan)  # a saving too small to pay back
     return BreakEvenGrid(
         days=days,
         desktop_total_usd=desktop.upfront_usd + desk_day * horizon_days,

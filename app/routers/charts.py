@@ -36,11 +36,10 @@ FormatQuery = Annotated[Format, Query(description="`png` (default) or `svg`.", a
 
 
 def _image(chart) -> Response:
-    return Response(
-        chart.content,
-        media_type=chart.media_type,
-        headers={"Cache-Control": "public, max-age=3600"},
-    )
+    headers = {"Cache-Control": "public, max-age=3600"}
+    if not chart.x_label:  # a card explaining why there is no chart
+        headers["X-Gpucost-Charted"] = "false"
+    return Response(chart.content, media_type=chart.media_type, headers=headers)
 
 
 @router.post(
@@ -106,8 +105,10 @@ def query_chart(
     fmt: FormatQuery = "png",
 ) -> Response:
     """The chart of a `/v1/query` answer (what Slack replies link): a break-even question
-    draws cumulative cost, a run-cost question ranked bars. 422 when the question is not
-    understood or its kind has no chart; 404 for unknown names."""
+    draws cumulative cost, a run-cost question ranked bars. As with `/v1/query`, any question
+    gets a 200: one that is not understood, names something unknown, or has no chart gets a
+    card saying why, with examples, and the header `X-Gpucost-Charted: false`. 422 is only
+    for a missing or over-long `q`."""
     return _image(charts.query_chart(session, settings, q, fmt))
 
 

@@ -9,7 +9,6 @@ from typing import Any
 from sqlmodel import Session
 
 from app import charts
-from app.errors import InvalidRequest, NotUnderstood
 from app.models.calc import BreakEvenRequest, BreakEvenResult, RunCostResult
 from app.models.compare import CompareRequest, CompareResult, SweepRequest
 from app.services import calc, compare, query
@@ -145,21 +144,24 @@ def run_cost_bars(res: RunCostResult, fmt: charts.Format) -> charts.Chart:
 
 def query_chart(session: Session, settings: Settings, text: str, fmt: charts.Format):
     """The chart for a plain-language question: a break-even question draws cumulative cost,
-    a run-cost question ranked bars. Raises :class:`NotUnderstood` (422) when the question
-    is not answered and :class:`InvalidRequest` (422) when its kind has no chart."""
+    a run-cost question ranked bars. Like ``/v1/query``, a question that cannot be charted
+    still gets an image: a card saying why, with examples (``Chart.x_label`` is then
+    empty)."""
     answer = query.respond(session, settings, text)
-    if not answer.answered:
-        raise NotUnderstood(
-            answer.headline, suggestions=answer.suggestions, examples=answer.examples
-        )
     result: Any = answer.result
-    if answer.endpoint == "/v1/break-even":
+    if answer.answered and answer.endpoint == "/v1/break-even":
         return cumulative_from_result(BreakEvenResult.model_validate(result), None, fmt)
-    if answer.endpoint == "/v1/run-cost":
+    if answer.answered and answer.endpoint == "/v1/run-cost":
         return run_cost_bars(RunCostResult.model_validate(result), fmt)
-    raise InvalidRequest(
-        f"no chart for a '{answer.intent}' question; charts draw break-even and run-cost questions"
-    )
+    if answer.answered:
+        title = f"No chart for a '{answer.intent}' question: {answer.headline}"
+        lines = ["Charts draw break-even and run-cost questions, e.g."]
+    else:
+        title = answer.headline
+        lines = [f"Did you mean: {', '.join(answer.suggestions)}?"] if answer.suggestions else []
+        lines.append("Try, e.g.")
+    lines += [f"  {e}" for e in (answer.examples or query.EXAMPLES[:2])]
+    return charts.message(title=title, lines=lines, fmt=fmt)
 
 
 def has_chart(endpoint: str | None) -> bool:

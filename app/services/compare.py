@@ -256,6 +256,7 @@ def compute_compare(session: Session, req: CompareRequest, settings: Settings) -
     fits = gpu_fits[g]
     tf = np.where(fits == 0, np.nan, gpu_speed.hours[g] / count)
     overhead = np.ones(n_o + n_b)
+    warnings: list[str] = []
     risk = None
     if req.spot is not None:
         s = req.spot
@@ -266,6 +267,11 @@ def compute_compare(session: Session, req: CompareRequest, settings: Settings) -
             s.checkpoint_write_min / 60.0,
         )
         overhead[:n_o] = np.where(offers.spot[oi], risk.time_factor, 1.0)
+        if math.isinf(risk.time_factor):
+            warnings.append(
+                "spot and interruptible offers are not costed: with these interruption, "
+                "checkpoint and restart times the job would practically never finish"
+            )
     ci = np.concatenate([offers.carbon_intensity_g_per_kwh[oi], np.full(n_b, np.nan)])
     ci = np.where(np.isnan(ci), ci_default, ci)
     opts = vector.Options(
@@ -383,7 +389,7 @@ def compute_compare(session: Session, req: CompareRequest, settings: Settings) -
     desk_order = order[is_desk[order]]
     no_runtime = int(np.sum(~np.isfinite(tf) & (fits != 0)))
 
-    warnings = [
+    warnings += [
         "desktops: the purchase is counted in full over the horizon (no resale value); cloud "
         "energy counts GPU power (TDP x count x PUE) only",
     ]
@@ -394,7 +400,7 @@ def compute_compare(session: Session, req: CompareRequest, settings: Settings) -
             f"{spot_ranked} spot or interruptible offers are priced as if never interrupted; "
             "give `spot` (interruptions per hour, checkpoint interval) to price re-done work"
         )
-    if risk is not None:
+    if risk is not None and math.isfinite(risk.time_factor):
         trail.assume("spot.billed_hours_per_useful_hour", sig8(risk.time_factor), vector.DALY_2006)
     if ref.run_hours is None:
         trail.assume(
@@ -461,11 +467,14 @@ def compute_sweep(session: Session, req: SweepRequest, settings: Settings) -> Sw
         region = resolve_region(session, req.region)
         prices = [resolve_electricity(_NoPrice(), region, settings, trail)]
     factor = 1.0
-    if req.normalize_performance:
-        if desk.gpu is None or cloud.gpu is None:
-            raise InvalidRequest(
-                "normalize_performance needs the desktop's gpu and the cloud's gpu (or offer)"
-            )
+    if req.normalize_performance and (desk.gpu is None or cloud.gpu is None):
+        trail.assume(
+            "normalize_performance",
+            False,
+            "requested, but skipped (as in /v1/break-even): name the desktop's gpu and the "
+            "cloud's gpu (or offer) to scale cloud hours",
+        )
+    elif req.normalize_performance:
         perf = speed(
             measured_runtimes(session),
             desk.gpu,
