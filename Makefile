@@ -8,7 +8,7 @@ HOST   ?= 127.0.0.1
 PORT   ?= 8000
 export GPUCOST_DATABASE_URL ?= sqlite:///./gpucost.db
 
-.PHONY: install db run test contract lint openapi bench-slack clean
+.PHONY: install db run test contract lint openapi bench-slack bench-compare clean
 
 $(BIN)/.installed: requirements.lock pyproject.toml
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "need $(PYTHON)"; exit 1; }
@@ -38,6 +38,9 @@ openapi: install
 
 bench-slack: install
 	$(BIN)/python scripts/bench_slack.py
+
+bench-compare: install
+	$(BIN)/python scripts/bench_compare.py
 
 lint: install
 	$(BIN)/ruff check app tests

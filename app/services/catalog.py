@@ -31,9 +31,10 @@ def _page(session: Session, stmt, limit: int, offset: int) -> tuple[Sequence[Any
 
 
 def gpu_index(session: Session) -> NameIndex:
-    """Name index over every GPU in the catalog."""
-    rows = session.exec(select(Gpu.id, Gpu.name, Gpu.aliases)).all()
-    return NameIndex((r[0], r[1], r[2] or []) for r in rows)
+    """Name index over every GPU in the catalog (built once per catalog revision)."""
+    from app.services.snapshot import get_snapshot  # the snapshot reads through this module
+
+    return get_snapshot(session).gpu_names
 
 
 def resolve_gpu(session: Session, name: str) -> Gpu:

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 from sqlmodel import Session, select
 
+from app.catalog.resolve import NameIndex
 from app.models import (
     Barebone,
     BenchmarkResult,
@@ -84,10 +85,11 @@ class BuildArrays:
 
 @dataclass(frozen=True)
 class Snapshot:
-    """The catalog at one revision: GPUs (with per-GPU arrays), offers, desktop builds,
-    regions, providers and benchmark results."""
+    """The catalog at one revision: GPU names (for resolving what users type), GPUs (with
+    per-GPU arrays), offers, desktop builds, regions, providers and benchmark results."""
 
     revision: int
+    gpu_names: NameIndex
     gpus: tuple[Gpu, ...]
     gpu_position: dict[str, int]
     gpu_tdp_w: np.ndarray
@@ -181,6 +183,7 @@ def build_snapshot(session: Session, revision: int) -> Snapshot:
     )
     return Snapshot(
         revision=revision,
+        gpu_names=NameIndex((g.id, g.name, g.aliases or []) for g in gpus),
         gpus=tuple(gpus),
         gpu_position=position,
         gpu_tdp_w=np.array([g.tdp_w for g in gpus], dtype=float),
