@@ -196,7 +196,7 @@ class Costs:
 def billed_hours(run_h: np.ndarray, increment_h: np.ndarray, minimum_h: np.ndarray) -> np.ndarray:
     """Element-wise :func:`app.costing.model.billed_seconds` in hours: ``max(minimum,
     ceil(run / increment) x increment)``; 0 means no increment or no minimum."""
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         rounded = np.where(
             increment_h > 0, np.ceil(run_h / increment_h - 1e-9) * increment_h, run_h
         )
@@ -233,7 +233,7 @@ def rank(opts: Options, work: Workload) -> Costs:
     total = np.where(over, np.nan, opts.upfront_usd + month * horizon)
     energy = energy_month * horizon
     co2e = energy * opts.carbon_intensity_g_per_kwh / 1000.0
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         busy_total = busy * horizon
         effective = np.where(desk, total / busy_total, opts.price_usd_per_hour)
         per_batch = np.where(opts.max_batch_size > 0, effective / opts.max_batch_size, np.nan)
@@ -256,7 +256,7 @@ def rank(opts: Options, work: Workload) -> Costs:
         cloud_idx = np.flatnonzero(cloud_ok)
         best_cloud = int(cloud_idx[np.argmin(total[cloud_idx])])
         saving_per_day = (month[best_cloud] - month) / DAYS_PER_MONTH
-        with np.errstate(divide="ignore", invalid="ignore"):
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             be = np.where(
                 desk & costed & (saving_per_day > 0), opts.upfront_usd / saving_per_day, np.nan
             )

@@ -85,14 +85,14 @@ class SpotModel(_Body):
     ``M e^(R/M) (e^((tau+delta)/M) - 1) / tau`` with ``M = 1 / interruptions_per_hour``."""
 
     interruptions_per_hour: float = Field(
-        gt=0,
+        ge=1e-6,
         le=10,
         description="Expected interruptions per hour of running, 1/h (no default: providers "
         "publish it per instance type and region, e.g. the AWS Spot Instance Advisor's "
         "'frequency of interruption').",
     )
     checkpoint_interval_min: float = Field(
-        gt=0, le=10_000, description="Useful work between checkpoints, minutes."
+        ge=0.01, le=10_000, description="Useful work between checkpoints, minutes."
     )
     restart_overhead_min: float = Field(
         default=0, ge=0, le=10_000, description="Time to restart and reload, minutes."
@@ -191,17 +191,20 @@ class CompareRequest(_Body):
         "Profile id (`GET /v1/utilization-profiles`), instead of `utilization`.", max_length=64
     )
     runs_per_month: float = Field(
-        default=None, gt=0, le=10**7, description="Runs per month (needs a benchmark or runtime)."
+        default=None,
+        ge=0.001,
+        le=10**7,
+        description="Runs per month (needs a benchmark or runtime).",
     )
     gpu_hours_per_month: float = Field(
         default=None,
-        gt=0,
+        ge=0.001,
         le=100_000,
         description="Hours of work per month on the reference GPU(s), h.",
     )
     horizon_months: float = Field(
         default=DEFAULT_HORIZON_MONTHS,
-        gt=0,
+        ge=0.01,
         le=120,
         description="Months over which total cost is taken; default 12 (seed 001: 'if you do "
         "deep learning for more than a year, buy a desktop').",
