@@ -14,8 +14,8 @@ Pure: inputs are numbers and strings, outputs bytes; no web or database imports.
 from __future__ import annotations
 
 import io
-import textwrap
 import math
+import textwrap
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
