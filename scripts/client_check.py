@@ -14,7 +14,9 @@ from gpucost_client.api.calculations import (
     calculations_compute_carbon,
     calculations_compute_run_cost,
 )
+from gpucost_client.api.calculations import calculations_compute_compare, calculations_compute_sweep
 from gpucost_client.api.catalog import catalog_list_cloud_offers, catalog_list_gpus
+from gpucost_client.api.charts import charts_query_chart
 from gpucost_client.api.query import query_answer_query
 from gpucost_client.models import (
     BreakEvenRequest,
@@ -23,6 +25,9 @@ from gpucost_client.models import (
     CarbonResult,
     CloudOffersPublic,
     CloudSpec,
+    CompareRequest,
+    CompareResult,
+    CompareWorkload,
     DesktopSpec,
     GpusPublic,
     PricingModel,
@@ -32,8 +37,11 @@ from gpucost_client.models import (
     RunCostRequest,
     RunCostResult,
     RunOption,
+    SweepRequest,
+    SweepResult,
     Workload,
 )
+from gpucost_client.types import File
 
 
 def main(base_url: str) -> None:
@@ -96,7 +104,35 @@ def main(base_url: str) -> None:
     qa = query_answer_query.sync(client=client, q="break-even for 3090 at 15% util")
     assert isinstance(qa, QueryAnswer) and qa.answered, qa
     assert qa.headline == "Break-even: 293 days", qa.headline
-    print("generated client: break-even, run cost, carbon, catalog, query and errors OK")
+    # Compare: seed 004's EfficientNet on the A6000 (627 s) as the reference run.
+    cmp_ = calculations_compute_compare.sync(
+        client=client,
+        body=CompareRequest(
+            workload=CompareWorkload(benchmark="efficientnet", gpu="rtx-a6000"),
+            runs_per_month=30,
+            limit=5,
+        ),
+    )
+    assert isinstance(cmp_, CompareResult) and len(cmp_.options) == 5, cmp_
+    assert abs(cmp_.reference_hours_per_month - 30 * 627 / 3600) < 1e-6
+    totals = [o.total_cost_usd for o in cmp_.options]
+    assert totals == sorted(totals)
+    # Sweep: seed 001's 292.96 days at 15 % (column 15 of 1 %..100 %).
+    sw = calculations_compute_sweep.sync(
+        client=client,
+        body=SweepRequest(
+            desktop=DesktopSpec(gpu="rtx-3090", total_price_usd=2200),
+            cloud=CloudSpec(price_usd_per_hour=2.14),
+            electricity_prices_usd_per_kwh=[0.12],
+        ),
+    )
+    assert isinstance(sw, SweepResult) and sw.break_even_days[0][14] == 292.96, sw
+    png = charts_query_chart.sync(client=client, q="break-even for 3090 at 15% util")
+    assert isinstance(png, File) and png.payload.read(8) == b"\x89PNG\r\n\x1a\n"
+    print(
+        "generated client: break-even, run cost, carbon, catalog, query, compare, sweep, "
+        "chart and errors OK"
+    )
 
 
 if __name__ == "__main__":
