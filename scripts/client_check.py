@@ -12,9 +12,10 @@ from gpucost_client import Client
 from gpucost_client.api.calculations import (
     calculations_compute_break_even,
     calculations_compute_carbon,
+    calculations_compute_compare,
     calculations_compute_run_cost,
+    calculations_compute_sweep,
 )
-from gpucost_client.api.calculations import calculations_compute_compare, calculations_compute_sweep
 from gpucost_client.api.catalog import catalog_list_cloud_offers, catalog_list_gpus
 from gpucost_client.api.charts import charts_query_chart
 from gpucost_client.api.query import query_answer_query
