@@ -19,8 +19,8 @@ from app.models.calc import (
     CloudSpec,
     DesktopSpec,
     SourceRef,
-    Utilization,
     _Body,
+    _Where,
     name_field,
 )
 from app.models.offer import PricingModel, Provider
@@ -146,9 +146,11 @@ class CompareFilters(_Body):
     )
 
 
-class CompareRequest(_Body):
+class CompareRequest(_Where):
     """Rank every option in the catalog (cloud offers of every provider, region and pricing
-    model, Colab plans, desktop builds from catalog barebones and GPUs) for one workload."""
+    model, Colab plans, desktop builds from catalog barebones and GPUs) for one workload.
+    Utilization, electricity price and region are those of ``/v1/break-even``; the region's
+    carbon intensity also applies to cloud offers without a catalog region."""
 
     model_config = ConfigDict(
         **STRICT,
@@ -186,10 +188,6 @@ class CompareRequest(_Body):
     workload: CompareWorkload = Field(
         default_factory=CompareWorkload, description="What one run is."
     )
-    utilization: float = Utilization
-    utilization_profile: str = name_field(
-        "Profile id (`GET /v1/utilization-profiles`), instead of `utilization`.", max_length=64
-    )
     runs_per_month: float = Field(
         default=None,
         ge=0.001,
@@ -208,18 +206,6 @@ class CompareRequest(_Body):
         le=120,
         description="Months over which total cost is taken; default 12 (seed 001: 'if you do "
         "deep learning for more than a year, buy a desktop').",
-    )
-    electricity_price_usd_per_kwh: float | None = Field(
-        default=None,
-        ge=0,
-        le=5,
-        description="Desktop electricity price, USD/kWh; default: the region's, else 0.12 "
-        "(seed 001).",
-    )
-    region: str | None = name_field(
-        "Region id of the desktop (`de`, `us-ca`) for electricity and carbon; also the carbon "
-        "intensity of cloud offers without a catalog region.",
-        max_length=64,
     )
     spot: SpotModel | None = Field(
         default=None,
