@@ -36,6 +36,7 @@ from app.models.calc import (
     SourceRef,
 )
 from app.services import catalog
+from app.services.snapshot import get_snapshot
 from app.settings import Settings
 
 SEED_001 = "seed 001 (Tim Dettmers, 'Which GPU for deep learning', 2020-09-07)"
@@ -293,12 +294,9 @@ def resolve_cloud(session: Session, spec: CloudSpec, trail: Trail) -> ResolvedCl
 
 
 def measured_runtimes(session: Session) -> dict[str, dict[str, float]]:
-    """Seconds per benchmark and GPU, for every non-OOM result: {benchmark: {gpu: s}}."""
-    out: dict[str, dict[str, float]] = {}
-    for res in catalog.benchmark_results(session):
-        if res.seconds is not None:
-            out.setdefault(res.benchmark_id, {})[res.gpu_id] = res.seconds
-    return out
+    """Seconds per benchmark and GPU, for every non-OOM result: {benchmark: {gpu: s}}
+    (from the catalog snapshot)."""
+    return get_snapshot(session).runtimes_s
 
 
 def speed(

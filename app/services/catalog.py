@@ -227,10 +227,8 @@ def get_provider(session: Session, provider_id: str) -> ProviderInfo | None:
 
 
 def smallest_barebone_for(session: Session, gpu_count: int) -> Barebone | None:
-    """The catalog barebone with the fewest GPU slots that still holds ``gpu_count`` GPUs."""
-    stmt = (
-        select(Barebone)
-        .where(Barebone.gpu_slots >= gpu_count)
-        .order_by(Barebone.gpu_slots, Barebone.price_usd)
-    )
-    return session.exec(stmt).first()
+    """The catalog barebone with the fewest GPU slots that still holds ``gpu_count`` GPUs
+    (cheapest on ties), from the catalog snapshot."""
+    from app.services import snapshot
+
+    return snapshot.smallest_barebone(snapshot.get_snapshot(session).barebones, gpu_count)

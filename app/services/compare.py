@@ -160,10 +160,7 @@ def _relative_speed(
         )
     ref = catalog.resolve_gpu(session, w.gpu)
     trail.cite(f"gpu {ref.id}: specs and TDP", ref.source, ref.as_of)
-    by_bench = {  # as measured_runtimes(), from the snapshot instead of SQL
-        bid: {gid: r.seconds for gid, r in results.items() if r.seconds is not None}
-        for bid, results in snap.benchmark_results.items()
-    }
+    by_bench = snap.runtimes_s
     hours = np.full(n, np.nan)
     basis: list[str | None] = [None] * n
     note: list[str | None] = [None] * n

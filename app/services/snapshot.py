@@ -86,7 +86,9 @@ class BuildArrays:
 @dataclass(frozen=True)
 class Snapshot:
     """The catalog at one revision: GPU names (for resolving what users type), GPUs (with
-    per-GPU arrays), offers, desktop builds, regions, providers and benchmark results."""
+    per-GPU arrays), offers, desktop builds, regions, providers, barebones sorted by (slots,
+    price, id), and benchmark results, with ``runtimes_s[benchmark][gpu]`` the measured
+    seconds of every result that did not run out of memory."""
 
     revision: int
     gpu_names: NameIndex
@@ -98,17 +100,23 @@ class Snapshot:
     builds: BuildArrays
     regions: dict[str, Region]
     providers: dict[str, ProviderInfo]
+    barebones: tuple[Barebone, ...]
     benchmark_results: dict[str, dict[str, BenchmarkResult]]
+    runtimes_s: dict[str, dict[str, float]]
 
 
-def _assemble_builds(gpus: list[Gpu], barebones: list[Barebone]) -> list[Build]:
+def smallest_barebone(barebones: tuple[Barebone, ...], gpu_count: int) -> Barebone | None:
+    """The barebone with the fewest GPU slots that still holds ``gpu_count`` GPUs, cheapest
+    on ties; ``barebones`` sorted by (slots, price, id) as :attr:`Snapshot.barebones` is."""
+    return next((b for b in barebones if b.gpu_slots >= gpu_count), None)
+
+
+def _assemble_builds(gpus: list[Gpu], barebones: tuple[Barebone, ...]) -> list[Build]:
     """For every GPU with a catalog price and every count from 1 to the largest barebone's
-    slots: the build in the smallest barebone that holds that many GPUs (cheapest on ties)."""
-    ordered = sorted(barebones, key=lambda b: (b.gpu_slots, b.price_usd, b.id))
-    most = max((b.gpu_slots for b in ordered), default=0)
-    smallest = {n: next(b for b in ordered if b.gpu_slots >= n) for n in range(1, most + 1)}
+    slots: the build in the smallest barebone that holds that many GPUs."""
+    most = max((b.gpu_slots for b in barebones), default=0)
     return [
-        Build(smallest[n], gpu, n)
+        Build(smallest_barebone(barebones, n), gpu, n)  # type: ignore[arg-type]
         for gpu in gpus
         if gpu.price_new_usd is not None
         for n in range(1, most + 1)
@@ -122,7 +130,9 @@ def build_snapshot(session: Session, revision: int) -> Snapshot:
     regions = {r.id: r for r in session.exec(select(Region))}
     providers = {p.id: p for p in session.exec(select(ProviderInfo))}
     offers = list(session.exec(select(CloudOffer).order_by(CloudOffer.id)))
-    barebones = list(session.exec(select(Barebone)))
+    barebones = tuple(
+        sorted(session.exec(select(Barebone)), key=lambda b: (b.gpu_slots, b.price_usd, b.id))
+    )
     results: dict[str, dict[str, BenchmarkResult]] = {}
     for res in session.exec(select(BenchmarkResult)):
         results.setdefault(res.benchmark_id, {})[res.gpu_id] = res
@@ -192,7 +202,12 @@ def build_snapshot(session: Session, revision: int) -> Snapshot:
         builds=build_arrays,
         regions=regions,
         providers=providers,
+        barebones=barebones,
         benchmark_results=results,
+        runtimes_s={
+            bid: {gid: r.seconds for gid, r in by_gpu.items() if r.seconds is not None}
+            for bid, by_gpu in results.items()
+        },
     )
 
 
