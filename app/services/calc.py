@@ -9,6 +9,7 @@ decimals.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -437,6 +438,70 @@ def compute_break_even(
 # ------------------------------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class BenchmarkTime:
+    """One GPU's time for one run of a catalog benchmark: ``seconds`` (s; None when it does
+    not fit or cannot be estimated), ``basis`` (`benchmark` measured, `estimate` scaled by
+    memory bandwidth), ``fits`` (None = unknown), the measured ``max_batch_size`` per GPU
+    (items, None = unknown) and a ``note`` saying how it was obtained."""
+
+    seconds: float | None
+    basis: str | None
+    fits: bool | None
+    max_batch_size: int | None
+    note: str | None
+
+
+def benchmark_reference(
+    results: dict[str, Any], gpu_by_id: Callable[[str], Gpu | None]
+) -> tuple[Any, Gpu] | None:
+    """The (result, GPU) with the most memory bandwidth among a benchmark's measured runs:
+    the base for estimating GPUs it was not run on. None when nothing was measured."""
+    measured = [
+        (r, gpu) for gid, r in results.items() if r.seconds and (gpu := gpu_by_id(gid)) is not None
+    ]
+    if not measured:
+        return None
+    return max(measured, key=lambda p: p[1].memory_bandwidth_gb_per_s or 0)
+
+
+def benchmark_time(
+    benchmark_id: str, results: dict[str, Any], reference: tuple[Any, Gpu] | None, gpu: Gpu
+) -> BenchmarkTime:
+    """One run of ``benchmark_id`` on one ``gpu``: measured when it ran there (out of memory
+    means it does not fit), else the reference's time scaled by the memory-bandwidth ratio
+    (seed 001: speed scales with bandwidth within an architecture), labelled an estimate."""
+    res = results.get(gpu.id)
+    if res is not None and res.oom:
+        # The timed run ran out of memory at the benchmark's settings; the max batch size was
+        # measured separately (seed 004), so it is still reported.
+        return BenchmarkTime(
+            None,
+            "benchmark",
+            False,
+            res.max_batch_size,
+            f"does not fit: {benchmark_id} ran out of GPU memory on {gpu.id} "
+            "at the benchmark's settings",
+        )
+    if res is not None:
+        return BenchmarkTime(res.seconds, "benchmark", True, res.max_batch_size, None)
+    if reference is None or not gpu.memory_bandwidth_gb_per_s:
+        return BenchmarkTime(
+            None, None, None, None, f"{gpu.id} was not benchmarked and has no bandwidth figure"
+        )
+    ref_res, ref = reference
+    ratio = costing.speed_ratio_from_bandwidth(
+        ref.memory_bandwidth_gb_per_s, gpu.memory_bandwidth_gb_per_s
+    )
+    return BenchmarkTime(
+        ref_res.seconds * ratio.time_factor,
+        "estimate",
+        None,
+        None,
+        f"not benchmarked on {gpu.id}: {ratio.detail}, from {ref.id}; memory fit unknown",
+    )
+
+
 @dataclass
 class _Runtime:
     """Runtime of one run on an option: ``seconds`` (s, None when it does not fit or is
@@ -469,46 +534,17 @@ def _runtime_on(ctx: _RunContext, gpu: Gpu, count: int) -> _Runtime:
     """Runtime of one run on ``count`` x ``gpu``: measured, given, or estimated (and said)."""
     w = ctx.req.workload
     if w.benchmark:
-        res = ctx.bench_results.get(gpu.id)
-        if res is not None:
-            batch = w.max_batch_size or res.max_batch_size
-            if res.oom:
-                # The timed run ran out of memory at the benchmark's settings; the max batch
-                # size was measured separately (seed 004), so it is still reported.
-                return _Runtime(
-                    None,
-                    "benchmark",
-                    False,
-                    batch * count if batch else None,
-                    f"does not fit: {w.benchmark} ran out of GPU memory on {gpu.id} "
-                    "at the benchmark's settings",
-                )
-            return _Runtime(
-                res.seconds / count,
-                "benchmark",
-                True,
-                batch * count if batch else None,
-                None if count == 1 else "multi-GPU runtime scaled linearly by count",
-            )
-        # Not measured on this GPU: scale the highest-bandwidth measured GPU's time.
-        if not gpu.memory_bandwidth_gb_per_s:
-            return _Runtime(
-                None,
-                None,
-                None,
-                w.max_batch_size,
-                f"{gpu.id} was not benchmarked and has no bandwidth figure",
-            )
-        ref_res, ref = ctx.bench_reference  # type: ignore[misc]  (set for benchmarks)
-        ratio = costing.speed_ratio_from_bandwidth(
-            ref.memory_bandwidth_gb_per_s, gpu.memory_bandwidth_gb_per_s, 1, count
-        )
+        bt = benchmark_time(w.benchmark, ctx.bench_results, ctx.bench_reference, gpu)
+        batch = w.max_batch_size or bt.max_batch_size
+        note = bt.note
+        if bt.seconds is not None and count > 1:
+            note = "; ".join(filter(None, [note, "multi-GPU runtime scaled linearly by count"]))
         return _Runtime(
-            ref_res.seconds * ratio.time_factor,
-            "estimate",
-            None,
-            w.max_batch_size * count if w.max_batch_size else None,
-            f"not benchmarked on {gpu.id}: {ratio.detail}, from {ref.id}; memory fit unknown",
+            None if bt.seconds is None else bt.seconds / count,
+            bt.basis,
+            bt.fits,
+            batch * count if batch else None,
+            note,
         )
     runtime = w.runtime_s or 0.0
     ref_gpu = ctx.ref_gpu
@@ -541,9 +577,7 @@ def compute_run_cost(session: Session, req: RunCostRequest, settings: Settings) 
         bench = catalog.get_benchmark(session, w.benchmark)
         trail.cite(f"benchmark {bench.id}", bench.source, bench.as_of)
         bench_results = {r.gpu_id: r for r in catalog.benchmark_results(session, bench.id)}
-        measured = [(r, session.get(Gpu, gid)) for gid, r in bench_results.items() if r.seconds]
-        if measured:
-            bench_reference = max(measured, key=lambda p: p[1].memory_bandwidth_gb_per_s or 0)
+        bench_reference = benchmark_reference(bench_results, lambda gid: session.get(Gpu, gid))
     ref_gpu = _gpu_or_none(session, w.gpu, trail)
     region = resolve_region(session, req.region)
     ctx = _RunContext(

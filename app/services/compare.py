@@ -14,7 +14,6 @@ from dataclasses import dataclass
 import numpy as np
 from sqlmodel import Session
 
-from app import costing
 from app.costing import vector
 from app.errors import Ambiguous, CatalogGap, InvalidRequest
 from app.models.compare import (
@@ -29,6 +28,8 @@ from app.services import catalog
 from app.services.calc import (
     SEED_001,
     Trail,
+    benchmark_reference,
+    benchmark_time,
     carbon_region,
     measured_runtimes,
     resolve_cloud,
@@ -74,8 +75,8 @@ class Reference:
 def _benchmark_speed(
     snap: Snapshot, session: Session, req: CompareRequest, trail: Trail
 ) -> tuple[GpuSpeed, Reference]:
-    """Measured seconds per GPU; unmeasured GPUs scaled by memory bandwidth from the
-    measured GPU with the most bandwidth (the same rule as ``/v1/run-cost``)."""
+    """Seconds per GPU from :func:`benchmark_time` (the rule ``/v1/run-cost`` uses), as
+    hours per hour of the reference's work."""
     w = req.workload
     bench = catalog.get_benchmark(session, w.benchmark)
     trail.cite(f"benchmark {bench.id}", bench.source, bench.as_of)
@@ -86,33 +87,18 @@ def _benchmark_speed(
     basis: list[str | None] = [None] * n
     note: list[str | None] = [None] * n
     batch = np.zeros(n)
-    measured = [
-        (r, snap.gpus[snap.gpu_position[gid]])
-        for gid, r in results.items()
-        if r.seconds and gid in snap.gpu_position
-    ]
-    if not measured:
+    reference = benchmark_reference(
+        results, lambda gid: snap.gpus[snap.gpu_position[gid]] if gid in snap.gpu_position else None
+    )
+    if reference is None:
         raise CatalogGap(f"benchmark '{bench.id}' has no measured runtime in the catalog")
-    ref_res, ref_bw_gpu = max(measured, key=lambda p: p[1].memory_bandwidth_gb_per_s or 0)
     for i, gpu in enumerate(snap.gpus):
-        res = results.get(gpu.id)
-        if res is not None:
-            batch[i] = res.max_batch_size or 0
-            if res.oom:
-                fits[i] = 0
-                basis[i] = "benchmark"
-                note[i] = f"does not fit: {bench.id} ran out of GPU memory on {gpu.id}"
-                continue
-            seconds[i], fits[i], basis[i] = res.seconds, 1, "benchmark"
-        elif gpu.memory_bandwidth_gb_per_s and ref_bw_gpu.memory_bandwidth_gb_per_s:
-            ratio = costing.speed_ratio_from_bandwidth(
-                ref_bw_gpu.memory_bandwidth_gb_per_s, gpu.memory_bandwidth_gb_per_s
-            )
-            seconds[i] = ref_res.seconds * ratio.time_factor
-            basis[i] = "estimate"
-            note[i] = f"not benchmarked: {ratio.detail}, from {ref_bw_gpu.id}; fit unknown"
-        if w.max_batch_size:
-            batch[i] = w.max_batch_size
+        bt = benchmark_time(bench.id, results, reference, gpu)
+        if bt.seconds is not None:
+            seconds[i] = bt.seconds
+        fits[i] = -1 if bt.fits is None else int(bt.fits)
+        basis[i], note[i] = bt.basis, bt.note
+        batch[i] = w.max_batch_size or bt.max_batch_size or 0
     if w.gpu:
         ref_gpu = catalog.resolve_gpu(session, w.gpu)
         ref_i = snap.gpu_position[ref_gpu.id]
@@ -123,7 +109,8 @@ def _benchmark_speed(
                 + "; name another workload.gpu"
             )
     else:
-        ref_gpu, ref_i = ref_bw_gpu, snap.gpu_position[ref_bw_gpu.id]
+        ref_gpu = reference[1]
+        ref_i = snap.gpu_position[ref_gpu.id]
         trail.assume(
             "workload.gpu",
             ref_gpu.id,
