@@ -92,10 +92,13 @@ def resolve_region(session: Session, region_id: str | None) -> Region | None:
     return catalog.get_region(session, region_id) if region_id else None
 
 
-def resolve_electricity(req, region: Region | None, settings: Settings, trail: Trail) -> float:
-    """Electricity price: given > region's > settings default (seed 001's $0.12/kWh)."""
-    if req.electricity_price_usd_per_kwh is not None:
-        return req.electricity_price_usd_per_kwh
+def resolve_electricity(
+    given_usd_per_kwh: float | None, region: Region | None, settings: Settings, trail: Trail
+) -> float:
+    """Electricity price, USD/kWh: given > region's > settings default (seed 001's $0.12/kWh).
+    Raises :class:`CatalogGap` (404) for a region without a price."""
+    if given_usd_per_kwh is not None:
+        return given_usd_per_kwh
     if region is not None:
         if region.electricity_price_usd_per_kwh is None:
             raise CatalogGap(
@@ -338,7 +341,7 @@ def compute_break_even(
     cloud = resolve_cloud(session, req.cloud, trail)
     usage = resolve_usage(session, req, trail, idle_on_fraction=req.desktop.idle_on_fraction or 0.0)
     region = resolve_region(session, req.region)
-    price = resolve_electricity(req, region, settings, trail)
+    price = resolve_electricity(req.electricity_price_usd_per_kwh, region, settings, trail)
     ci_region = carbon_region(session, region, settings, trail)
 
     perf: costing.SpeedRatio | None = None
@@ -584,7 +587,9 @@ def compute_run_cost(session: Session, req: RunCostRequest, settings: Settings) 
         req=req,
         trail=trail,
         usage=resolve_usage(session, req, trail),
-        electricity_price_usd_per_kwh=resolve_electricity(req, region, settings, trail),
+        electricity_price_usd_per_kwh=resolve_electricity(
+            req.electricity_price_usd_per_kwh, region, settings, trail
+        ),
         carbon=carbon_region(session, region, settings, trail),
         bench_results=bench_results,
         bench_reference=bench_reference,

@@ -202,7 +202,7 @@ def compute_compare(session: Session, req: CompareRequest, settings: Settings) -
             "utilization is the fraction of the month the reference is busy",
         )
     region = resolve_region(session, req.region)
-    price = resolve_electricity(req, region, settings, trail)
+    price = resolve_electricity(req.electricity_price_usd_per_kwh, region, settings, trail)
     ci_default = carbon_region(session, region, settings, trail).carbon_intensity_g_per_kwh
 
     # Which options: masks over offers and builds.
@@ -452,7 +452,7 @@ def compute_sweep(session: Session, req: SweepRequest, settings: Settings) -> Sw
         prices = req.electricity_prices_usd_per_kwh
     else:
         region = resolve_region(session, req.region)
-        prices = [resolve_electricity(_NoPrice(), region, settings, trail)]
+        prices = [resolve_electricity(None, region, settings, trail)]
     factor = 1.0
     if req.normalize_performance and (desk.gpu is None or cloud.gpu is None):
         trail.assume(
@@ -495,9 +495,3 @@ def compute_sweep(session: Session, req: SweepRequest, settings: Settings) -> Sw
         assumptions=trail.assumptions,
         sources=trail.sources,
     )
-
-
-class _NoPrice:
-    """A request without an explicit electricity price (for :func:`resolve_electricity`)."""
-
-    electricity_price_usd_per_kwh = None

@@ -134,9 +134,7 @@ def answer_message(ans: QueryAnswer, base_url: str | None = None) -> dict[str, A
         blocks.append({"type": "section", "fields": fields})
     image = chart_url(base_url, ans) if base_url else None
     if image:
-        blocks.append(
-            {"type": "image", "image_url": image, "alt_text": _cut(ans.headline, 2000)}
-        )
+        blocks.append({"type": "image", "image_url": image, "alt_text": _cut(ans.headline, 2000)})
     assumed = [f"{d.name} = {d.value} ({d.source})" for d in ans.defaults]
     result = ans.result if isinstance(ans.result, dict) else {}
     assumed += [
