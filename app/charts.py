@@ -76,8 +76,7 @@ def _render(fig: Figure, fmt: Format, title: str, x_label: str, y_label: str) ->
 
 
 def _figure() -> Figure:
-    fig = Figure(figsize=(WIDTH_IN, HEIGHT_IN), dpi=DPI, layout="constrained")
-    return fig
+    return Figure(figsize=(WIDTH_IN, HEIGHT_IN), dpi=DPI, layout="constrained")
 
 
 def cumulative_cost(

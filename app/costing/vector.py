@@ -159,7 +159,6 @@ class Costs:
 
     Attributes:
         busy_hours_per_month: hours the option runs per month, interruptions included, h.
-        billed_hours_per_month: hours billed per month (cloud; per-run rounding), h.
         cost_usd_per_month: cloud bill, or desktop electricity, USD/month.
         total_cost_usd: ``upfront_usd + cost_usd_per_month x horizon_months``, USD.
         run_cost_usd: one run's marginal cost: cloud billed run time x price x overhead (seed
@@ -178,7 +177,6 @@ class Costs:
     """
 
     busy_hours_per_month: np.ndarray
-    billed_hours_per_month: np.ndarray
     cost_usd_per_month: np.ndarray
     total_cost_usd: np.ndarray
     run_cost_usd: np.ndarray
@@ -264,7 +262,6 @@ def rank(opts: Options, work: Workload) -> Costs:
     order = idx[np.lexsort((idx, co2e[idx], total[idx]))]
     return Costs(
         busy_hours_per_month=busy,
-        billed_hours_per_month=np.where(desk, np.nan, billed),
         cost_usd_per_month=month,
         total_cost_usd=total,
         run_cost_usd=run_cost,
@@ -293,14 +290,11 @@ class BreakEvenGrid:
         days: ``[price, utilization]`` break-even days; NaN where the desktop never pays back.
         desktop_total_usd: desktop cost (purchase + electricity) after ``horizon_days``, USD.
         cloud_total_usd: cloud cost after ``horizon_days`` per utilization, USD.
-        desktop_cost_usd_per_day / cloud_cost_usd_per_day: running costs per day, USD.
     """
 
     days: np.ndarray
     desktop_total_usd: np.ndarray
     cloud_total_usd: np.ndarray
-    desktop_cost_usd_per_day: np.ndarray
-    cloud_cost_usd_per_day: np.ndarray
 
 
 def break_even_grid(
@@ -352,6 +346,4 @@ def break_even_grid(
         days=days,
         desktop_total_usd=desktop.upfront_usd + desk_day * horizon_days,
         cloud_total_usd=cloud_day * horizon_days,
-        desktop_cost_usd_per_day=desk_day,
-        cloud_cost_usd_per_day=cloud_day,
     )

@@ -22,6 +22,7 @@ from app.models.calc import (
     _Body,
     _Where,
     name_field,
+    not_both,
 )
 from app.models.offer import PricingModel, Provider
 
@@ -43,7 +44,7 @@ class CompareWorkload(_Body):
     """What one run is: a catalog benchmark, a runtime measured on a GPU, or (neither) an
     hour of work on the reference GPU."""
 
-    model_config = ConfigDict(**STRICT, json_schema_extra=_at_most_one("benchmark", "runtime_s"))
+    model_config = ConfigDict(**STRICT, json_schema_extra=not_both("benchmark", "runtime_s"))
 
     benchmark: str = name_field("Benchmark id (`GET /v1/benchmarks`).", max_length=64)
     runtime_s: float = Field(

@@ -7,7 +7,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query, Response
 
-from app.charts import MEDIA_TYPES, Format
+from app.charts import Format
 from app.deps import SessionDep, SettingsDep
 from app.models.calc import BreakEvenRequest
 from app.models.common import PROBLEM_RESPONSES
@@ -111,5 +111,3 @@ def query_chart(
     for a missing or over-long `q`."""
     return _image(charts.query_chart(session, settings, q, fmt))
 
-
-__all__ = ["router", "MEDIA_TYPES"]

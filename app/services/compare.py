@@ -283,6 +283,10 @@ def compute_compare(session: Session, req: CompareRequest, settings: Settings) -
     work = vector.Workload(ref_hours, ref.run_hours, req.horizon_months, price)
     costs = vector.rank(opts, work)
 
+    def ident(j: int) -> str:
+        """Id of option j: the offer's, or the desktop build's."""
+        return offers.offers[oi[j]].id if j < n_o else builds.builds[bi[j - n_o]].id
+
     def option(j: int, rank: int | None) -> CompareOption:
         gi = int(g[j])
         gpu = snap.gpus[gi]
@@ -294,14 +298,13 @@ def compute_compare(session: Session, req: CompareRequest, settings: Settings) -
             notes.append(f"spot: {overhead[j]:.4g} billed hours per useful hour (Daly 2006)")
         if is_desk[j]:
             build = builds.builds[bi[j - n_o]]
-            ident, label = build.id, f"desktop {n}x {gpu.name} in {build.barebone.id}"
+            label = f"desktop {n}x {gpu.name} in {build.barebone.id}"
             provider = pricing = region = None
             instance = build.barebone.id
             source = f"{build.barebone.source}; GPU: {gpu.price_new_source or gpu.source}"
             as_of = gpu.price_new_as_of or gpu.as_of
         else:
             offer = offers.offers[oi[j]]
-            ident = offer.id
             label = (
                 f"{offer.provider} {offer.instance_type}"
                 + (f" {offer.region}" if offer.region else "")
@@ -318,7 +321,7 @@ def compute_compare(session: Session, req: CompareRequest, settings: Settings) -
 
         return CompareOption(
             rank=rank,
-            id=ident,
+            id=ident(j),
             label=label,
             kind="desktop" if is_desk[j] else "cloud",
             provider=provider,
@@ -409,10 +412,8 @@ def compute_compare(session: Session, req: CompareRequest, settings: Settings) -
         horizon_months=req.horizon_months,
         electricity_price_usd_per_kwh=price,
         best_id=listed[0].id if len(order) else None,
-        best_cloud_id=_id_at(costs.best_cloud, n_o, offers, oi, builds, bi),
-        best_desktop_id=_id_at(int(desk_order[0]), n_o, offers, oi, builds, bi)
-        if len(desk_order)
-        else None,
+        best_cloud_id=ident(costs.best_cloud) if costs.best_cloud >= 0 else None,
+        best_desktop_id=ident(int(desk_order[0])) if len(desk_order) else None,
         summary=CompareSummary(
             considered=int(considered),
             ranked=ranked_total,
@@ -427,12 +428,6 @@ def compute_compare(session: Session, req: CompareRequest, settings: Settings) -
         assumptions=trail.assumptions,
         sources=trail.sources,
     )
-
-
-def _id_at(j: int, n_o: int, offers, oi, builds, bi) -> str | None:
-    if j < 0:
-        return None
-    return offers.offers[oi[j]].id if j < n_o else builds.builds[bi[j - n_o]].id
 
 
 # ------------------------------------------------------------------------------------------
