@@ -19,15 +19,12 @@ import textwrap
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
+from functools import cache
+from types import SimpleNamespace
+from typing import TYPE_CHECKING, Literal
 
-import matplotlib
-
-matplotlib.use("Agg")
-from matplotlib.backends.backend_agg import FigureCanvasAgg  # noqa: E402
-from matplotlib.figure import Figure  # noqa: E402
-from matplotlib.patches import Patch  # noqa: E402
-from matplotlib.ticker import FuncFormatter  # noqa: E402
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 Format = Literal["png", "svg"]
 MEDIA_TYPES: dict[str, str] = {"png": "image/png", "svg": "image/svg+xml"}
@@ -48,7 +45,29 @@ STYLE = {
 _lock = threading.Lock()
 
 
-def _usd(x: float, _pos: int | None = None) -> str:
+@cache
+def _mpl() -> SimpleNamespace:
+    """matplotlib, imported on the first chart rather than at start-up (it is about a third
+    of the app's import time, and most requests draw nothing)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+    from matplotlib.patches import Patch
+    from matplotlib.ticker import FuncFormatter
+
+    return SimpleNamespace(
+        rc_context=matplotlib.rc_context,
+        FigureCanvasAgg=FigureCanvasAgg,
+        Figure=Figure,
+        Patch=Patch,
+        FuncFormatter=FuncFormatter,
+    )
+
+
+def usd(x: float, _pos: int | None = None) -> str:
+    """Money for titles, labels and ticks: `$2,200`, `$2.14`, `$0.00689`."""
     if abs(x) >= 1000:
         return f"${x:,.0f}"
     if abs(x) >= 1:
@@ -69,14 +88,14 @@ class Chart:
 
 def _render(fig: Figure, fmt: Format, title: str, x_label: str, y_label: str) -> Chart:
     buf = io.BytesIO()
-    FigureCanvasAgg(fig)
+    _mpl().FigureCanvasAgg(fig)
     meta = {"Title": title} if fmt == "png" else {"Title": title, "Date": None}
     fig.savefig(buf, format=fmt, dpi=DPI, metadata=meta)
     return Chart(buf.getvalue(), MEDIA_TYPES[fmt], title, x_label, y_label)
 
 
 def _figure() -> Figure:
-    return Figure(figsize=(WIDTH_IN, HEIGHT_IN), dpi=DPI, layout="constrained")
+    return _mpl().Figure(figsize=(WIDTH_IN, HEIGHT_IN), dpi=DPI, layout="constrained")
 
 
 def cumulative_cost(
@@ -93,7 +112,7 @@ def cumulative_cost(
     ``upfront_usd`` and rises by its electricity per day, the cloud line starts at 0; the
     break-even day (if any within ``days``) is marked and labelled."""
     x_label, y_label = "Days since purchase", "Cumulative cost (USD)"
-    with _lock, matplotlib.rc_context(STYLE):
+    with _lock, _mpl().rc_context(STYLE):
         fig = _figure()
         ax = fig.add_subplot()
         ax.plot(
@@ -108,7 +127,7 @@ def cumulative_cost(
             ax.axvline(break_even_days, color="#555555", linestyle="--", linewidth=1.5)
             ax.plot([break_even_days], [y], "o", color="black", markersize=8)
             ax.annotate(
-                f"break-even: {break_even_days:,.0f} days\n({_usd(y)})",
+                f"break-even: {break_even_days:,.0f} days\n({usd(y)})",
                 (break_even_days, y),
                 xytext=(-12, -48) if break_even_days > days * 0.6 else (12, -48),
                 textcoords="offset points",
@@ -119,7 +138,7 @@ def cumulative_cost(
             ax.text(0.02, 0.95, "the desktop never pays back", transform=ax.transAxes, va="top")
         ax.set_xlim(0, days)
         ax.set_ylim(bottom=0)
-        ax.yaxis.set_major_formatter(FuncFormatter(_usd))
+        ax.yaxis.set_major_formatter(_mpl().FuncFormatter(usd))
         ax.set(title=title, xlabel=x_label, ylabel=y_label)
         ax.grid(alpha=0.3)
         ax.legend(loc="upper left" if break_even_days is not None else "lower right")
@@ -138,7 +157,7 @@ def break_even_vs_utilization(
     more than two decades."""
     x_label, y_label = "Utilization (% of the day the GPU is busy)", "Break-even (days)"
     pct = [u * 100 for u in utilizations]
-    with _lock, matplotlib.rc_context(STYLE):
+    with _lock, _mpl().rc_context(STYLE):
         fig = _figure()
         ax = fig.add_subplot()
         finite = [d for _, ds in series for d in ds if d is not None and math.isfinite(d)]
@@ -169,23 +188,23 @@ def ranked_bars(
     value; ``kinds`` ("desktop" / "cloud") colour the bars."""
     x_label, y_label = value_label, "Option (ranked)"
     n = len(labels)
-    with _lock, matplotlib.rc_context(STYLE):
-        fig = Figure(
+    with _lock, _mpl().rc_context(STYLE):
+        fig = _mpl().Figure(
             figsize=(WIDTH_IN, max(HEIGHT_IN, 1.2 + 0.36 * n)), dpi=DPI, layout="constrained"
         )
         ax = fig.add_subplot()
         ys = list(range(n))[::-1]
         colors = [DESKTOP if k == "desktop" else CLOUD for k in kinds]
         bars = ax.barh(ys, values, color=colors)
-        ax.bar_label(bars, labels=[_usd(v) for v in values], padding=3, fontsize=10)
+        ax.bar_label(bars, labels=[usd(v) for v in values], padding=3, fontsize=10)
         ax.set_yticks(ys, [_short(s) for s in labels], fontsize=10)
-        ax.xaxis.set_major_formatter(FuncFormatter(_usd))
+        ax.xaxis.set_major_formatter(_mpl().FuncFormatter(usd))
         ax.set_xlim(0, max(values, default=1) * 1.25 or 1)
         ax.set(xlabel=x_label, ylabel=y_label)
         fig.suptitle(title, fontsize=STYLE["axes.titlesize"])
         ax.grid(alpha=0.3, axis="x")
         handles = [
-            Patch(color=color, label=name)
+            _mpl().Patch(color=color, label=name)
             for color, name, kind in (
                 (DESKTOP, "desktop (buy)", "desktop"),
                 (CLOUD, "cloud (rent)", "cloud"),
@@ -199,7 +218,7 @@ def ranked_bars(
 
 def message(*, title: str, lines: Sequence[str], fmt: Format = "png") -> Chart:
     """A card with no axes: a title and a few lines of text (a question that has no chart)."""
-    with _lock, matplotlib.rc_context(STYLE):
+    with _lock, _mpl().rc_context(STYLE):
         fig = _figure()
         fig.suptitle(textwrap.fill(title, 70), fontsize=STYLE["axes.titlesize"])
         body = "\n".join(textwrap.fill(line, 90, subsequent_indent="  ") for line in lines)

@@ -25,16 +25,12 @@ def default_days(break_even_days: float | None) -> float:
     return float(min(3650, max(365, math.ceil(break_even_days * 1.5 / 30) * 30)))
 
 
-def _money(x: float) -> str:
-    return f"${x:,.0f}" if x >= 100 else f"${x:,.2f}"
-
-
 def _break_even_title(res: BreakEvenResult) -> str:
     d, c = res.desktop, res.cloud
     desk = f"{d.gpu_count}x {d.gpu_id}" if d.gpu_id else "desktop"
     cloud = c.offer_id or (f"{c.gpu_id} " if c.gpu_id else "") + f"${c.price_usd_per_hour:g}/h"
     return (
-        f"Buy {desk} ({_money(d.upfront_usd)}) or rent {cloud}\n"
+        f"Buy {desk} ({charts.usd(d.upfront_usd)}) or rent {cloud}\n"
         f"{res.utilization:.0%} utilization, ${d.electricity_price_usd_per_kwh:g}/kWh"
     )
 
@@ -81,7 +77,7 @@ def sweep_chart(
         if len(res.electricity_prices_usd_per_kwh) == 1
         else ""
     )
-    title = f"Break-even: {desk} desktop ({_money(res.upfront_usd)}) vs {cloud}{prices}"
+    title = f"Break-even: {desk} desktop ({charts.usd(res.upfront_usd)}) vs {cloud}{prices}"
     return charts.break_even_vs_utilization(
         utilizations=res.utilizations, series=series, title=title, fmt=fmt
     )
