@@ -1,22 +1,23 @@
 """Load the shipped catalog into the database, idempotently and in one transaction.
 
 Rows are matched by primary key: new ids are inserted, rows whose values differ are updated,
-equal rows are left alone. A failure rolls the whole load back, so the catalog is never half
+equal rows are left alone; a changed price adds a dated point to the price history (see
+:mod:`app.catalog.writes`). A failure rolls the whole load back, so the catalog is never half
 written. Tables must already exist (``alembic upgrade head``).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from decimal import Decimal
 from typing import Any
 
-from sqlalchemy import Numeric, insert, select, update
+from sqlalchemy import select
 from sqlalchemy.engine import Connection, Engine
 
 from app.catalog import loaders
+from app.catalog.writes import PriceLedger, bump_revision, upsert
 from app.db import writer
-from app.models import TABLES, CatalogRevision
+from app.models import TABLES
 
 
 @dataclass
@@ -38,43 +39,15 @@ class SeedReport:
         return "\n".join(lines)
 
 
-def _coerce(table, row: dict[str, Any]) -> dict[str, Any]:
-    out = {}
-    for col in table.c:
-        if col.name not in row:
-            continue
-        value = row[col.name]
-        if value is not None and isinstance(col.type, Numeric) and not isinstance(value, Decimal):
-            value = Decimal(str(value)).quantize(Decimal(1).scaleb(-col.type.scale))
-        out[col.name] = value
-    return out
-
-
-def _seed_table(conn: Connection, table, rows: list[dict[str, Any]], report: SeedReport) -> None:
-    name = table.name
+def _seed_table(conn: Connection, table, rows: list[dict[str, Any]], ledger: PriceLedger,
+                report: SeedReport) -> None:
     existing = {r._mapping["id"]: dict(r._mapping) for r in conn.execute(select(table))}
-    new_rows, added, changed, unchanged = [], 0, 0, 0
+    counts = {"added": 0, "changed": 0, "unchanged": 0}
     for raw in rows:
-        row = _coerce(table, raw)
-        old = existing.get(row["id"])
-        if old is None:
-            new_rows.append(row)
-            added += 1
-        elif any(old.get(k) != v for k, v in row.items()):
-            conn.execute(update(table).where(table.c.id == row["id"]).values(**row))
-            changed += 1
-        else:
-            unchanged += 1
-    if new_rows:
-        conn.execute(insert(table), new_rows)
-    report.added[name], report.changed[name], report.unchanged[name] = added, changed, unchanged
-
-
-def bump_revision(conn: Connection) -> None:
-    """Mark the catalog changed, inside the writing transaction (see :class:`CatalogRevision`)."""
-    table = CatalogRevision.__table__
-    if conn.execute(update(table).values(revision=table.c.revision + 1)).rowcount == 0:
-        conn.execute(insert(table).values(id=1, revision=1))
+        counts[upsert(conn, table, raw, ledger, existing.get(raw["id"]))] += 1
+    name = table.name
+    report.added[name], report.changed[name] = counts["added"], counts["changed"]
+    report.unchanged[name] = counts["unchanged"]
 
 
 def seed(engine: Engine) -> SeedReport:
@@ -82,8 +55,10 @@ def seed(engine: Engine) -> SeedReport:
     report = SeedReport()
     skipped = loaders.LoadReport({})
     with writer(engine).begin() as conn:
+        ledger = PriceLedger.load(conn)
         for name, rows in loaders.iter_all(skipped):
-            _seed_table(conn, TABLES[name].__table__, rows, report)
+            _seed_table(conn, TABLES[name].__table__, rows, ledger, report)
+        ledger.flush()
         if sum(report.added.values()) + sum(report.changed.values()):
             bump_revision(conn)
     report.skipped = skipped.skipped

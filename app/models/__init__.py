@@ -10,6 +10,7 @@ from app.models.catalog_misc import (
     UtilizationProfile,
 )
 from app.models.gpu import Gpu
+from app.models.history import ApiKey, PricePoint, Scenario
 from app.models.offer import CloudOffer
 from app.models.region import Region
 
@@ -28,6 +29,9 @@ TABLES = {
 
 __all__ = [
     "TABLES",
+    "ApiKey",
+    "PricePoint",
+    "Scenario",
     "Barebone",
     "Benchmark",
     "CatalogRevision",

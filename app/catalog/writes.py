@@ -1,0 +1,195 @@
+"""Catalog writes shared by the seeder, the importer and the admin API: upserts that keep
+price history, and the revision bump.
+
+Everything here runs on a caller's :class:`~sqlalchemy.engine.Connection`, inside the
+caller's transaction: the caller decides where the transaction starts and ends, so a whole
+seed or import is one transaction and a failure anywhere leaves the catalog as it was.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections import defaultdict
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Any, Literal
+
+from sqlalchemy import Numeric, Table, insert, select, update
+from sqlalchemy.engine import Connection
+
+from app.models import CatalogRevision, PricePoint
+from app.models.history import PRICE_FIELDS
+
+Outcome = Literal["added", "changed", "unchanged"]
+_SIX = Decimal("0.000001")
+_POINTS = PricePoint.__table__
+
+
+def price_decimal(value: Any) -> Decimal | None:
+    """A price as the history stores it: a Decimal with 6 decimal places (None stays None)."""
+    if value is None:
+        return None
+    return Decimal(str(value)).quantize(_SIX)
+
+
+@dataclass(frozen=True)
+class Point:
+    """A price in force from ``valid_from`` (``value`` None: no price from that day)."""
+
+    valid_from: dt.date
+    value: Decimal | None
+    order: int
+
+
+@dataclass
+class PriceLedger:
+    """The price history of some catalog items, held in memory while a transaction writes.
+
+    :meth:`load` reads the points once; :meth:`record` adds a point unless the same value is
+    already in force on its day; :meth:`flush` inserts what was added. Nothing is ever
+    updated or deleted.
+    """
+
+    conn: Connection
+    points: dict[tuple[str, str, str], list[Point]] = field(default_factory=dict)
+    pending: list[dict[str, Any]] = field(default_factory=list)
+    now: dt.datetime = field(default_factory=lambda: dt.datetime.now(dt.UTC))
+
+    @classmethod
+    def load(cls, conn: Connection, kind: str | None = None, item_id: str | None = None):
+        """The points of every item (or of one ``kind``, or one item), ordered by day."""
+        stmt = select(_POINTS).order_by(_POINTS.c.valid_from, _POINTS.c.id)
+        if kind is not None:
+            stmt = stmt.where(_POINTS.c.item_kind == kind)
+        if item_id is not None:
+            stmt = stmt.where(_POINTS.c.item_id == item_id)
+        points: dict[tuple[str, str, str], list[Point]] = defaultdict(list)
+        for r in conn.execute(stmt):
+            points[(r.item_kind, r.item_id, r.field)].append(Point(r.valid_from, r.value, r.id))
+        return cls(conn, dict(points))
+
+    def in_force(self, kind: str, item_id: str, name: str, day: dt.date) -> Point | None:
+        """The point in force on ``day``: the last one dated on or before it."""
+        found = None
+        for p in self.points.get((kind, item_id, name), ()):
+            if p.valid_from > day:
+                break
+            found = p
+        return found
+
+    def latest(self, kind: str, item_id: str, name: str) -> Point | None:
+        """The current point: the one with the latest day (the last recorded on ties)."""
+        points = self.points.get((kind, item_id, name))
+        return points[-1] if points else None
+
+    def record(
+        self, kind: str, item_id: str, name: str, value: Any, day: dt.date, source: str
+    ) -> bool:
+        """Add ``value`` from ``day`` unless it is already the price in force on that day.
+        Returns whether a point was added."""
+        amount = price_decimal(value)
+        current = self.in_force(kind, item_id, name, day)
+        if (current is None and amount is None) or (current and current.value == amount):
+            return False
+        points = self.points.setdefault((kind, item_id, name), [])
+        order = len(self.pending) + 1_000_000_000  # after every stored point on the same day
+        points.append(Point(day, amount, order))
+        points.sort(key=lambda p: (p.valid_from, p.order))
+        self.pending.append(
+            {
+                "item_kind": kind,
+                "item_id": item_id,
+                "field": name,
+                "valid_from": day,
+                "value": amount,
+                "source": source[:2000],
+                "recorded_at": self.now,
+            }
+        )
+        return True
+
+    def flush(self) -> int:
+        """Insert the points recorded since the last flush; returns how many."""
+        n = len(self.pending)
+        if n:
+            self.conn.execute(insert(_POINTS), self.pending)
+            self.pending = []
+        return n
+
+
+def coerce(table: Table, row: dict[str, Any]) -> dict[str, Any]:
+    """``row`` restricted to ``table``'s columns, numerics quantized to the column's scale."""
+    out = {}
+    for col in table.c:
+        if col.name not in row:
+            continue
+        value = row[col.name]
+        if value is not None and isinstance(col.type, Numeric) and col.type.scale is not None:
+            value = Decimal(str(value)).quantize(Decimal(1).scaleb(-col.type.scale))
+        out[col.name] = value
+    return out
+
+
+def _as_column(table: Table, name: str, value: Decimal | None) -> Any:
+    if value is None:
+        return None
+    col = table.c[name]
+    if isinstance(col.type, Numeric) and col.type.asdecimal:
+        return value.quantize(Decimal(1).scaleb(-(col.type.scale or 0)))
+    return float(value)
+
+
+def _price_source(row: dict[str, Any], name: str) -> str:
+    specific = {"price_new_usd": "price_new_source", "price_used_usd": "price_used_source"}
+    specific["electricity_price_usd_per_kwh"] = "electricity_source"
+    return row.get(specific.get(name, ""), None) or row.get("source") or "unknown"
+
+
+def with_history(table: Table, row: dict[str, Any], ledger: PriceLedger) -> dict[str, Any]:
+    """Record ``row``'s prices in the ledger (each dated by its as-of column) and return the
+    row with its current prices: the latest in the history, which is ``row``'s own unless
+    ``row`` back-dates a price that has since changed."""
+    fields = PRICE_FIELDS.get(table.name)
+    if not fields:
+        return row
+    row = dict(row)
+    for name, date_col in fields.items():
+        if name not in row:
+            continue
+        day = row.get(date_col) or row.get("as_of")
+        if day is None:
+            continue
+        ledger.record(table.name, row["id"], name, row[name], day, _price_source(row, name))
+        latest = ledger.latest(table.name, row["id"], name)
+        if latest is not None:
+            row[name] = _as_column(table, name, latest.value)
+            row[date_col] = latest.valid_from if latest.value is not None else row.get(date_col)
+    return row
+
+
+def upsert(
+    conn: Connection,
+    table: Table,
+    row: dict[str, Any],
+    ledger: PriceLedger,
+    existing: dict[str, Any] | None,
+) -> Outcome:
+    """Insert ``row`` or update the stored row with its id (``existing``, None if absent),
+    keeping price history; returns what happened."""
+    row = with_history(table, coerce(table, row), ledger)
+    if existing is None:
+        conn.execute(insert(table).values(**row))
+        return "added"
+    if any(existing.get(k) != v for k, v in row.items()):
+        conn.execute(update(table).where(table.c.id == row["id"]).values(**row))
+        return "changed"
+    return "unchanged"
+
+
+def bump_revision(conn: Connection) -> int:
+    """Mark the catalog changed, inside the writing transaction (see :class:`CatalogRevision`);
+    returns the new revision."""
+    table = CatalogRevision.__table__
+    if conn.execute(update(table).values(revision=table.c.revision + 1)).rowcount == 0:
+        conn.execute(insert(table).values(id=1, revision=1))
+    return conn.execute(select(table.c.revision).where(table.c.id == 1)).scalar_one()

@@ -1,0 +1,76 @@
+"""Price history, API keys and saved scenarios: the tables behind catalog writes.
+
+Prices are never overwritten. Every price the catalog has held is a :class:`PricePoint`
+(``valid_from`` is the day it took effect); the catalog tables keep the latest one as their
+current value, and a read for a past day uses the point in force that day.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from decimal import Decimal
+from typing import Any
+
+from sqlalchemy import JSON, Column, Index
+from sqlmodel import Field, SQLModel
+
+# The priced fields of each catalog table, with the column holding each price's date.
+# Offers: USD/h and USD/month; GPUs: USD (new and used); barebones: USD; regions: USD/kWh.
+PRICE_FIELDS: dict[str, dict[str, str]] = {
+    "cloud_offer": {"price_usd_per_hour": "as_of", "monthly_fee_usd": "as_of"},
+    "gpu": {"price_new_usd": "price_new_as_of", "price_used_usd": "price_used_as_of"},
+    "barebone": {"price_usd": "as_of"},
+    "region": {"electricity_price_usd_per_kwh": "electricity_as_of"},
+}
+
+
+class PricePoint(SQLModel, table=True):
+    """One dated price of one catalog item (append-only)."""
+
+    __tablename__ = "price_point"
+    __table_args__ = (
+        Index("ix_price_point_item", "item_kind", "item_id", "field", "valid_from"),
+        Index("ix_price_point_valid_from", "valid_from"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True, description="Row id (insert order).")
+    item_kind: str = Field(max_length=32, description="Table: `cloud_offer`, `gpu`, ...")
+    item_id: str = Field(max_length=160, description="Id of the priced row.")
+    field: str = Field(max_length=64, description="Priced column, e.g. `price_usd_per_hour`.")
+    valid_from: dt.date = Field(description="Day the price took effect.")
+    value: Decimal | None = Field(
+        default=None,
+        max_digits=18,
+        decimal_places=6,
+        description="The price in the column's unit; null = no price from that day.",
+    )
+    source: str = Field(max_length=2000, description="Where the price comes from.")
+    recorded_at: dt.datetime = Field(description="When this service recorded it (UTC).")
+
+
+class ApiKey(SQLModel, table=True):
+    """An admin API key. Only a SHA-256 digest of the key is stored; the key itself is shown
+    once, when it is created."""
+
+    __tablename__ = "api_key"
+
+    id: str = Field(primary_key=True, max_length=32, description="Public key id (in the key).")
+    name: str = Field(max_length=200, description="Who or what holds the key.")
+    secret_sha256: str = Field(max_length=64, description="Hex SHA-256 of the whole key.")
+    scopes: str = Field(max_length=200, description="Space-separated: `read`, `write`.")
+    created_at: dt.datetime = Field(description="Creation time (UTC).")
+    revoked_at: dt.datetime | None = Field(default=None, description="Revocation time (UTC).")
+
+
+class Scenario(SQLModel, table=True):
+    """A saved break-even or run-cost request, re-evaluated on demand."""
+
+    __tablename__ = "scenario"
+
+    id: str = Field(primary_key=True, max_length=32, description="Scenario id.")
+    name: str = Field(max_length=200, description="Name given by its creator.")
+    kind: str = Field(max_length=32, description="`break_even` or `run_cost`.")
+    request: dict[str, Any] = Field(
+        sa_column=Column(JSON, nullable=False), description="The request body, as stored."
+    )
+    created_at: dt.datetime = Field(description="Creation time (UTC).")
