@@ -142,7 +142,7 @@ def _as_column(table: Table, name: str, value: Decimal | None) -> Any:
 def _price_source(row: dict[str, Any], name: str) -> str:
     specific = {"price_new_usd": "price_new_source", "price_used_usd": "price_used_source"}
     specific["electricity_price_usd_per_kwh"] = "electricity_source"
-    return row.get(specific.get(name, ""), None) or row.get("source") or "unknown"
+    return row.get(specific.get(name, "")) or row.get("source") or "unknown"
 
 
 def with_history(table: Table, row: dict[str, Any], ledger: PriceLedger) -> dict[str, Any]:

@@ -7,7 +7,7 @@ from typing import Annotated
 from fastapi import APIRouter, Query
 
 from app.deps import SessionDep
-from app.models import Barebone, Benchmark, Region, UtilizationProfile
+from app.models import Benchmark, UtilizationProfile
 from app.models.benchmark import BenchmarkPublic, BenchmarkResultPublic, BenchmarksPublic
 from app.models.catalog_misc import (
     BarebonePublic,
@@ -141,7 +141,7 @@ def get_cloud_offer(offer_id: str, session: SessionDep) -> CloudOfferPublic:
 @router.get("/barebones", response_model=BarebonesPublic, summary="List desktop barebones")
 def list_barebones(session: SessionDep) -> BarebonesPublic:
     """Desktop machines without GPUs: price (USD), GPU slots, base power (W), PSU efficiency."""
-    rows = catalog.list_all(session, Barebone)
+    rows = catalog.list_barebones(session)
     return BarebonesPublic(
         data=[
             BarebonePublic.model_validate({**fields_of(r), "price_usd": float(r.price_usd)})
@@ -165,7 +165,7 @@ def list_regions(
 ) -> RegionsPublic:
     """Countries, US states and cloud regions with grid carbon intensity (gCO2e/kWh), retail
     electricity price (USD/kWh) where sourced, and PUE for cloud regions."""
-    rows = [r for r in catalog.list_all(session, Region) if kind is None or r.kind == kind.value]
+    rows = catalog.list_regions(session, kind.value if kind else None)
     page = rows[offset : offset + limit]
     return RegionsPublic(
         data=[RegionPublic.model_validate(fields_of(r)) for r in page], count=len(rows)

@@ -268,7 +268,7 @@ def rate_for_offer(offer: CloudOffer) -> costing.CloudRate:
 def _offer_region(session: Session, offer: CloudOffer) -> Region | None:
     if not offer.region:
         return None
-    return session.get(Region, f"{offer.provider}:{offer.region}")
+    return get_snapshot(session).regions.get(f"{offer.provider}:{offer.region}")
 
 
 def resolve_cloud(session: Session, spec: CloudSpec, trail: Trail) -> ResolvedCloud:
@@ -276,7 +276,7 @@ def resolve_cloud(session: Session, spec: CloudSpec, trail: Trail) -> ResolvedCl
     if spec.offer_id is not None:
         offer = catalog.get_offer(session, spec.offer_id)
         trail.cite(f"offer {offer.id}: price_usd_per_hour", offer.source, offer.as_of)
-        gpu = session.get(Gpu, offer.gpu_id)
+        gpu = catalog.get_gpu(session, offer.gpu_id)
         provider = catalog.get_provider(session, offer.provider)
         region = _offer_region(session, offer)
         pue = region.pue if region and region.pue else (provider.pue if provider else 1.0)
@@ -580,7 +580,7 @@ def compute_run_cost(session: Session, req: RunCostRequest, settings: Settings) 
         bench = catalog.get_benchmark(session, w.benchmark)
         trail.cite(f"benchmark {bench.id}", bench.source, bench.as_of)
         bench_results = {r.gpu_id: r for r in catalog.benchmark_results(session, bench.id)}
-        bench_reference = benchmark_reference(bench_results, lambda gid: session.get(Gpu, gid))
+        bench_reference = benchmark_reference(bench_results, lambda gid: catalog.get_gpu(session, gid))
     ref_gpu = _gpu_or_none(session, w.gpu, trail)
     region = resolve_region(session, req.region)
     ctx = _RunContext(

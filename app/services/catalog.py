@@ -1,11 +1,16 @@
-"""Catalog reads: listing, lookup by id, and name resolution. All SQL lives here."""
+"""Catalog reads: listing, lookup by id, and name resolution. All SQL lives here.
+
+Priced rows (GPUs, offers, barebones, regions) are read from the in-memory snapshot
+(:mod:`app.services.snapshot`), so a read pinned to a past day with
+:func:`~app.services.snapshot.prices_as_of` sees that day's prices everywhere.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import Any, TypeVar
 
-from sqlalchemy import func, or_
+from sqlalchemy import func
 from sqlmodel import Session, SQLModel, col, select
 
 from app.catalog.resolve import NameIndex
@@ -30,11 +35,38 @@ def _page(session: Session, stmt, limit: int, offset: int) -> tuple[Sequence[Any
     return session.exec(stmt.limit(limit).offset(offset)).all(), count
 
 
-def gpu_index(session: Session) -> NameIndex:
-    """Name index over every GPU in the catalog (built once per catalog revision)."""
+def _snap(session: Session):
     from app.services.snapshot import get_snapshot  # the snapshot reads through this module
 
-    return get_snapshot(session).gpu_names
+    return get_snapshot(session)
+
+
+def gpu_index(session: Session) -> NameIndex:
+    """Name index over every GPU in the catalog (built once per catalog revision)."""
+    return _snap(session).gpu_names
+
+
+def get_gpu(session: Session, gpu_id: str) -> Gpu | None:
+    """The GPU with id ``gpu_id`` (with the prices of the pinned day), or None."""
+    return _snap(session).gpu(gpu_id)
+
+
+def offer_or_none(session: Session, offer_id: str) -> CloudOffer | None:
+    """The offer with id ``offer_id`` (priced on the pinned day), or None."""
+    return _snap(session).offer_by_id.get(offer_id)
+
+
+def barebone_or_none(session: Session, barebone_id: str) -> Barebone | None:
+    """The barebone with id ``barebone_id`` (priced on the pinned day), or None."""
+    return _snap(session).barebone_by_id.get(barebone_id)
+
+
+def _unknown(session: Session, kind: str, item_id: str) -> str:
+    """'unknown X' or, for a dated read, 'no X ... had a price on DAY'."""
+    day = _snap(session).as_of
+    if day is None:
+        return f"unknown {kind} '{item_id}'"
+    return f"unknown {kind} '{item_id}', or it had no price on {day.isoformat()} (as_of)"
 
 
 def resolve_gpu(session: Session, name: str) -> Gpu:
@@ -45,7 +77,7 @@ def resolve_gpu(session: Session, name: str) -> Gpu:
     """
     found = gpu_index(session).resolve(name)
     if found.id is not None:
-        return session.get(Gpu, found.id)  # type: ignore[return-value]
+        return get_gpu(session, found.id)  # type: ignore[return-value]
     if found.ambiguous:
         raise Ambiguous(
             f"'{name}' matches several GPUs: {', '.join(found.candidates)}",
@@ -54,26 +86,18 @@ def resolve_gpu(session: Session, name: str) -> Gpu:
     raise NotFound(f"no GPU is called '{name}'", candidates=list(found.candidates))
 
 
-def list_gpus(
-    session: Session, q: str | None, limit: int, offset: int
-) -> tuple[Sequence[Gpu], int]:
-    """GPUs ordered by id; ``q`` keeps those whose id, name or alias contains it, or that it
-    resolves to."""
-    stmt = select(Gpu).order_by(Gpu.id)
+def list_gpus(session: Session, q: str | None, limit: int, offset: int) -> tuple[list[Gpu], int]:
+    """GPUs ordered by id; ``q`` keeps those whose id or name contains it (case-insensitive)
+    or that it resolves to (alias, or every candidate of an ambiguous name)."""
+    rows = list(_snap(session).gpus)
     if q:
         resolved = gpu_index(session).resolve(q)
         ids = (
             {resolved.id} if resolved.id else set(resolved.candidates if resolved.ambiguous else ())
         )
-        like = f"%{q.lower()}%"
-        stmt = stmt.where(
-            or_(
-                col(Gpu.id).in_(ids),
-                func.lower(Gpu.name).like(like),
-                func.lower(Gpu.id).like(like),
-            )
-        )
-    return _page(session, stmt, limit, offset)
+        needle = q.lower()
+        rows = [g for g in rows if g.id in ids or needle in g.name.lower() or needle in g.id]
+    return rows[offset : offset + limit], len(rows)
 
 
 def list_offers(
@@ -86,20 +110,21 @@ def list_offers(
     max_price_usd_per_hour: float | None,
     limit: int,
     offset: int,
-) -> tuple[Sequence[CloudOffer], int]:
-    """Cloud offers matching the filters, cheapest first. ``gpu`` is resolved like a name."""
-    stmt = select(CloudOffer).order_by(CloudOffer.price_usd_per_hour, CloudOffer.id)
-    if provider:
-        stmt = stmt.where(CloudOffer.provider == provider)
-    if gpu:
-        stmt = stmt.where(CloudOffer.gpu_id == resolve_gpu(session, gpu).id)
-    if pricing_model:
-        stmt = stmt.where(CloudOffer.pricing_model == pricing_model)
-    if region:
-        stmt = stmt.where(CloudOffer.region == region)
-    if max_price_usd_per_hour is not None:
-        stmt = stmt.where(CloudOffer.price_usd_per_hour <= max_price_usd_per_hour)
-    return _page(session, stmt, limit, offset)
+) -> tuple[list[CloudOffer], int]:
+    """Cloud offers matching the filters, cheapest first (ties by id). ``gpu`` is resolved
+    like a name."""
+    gpu_id = resolve_gpu(session, gpu).id if gpu else None
+    rows = [
+        o
+        for o in _snap(session).offers.offers
+        if (provider is None or o.provider == provider)
+        and (gpu_id is None or o.gpu_id == gpu_id)
+        and (pricing_model is None or o.pricing_model == pricing_model)
+        and (region is None or o.region == region)
+        and (max_price_usd_per_hour is None or o.price_usd_per_hour <= max_price_usd_per_hour)
+    ]
+    rows.sort(key=lambda o: (o.price_usd_per_hour, o.id))
+    return rows[offset : offset + limit], len(rows)
 
 
 def find_offers(
@@ -115,21 +140,19 @@ def find_offers(
     """Every offer matching the filters (any of ``gpu_ids``; a Colab plan by its
     ``colab_plan`` id, whose name is the offers' ``instance_type``), cheapest per GPU-hour
     first (``price_usd_per_hour / gpu_count``), ties by id."""
-    stmt = select(CloudOffer)
-    if gpu_ids:
-        stmt = stmt.where(col(CloudOffer.gpu_id).in_(gpu_ids))
-    if provider:
-        stmt = stmt.where(CloudOffer.provider == provider)
-    if pricing_model:
-        stmt = stmt.where(CloudOffer.pricing_model == pricing_model)
-    if colab_plan:
-        plan_name = select(ColabPlan.name).where(ColabPlan.id == colab_plan).scalar_subquery()
-        stmt = stmt.where(CloudOffer.provider == "colab", CloudOffer.instance_type == plan_name)
-    if gpu_count:
-        stmt = stmt.where(CloudOffer.gpu_count == gpu_count)
-    if exclude_provider:
-        stmt = stmt.where(CloudOffer.provider != exclude_provider)
-    rows = list(session.exec(stmt).all())
+    plan = session.get(ColabPlan, colab_plan) if colab_plan else None
+    if colab_plan and plan is None:
+        return []
+    rows = [
+        o
+        for o in _snap(session).offers.offers
+        if (not gpu_ids or o.gpu_id in gpu_ids)
+        and (provider is None or o.provider == provider)
+        and (pricing_model is None or o.pricing_model == pricing_model)
+        and (plan is None or (o.provider == "colab" and o.instance_type == plan.name))
+        and (not gpu_count or o.gpu_count == gpu_count)
+        and (exclude_provider is None or o.provider != exclude_provider)
+    ]
     rows.sort(key=lambda o: (price_per_gpu_hour(o), o.id))
     return rows
 
@@ -167,14 +190,15 @@ def vocabulary(session: Session) -> dict[str, list[tuple]]:
 
 
 def get_offer(session: Session, offer_id: str) -> CloudOffer:
-    """An offer by id, or NotFound with the closest ids."""
-    row = session.get(CloudOffer, offer_id)
+    """An offer by id (with the prices of the pinned day), or NotFound with the closest ids."""
+    offers = _snap(session).offer_by_id
+    row = offers.get(offer_id)
     if row is not None:
         return row
-    ids = session.exec(select(CloudOffer.id)).all()
-    index = NameIndex((i, i, ()) for i in ids)
+    index = NameIndex((i, i, ()) for i in offers)
     raise NotFound(
-        f"unknown cloud offer '{offer_id}'", candidates=list(index.resolve(offer_id).candidates)
+        _unknown(session, "cloud offer", offer_id),
+        candidates=list(index.resolve(offer_id).candidates),
     )
 
 
@@ -197,12 +221,35 @@ def get_by_id(session: Session, model: type[T], item_id: str, kind: str) -> T:
     return row
 
 
+def _from(session: Session, rows: dict[str, T], item_id: str, kind: str) -> T:
+    row = rows.get(item_id) or rows.get(item_id.lower())
+    if row is None:
+        index = NameIndex((i, i, ()) for i in rows)
+        raise NotFound(
+            _unknown(session, kind, item_id), candidates=list(index.resolve(item_id).candidates)
+        )
+    return row
+
+
 def get_barebone(session: Session, barebone_id: str) -> Barebone:
-    return get_by_id(session, Barebone, barebone_id, "barebone")
+    """A barebone by id (with the price of the pinned day), or NotFound."""
+    return _from(session, _snap(session).barebone_by_id, barebone_id, "barebone")
 
 
 def get_region(session: Session, region_id: str) -> Region:
-    return get_by_id(session, Region, region_id, "region")
+    """A region by id (with the electricity price of the pinned day), or NotFound."""
+    return _from(session, _snap(session).regions, region_id, "region")
+
+
+def list_barebones(session: Session) -> list[Barebone]:
+    """Every barebone priced on the pinned day, by id."""
+    return sorted(_snap(session).barebone_by_id.values(), key=lambda b: b.id)
+
+
+def list_regions(session: Session, kind: str | None) -> list[Region]:
+    """Every region (of ``kind``), by id."""
+    rows = sorted(_snap(session).regions.values(), key=lambda r: r.id)
+    return [r for r in rows if kind is None or r.kind == kind]
 
 
 def get_profile(session: Session, profile_id: str) -> UtilizationProfile:
@@ -231,4 +278,4 @@ def smallest_barebone_for(session: Session, gpu_count: int) -> Barebone | None:
     (cheapest on ties), from the catalog snapshot."""
     from app.services import snapshot
 
-    return snapshot.smallest_barebone(snapshot.get_snapshot(session).barebones, gpu_count)
+    return snapshot.smallest_barebone(_snap(session).barebones, gpu_count)

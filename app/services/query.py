@@ -31,7 +31,7 @@ from sqlmodel import Session
 from app import costing
 from app.costing import CostingError
 from app.errors import DomainError, NotUnderstood
-from app.models import Barebone, CloudOffer, Gpu
+from app.models import CloudOffer, Gpu
 from app.models.calc import Assumption, BreakEvenRequest, CarbonRequest, RunCostRequest
 from app.models.gpu import GpuPublic
 from app.models.query import Fact, QueryAnswer
@@ -170,7 +170,7 @@ def _one_gpu(session: Session, it: Interpretation, mention: GpuMention) -> Gpu:
             f"'{mention.text}' is several GPUs: {', '.join(mention.ids)}; say which",
             list(mention.ids),
         )
-    return session.get(Gpu, mention.ids[0])  # type: ignore[return-value]
+    return catalog.get_gpu(session, mention.ids[0])  # type: ignore[return-value]
 
 
 def _usage_fields(it: Interpretation) -> dict[str, Any]:
@@ -203,7 +203,7 @@ def _pick_cloud_offer(
     c = out.it.cloud
     typed = not c.is_empty()
     if not typed and desktop_gpu.id in SEED_COMPARABLE and count == 1:
-        offer = session.get(CloudOffer, SEED_COMPARABLE[desktop_gpu.id])
+        offer = catalog.offer_or_none(session, SEED_COMPARABLE[desktop_gpu.id])
         if offer is not None:
             out.default(
                 "cloud.offer_id",
@@ -271,7 +271,7 @@ def _desktop_spec(session: Session, out: _Answer, gpu: Gpu, count: int) -> dict[
     """A desktop with ``count`` x ``gpu``: seed 001's barebone when it has the slots, else
     the engine picks the smallest catalog barebone that does."""
     desktop: dict[str, Any] = {"gpu": gpu.id, "gpu_count": count}
-    seed = session.get(Barebone, SEED_BAREBONE)
+    seed = catalog.barebone_or_none(session, SEED_BAREBONE)
     if seed is not None and seed.gpu_slots >= count:
         desktop["barebone"] = seed.id
         out.default("desktop.barebone", seed.id, f"{seed.source}")
@@ -517,7 +517,7 @@ def _offers_answer(session: Session, settings: Settings, out: _Answer) -> QueryA
 
 def _gpu_info(session: Session, settings: Settings, out: _Answer) -> QueryAnswer:
     mention = out.it.gpu or out.it.cloud.gpu
-    gpus = [session.get(Gpu, i) for i in mention.ids]  # type: ignore[union-attr]
+    gpus = [catalog.get_gpu(session, i) for i in mention.ids]  # type: ignore[union-attr]
     for g in gpus:
         bw = f", {g.memory_bandwidth_gb_per_s:,.0f} GB/s" if g.memory_bandwidth_gb_per_s else ""
         price = f", launch price {_money(g.price_new_usd)}" if g.price_new_usd else ""

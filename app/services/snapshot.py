@@ -5,12 +5,21 @@ Each process holds one :class:`Snapshot`. Before using it, a request reads the o
 ``catalog_revision`` counter (a primary-key lookup); when another process or command changed
 the catalog the counter has moved and the snapshot is rebuilt, once, under a lock. The
 snapshot is never mutated after it is built, so requests share it without locking.
+
+A read for a past day (``as_of``) uses a *dated view*: the same snapshot with every price
+replaced by the one in force that day (from the ``price_point`` history), and without the
+offers and barebones that had no price yet. Views are cached per (revision, day).
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import threading
-from dataclasses import dataclass
+from collections import OrderedDict
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass, field
 
 import numpy as np
 from sqlmodel import Session, select
@@ -22,9 +31,11 @@ from app.models import (
     CatalogRevision,
     CloudOffer,
     Gpu,
+    PricePoint,
     ProviderInfo,
     Region,
 )
+from app.models.history import PRICE_FIELDS
 
 SECONDS_PER_HOUR = 3600.0
 SPOT_MODELS = ("spot", "interruptible")
@@ -103,6 +114,14 @@ class Snapshot:
     barebones: tuple[Barebone, ...]
     benchmark_results: dict[str, dict[str, BenchmarkResult]]
     runtimes_s: dict[str, dict[str, float]]
+    as_of: dt.date | None = None
+    offer_by_id: dict[str, CloudOffer] = field(default_factory=dict)
+    barebone_by_id: dict[str, Barebone] = field(default_factory=dict)
+
+    def gpu(self, gpu_id: str) -> Gpu | None:
+        """The GPU with id ``gpu_id``, or None."""
+        i = self.gpu_position.get(gpu_id)
+        return None if i is None else self.gpus[i]
 
 
 def smallest_barebone(barebones: tuple[Barebone, ...], gpu_count: int) -> Barebone | None:
@@ -125,17 +144,34 @@ def _assemble_builds(gpus: list[Gpu], barebones: tuple[Barebone, ...]) -> list[B
 
 def build_snapshot(session: Session, revision: int) -> Snapshot:
     """Read the whole catalog once and lay it out as arrays."""
-    gpus = list(session.exec(select(Gpu).order_by(Gpu.id)))
-    position = {g.id: i for i, g in enumerate(gpus)}
-    regions = {r.id: r for r in session.exec(select(Region))}
-    providers = {p.id: p for p in session.exec(select(ProviderInfo))}
-    offers = list(session.exec(select(CloudOffer).order_by(CloudOffer.id)))
-    barebones = tuple(
-        sorted(session.exec(select(Barebone)), key=lambda b: (b.gpu_slots, b.price_usd, b.id))
-    )
     results: dict[str, dict[str, BenchmarkResult]] = {}
     for res in session.exec(select(BenchmarkResult)):
         results.setdefault(res.benchmark_id, {})[res.gpu_id] = res
+    return _lay_out(
+        revision,
+        None,
+        gpus=list(session.exec(select(Gpu).order_by(Gpu.id))),
+        regions={r.id: r for r in session.exec(select(Region))},
+        providers={p.id: p for p in session.exec(select(ProviderInfo))},
+        offers=list(session.exec(select(CloudOffer).order_by(CloudOffer.id))),
+        barebones=list(session.exec(select(Barebone))),
+        results=results,
+    )
+
+
+def _lay_out(
+    revision: int,
+    as_of: dt.date | None,
+    *,
+    gpus: list[Gpu],
+    regions: dict[str, Region],
+    providers: dict[str, ProviderInfo],
+    offers: list[CloudOffer],
+    barebones: list[Barebone],
+    results: dict[str, dict[str, BenchmarkResult]],
+) -> Snapshot:
+    position = {g.id: i for i, g in enumerate(gpus)}
+    by_slots = tuple(sorted(barebones, key=lambda b: (b.gpu_slots, b.price_usd, b.id)))
 
     def offer_region(o: CloudOffer) -> Region | None:
         return regions.get(f"{o.provider}:{o.region}") if o.region else None
@@ -175,7 +211,7 @@ def build_snapshot(session: Session, revision: int) -> Snapshot:
             return_inverse=True,
         )[1].astype(np.int64),
     )
-    builds = _assemble_builds(gpus, barebones)
+    builds = _assemble_builds(gpus, by_slots)
     build_arrays = BuildArrays(
         builds=tuple(builds),
         gpu_index=np.array([position[b.gpu.id] for b in builds], dtype=np.int64),
@@ -202,13 +238,87 @@ def build_snapshot(session: Session, revision: int) -> Snapshot:
         builds=build_arrays,
         regions=regions,
         providers=providers,
-        barebones=barebones,
+        barebones=by_slots,
         benchmark_results=results,
         runtimes_s={
             bid: {gid: r.seconds for gid, r in by_gpu.items() if r.seconds is not None}
             for bid, by_gpu in results.items()
         },
+        as_of=as_of,
+        offer_by_id={o.id: o for o in offers},
+        barebone_by_id={b.id: b for b in barebones},
     )
+
+
+# ------------------------------------------------------------------------------------------
+# Dated views
+# ------------------------------------------------------------------------------------------
+
+Prices = dict[tuple[str, str, str], tuple[dt.date, object]]
+
+
+def prices_on(session: Session, day: dt.date) -> Prices:
+    """Every price in force on ``day``: ``{(table, id, field): (valid_from, value)}``, the
+    last point dated on or before ``day`` (the last recorded, on a tie)."""
+    stmt = (
+        select(PricePoint)
+        .where(PricePoint.valid_from <= day)
+        .order_by(PricePoint.valid_from, PricePoint.id)
+    )
+    out: Prices = {}
+    for p in session.exec(stmt):
+        out[(p.item_kind, p.item_id, p.field)] = (p.valid_from, p.value)
+    return out
+
+
+def _dated(row, kind: str, prices: Prices):
+    """``row`` with each price replaced by the one in force (None when it had none yet), and
+    its date column set to that price's date; None when the row had no price at all."""
+    update: dict[str, object] = {}
+    any_price = False
+    for name, date_col in PRICE_FIELDS[kind].items():
+        found = prices.get((kind, row.id, name))
+        if found is None or found[1] is None:
+            update[name] = None
+            continue
+        any_price = True
+        day, value = found
+        column = type(row).model_fields[name].annotation
+        update[name] = value if "Decimal" in str(column) else float(value)  # type: ignore[arg-type]
+        update[date_col] = day
+    if not any_price:
+        return None
+    fields = {name: getattr(row, name) for name in type(row).model_fields}
+    return type(row).model_validate({**fields, **update})
+
+
+def dated_view(base: Snapshot, prices: Prices, day: dt.date) -> Snapshot:
+    """``base`` with the prices of ``day`` (see :func:`prices_on`). Offers and barebones
+    with no price that day are left out; GPUs and regions stay, unpriced."""
+    offers = [o for o in (_dated(o, "cloud_offer", prices) for o in base.offers.offers) if o]
+    barebones = [b for b in (_dated(b, "barebone", prices) for b in base.barebones) if b]
+    gpus = [_dated(g, "gpu", prices) or _unpriced(g, "gpu") for g in base.gpus]
+    regions = {
+        rid: _dated(r, "region", prices) or _unpriced(r, "region")
+        for rid, r in base.regions.items()
+    }
+    return _lay_out(
+        base.revision,
+        day,
+        gpus=gpus,
+        regions=regions,
+        providers=base.providers,
+        offers=offers,
+        barebones=barebones,
+        results=base.benchmark_results,
+    )
+
+
+def _unpriced(row, kind: str):
+    fields = {name: getattr(row, name) for name in type(row).model_fields}
+    if all(fields.get(name) is None for name in PRICE_FIELDS[kind]):
+        return row
+    return type(row).model_validate({**fields, **dict.fromkeys(PRICE_FIELDS[kind])})
 
 
 _lock = threading.Lock()
@@ -221,16 +331,48 @@ def current_revision(session: Session) -> int:
     return row.revision if row else 0
 
 
-def get_snapshot(session: Session) -> Snapshot:
-    """This process's snapshot, rebuilt first if the catalog revision moved."""
+_views: OrderedDict[tuple[int, dt.date], Snapshot] = OrderedDict()
+_VIEWS_KEPT = 16
+_pinned_day: ContextVar[dt.date | None] = ContextVar("prices_as_of", default=None)
+
+
+@contextmanager
+def prices_as_of(day: dt.date | None) -> Iterator[None]:
+    """Within this block (in this thread or task), :func:`get_snapshot` answers with the
+    prices of ``day`` (None: the current prices)."""
+    token = _pinned_day.set(day)
+    try:
+        yield
+    finally:
+        _pinned_day.reset(token)
+
+
+def get_snapshot(session: Session, as_of: dt.date | None = None) -> Snapshot:
+    """This process's snapshot, rebuilt first if the catalog revision moved; for ``as_of``
+    (or the day pinned by :func:`prices_as_of`), the dated view of that day."""
     global _current
+    day = as_of or _pinned_day.get()
     revision = current_revision(session)
     snap = _current
-    if snap is not None and snap.revision == revision:
+    if snap is None or snap.revision != revision:
+        with _lock:
+            if _current is None or _current.revision != revision:
+                # Its own session: the rows outlive it, detached and read-only.
+                with Session(session.get_bind()) as own:
+                    _current = build_snapshot(own, revision)
+                _views.clear()
+            snap = _current
+    if day is None:
         return snap
-    with _lock:
-        if _current is None or _current.revision != revision:
-            # Its own session: the rows outlive it, detached and read-only.
-            with Session(session.get_bind()) as own:
-                _current = build_snapshot(own, revision)
-        return _current
+    key = (snap.revision, day)
+    view = _views.get(key)
+    if view is None:
+        with _lock:
+            view = _views.get(key)
+            if view is None:
+                with Session(session.get_bind()) as own:
+                    view = dated_view(snap, prices_on(own, day), day)
+                _views[key] = view
+                while len(_views) > _VIEWS_KEPT:
+                    _views.popitem(last=False)
+    return view
