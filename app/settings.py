@@ -55,6 +55,15 @@ class Settings(BaseSettings):
         "set, Slack answers to break-even and run-cost questions show their chart "
         "(`GET /v1/charts/query`); Slack fetches it from there.",
     )
+    price_max_age_days: int = Field(
+        default=90,
+        ge=1,
+        le=36500,
+        description="Answers warn about any catalog price older than this many days. Default: "
+        "the budgeting users' requirement (gpucost issue 5, 2026-11-21: 'warns when one is "
+        "older than a configurable limit (default 90 days)'); on-demand list prices change "
+        "about quarterly.",
+    )
     max_request_body_bytes: int = Field(
         default=64 * 1024, description="Request bodies larger than this get 413."
     )

@@ -39,8 +39,9 @@ class SeedReport:
         return "\n".join(lines)
 
 
-def _seed_table(conn: Connection, table, rows: list[dict[str, Any]], ledger: PriceLedger,
-                report: SeedReport) -> None:
+def _seed_table(
+    conn: Connection, table, rows: list[dict[str, Any]], ledger: PriceLedger, report: SeedReport
+) -> None:
     existing = {r._mapping["id"]: dict(r._mapping) for r in conn.execute(select(table))}
     counts = {"added": 0, "changed": 0, "unchanged": 0}
     for raw in rows:

@@ -247,6 +247,26 @@ class SourceRef(BaseModel):
     as_of: dt.date | None = Field(description="Date the figure held.")
 
 
+class PriceAge(BaseModel):
+    """How old the catalog prices behind an answer are (prices given in the request do not
+    count). A price older than `max_age_days` is listed in the answer's `warnings`."""
+
+    prices_as_of: dt.date = Field(
+        description="Day whose prices were used: the request's `as_of`, else today (UTC)."
+    )
+    oldest_price_date: dt.date | None = Field(
+        description="Date of the oldest catalog price used; null when none was used."
+    )
+    oldest_price: str | None = Field(description="Which price that is, e.g. `offer aws-...`.")
+    oldest_price_age_days: int | None = Field(
+        description="`prices_as_of - oldest_price_date`, days."
+    )
+    max_age_days: int = Field(
+        description="Age beyond which a price is warned about (`GPUCOST_PRICE_MAX_AGE_DAYS`)."
+    )
+    prices_used: int = Field(description="Catalog prices used.", ge=0)
+
+
 class Performance(BaseModel):
     """Relative speed used to scale cloud hours."""
 
@@ -301,6 +321,8 @@ class BreakEvenResult(BaseModel):
     performance: Performance | None = Field(description="Speed scaling, when requested.")
     assumptions: list[Assumption]
     sources: list[SourceRef]
+    prices: PriceAge = Field(description="Age of the catalog prices used.")
+    warnings: list[str] = Field(description="Prices older than `prices.max_age_days`.")
 
 
 class Workload(_Body):
@@ -454,6 +476,8 @@ class RunCostResult(BaseModel):
     options: list[RunOptionResult]
     assumptions: list[Assumption]
     sources: list[SourceRef]
+    prices: PriceAge = Field(description="Age of the catalog prices used.")
+    warnings: list[str] = Field(description="Prices older than `prices.max_age_days`.")
 
 
 class CarbonRequest(_Body):
@@ -532,3 +556,5 @@ class CarbonResult(BaseModel):
     co2e_kg: float = Field(description="Emissions, kg CO2e.")
     assumptions: list[Assumption]
     sources: list[SourceRef]
+    prices: PriceAge = Field(description="Age of the catalog prices used.")
+    warnings: list[str] = Field(description="Prices older than `prices.max_age_days`.")

@@ -18,6 +18,7 @@ from app.models.calc import (
     Assumption,
     CloudSpec,
     DesktopSpec,
+    PriceAge,
     SourceRef,
     _Body,
     _Where,
@@ -331,6 +332,7 @@ class CompareResult(BaseModel):
     warnings: list[str] = Field(description="What the ranking does not account for.")
     assumptions: list[Assumption]
     sources: list[SourceRef]
+    prices: PriceAge = Field(description="Age of the catalog prices used.")
 
 
 class SweepRequest(_Body):
@@ -400,3 +402,5 @@ class SweepResult(BaseModel):
     cloud_time_factor: float = Field(description="Cloud hours per desktop hour of work.")
     assumptions: list[Assumption]
     sources: list[SourceRef]
+    warnings: list[str] = Field(description="Prices older than `prices.max_age_days`.")
+    prices: PriceAge = Field(description="Age of the catalog prices used.")

@@ -6,7 +6,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query
 
-from app.deps import SessionDep
+from app.deps import AsOf, SessionDep
 from app.models import Benchmark, UtilizationProfile
 from app.models.benchmark import BenchmarkPublic, BenchmarkResultPublic, BenchmarksPublic
 from app.models.catalog_misc import (
@@ -20,6 +20,7 @@ from app.models.gpu import GpuPublic, GpusPublic
 from app.models.offer import CloudOfferPublic, CloudOffersPublic, PricingModel, Provider
 from app.models.region import RegionKind, RegionPublic, RegionsPublic
 from app.services import catalog
+from app.services.snapshot import prices_as_of
 
 router = APIRouter(prefix="/v1", tags=["catalog"], responses={422: PROBLEM_RESPONSES[422]})
 
@@ -74,11 +75,13 @@ def list_gpus(
     ] = None,
     limit: Limit = 100,
     offset: Offset = 0,
+    as_of: AsOf = None,
 ) -> GpusPublic:
     """GPUs in the catalog with specs (memory GB, bandwidth GB/s, FP32 TFLOPS, TDP W), launch
     and used prices, each with source and as-of date. `q` matches ids, names and aliases."""
-    rows, count = catalog.list_gpus(session, q, limit, offset)
-    return GpusPublic(data=[GpuPublic.model_validate(fields_of(r)) for r in rows], count=count)
+    with prices_as_of(as_of):
+        rows, count = catalog.list_gpus(session, q, limit, offset)
+        return GpusPublic(data=[GpuPublic.model_validate(fields_of(r)) for r in rows], count=count)
 
 
 @router.get(
@@ -87,10 +90,11 @@ def list_gpus(
     summary="Get a GPU by id or name",
     responses={404: PROBLEM_RESPONSES[404]},
 )
-def get_gpu(gpu_id: str, session: SessionDep) -> GpuPublic:
+def get_gpu(gpu_id: str, session: SessionDep, as_of: AsOf = None) -> GpuPublic:
     """One GPU. The path takes an id (`rtx-3090`) or a name as typed (`3090`, `RTX3090`,
     `V100 16GB`); an ambiguous name is a 422 and an unknown one a 404, both with candidates."""
-    return GpuPublic.model_validate(fields_of(catalog.resolve_gpu(session, gpu_id)))
+    with prices_as_of(as_of):
+        return GpuPublic.model_validate(fields_of(catalog.resolve_gpu(session, gpu_id)))
 
 
 @router.get(
@@ -111,20 +115,22 @@ def list_cloud_offers(
     max_price_usd_per_hour: Annotated[float | None, Query(ge=0, le=10_000)] = None,
     limit: Limit = 100,
     offset: Offset = 0,
+    as_of: AsOf = None,
 ) -> CloudOffersPublic:
     """Priced ways to rent GPUs, cheapest first: USD per instance-hour, monthly fees, billing
     increments, region, source and as-of date."""
-    rows, count = catalog.list_offers(
-        session,
-        provider=provider.value if provider else None,
-        gpu=gpu,
-        pricing_model=pricing_model.value if pricing_model else None,
-        region=region,
-        max_price_usd_per_hour=max_price_usd_per_hour,
-        limit=limit,
-        offset=offset,
-    )
-    return CloudOffersPublic(data=[offer_public(r) for r in rows], count=count)
+    with prices_as_of(as_of):
+        rows, count = catalog.list_offers(
+            session,
+            provider=provider.value if provider else None,
+            gpu=gpu,
+            pricing_model=pricing_model.value if pricing_model else None,
+            region=region,
+            max_price_usd_per_hour=max_price_usd_per_hour,
+            limit=limit,
+            offset=offset,
+        )
+        return CloudOffersPublic(data=[offer_public(r) for r in rows], count=count)
 
 
 @router.get(
@@ -133,22 +139,24 @@ def list_cloud_offers(
     summary="Get a cloud offer",
     responses={404: PROBLEM_RESPONSES[404]},
 )
-def get_cloud_offer(offer_id: str, session: SessionDep) -> CloudOfferPublic:
+def get_cloud_offer(offer_id: str, session: SessionDep, as_of: AsOf = None) -> CloudOfferPublic:
     """One cloud offer by id."""
-    return offer_public(catalog.get_offer(session, offer_id))
+    with prices_as_of(as_of):
+        return offer_public(catalog.get_offer(session, offer_id))
 
 
 @router.get("/barebones", response_model=BarebonesPublic, summary="List desktop barebones")
-def list_barebones(session: SessionDep) -> BarebonesPublic:
+def list_barebones(session: SessionDep, as_of: AsOf = None) -> BarebonesPublic:
     """Desktop machines without GPUs: price (USD), GPU slots, base power (W), PSU efficiency."""
-    rows = catalog.list_barebones(session)
-    return BarebonesPublic(
-        data=[
-            BarebonePublic.model_validate({**fields_of(r), "price_usd": float(r.price_usd)})
-            for r in rows
-        ],
-        count=len(rows),
-    )
+    with prices_as_of(as_of):
+        rows = catalog.list_barebones(session)
+        return BarebonesPublic(
+            data=[
+                BarebonePublic.model_validate({**fields_of(r), "price_usd": float(r.price_usd)})
+                for r in rows
+            ],
+            count=len(rows),
+        )
 
 
 @router.get(
@@ -162,14 +170,16 @@ def list_regions(
     kind: RegionKind | None = None,
     limit: Limit = 500,
     offset: Offset = 0,
+    as_of: AsOf = None,
 ) -> RegionsPublic:
     """Countries, US states and cloud regions with grid carbon intensity (gCO2e/kWh), retail
     electricity price (USD/kWh) where sourced, and PUE for cloud regions."""
-    rows = catalog.list_regions(session, kind.value if kind else None)
-    page = rows[offset : offset + limit]
-    return RegionsPublic(
-        data=[RegionPublic.model_validate(fields_of(r)) for r in page], count=len(rows)
-    )
+    with prices_as_of(as_of):
+        rows = catalog.list_regions(session, kind.value if kind else None)
+        page = rows[offset : offset + limit]
+        return RegionsPublic(
+            data=[RegionPublic.model_validate(fields_of(r)) for r in page], count=len(rows)
+        )
 
 
 @router.get(
@@ -178,9 +188,10 @@ def list_regions(
     summary="Get a region",
     responses={404: PROBLEM_RESPONSES[404]},
 )
-def get_region(region_id: str, session: SessionDep) -> RegionPublic:
+def get_region(region_id: str, session: SessionDep, as_of: AsOf = None) -> RegionPublic:
     """One region by id (`de`, `us-ca`, `aws:us-east-1`, `world`)."""
-    return RegionPublic.model_validate(fields_of(catalog.get_region(session, region_id)))
+    with prices_as_of(as_of):
+        return RegionPublic.model_validate(fields_of(catalog.get_region(session, region_id)))
 
 
 @router.get(

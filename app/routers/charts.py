@@ -8,12 +8,13 @@ from typing import Annotated
 from fastapi import APIRouter, Query, Response
 
 from app.charts import Format
-from app.deps import SessionDep, SettingsDep
+from app.deps import AsOf, SessionDep, SettingsDep
 from app.models.calc import BreakEvenRequest
 from app.models.common import PROBLEM_RESPONSES
 from app.models.compare import CompareRequest, SweepRequest
 from app.query.parser import MAX_QUERY_CHARS
 from app.services import charts
+from app.services.snapshot import prices_as_of
 
 IMAGE = {
     200: {
@@ -61,10 +62,12 @@ def cumulative_cost(
             "three years when it never breaks even.",
         ),
     ] = None,
+    as_of: AsOf = None,
 ) -> Response:
     """The `/v1/break-even` request drawn: desktop cost (purchase + electricity) and cloud
     cost against days since purchase (USD), with the break-even day marked."""
-    return _image(charts.cumulative_chart(session, req, settings, days, fmt))
+    with prices_as_of(as_of):
+        return _image(charts.cumulative_chart(session, req, settings, days, fmt))
 
 
 @router.post(
@@ -73,20 +76,30 @@ def cumulative_cost(
     summary="Chart: break-even days against utilization",
 )
 def break_even_sweep(
-    req: SweepRequest, session: SessionDep, settings: SettingsDep, fmt: FormatQuery = "png"
+    req: SweepRequest,
+    session: SessionDep,
+    settings: SettingsDep,
+    fmt: FormatQuery = "png",
+    as_of: AsOf = None,
 ) -> Response:
     """The `/v1/break-even/sweep` grid drawn: break-even days against utilization (%), one
     line per electricity price; gaps where the desktop never pays back."""
-    return _image(charts.sweep_chart(session, req, settings, fmt))
+    with prices_as_of(as_of):
+        return _image(charts.sweep_chart(session, req, settings, fmt))
 
 
 @router.post("/compare", response_class=Response, summary="Chart: options ranked by cost per run")
 def compare(
-    req: CompareRequest, session: SessionDep, settings: SettingsDep, fmt: FormatQuery = "png"
+    req: CompareRequest,
+    session: SessionDep,
+    settings: SettingsDep,
+    fmt: FormatQuery = "png",
+    as_of: AsOf = None,
 ) -> Response:
     """The `/v1/compare` ranking drawn as bars (at most 30): cost per run over the horizon
     (purchase and fees included) when the workload has runs, else total cost (USD)."""
-    return _image(charts.compare_chart(session, req, settings, fmt))
+    with prices_as_of(as_of):
+        return _image(charts.compare_chart(session, req, settings, fmt))
 
 
 @router.get("/query", response_class=Response, summary="Chart for a plain-language question")
@@ -103,11 +116,12 @@ def query_chart(
         ),
     ],
     fmt: FormatQuery = "png",
+    as_of: AsOf = None,
 ) -> Response:
     """The chart of a `/v1/query` answer (what Slack replies link): a break-even question
     draws cumulative cost, a run-cost question ranked bars. As with `/v1/query`, any question
     gets a 200: one that is not understood, names something unknown, or has no chart gets a
     card saying why, with examples, and the header `X-Gpucost-Charted: false`. 422 is only
     for a missing or over-long `q`."""
-    return _image(charts.query_chart(session, settings, q, fmt))
-
+    with prices_as_of(as_of):
+        return _image(charts.query_chart(session, settings, q, fmt))

@@ -6,11 +6,12 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query
 
-from app.deps import SessionDep, SettingsDep
+from app.deps import AsOf, SessionDep, SettingsDep
 from app.models.common import PROBLEM_RESPONSES
 from app.models.query import QueryAnswer
 from app.query.parser import MAX_QUERY_CHARS
 from app.services import query
+from app.services.snapshot import prices_as_of
 
 router = APIRouter(
     prefix="/v1",
@@ -32,6 +33,7 @@ def answer_query(
             examples=["break-even for 3090 at 15% util"],
         ),
     ],
+    as_of: AsOf = None,
 ) -> QueryAnswer:
     """Read a question (break-even, run cost, cost per batch item, carbon, offers, GPU info,
     help), fill what it leaves out with documented defaults, and answer it with the engine.
@@ -42,4 +44,5 @@ def answer_query(
     be answered (not understood, an unknown or ambiguous GPU, an out-of-range value) is still
     a 200: `answered` is false, `headline` says why, with `suggestions` (did you mean) and
     `examples`. 422 is only for a missing or over-long `q`."""
-    return query.respond(session, settings, q)
+    with prices_as_of(as_of):
+        return query.respond(session, settings, q)

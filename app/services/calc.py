@@ -8,6 +8,7 @@ decimals.
 
 from __future__ import annotations
 
+import datetime as dt
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -30,6 +31,7 @@ from app.models.calc import (
     DesktopSide,
     DesktopSpec,
     Performance,
+    PriceAge,
     RunCostRequest,
     RunCostResult,
     RunOption,
@@ -56,6 +58,7 @@ class Trail:
 
     assumptions: list[Assumption] = field(default_factory=list)
     sources: list[SourceRef] = field(default_factory=list)
+    prices: dict[str, dt.date] = field(default_factory=dict)
 
     def assume(self, name: str, value: Any, source: str) -> None:
         item = Assumption(name=name, value=value, source=source)
@@ -66,6 +69,42 @@ class Trail:
         ref = SourceRef(what=what, source=source, as_of=as_of)
         if ref not in self.sources:
             self.sources.append(ref)
+
+    def price(self, what: str, as_of: dt.date | None) -> None:
+        """Note a catalog price used, with its date, for :meth:`price_age`."""
+        if as_of is not None:
+            self.prices[what] = as_of
+
+    def price_fields(self, session: Session, settings: Settings) -> dict[str, Any]:
+        """A result's ``prices`` and ``warnings`` fields for the prices noted."""
+        age, warnings = price_age(session, settings, self.prices)
+        return {"prices": age, "warnings": warnings}
+
+
+def price_age(
+    session: Session, settings: Settings, prices: dict[str, dt.date]
+) -> tuple[PriceAge, list[str]]:
+    """:class:`PriceAge` of ``prices`` ({what: date}) against the day read (the pinned
+    ``as_of``, else today, UTC), and a warning per price older than
+    ``settings.price_max_age_days``, oldest first."""
+    day = get_snapshot(session).as_of or dt.datetime.now(dt.UTC).date()
+    limit = settings.price_max_age_days
+    oldest = min(prices.items(), key=lambda kv: (kv[1], kv[0]), default=None)
+    warnings = [
+        f"{what}: price dated {when.isoformat()}, {(day - when).days} days before "
+        f"{day.isoformat()} (limit {limit} days)"
+        for what, when in sorted(prices.items(), key=lambda kv: (kv[1], kv[0]))
+        if (day - when).days > limit
+    ]
+    age = PriceAge(
+        prices_as_of=day,
+        oldest_price_date=oldest[1] if oldest else None,
+        oldest_price=oldest[0] if oldest else None,
+        oldest_price_age_days=(day - oldest[1]).days if oldest else None,
+        max_age_days=limit,
+        prices_used=len(prices),
+    )
+    return age, warnings
 
 
 # ------------------------------------------------------------------------------------------
@@ -110,6 +149,7 @@ def resolve_electricity(
             region.electricity_source or region.source,
             region.electricity_as_of,
         )
+        trail.price(f"region {region.id}: electricity", region.electricity_as_of)
         return region.electricity_price_usd_per_kwh
     price = settings.default_electricity_price_usd_per_kwh
     trail.assume("electricity_price_usd_per_kwh", price, f"default: {SEED_001}, US price")
@@ -178,6 +218,7 @@ def resolve_desktop(
         elif gpu is not None and gpu.price_new_usd is not None:
             gpu_price = gpu.price_new_usd
             trail.assume(f"{prefix}.gpu_price_usd", gpu_price, gpu.price_new_source or gpu.source)
+            trail.price(f"gpu {gpu.id}: price_new_usd", gpu.price_new_as_of)
         else:
             raise CatalogGap(
                 f"{prefix}: no catalog price for this GPU; give total_price_usd or gpu_price_usd"
@@ -198,6 +239,7 @@ def resolve_desktop(
                     f"smallest catalog barebone for {spec.gpu_count} GPU(s): {barebone.source}",
                 )
             base_price = float(barebone.price_usd)
+            trail.price(f"barebone {barebone.id}", barebone.as_of)
         upfront = gpu_price * spec.gpu_count + base_price
 
     if spec.base_power_w is not None:
@@ -276,6 +318,7 @@ def resolve_cloud(session: Session, spec: CloudSpec, trail: Trail) -> ResolvedCl
     if spec.offer_id is not None:
         offer = catalog.get_offer(session, spec.offer_id)
         trail.cite(f"offer {offer.id}: price_usd_per_hour", offer.source, offer.as_of)
+        trail.price(f"offer {offer.id}", offer.as_of)
         gpu = catalog.get_gpu(session, offer.gpu_id)
         provider = catalog.get_provider(session, offer.provider)
         region = _offer_region(session, offer)
@@ -433,6 +476,7 @@ def compute_break_even(
         else None,
         assumptions=trail.assumptions,
         sources=trail.sources,
+        **trail.price_fields(session, settings),
     )
 
 
@@ -580,7 +624,9 @@ def compute_run_cost(session: Session, req: RunCostRequest, settings: Settings) 
         bench = catalog.get_benchmark(session, w.benchmark)
         trail.cite(f"benchmark {bench.id}", bench.source, bench.as_of)
         bench_results = {r.gpu_id: r for r in catalog.benchmark_results(session, bench.id)}
-        bench_reference = benchmark_reference(bench_results, lambda gid: catalog.get_gpu(session, gid))
+        bench_reference = benchmark_reference(
+            bench_results, lambda gid: catalog.get_gpu(session, gid)
+        )
     ref_gpu = _gpu_or_none(session, w.gpu, trail)
     region = resolve_region(session, req.region)
     ctx = _RunContext(
@@ -601,6 +647,7 @@ def compute_run_cost(session: Session, req: RunCostRequest, settings: Settings) 
         options=[_run_option(session, ctx, opt, i) for i, opt in enumerate(req.options)],
         assumptions=trail.assumptions,
         sources=trail.sources,
+        **trail.price_fields(session, settings),
     )
 
 
@@ -761,4 +808,5 @@ def compute_carbon(session: Session, req: CarbonRequest, settings: Settings) -> 
         co2e_kg=sig8(costing.co2e_kg(energy, ci)),
         assumptions=trail.assumptions,
         sources=trail.sources,
+        **trail.price_fields(session, settings),
     )

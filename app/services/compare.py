@@ -8,6 +8,7 @@ request, over the in-memory catalog snapshot; the arithmetic over all options is
 
 from __future__ import annotations
 
+import datetime as dt
 import math
 from dataclasses import dataclass
 
@@ -16,6 +17,7 @@ from sqlmodel import Session
 
 from app.costing import vector
 from app.errors import Ambiguous, CatalogGap, InvalidRequest
+from app.models.calc import PriceAge
 from app.models.compare import (
     CompareOption,
     CompareRequest,
@@ -32,6 +34,7 @@ from app.services.calc import (
     benchmark_time,
     carbon_region,
     measured_runtimes,
+    price_age,
     resolve_cloud,
     resolve_desktop,
     resolve_electricity,
@@ -405,6 +408,13 @@ def compute_compare(session: Session, req: CompareRequest, settings: Settings) -
         if "horizon_months" in req.model_fields_set
         else f"default: {SEED_001}, 'if you do deep learning for more than a year, buy a desktop'",
     )
+    age, stale = _listed_price_age(session, settings, snap, listed, trail)
+    if stale:
+        warnings.append(
+            f"{len(stale)} of the {age.prices_used} catalog prices behind the listed options "
+            f"are older than {age.max_age_days} days (oldest: {age.oldest_price}, dated "
+            f"{age.oldest_price_date}); see `prices`"
+        )
     return CompareResult(
         reference=ref.label,
         reference_hours_per_month=sig8(ref_hours),
@@ -427,7 +437,31 @@ def compute_compare(session: Session, req: CompareRequest, settings: Settings) -
         warnings=warnings,
         assumptions=trail.assumptions,
         sources=trail.sources,
+        prices=age,
     )
+
+
+def _listed_price_age(
+    session: Session,
+    settings: Settings,
+    snap: Snapshot,
+    listed: list[CompareOption],
+    trail: Trail,
+) -> tuple[PriceAge, list[str]]:
+    """Age of the catalog prices behind the listed options (each offer's price, each
+    desktop's GPU and barebone prices) and of those the trail noted (electricity)."""
+    builds = {b.id: b for b in snap.builds.builds}
+    prices: dict[str, dt.date] = dict(trail.prices)
+    for opt in listed:
+        offer = snap.offer_by_id.get(opt.id)
+        build = builds.get(opt.id)
+        if offer is not None:
+            prices[f"offer {offer.id}"] = offer.as_of
+        elif build is not None:
+            if build.gpu.price_new_as_of is not None:
+                prices[f"gpu {build.gpu.id}: price_new_usd"] = build.gpu.price_new_as_of
+            prices[f"barebone {build.barebone.id}"] = build.barebone.as_of
+    return price_age(session, settings, prices)
 
 
 # ------------------------------------------------------------------------------------------
@@ -489,4 +523,5 @@ def compute_sweep(session: Session, req: SweepRequest, settings: Settings) -> Sw
         cloud_time_factor=sig8(factor),
         assumptions=trail.assumptions,
         sources=trail.sources,
+        **trail.price_fields(session, settings),
     )
