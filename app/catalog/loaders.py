@@ -408,10 +408,31 @@ class LoadReport:
         self.skipped[reason] = self.skipped.get(reason, 0) + 1
 
 
-def _skypilot_rows(provider: str) -> tuple[CatalogFile, list[dict[str, str]], str]:
+@dataclass(frozen=True)
+class SkyPilotInput:
+    """SkyPilot catalog rows to load instead of the shipped file: the file's date and note
+    (``meta``), its rows (dicts by column name, each may carry ``_line``), and ``source``."""
+
+    meta: CatalogFile
+    rows: list[dict[str, str]]
+    source: str
+
+
+def skypilot_url(path: str) -> str:
+    """The upstream URL of a shipped SkyPilot catalog file (``skypilot-catalog/...``)."""
+    return (
+        "https://github.com/skypilot-org/skypilot-catalog/blob/master/"
+        + path[len("skypilot-catalog/") :]
+    )
+
+
+def _skypilot_rows(
+    provider: str, given: SkyPilotInput | None = None
+) -> tuple[CatalogFile, list[dict[str, str]], str]:
+    if given is not None:
+        return given.meta, given.rows, given.source
     meta = SKYPILOT_FILES[provider]
-    source = f"https://github.com/skypilot-org/skypilot-catalog/blob/master/{meta.path[len('skypilot-catalog/') :]}"
-    return meta, read_csv(SOURCES / meta.path), source
+    return meta, read_csv(SOURCES / meta.path), skypilot_url(meta.path)
 
 
 def _is_real_spot(price: float | None, spot: float | None) -> bool:
@@ -419,9 +440,9 @@ def _is_real_spot(price: float | None, spot: float | None) -> bool:
     return spot is not None and spot > 0 and (price is None or spot < price)
 
 
-def load_aws_offers(report: LoadReport) -> list[Row]:
+def load_aws_offers(report: LoadReport, given: SkyPilotInput | None = None) -> list[Row]:
     """AWS on-demand per region and spot per region (cheapest availability zone)."""
-    meta, rows, source = _skypilot_rows("aws")
+    meta, rows, source = _skypilot_rows("aws", given)
     grouped: dict[tuple[str, str], list[dict[str, str]]] = defaultdict(list)
     for r in rows:
         grouped[(r["InstanceType"], r["Region"])].append(r)
@@ -492,13 +513,13 @@ GCP_HOST_FOR = {
 }
 
 
-def load_gcp_offers(report: LoadReport) -> list[Row]:
+def load_gcp_offers(report: LoadReport, given: SkyPilotInput | None = None) -> list[Row]:
     """GCP: GPU price + host VM price in the same region (and zone, for spot), summed.
 
     GCP prices accelerators separately from the VM; a GPU-only figure understates the bill,
     so GPU rows without a host row in the shipped subset are not shipped.
     """
-    meta, rows, source = _skypilot_rows("gcp")
+    meta, rows, source = _skypilot_rows("gcp", given)
     hosts: dict[tuple[str, str], list[dict[str, str]]] = defaultdict(list)
     gpus: dict[tuple[str, int, str], list[dict[str, str]]] = defaultdict(list)
     for r in rows:
@@ -566,9 +587,9 @@ def load_gcp_offers(report: LoadReport) -> list[Row]:
     return out
 
 
-def load_azure_offers(report: LoadReport) -> list[Row]:
+def load_azure_offers(report: LoadReport, given: SkyPilotInput | None = None) -> list[Row]:
     """Azure pay-as-you-go and spot per region (US regions, SkyPilot v6)."""
-    meta, rows, source = _skypilot_rows("azure")
+    meta, rows, source = _skypilot_rows("azure", given)
     out: list[Row] = []
     for r in rows:
         itype = r["InstanceType"]
@@ -603,8 +624,10 @@ def load_azure_offers(report: LoadReport) -> list[Row]:
     return out
 
 
-def _load_flat_provider(provider: str, interruptible: bool, report: LoadReport) -> list[Row]:
-    meta, rows, source = _skypilot_rows(provider)
+def _load_flat_provider(
+    provider: str, interruptible: bool, report: LoadReport, given: SkyPilotInput | None = None
+) -> list[Row]:
+    meta, rows, source = _skypilot_rows(provider, given)
     out: list[Row] = []
     for r in rows:
         if not r["AcceleratorName"]:
@@ -842,19 +865,43 @@ def load_providers() -> list[Row]:
     return rows
 
 
+def load_skypilot(
+    provider: str, report: LoadReport, given: SkyPilotInput | None = None
+) -> list[Row]:
+    """Offers from one provider's SkyPilot catalog (the shipped file, or ``given`` rows)."""
+    if provider == "aws":
+        return load_aws_offers(report, given)
+    if provider == "gcp":
+        return load_gcp_offers(report, given)
+    if provider == "azure":
+        return load_azure_offers(report, given)
+    if provider in FLAT_PROVIDERS:
+        return _load_flat_provider(provider, FLAT_PROVIDERS[provider], report, given)
+    raise CatalogDataError(f"no SkyPilot loader for provider '{provider}'")
+
+
+# Providers whose SkyPilot file has one row per instance and region; True: its SpotPrice is
+# RunPod's interruptible ("community spot") price.
+FLAT_PROVIDERS = {"lambda": False, "runpod": True, "paperspace": False}
+
+
+def with_billing(offers: list[Row]) -> list[Row]:
+    """``offers`` with their provider's billing increment and minimum (``providers.csv``)."""
+    providers = {p["id"]: p for p in load_providers()}
+    for offer in offers:
+        p = providers[offer["provider"]]
+        offer["billing_increment_s"] = p["billing_increment_s"]
+        offer["billing_minimum_s"] = p["billing_minimum_s"]
+    return offers
+
+
 def load_offers(report: LoadReport | None = None) -> list[Row]:
     """Every cloud offer, with billing increments from ``providers.csv`` applied."""
     report = report or LoadReport({})
-    providers = {p["id"]: p for p in load_providers()}
     offers = [
         *load_paperspace_2022_offers(),
         *load_extra_offers(),
-        *load_aws_offers(report),
-        *load_gcp_offers(report),
-        *load_azure_offers(report),
-        *_load_flat_provider("lambda", False, report),
-        *_load_flat_provider("runpod", True, report),
-        *_load_flat_provider("paperspace", False, report),
+        *(o for provider in SKYPILOT_FILES for o in load_skypilot(provider, report)),
         *load_colab_offers(),
     ]
     seen: set[str] = set()
@@ -862,10 +909,7 @@ def load_offers(report: LoadReport | None = None) -> list[Row]:
         if offer["id"] in seen:
             raise CatalogDataError(f"duplicate offer id {offer['id']}")
         seen.add(offer["id"])
-        p = providers[offer["provider"]]
-        offer["billing_increment_s"] = p["billing_increment_s"]
-        offer["billing_minimum_s"] = p["billing_minimum_s"]
-    return offers
+    return with_billing(offers)
 
 
 # ------------------------------------------------------------------------------------------

@@ -11,11 +11,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import select
 from sqlalchemy.engine import Connection, Engine
 
 from app.catalog import loaders
-from app.catalog.writes import PriceLedger, bump_revision, upsert
+from app.catalog.writes import PriceLedger, bump_revision, stored_rows, upsert
 from app.db import writer
 from app.models import TABLES
 
@@ -42,10 +41,10 @@ class SeedReport:
 def _seed_table(
     conn: Connection, table, rows: list[dict[str, Any]], ledger: PriceLedger, report: SeedReport
 ) -> None:
-    existing = {r._mapping["id"]: dict(r._mapping) for r in conn.execute(select(table))}
+    existing = stored_rows(conn, table)
     counts = {"added": 0, "changed": 0, "unchanged": 0}
     for raw in rows:
-        counts[upsert(conn, table, raw, ledger, existing.get(raw["id"]))] += 1
+        counts[upsert(conn, table, raw, ledger, existing)] += 1
     name = table.name
     report.added[name], report.changed[name] = counts["added"], counts["changed"]
     report.unchanged[name] = counts["unchanged"]

@@ -172,18 +172,27 @@ def upsert(
     table: Table,
     row: dict[str, Any],
     ledger: PriceLedger,
-    existing: dict[str, Any] | None,
+    existing: dict[str, dict[str, Any]],
 ) -> Outcome:
-    """Insert ``row`` or update the stored row with its id (``existing``, None if absent),
-    keeping price history; returns what happened."""
+    """Insert ``row`` or update the stored row with its id, keeping price history; returns
+    what happened. ``existing`` maps the table's ids to their stored rows and is kept up to
+    date, so one transaction may upsert the same id twice."""
     row = with_history(table, coerce(table, row), ledger)
-    if existing is None:
+    old = existing.get(row["id"])
+    if old is None:
         conn.execute(insert(table).values(**row))
+        existing[row["id"]] = row
         return "added"
-    if any(existing.get(k) != v for k, v in row.items()):
+    if any(old.get(k) != v for k, v in row.items()):
         conn.execute(update(table).where(table.c.id == row["id"]).values(**row))
+        existing[row["id"]] = {**old, **row}
         return "changed"
     return "unchanged"
+
+
+def stored_rows(conn: Connection, table: Table) -> dict[str, dict[str, Any]]:
+    """Every row of ``table`` by id (for :func:`upsert`)."""
+    return {r._mapping["id"]: dict(r._mapping) for r in conn.execute(select(table))}
 
 
 def bump_revision(conn: Connection) -> int:
