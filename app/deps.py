@@ -8,13 +8,16 @@ from typing import Annotated
 
 from fastapi import Depends, Query
 from pydantic import BeforeValidator
+from sqlalchemy import Engine
 from sqlmodel import Session
 
-from app.db import get_session
+from app.db import get_engine, get_session
 from app.settings import Settings, get_settings
 
 SessionDep = Annotated[Session, Depends(get_session)]
 SettingsDep = Annotated[Settings, Depends(get_settings)]
+# Writes run their own transactions (BEGIN IMMEDIATE on SQLite) on the engine.
+EngineDep = Annotated[Engine, Depends(get_engine)]
 
 _ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 

@@ -63,6 +63,36 @@ class CatalogGap(DomainError):
     status, slug, title = 404, "not-in-catalog", "Not in the catalog"
 
 
+class Unauthorized(DomainError):
+    """No API key, or one that is unknown or revoked (answered with ``WWW-Authenticate``)."""
+
+    status, slug, title = 401, "unauthorized", "Unauthorized"
+
+
+class Forbidden(DomainError):
+    """The API key lacks the scope the operation needs."""
+
+    status, slug, title = 403, "forbidden", "Forbidden"
+
+
+class Conflict(DomainError):
+    """The write would break the catalog (an id in use, a row others refer to)."""
+
+    status, slug, title = 409, "conflict", "Conflict"
+
+
+class PreconditionFailed(DomainError):
+    """``If-Match`` names a version that is no longer current (``current_etag``)."""
+
+    status, slug, title = 412, "precondition-failed", "Precondition failed"
+
+
+class PreconditionRequired(DomainError):
+    """An update or delete came without ``If-Match`` (``current_etag`` says what to send)."""
+
+    status, slug, title = 428, "precondition-required", "Precondition required"
+
+
 class NotUnderstood(DomainError):
     """A plain-language query could not be turned into a request (``suggestions``: did you
     mean; ``ignored``: words not understood; ``examples``: queries that work)."""
@@ -96,12 +126,30 @@ def _jsonable_errors(errors: list[dict[str, Any]]) -> list[dict[str, Any]]:
     ]
 
 
+def _allowed_methods(request: Request) -> str:
+    """Every method the path takes, across routes: Starlette's 405 lists only the first
+    route that matched the path, and a path here can have one route per method."""
+    from starlette.routing import Match
+
+    methods: set[str] = set()
+    for route in request.app.router.routes:
+        match, _ = route.matches({**request.scope, "method": "GET"})
+        if match != Match.NONE and getattr(route, "methods", None):
+            methods |= set(route.methods)
+    return ", ".join(sorted(methods))
+
+
 def install(app: FastAPI) -> None:
     """Register the exception handlers on ``app``."""
 
     @app.exception_handler(DomainError)
     async def _domain(request: Request, exc: DomainError) -> JSONResponse:
-        return problem(exc.status, exc.slug, exc.title, exc.detail, request, **exc.extra)
+        response = problem(exc.status, exc.slug, exc.title, exc.detail, request, **exc.extra)
+        if exc.status == 401:
+            response.headers["WWW-Authenticate"] = 'ApiKey header="X-API-Key"'
+        if "current_etag" in exc.extra:
+            response.headers["ETag"] = exc.extra["current_etag"]
+        return response
 
     @app.exception_handler(CostingError)
     async def _costing(request: Request, exc: CostingError) -> JSONResponse:
@@ -132,6 +180,8 @@ def install(app: FastAPI) -> None:
         response = problem(exc.status_code, slug, title, str(exc.detail), request)
         for key, value in (exc.headers or {}).items():
             response.headers[key] = value
+        if exc.status_code == 405:
+            response.headers["Allow"] = _allowed_methods(request)
         return response
 
     @app.exception_handler(Exception)

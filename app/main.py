@@ -10,7 +10,7 @@ from starlette.middleware.base import BaseHTTPMiddleware, RequestResponseEndpoin
 from starlette.responses import Response
 
 from app import errors
-from app.routers import calc, catalog, charts, compare, health, query, slack
+from app.routers import admin, calc, catalog, charts, compare, health, query, slack
 from app.settings import get_settings
 
 DESCRIPTION = """
@@ -61,7 +61,12 @@ class RequestGuard(BaseHTTPMiddleware):
                     f"send the body as {' or '.join(sorted(accepted))}",
                     request,
                 )
-        limit = get_settings().max_request_body_bytes
+        settings = get_settings()
+        limit = (
+            settings.max_import_bytes
+            if request.url.path == "/v1/admin/imports"
+            else settings.max_request_body_bytes
+        )
         length = request.headers.get("content-length")
         too_big = False
         if length is not None:
@@ -94,6 +99,7 @@ def problem_only_errors(app: FastAPI) -> None:
             return app.openapi_schema
         schema = original()
         schema["components"]["schemas"].update(slack.openapi_components())
+        schema["components"]["schemas"].update(admin.openapi_components())
         for item in schema["paths"].values():
             for op in item.values():
                 for status, response in op.get("responses", {}).items():
@@ -122,6 +128,7 @@ def create_app() -> FastAPI:
     app.include_router(charts.router)
     app.include_router(query.router)
     app.include_router(slack.router)
+    app.include_router(admin.router)
     problem_only_errors(app)
     return app
 

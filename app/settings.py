@@ -67,6 +67,11 @@ class Settings(BaseSettings):
     max_request_body_bytes: int = Field(
         default=64 * 1024, description="Request bodies larger than this get 413."
     )
+    max_import_bytes: int = Field(
+        default=10 * 1024 * 1024,
+        description="Largest file `POST /v1/admin/imports` takes, bytes (the largest SkyPilot "
+        "file we ship is 75 kB; AWS's full catalog is a few MB).",
+    )
 
 
 @lru_cache

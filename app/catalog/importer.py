@@ -98,6 +98,12 @@ class OfferImportRow(BaseModel):
     notes: str | None = Field(default=None, max_length=4000)
 
 
+class OfferImportFile(BaseModel):
+    """gpucost's own JSON import file: ``{"offers": [...]}`` (a bare list is accepted too)."""
+
+    offers: list[OfferImportRow] = Field(max_length=100_000)
+
+
 def _known_file(name: str) -> loaders.CatalogFile | None:
     """The shipped SkyPilot file whose path ``name`` ends with, if any."""
     norm = name.replace("\\", "/")

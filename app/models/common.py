@@ -65,6 +65,9 @@ class Problem(BaseModel):
     examples: list[str] | None = Field(
         default=None, description="For a query not understood: queries that work."
     )
+    current_etag: str | None = Field(
+        default=None, description="For 412 and 428: the resource's current `ETag`."
+    )
 
 
 _PROBLEM_CONTENT = {
@@ -80,8 +83,12 @@ PROBLEM_RESPONSES: dict[int | str, dict[str, Any]] = {
         404: "Unknown id or name (`candidates` lists close ids), or a figure the catalog "
         "lacks (`not-in-catalog`: give it in the request).",
         405: "Method not allowed.",
+        403: "The API key lacks the scope this operation needs.",
+        409: "Conflict: the id is in use, or other catalog rows refer to it.",
+        412: "`If-Match` names a version that is no longer current (`current_etag`).",
         413: "Request body too large.",
         415: "Request body is not `application/json`.",
+        428: "Updates and deletes need `If-Match` with the resource's `ETag`.",
         422: "Invalid input (`errors` gives field paths), or an ambiguous name "
         "(`candidates` lists the matches).",
         500: "Unexpected error; `request_id` identifies it in the logs.",

@@ -13,6 +13,7 @@ offers and barebones that had no price yet. Views are cached per (revision, day)
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import threading
 from collections import OrderedDict
@@ -115,6 +116,7 @@ class Snapshot:
     benchmark_results: dict[str, dict[str, BenchmarkResult]]
     runtimes_s: dict[str, dict[str, float]]
     as_of: dt.date | None = None
+    database: str = ""
     offer_by_id: dict[str, CloudOffer] = field(default_factory=dict)
     barebone_by_id: dict[str, Barebone] = field(default_factory=dict)
 
@@ -331,7 +333,7 @@ def current_revision(session: Session) -> int:
     return row.revision if row else 0
 
 
-_views: OrderedDict[tuple[int, dt.date], Snapshot] = OrderedDict()
+_views: OrderedDict[tuple[str, int, dt.date], Snapshot] = OrderedDict()
 _VIEWS_KEPT = 16
 _pinned_day: ContextVar[dt.date | None] = ContextVar("prices_as_of", default=None)
 
@@ -353,25 +355,32 @@ def get_snapshot(session: Session, as_of: dt.date | None = None) -> Snapshot:
     global _current
     day = as_of or _pinned_day.get()
     revision = current_revision(session)
+    bind = session.get_bind()
+    database = str(getattr(bind, "engine", bind).url)
     snap = _current
-    if snap is None or snap.revision != revision:
+    if snap is None or snap.revision != revision or snap.database != database:
         with _lock:
-            if _current is None or _current.revision != revision:
+            if _current is None or (_current.revision, _current.database) != (
+                revision,
+                database,
+            ):
                 # Its own session: the rows outlive it, detached and read-only.
-                with Session(session.get_bind()) as own:
-                    _current = build_snapshot(own, revision)
+                with Session(bind) as own:
+                    _current = dataclasses.replace(build_snapshot(own, revision), database=database)
                 _views.clear()
             snap = _current
     if day is None:
         return snap
-    key = (snap.revision, day)
+    key = (snap.database, snap.revision, day)
     view = _views.get(key)
     if view is None:
         with _lock:
             view = _views.get(key)
             if view is None:
-                with Session(session.get_bind()) as own:
-                    view = dated_view(snap, prices_on(own, day), day)
+                with Session(bind) as own:
+                    view = dataclasses.replace(
+                        dated_view(snap, prices_on(own, day), day), database=snap.database
+                    )
                 _views[key] = view
                 while len(_views) > _VIEWS_KEPT:
                     _views.popitem(last=False)

@@ -1,0 +1,179 @@
+"""Admin schemas: catalog rows as written through ``PUT /v1/admin/...``, import reports and
+the saved-scenario bodies.
+
+Write bodies forbid unknown fields and non-finite numbers, and bound every figure to a
+physically sensible range, so nothing written can make a later calculation fail. A body's
+``as_of`` is the day its prices took effect (never in the future): a changed price is added to
+the price history from that day.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Annotated, Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from app.models.calc import NO_CONTROL
+from app.models.gpu import FormFactor
+from app.models.offer import PricingModel, Provider
+from app.models.region import RegionKind
+
+WRITE = ConfigDict(extra="forbid", allow_inf_nan=False, str_strip_whitespace=True)
+Text = Annotated[str, Field(min_length=1, max_length=200, pattern=NO_CONTROL)]
+LongText = Annotated[str, Field(min_length=1, max_length=2000, pattern=NO_CONTROL)]
+# Dates are not bounded in the schema (JSON Schema cannot bound a `date`); a future `as_of`
+# is refused by the service (prices are dated when they take effect).
+Day = dt.date
+
+
+class _Write(BaseModel):
+    model_config = WRITE
+
+    source: LongText = Field(description="URL or document the figures come from.")
+    as_of: Day = Field(description="Day the figures (prices) took effect; not in the future.")
+
+
+class GpuWrite(_Write):
+    """A GPU (see `GET /v1/gpus/{gpu_id}` for each field's meaning)."""
+
+    name: Text
+    vendor: Text
+    architecture: Text
+    form_factor: FormFactor
+    memory_gb: float = Field(gt=0, le=4096, description="GPU memory, GB.")
+    memory_bandwidth_gb_per_s: float | None = Field(default=None, gt=0, le=100_000)
+    fp32_tflops: float | None = Field(default=None, gt=0, le=100_000)
+    tdp_w: float = Field(gt=0, le=5_000, description="Thermal design power, W.")
+    launch_year: int | None = Field(default=None, ge=1990, le=2100)
+    price_new_usd: float | None = Field(default=None, gt=0, le=1_000_000)
+    price_new_as_of: Day | None = None
+    price_new_source: LongText | None = None
+    price_used_usd: float | None = Field(default=None, gt=0, le=1_000_000)
+    price_used_as_of: Day | None = None
+    price_used_source: LongText | None = None
+    notes: str | None = Field(default=None, max_length=4000)
+    aliases: list[Text] = Field(default_factory=list, max_length=50)
+
+
+class CloudOfferWrite(_Write):
+    """A cloud offer (see `GET /v1/cloud-offers/{offer_id}`)."""
+
+    provider: Provider
+    instance_type: Text
+    gpu_id: Text = Field(description="A catalog GPU id.")
+    gpu_count: int = Field(ge=1, le=64)
+    pricing_model: PricingModel
+    price_usd_per_hour: float = Field(ge=0, le=10_000, description="Whole instance, USD/h.")
+    monthly_fee_usd: float = Field(default=0, ge=0, le=100_000, description="USD/month.")
+    region: Text | None = None
+    availability_zone: Text | None = None
+    vcpus: float | None = Field(default=None, gt=0, le=10_000)
+    ram_gb: float | None = Field(default=None, gt=0, le=100_000)
+    billing_increment_s: float | None = Field(default=None, gt=0, le=86_400)
+    billing_minimum_s: float | None = Field(default=None, ge=0, le=86_400)
+    included_compute_units_per_month: float = Field(default=0, ge=0, le=1_000_000)
+    compute_units_per_hour: float | None = Field(default=None, gt=0, le=10_000)
+    usd_per_compute_unit: float | None = Field(default=None, ge=0, le=1_000)
+    notes: str | None = Field(default=None, max_length=4000)
+
+
+class BareboneWrite(_Write):
+    """A desktop barebone (everything but the GPUs)."""
+
+    name: Text
+    gpu_slots: int = Field(ge=1, le=16)
+    base_power_w: float = Field(ge=0, le=5_000, description="CPU, board, drives busy, W.")
+    idle_power_w: float | None = Field(default=None, ge=0, le=5_000)
+    psu_efficiency: float | None = Field(default=None, gt=0.3, le=1)
+    price_usd: float = Field(gt=0, le=1_000_000, description="Price without GPUs, USD.")
+    notes: str | None = Field(default=None, max_length=4000)
+
+
+class RegionWrite(_Write):
+    """A region with its grid carbon intensity and, optionally, electricity price."""
+
+    name: Text
+    kind: RegionKind
+    country_code: str | None = Field(default=None, pattern=r"^[A-Z]{2}$")
+    provider: Text | None = None
+    carbon_intensity_g_per_kwh: float = Field(ge=0, le=2_000)
+    carbon_source: LongText
+    carbon_as_of: Day
+    electricity_price_usd_per_kwh: float | None = Field(default=None, gt=0, le=5)
+    electricity_price_local: float | None = Field(default=None, gt=0, le=10_000)
+    electricity_currency: str | None = Field(default=None, pattern=r"^[A-Z]{3}$")
+    electricity_source: LongText | None = None
+    electricity_as_of: Day | None = None
+    pue: float | None = Field(default=None, ge=1, le=3)
+    pue_source: LongText | None = None
+
+
+class UtilizationProfileWrite(_Write):
+    """A utilization profile: the fraction of wall-clock time GPUs are busy."""
+
+    name: Text
+    utilization: float = Field(gt=0, le=1)
+    description: LongText
+
+
+class BenchmarkResultWrite(BaseModel):
+    """One GPU's measured run of a benchmark."""
+
+    model_config = WRITE
+
+    gpu_id: Text = Field(description="A catalog GPU id.")
+    gpu_count: int = Field(default=1, ge=1, le=64)
+    seconds: float | None = Field(default=None, gt=0, le=1e8, description="Null when OOM.")
+    oom: bool = Field(default=False, description="True when the run ran out of memory.")
+    max_batch_size: int | None = Field(default=None, ge=1, le=1_000_000)
+
+
+class BenchmarkWrite(_Write):
+    """A benchmark and its results (the results given replace the stored ones)."""
+
+    name: Text
+    settings: LongText
+    results: list[BenchmarkResultWrite] = Field(default_factory=list, max_length=500)
+
+
+class ImportFileReport(BaseModel):
+    """One file read by an import."""
+
+    file: str
+    format: str = Field(description="`skypilot v8`, `gpucost csv`, `gpucost json`...")
+    provider: str | None
+    as_of: dt.date = Field(description="Day the file's prices are taken to hold.")
+
+
+class ImportCounts(BaseModel):
+    """Offers added, changed (fields or price), unchanged and rejected."""
+
+    added: int
+    changed: int
+    unchanged: int
+    rejected: int
+
+
+class ImportResult(BaseModel):
+    """What an import did; nothing is written when the whole file is refused (4xx)."""
+
+    files: list[ImportFileReport]
+    totals: ImportCounts
+    by_provider: dict[str, ImportCounts]
+    rejected: list[str] = Field(description="`file:line: reason` for each refused row.")
+    skipped: dict[str, int] = Field(description="Rows left out on purpose, by reason.")
+    price_points_added: int = Field(description="Dated prices added to the history.")
+    catalog_revision: int | None = Field(
+        description="Revision after the import; null if unchanged."
+    )
+    seconds: float = Field(description="Time taken, s.")
+
+
+class AdminRow(BaseModel):
+    """A catalog row as stored, with its `etag` (also in the `ETag` header)."""
+
+    kind: str = Field(description="`gpus`, `cloud-offers`, `barebones`, ...")
+    id: str
+    etag: str
+    data: dict[str, Any] = Field(description="The stored fields (money as numbers).")

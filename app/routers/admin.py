@@ -1,0 +1,242 @@
+"""Admin API: catalog writes and imports, behind API keys (``X-API-Key``). Thin: check the
+key's scope, call :mod:`app.services.admin` or :mod:`app.services.imports`, shape the answer.
+
+Reads of the catalog stay public (`/v1/gpus`, ...); `GET /v1/admin/...` (scope `read`)
+returns a row as stored with its `ETag`. `PUT` (scope `write`) creates a row, or replaces one
+when `If-Match` carries its current ETag (428 without it, 412 when it is stale). `DELETE`
+(scope `write`) needs `If-Match` too.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Annotated
+
+from fastapi import APIRouter, Depends, Header, Path, Query, Request, Response
+from fastapi.security import APIKeyHeader
+
+from app.catalog import importer
+from app.deps import EngineDep, SessionDep
+from app.errors import InvalidRequest
+from app.models import ApiKey
+from app.models.admin import AdminRow, ImportCounts, ImportFileReport, ImportResult
+from app.models.common import PROBLEM_RESPONSES
+from app.services import admin, imports, keys
+
+API_KEY = APIKeyHeader(
+    name="X-API-Key",
+    auto_error=False,
+    description="An admin key from `gpucost keys create` (`gpc_<id>_<secret>`).",
+)
+
+
+def _scope(scope: str):
+    def check(session: SessionDep, key: Annotated[str | None, Depends(API_KEY)]) -> ApiKey:
+        return keys.authenticate(session, key, scope)
+
+    check.__name__ = f"api_key_{scope}"
+    return check
+
+
+# Dependencies run before the body is validated: a request without a valid key is a 401
+# whatever its body.
+ReadKey = Annotated[ApiKey, Depends(_scope("read"))]
+WriteKey = Annotated[ApiKey, Depends(_scope("write"))]
+
+_401 = {
+    **PROBLEM_RESPONSES[401],
+    "description": "No `X-API-Key`, or one that is unknown or revoked.",
+}
+RESPONSES = {401: _401, **{c: PROBLEM_RESPONSES[c] for c in (403, 404, 422)}}
+router = APIRouter(prefix="/v1/admin", tags=["admin"], responses=RESPONSES)
+
+IfMatch = Annotated[
+    str | None,
+    Header(
+        alias="If-Match",
+        max_length=2000,
+        description="The row's current `ETag` (from `GET` or the last `PUT`); required to "
+        "replace or delete an existing row.",
+    ),
+]
+IfNoneMatch = Annotated[
+    str | None,
+    Header(
+        alias="If-None-Match",
+        max_length=10,
+        description="`*`: create only; 412 if the row already exists.",
+    ),
+]
+_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._:+-]*$"
+_ID_DOC = "Row id: letters, digits and `._:+-` (e.g. `rtx-3090`, `aws:us-east-1`)."
+
+
+def _row(kind: admin.Kind, item_id: str, data: dict, tag: str, response: Response) -> AdminRow:
+    response.headers["ETag"] = tag
+    return AdminRow(kind=kind.name, id=item_id, etag=tag, data=data)
+
+
+Id = Annotated[str, Path(min_length=1, max_length=160, pattern=_ID_PATTERN, description=_ID_DOC)]
+
+
+def _register(kind: admin.Kind) -> None:
+    slug = kind.name.replace("-", "_")
+
+    def get_row(item_id: Id, response: Response, engine: EngineDep, _key: ReadKey) -> AdminRow:
+        data, tag = admin.read(engine, kind, item_id)
+        return _row(kind, item_id, data, tag, response)
+
+    def put_row(
+        item_id: Id,
+        body: kind.write,  # type: ignore[valid-type]
+        response: Response,
+        engine: EngineDep,
+        _key: WriteKey,
+        if_match: IfMatch = None,
+        if_none_match: IfNoneMatch = None,
+    ) -> AdminRow:
+        data, tag, created = admin.put(engine, kind, item_id, body, if_match, if_none_match)
+        response.status_code = 201 if created else 200
+        return _row(kind, item_id, data, tag, response)
+
+    def delete_row(
+        item_id: Id, engine: EngineDep, _key: WriteKey, if_match: IfMatch = None
+    ) -> Response:
+        admin.remove(engine, kind, item_id, if_match)
+        return Response(status_code=204)
+
+    put_row.__annotations__["body"] = kind.write  # a real class, not a deferred name
+    get_row.__name__ = f"get_{slug}"
+    put_row.__name__ = f"put_{slug}"
+    delete_row.__name__ = f"delete_{slug}"
+    path = f"/{kind.name}/{{item_id}}"
+    router.get(
+        path,
+        response_model=AdminRow,
+        summary=f"Read a stored {kind.name} row and its ETag",
+        description=f"The `{kind.name}` row as stored, with its `ETag` (header and `etag`). "
+        "Scope: `read`.",
+    )(get_row)
+    router.put(
+        path,
+        response_model=AdminRow,
+        summary=f"Create or replace a {kind.name} row",
+        description=f"Creates the `{kind.name}` row (201), or replaces it (200) when `If-Match` "
+        "carries its current ETag: 428 without `If-Match`, 412 when it is stale (the "
+        "answer's `ETag` header and `current_etag` give the current one). A changed price is "
+        "added to the price history from the body's `as_of`; the catalog revision moves in "
+        "the same transaction. Scope: `write`.",
+        responses={
+            201: {"description": "Created.", "model": AdminRow},
+            **{c: PROBLEM_RESPONSES[c] for c in (400, 412, 413, 415, 428)},
+        },
+    )(put_row)
+    router.delete(
+        path,
+        status_code=204,
+        response_class=Response,
+        summary=f"Delete a {kind.name} row",
+        description="Deletes the row (its price history is kept). Needs `If-Match`: 428 "
+        "without it, 412 when stale, 409 when other rows refer to it. Scope: `write`.",
+        responses={
+            204: {"description": "Deleted."},
+            **{c: PROBLEM_RESPONSES[c] for c in (409, 412, 428)},
+        },
+    )(delete_row)
+
+
+for _kind in admin.KINDS.values():
+    _register(_kind)
+
+IMPORT_BODY = {
+    "requestBody": {
+        "required": True,
+        "description": "The file itself: a SkyPilot catalog CSV (v6, v8, v9), or gpucost's own "
+        "offer CSV or JSON (see the README).",
+        "content": {
+            "text/csv": {"schema": {"type": "string", "maxLength": 10_000_000}},
+            "application/json": {"schema": {"$ref": "#/components/schemas/OfferImportFile"}},
+        },
+    }
+}
+
+
+def openapi_components() -> dict:
+    """Schemas the import body refers to (it is read raw, so FastAPI does not add them)."""
+    schema = importer.OfferImportFile.model_json_schema(ref_template="#/components/schemas/{model}")
+    defs = schema.pop("$defs", {})
+    return {"OfferImportFile": schema, **defs}
+
+
+def _counts(report: imports.ImportReport, provider: str | None = None) -> ImportCounts:
+    if provider is None:
+        return ImportCounts(**report.totals())
+    return ImportCounts(
+        added=report.added[provider],
+        changed=report.changed[provider],
+        unchanged=report.unchanged[provider],
+        rejected=report.rejected_by_provider[provider],
+    )
+
+
+@router.post(
+    "/imports",
+    response_model=ImportResult,
+    summary="Import a catalog file",
+    openapi_extra=IMPORT_BODY,
+    responses={
+        400: PROBLEM_RESPONSES[400],
+        413: PROBLEM_RESPONSES[413],
+        415: PROBLEM_RESPONSES[415],
+    },
+)
+async def import_file(
+    request: Request,
+    engine: EngineDep,
+    _key: WriteKey,
+    filename: Annotated[
+        str,
+        Query(
+            min_length=1,
+            max_length=300,
+            pattern=r"^[^\u0000-\u001f\u007f]*$",
+            description="The file's name or path, e.g. `catalogs/v8/aws/vms_gpu_subset.csv` "
+            "(its provider and, for the files gpucost ships, its date come from it).",
+        ),
+    ] = "upload.csv",
+    provider: Annotated[
+        str | None,
+        Query(
+            pattern=r"^(aws|gcp|azure|lambda|runpod|paperspace)$",
+            description="Provider of a SkyPilot file whose name does not say it.",
+        ),
+    ] = None,
+    as_of: Annotated[
+        dt.date | None, Query(description="Day the prices took effect (default: today).")
+    ] = None,
+    source: Annotated[
+        str | None, Query(max_length=2000, description="Source to record for the rows.")
+    ] = None,
+) -> ImportResult:
+    """The `gpucost catalog import` command over HTTP: the body is the file. One transaction:
+    a file in an unknown format, or dated in the future, is refused whole (422) and nothing is
+    written; malformed rows are listed in `rejected` with their line and the rest imports.
+    Scope: `write`."""
+    from starlette.concurrency import run_in_threadpool
+
+    data = await request.body()
+    try:
+        parsed = importer.parse(filename, data, provider=provider, as_of=as_of, source=source)
+    except importer.ImportError_ as exc:
+        raise InvalidRequest(str(exc)) from None
+    report = await run_in_threadpool(imports.apply, engine, [parsed])
+    return ImportResult(
+        files=[ImportFileReport(**f) for f in report.files],
+        totals=_counts(report),
+        by_provider={p: _counts(report, p) for p in report.providers()},
+        rejected=[str(r) for r in report.rejected],
+        skipped=dict(report.skipped),
+        price_points_added=report.price_points_added,
+        catalog_revision=report.revision,
+        seconds=round(report.seconds, 4),
+    )

@@ -1,0 +1,277 @@
+"""Catalog writes through the admin API, with optimistic concurrency (ETag / If-Match).
+
+Each write runs in one transaction that locks the row it changes (``BEGIN IMMEDIATE`` on
+SQLite, ``SELECT ... FOR UPDATE`` on PostgreSQL), compares the client's ``If-Match`` with the
+row's current ETag, writes (prices through the price history), and bumps the catalog
+revision, so two admins never silently overwrite each other and every process's snapshot
+notices the change.
+
+An ETag is a digest of the stored row (and, for a benchmark, of its results): it changes
+exactly when the representation does.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import json
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any
+
+from pydantic import BaseModel
+from sqlalchemy import delete as sa_delete
+from sqlalchemy import insert, select
+from sqlalchemy.engine import Connection, Engine
+from sqlalchemy.exc import IntegrityError
+from sqlmodel import SQLModel
+
+from app.catalog.writes import PriceLedger, bump_revision, upsert
+from app.db import writer
+from app.errors import (
+    Conflict,
+    InvalidRequest,
+    NotFound,
+    PreconditionFailed,
+    PreconditionRequired,
+)
+from app.models import (
+    Barebone,
+    Benchmark,
+    BenchmarkResult,
+    CloudOffer,
+    ColabRate,
+    Gpu,
+    Region,
+    UtilizationProfile,
+)
+from app.models.admin import (
+    BareboneWrite,
+    BenchmarkWrite,
+    CloudOfferWrite,
+    GpuWrite,
+    RegionWrite,
+    UtilizationProfileWrite,
+)
+
+
+@dataclass(frozen=True)
+class Kind:
+    """A catalog resource the admin API writes: its table and its write body."""
+
+    name: str
+    table: type[SQLModel]
+    write: type[BaseModel]
+
+
+KINDS: dict[str, Kind] = {
+    k.name: k
+    for k in (
+        Kind("gpus", Gpu, GpuWrite),
+        Kind("cloud-offers", CloudOffer, CloudOfferWrite),
+        Kind("barebones", Barebone, BareboneWrite),
+        Kind("regions", Region, RegionWrite),
+        Kind("utilization-profiles", UtilizationProfile, UtilizationProfileWrite),
+        Kind("benchmarks", Benchmark, BenchmarkWrite),
+    )
+}
+_RESULTS = BenchmarkResult.__table__
+
+
+def _canon(value: Any) -> Any:
+    if isinstance(value, Decimal):
+        return float(value)
+    if isinstance(value, dt.date | dt.datetime):
+        return value.isoformat()
+    return value
+
+
+def _data(kind: Kind, row: dict[str, Any], results: list[dict[str, Any]] | None) -> dict:
+    data = {k: _canon(v) for k, v in row.items()}
+    if kind.table is Benchmark:
+        data["results"] = [
+            {k: _canon(v) for k, v in r.items() if k not in ("benchmark_id", "source", "as_of")}
+            for r in results or []
+        ]
+    return data
+
+
+def etag(data: dict[str, Any]) -> str:
+    """A strong ETag of a row's stored data."""
+    blob = json.dumps(data, sort_keys=True, separators=(",", ":"), default=str)
+    return '"' + hashlib.sha256(blob.encode()).hexdigest()[:32] + '"'
+
+
+def _load(conn: Connection, kind: Kind, item_id: str, lock: bool) -> dict[str, Any] | None:
+    table = kind.table.__table__
+    stmt = select(table).where(table.c.id == item_id)
+    if lock:
+        stmt = stmt.with_for_update()
+    found = conn.execute(stmt).first()
+    if found is None:
+        return None
+    row = dict(found._mapping)
+    results = None
+    if kind.table is Benchmark:
+        results = [
+            dict(r._mapping)
+            for r in conn.execute(
+                select(_RESULTS).where(_RESULTS.c.benchmark_id == item_id).order_by(_RESULTS.c.id)
+            )
+        ]
+    return _data(kind, row, results)
+
+
+def read(engine: Engine, kind: Kind, item_id: str) -> tuple[dict[str, Any], str]:
+    """The stored row and its ETag; :class:`NotFound` when absent."""
+    with engine.connect() as conn:
+        data = _load(conn, kind, item_id, lock=False)
+    if data is None:
+        raise NotFound(f"no {kind.name} row with id '{item_id}'")
+    return data, etag(data)
+
+
+def _matches(header: str, current: str) -> bool:
+    """RFC 9110 If-Match: ``*`` or a list of strong ETags (weak ones never match)."""
+    if header.strip() == "*":
+        return True
+    return any(tag.strip() == current for tag in header.split(","))
+
+
+def _check(
+    kind: Kind, item_id: str, current: dict | None, if_match: str | None, if_none_match: str | None
+) -> None:
+    if current is None:
+        if if_match is not None and if_match.strip() != "*":
+            raise PreconditionFailed(
+                f"If-Match given, but there is no {kind.name} row '{item_id}' (deleted?)"
+            )
+        if if_match is not None:
+            raise PreconditionFailed(f"If-Match: * but there is no {kind.name} row '{item_id}'")
+        return
+    tag = etag(current)
+    if if_none_match is not None and if_none_match.strip() == "*":
+        raise PreconditionFailed(
+            f"If-None-Match: * but {kind.name} '{item_id}' exists", current_etag=tag
+        )
+    if if_match is None:
+        raise PreconditionRequired(
+            f"{kind.name} '{item_id}' exists: send If-Match with its ETag to change it",
+            current_etag=tag,
+        )
+    if not _matches(if_match, tag):
+        raise PreconditionFailed(
+            f"{kind.name} '{item_id}' changed since you read it: fetch it again, reapply "
+            "your change and send the new ETag",
+            current_etag=tag,
+        )
+
+
+def _validate_refs(conn: Connection, kind: Kind, body: BaseModel, today: dt.date) -> None:
+    days = [getattr(body, f) for f in type(body).model_fields if f.endswith("as_of")]
+    future = [d for d in days if d is not None and d > today]
+    if future:
+        raise InvalidRequest(
+            f"as_of dates may not be in the future ({future[0].isoformat()} > "
+            f"{today.isoformat()}): prices are dated when they take effect"
+        )
+    gpu_ids: set[str] = set()
+    if isinstance(body, CloudOfferWrite):
+        gpu_ids.add(body.gpu_id)
+    if isinstance(body, BenchmarkWrite):
+        gpu_ids |= {r.gpu_id for r in body.results}
+    if gpu_ids:
+        table = Gpu.__table__
+        known = set(conn.execute(select(table.c.id).where(table.c.id.in_(gpu_ids))).scalars())
+        missing = sorted(gpu_ids - known)
+        if missing:
+            raise InvalidRequest(f"gpu_id not in the catalog: {', '.join(missing)}")
+
+
+def put(
+    engine: Engine,
+    kind: Kind,
+    item_id: str,
+    body: BaseModel,
+    if_match: str | None,
+    if_none_match: str | None,
+    today: dt.date | None = None,
+) -> tuple[dict[str, Any], str, bool]:
+    """Create or replace a row; returns (stored data, ETag, created).
+
+    Raises :class:`PreconditionRequired` (428) to replace without If-Match,
+    :class:`PreconditionFailed` (412) on a stale If-Match (or a row created meanwhile), and
+    :class:`InvalidRequest` (422) for a future date or an unknown GPU."""
+    today = today or dt.datetime.now(dt.UTC).date()
+    table = kind.table.__table__
+    fields = body.model_dump(exclude={"results"})
+    try:
+        with writer(engine).begin() as conn:
+            current = _load(conn, kind, item_id, lock=True)
+            _check(kind, item_id, current, if_match, if_none_match)
+            _validate_refs(conn, kind, body, today)
+            existing = {}
+            if current is not None:
+                existing[item_id] = dict(
+                    conn.execute(select(table).where(table.c.id == item_id)).one()._mapping
+                )
+            ledger = PriceLedger.load(conn, kind=table.name, item_id=item_id)
+            outcome = upsert(conn, table, {**fields, "id": item_id}, ledger, existing)
+            ledger.flush()
+            if isinstance(body, BenchmarkWrite):
+                _replace_results(conn, item_id, body)
+            after = _load(conn, kind, item_id, lock=False)
+            assert after is not None
+            if outcome != "unchanged" or after != current:
+                bump_revision(conn)
+    except IntegrityError:
+        raise PreconditionFailed(
+            f"{kind.name} '{item_id}' was created or changed by another request meanwhile; "
+            "fetch it and retry with its ETag"
+        ) from None
+    return after, etag(after), current is None
+
+
+def _replace_results(conn: Connection, benchmark_id: str, body: BenchmarkWrite) -> None:
+    conn.execute(sa_delete(_RESULTS).where(_RESULTS.c.benchmark_id == benchmark_id))
+    rows = []
+    for r in body.results:
+        suffix = f"-x{r.gpu_count}" if r.gpu_count > 1 else ""
+        rows.append(
+            {
+                **r.model_dump(),
+                "id": f"{benchmark_id}-{r.gpu_id}{suffix}",
+                "benchmark_id": benchmark_id,
+                "source": body.source,
+                "as_of": body.as_of,
+            }
+        )
+    ids = [r["id"] for r in rows]
+    if len(set(ids)) != len(ids):
+        raise InvalidRequest("results: one result per (gpu_id, gpu_count)")
+    if rows:
+        conn.execute(insert(_RESULTS), rows)
+
+
+def remove(engine: Engine, kind: Kind, item_id: str, if_match: str | None) -> None:
+    """Delete a row (its price history is kept). 428 without If-Match, 412 when stale, 409
+    when other rows refer to it (a GPU with offers or benchmark results)."""
+    table = kind.table.__table__
+    with writer(engine).begin() as conn:
+        current = _load(conn, kind, item_id, lock=True)
+        if current is None:
+            raise NotFound(f"no {kind.name} row with id '{item_id}'")
+        _check(kind, item_id, current, if_match, None)
+        if kind.table is Gpu:
+            for ref in (CloudOffer, BenchmarkResult, ColabRate):
+                t = ref.__table__
+                n = conn.execute(select(t.c.id).where(t.c.gpu_id == item_id).limit(1)).first()
+                if n is not None:
+                    raise Conflict(
+                        f"gpu '{item_id}' is used by {t.name} rows (e.g. '{n[0]}'); delete them "
+                        "first"
+                    )
+        if kind.table is Benchmark:
+            conn.execute(sa_delete(_RESULTS).where(_RESULTS.c.benchmark_id == item_id))
+        conn.execute(sa_delete(table).where(table.c.id == item_id))
+        bump_revision(conn)

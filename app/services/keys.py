@@ -1,0 +1,91 @@
+"""Admin API keys: created and revoked from the command line, sent as ``X-API-Key``.
+
+A key reads ``gpc_<id>_<secret>``: ``id`` (12 hex digits) is public and finds the stored
+row; ``secret`` is 32 random bytes (URL-safe base64). Only the SHA-256 digest of the whole
+key is stored (a random 256-bit secret needs no slow hash: there is nothing to guess), and
+digests are compared with :func:`hmac.compare_digest`, in constant time. An unknown id is
+compared against a dummy digest, so its timing does not tell it apart from a wrong secret.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import hmac
+import re
+import secrets
+from collections.abc import Sequence
+
+from sqlmodel import Session, select
+
+from app.db import writer
+from app.errors import Forbidden, Unauthorized
+from app.models import ApiKey
+
+SCOPES = ("read", "write")
+_FORMAT = re.compile(r"gpc_([0-9a-f]{12})_([A-Za-z0-9_-]{43})")
+_DUMMY = hashlib.sha256(b"gpucost-no-such-key").hexdigest()
+
+
+def digest(key: str) -> str:
+    """Hex SHA-256 of a key."""
+    return hashlib.sha256(key.encode()).hexdigest()
+
+
+def create(session: Session, name: str, scopes: Sequence[str]) -> tuple[ApiKey, str]:
+    """Store a new key; returns the row and the key itself (shown once, never stored)."""
+    bad = sorted(set(scopes) - set(SCOPES))
+    if bad or not scopes:
+        raise ValueError(f"scopes must be among {', '.join(SCOPES)} (got {', '.join(scopes)})")
+    key_id = secrets.token_hex(6)
+    key = f"gpc_{key_id}_{secrets.token_urlsafe(32)}"
+    row = ApiKey(
+        id=key_id,
+        name=name,
+        secret_sha256=digest(key),
+        scopes=" ".join(s for s in SCOPES if s in scopes),
+        created_at=dt.datetime.now(dt.UTC),
+    )
+    with Session(writer(session.get_bind())) as own:
+        own.add(row)
+        own.commit()
+        own.refresh(row)
+    return row, key
+
+
+def revoke(session: Session, key_id: str) -> ApiKey | None:
+    """Mark a key revoked (kept for the record); None when there is no such key."""
+    with Session(writer(session.get_bind())) as own:
+        row = own.get(ApiKey, key_id)
+        if row is None:
+            return None
+        if row.revoked_at is None:
+            row.revoked_at = dt.datetime.now(dt.UTC)
+            own.add(row)
+            own.commit()
+            own.refresh(row)
+        return row
+
+
+def list_keys(session: Session) -> Sequence[ApiKey]:
+    """Every key, newest first (digests included; never the keys)."""
+    return session.exec(select(ApiKey).order_by(ApiKey.created_at.desc())).all()  # type: ignore[attr-defined]
+
+
+def authenticate(session: Session, key: str | None, scope: str) -> ApiKey:
+    """The key's row when ``key`` is valid, not revoked and has ``scope``.
+
+    Raises :class:`Unauthorized` (401) for a missing, malformed, unknown, wrong or revoked
+    key and :class:`Forbidden` (403) for a valid key without ``scope``."""
+    if not key:
+        raise Unauthorized("this operation needs an API key in the X-API-Key header")
+    m = _FORMAT.fullmatch(key)
+    row = session.get(ApiKey, m.group(1)) if m else None
+    stored = row.secret_sha256 if row is not None else _DUMMY
+    if not hmac.compare_digest(digest(key), stored) or row is None:
+        raise Unauthorized("the API key is not valid")
+    if row.revoked_at is not None:
+        raise Unauthorized("the API key was revoked")
+    if scope not in row.scopes.split():
+        raise Forbidden(f"the API key lacks the '{scope}' scope (it has: {row.scopes})")
+    return row
