@@ -10,7 +10,7 @@ from starlette.middleware.base import BaseHTTPMiddleware, RequestResponseEndpoin
 from starlette.responses import Response
 
 from app import errors
-from app.routers import admin, calc, catalog, charts, compare, health, query, slack
+from app.routers import admin, calc, catalog, charts, compare, health, query, scenarios, slack
 from app.settings import get_settings
 
 DESCRIPTION = """
@@ -128,6 +128,7 @@ def create_app() -> FastAPI:
     app.include_router(charts.router)
     app.include_router(query.router)
     app.include_router(slack.router)
+    app.include_router(scenarios.router)
     app.include_router(admin.router)
     problem_only_errors(app)
     return app

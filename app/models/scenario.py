@@ -1,0 +1,67 @@
+"""Saved scenarios: a named break-even or run-cost request, stored as given and re-evaluated
+on demand with the prices of any day."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field, model_validator
+
+from app.models.calc import (
+    NO_CONTROL,
+    STRICT,
+    BreakEvenRequest,
+    BreakEvenResult,
+    RunCostRequest,
+    RunCostResult,
+    exactly_one,
+)
+
+ScenarioKind = Literal["break_even", "run_cost"]
+
+
+class ScenarioCreate(BaseModel):
+    """A scenario to save: a name and exactly one of `break_even` (a `POST /v1/break-even`
+    body) or `run_cost` (a `POST /v1/run-cost` body). It is evaluated once when saved, so a
+    request that cannot be answered is refused (404/422) and nothing is stored."""
+
+    model_config = {**STRICT, "json_schema_extra": exactly_one("break_even", "run_cost")}
+
+    name: str = Field(min_length=1, max_length=200, pattern=NO_CONTROL, description="Name.")
+    # Typed without `| None` (as in RunOption): either may be omitted, neither sent as null.
+    break_even: BreakEvenRequest = Field(default=None, description="Break-even request.")  # type: ignore[assignment]
+    run_cost: RunCostRequest = Field(default=None, description="Run-cost request.")  # type: ignore[assignment]
+
+    @model_validator(mode="after")
+    def _one(self) -> ScenarioCreate:
+        if (self.break_even is None) == (self.run_cost is None):
+            raise ValueError("give exactly one of break_even or run_cost")
+        return self
+
+
+class ScenarioPublic(BaseModel):
+    """A saved scenario."""
+
+    id: str = Field(description="Scenario id (32 hex digits).")
+    name: str
+    kind: ScenarioKind = Field(description="Which calculation the request is for.")
+    request: dict[str, Any] = Field(
+        description="The request as given (fields left out take the defaults in force when "
+        "the scenario is evaluated)."
+    )
+    created_at: dt.datetime = Field(description="When it was saved (UTC).")
+
+
+class ScenariosPublic(BaseModel):
+    data: list[ScenarioPublic]
+    count: int = Field(description="Scenarios saved (before pagination).")
+
+
+class ScenarioResult(BaseModel):
+    """A scenario evaluated with the prices of `as_of` (today when not given)."""
+
+    scenario: ScenarioPublic
+    as_of: dt.date | None = Field(description="The `as_of` asked for; null = current prices.")
+    break_even: BreakEvenResult | None = Field(description="For a break-even scenario.")
+    run_cost: RunCostResult | None = Field(description="For a run-cost scenario.")

@@ -1,0 +1,123 @@
+"""Saved scenarios for budgeting tools: ``/v1/scenarios``. Thin: validate, call, return.
+
+The create answer declares OpenAPI links to fetching, evaluating and deleting the scenario
+it created, so generated clients and stateful testers can follow them."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Path, Query, Response
+
+from app.deps import AsOf, EngineDep, SessionDep, SettingsDep
+from app.models.common import PROBLEM_RESPONSES
+from app.models.scenario import ScenarioCreate, ScenarioPublic, ScenarioResult, ScenariosPublic
+from app.services import scenarios
+
+router = APIRouter(
+    prefix="/v1/scenarios", tags=["scenarios"], responses={422: PROBLEM_RESPONSES[422]}
+)
+ScenarioId = Annotated[
+    str, Path(pattern=r"^[0-9a-f]{32}$", description="Scenario id (32 hex digits).")
+]
+
+
+def _links(source: str) -> dict:
+    param = {"scenario_id": source}
+    return {
+        "GetScenario": {
+            "operationId": "scenarios-get_scenario",
+            "parameters": param,
+            "description": "The saved scenario.",
+        },
+        "ScenarioResult": {
+            "operationId": "scenarios-scenario_result",
+            "parameters": param,
+            "description": "Evaluate it with today's or a past day's prices (`as_of`).",
+        },
+        "DeleteScenario": {
+            "operationId": "scenarios-delete_scenario",
+            "parameters": param,
+            "description": "Delete it.",
+        },
+    }
+
+
+@router.post(
+    "",
+    response_model=ScenarioPublic,
+    status_code=201,
+    summary="Save a scenario",
+    responses={
+        201: {"description": "Saved.", "links": _links("$response.body#/id")},
+        **{c: PROBLEM_RESPONSES[c] for c in (400, 404, 413, 415)},
+    },
+)
+def create_scenario(
+    body: ScenarioCreate,
+    response: Response,
+    session: SessionDep,
+    engine: EngineDep,
+    settings: SettingsDep,
+) -> ScenarioPublic:
+    """Store a named break-even or run-cost request and return its id (and a `Location`).
+    The request is evaluated once first, so one that cannot be answered is refused (404/422)
+    and nothing is stored."""
+    saved = scenarios.create(session, engine, settings, body)
+    response.headers["Location"] = f"/v1/scenarios/{saved.id}"
+    return saved
+
+
+@router.get(
+    "",
+    response_model=ScenariosPublic,
+    summary="List scenarios",
+    responses={200: {"links": _links("$response.body#/data/0/id")}},
+)
+def list_scenarios(
+    session: SessionDep,
+    limit: Annotated[int, Query(ge=1, le=500, description="Page size.")] = 100,
+    offset: Annotated[int, Query(ge=0, le=1_000_000, description="Rows to skip.")] = 0,
+) -> ScenariosPublic:
+    """Saved scenarios, newest first."""
+    rows, count = scenarios.list_page(session, limit, offset)
+    return ScenariosPublic(data=[scenarios.public(r) for r in rows], count=count)
+
+
+@router.get(
+    "/{scenario_id}",
+    response_model=ScenarioPublic,
+    summary="Get a scenario",
+    responses={404: PROBLEM_RESPONSES[404]},
+)
+def get_scenario(scenario_id: ScenarioId, session: SessionDep) -> ScenarioPublic:
+    """One saved scenario: its name, kind and request as given."""
+    return scenarios.public(scenarios.get(session, scenario_id))
+
+
+@router.get(
+    "/{scenario_id}/result",
+    response_model=ScenarioResult,
+    summary="Evaluate a scenario",
+    responses={404: PROBLEM_RESPONSES[404]},
+)
+def scenario_result(
+    scenario_id: ScenarioId, session: SessionDep, settings: SettingsDep, as_of: AsOf = None
+) -> ScenarioResult:
+    """The scenario's answer with the prices in force on `as_of` (default: today's), so a
+    lab can watch its plan change as prices move. The answer's `prices` block gives the age
+    of the prices used. 404 when a catalog item it names had no price that day."""
+    return scenarios.result(session, settings, scenario_id, as_of)
+
+
+@router.delete(
+    "/{scenario_id}",
+    status_code=204,
+    response_class=Response,
+    summary="Delete a scenario",
+    responses={204: {"description": "Deleted."}, 404: PROBLEM_RESPONSES[404]},
+)
+def delete_scenario(scenario_id: ScenarioId, engine: EngineDep) -> Response:
+    """Delete a saved scenario."""
+    scenarios.delete(engine, scenario_id)
+    return Response(status_code=204)

@@ -1,0 +1,94 @@
+"""Saved scenarios: store a validated request, list, fetch, delete, and re-evaluate it with
+the prices of a given day (:func:`app.services.snapshot.prices_as_of`)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import uuid
+from collections.abc import Sequence
+
+from sqlalchemy import Engine, func
+from sqlmodel import Session, select
+
+from app.db import writer
+from app.errors import NotFound
+from app.models import Scenario
+from app.models.calc import BreakEvenRequest, RunCostRequest
+from app.models.scenario import ScenarioCreate, ScenarioPublic, ScenarioResult
+from app.services import calc
+from app.services.snapshot import prices_as_of
+from app.settings import Settings
+
+
+def public(row: Scenario) -> ScenarioPublic:
+    return ScenarioPublic(
+        id=row.id, name=row.name, kind=row.kind, request=row.request, created_at=row.created_at
+    )
+
+
+def _evaluate(session: Session, settings: Settings, kind: str, request: dict):
+    if kind == "break_even":
+        return calc.compute_break_even(session, BreakEvenRequest.model_validate(request), settings)
+    return calc.compute_run_cost(session, RunCostRequest.model_validate(request), settings)
+
+
+def create(
+    session: Session, engine: Engine, settings: Settings, body: ScenarioCreate
+) -> ScenarioPublic:
+    """Evaluate the request once with current prices (its 404/422 errors surface here, and
+    nothing is stored), then store it as given."""
+    kind = "break_even" if body.break_even is not None else "run_cost"
+    req = body.break_even or body.run_cost
+    assert req is not None
+    stored = req.model_dump(mode="json", exclude_unset=True)
+    _evaluate(session, settings, kind, stored)
+    row = Scenario(
+        id=uuid.uuid4().hex,
+        name=body.name,
+        kind=kind,
+        request=stored,
+        created_at=dt.datetime.now(dt.UTC),
+    )
+    with Session(writer(engine)) as own:
+        own.add(row)
+        own.commit()
+        own.refresh(row)
+        return public(row)
+
+
+def get(session: Session, scenario_id: str) -> Scenario:
+    row = session.get(Scenario, scenario_id)
+    if row is None:
+        raise NotFound(f"no scenario with id '{scenario_id}'")
+    return row
+
+
+def list_page(session: Session, limit: int, offset: int) -> tuple[Sequence[Scenario], int]:
+    """Scenarios, newest first."""
+    count = session.exec(select(func.count()).select_from(Scenario)).one()
+    stmt = select(Scenario).order_by(Scenario.created_at.desc(), Scenario.id)  # type: ignore[attr-defined]
+    return session.exec(stmt.limit(limit).offset(offset)).all(), count
+
+
+def delete(engine: Engine, scenario_id: str) -> None:
+    with Session(writer(engine)) as own:
+        row = own.get(Scenario, scenario_id)
+        if row is None:
+            raise NotFound(f"no scenario with id '{scenario_id}'")
+        own.delete(row)
+        own.commit()
+
+
+def result(
+    session: Session, settings: Settings, scenario_id: str, as_of: dt.date | None
+) -> ScenarioResult:
+    """The scenario's answer with the prices in force on ``as_of`` (current when None)."""
+    row = get(session, scenario_id)
+    with prices_as_of(as_of):
+        answer = _evaluate(session, settings, row.kind, row.request)
+    return ScenarioResult(
+        scenario=public(row),
+        as_of=as_of,
+        break_even=answer if row.kind == "break_even" else None,
+        run_cost=answer if row.kind == "run_cost" else None,
+    )
