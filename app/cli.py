@@ -366,7 +366,7 @@ def catalog_import(
     from app.db import get_engine
     from app.services.imports import apply
 
-    err = Console(stderr=True)
+    err = Console(stderr=True, soft_wrap=True)  # messages stay one line in logs
     try:
         day = dt.date.fromisoformat(as_of) if as_of else None
         files = [

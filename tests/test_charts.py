@@ -126,9 +126,12 @@ def test_question_chart(client):
     r = client.get("/v1/charts/query", params={"q": "carbon of a 3090 for a year", "format": "svg"})
     assert r.status_code == 200 and r.headers["x-gpucost-charted"] == "false"
     assert "No chart for a 'carbon' question" in "\n".join(_svg_texts(r.content))
-    assert "x-gpucost-charted" not in client.get(
-        "/v1/charts/query", params={"q": "break-even for 3090 at 15% util"}
-    ).headers
+    assert (
+        "x-gpucost-charted"
+        not in client.get(
+            "/v1/charts/query", params={"q": "break-even for 3090 at 15% util"}
+        ).headers
+    )
 
 
 def _slack_reply(engine, settings: Settings, text: str) -> dict:

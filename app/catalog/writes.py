@@ -21,6 +21,17 @@ from app.models import CatalogRevision, PricePoint
 from app.models.history import PRICE_FIELDS
 
 Outcome = Literal["added", "changed", "unchanged"]
+PROVENANCE = frozenset(
+    {
+        "source",
+        "notes",
+        "price_new_source",
+        "price_used_source",
+        "electricity_source",
+        "pue_source",
+        "carbon_source",
+    }
+)
 _SIX = Decimal("0.000001")
 _POINTS = PricePoint.__table__
 
@@ -153,17 +164,19 @@ def with_history(table: Table, row: dict[str, Any], ledger: PriceLedger) -> dict
     if not fields:
         return row
     row = dict(row)
+    given = {col: row.get(col) or row.get("as_of") for col in fields.values()}
+    dates: dict[str, dt.date] = {}
     for name, date_col in fields.items():
-        if name not in row:
-            continue
-        day = row.get(date_col) or row.get("as_of")
-        if day is None:
+        day = given[date_col]
+        if name not in row or day is None:
             continue
         ledger.record(table.name, row["id"], name, row[name], day, _price_source(row, name))
         latest = ledger.latest(table.name, row["id"], name)
         if latest is not None:
             row[name] = _as_column(table, name, latest.value)
-            row[date_col] = latest.valid_from if latest.value is not None else row.get(date_col)
+            if latest.value is not None:
+                dates[date_col] = max(dates.get(date_col, latest.valid_from), latest.valid_from)
+    row.update(dates)  # each date column: the day its newest price took effect
     return row
 
 
@@ -173,17 +186,28 @@ def upsert(
     row: dict[str, Any],
     ledger: PriceLedger,
     existing: dict[str, dict[str, Any]],
+    *,
+    provenance_changes: bool = True,
 ) -> Outcome:
     """Insert ``row`` or update the stored row with its id, keeping price history; returns
     what happened. ``existing`` maps the table's ids to their stored rows and is kept up to
-    date, so one transaction may upsert the same id twice."""
+    date, so one transaction may upsert the same id twice.
+
+    With ``provenance_changes=False`` (imports), a row whose only differences are its
+    provenance (``source``, ``notes``, dates) is unchanged: the same price from another file
+    keeps the source of the price in force."""
     row = with_history(table, coerce(table, row), ledger)
     old = existing.get(row["id"])
     if old is None:
         conn.execute(insert(table).values(**row))
         existing[row["id"]] = row
         return "added"
-    if any(old.get(k) != v for k, v in row.items()):
+    compared = (
+        row
+        if provenance_changes
+        else {k: v for k, v in row.items() if k not in PROVENANCE and not k.endswith("as_of")}
+    )
+    if any(old.get(k) != v for k, v in compared.items()):
         conn.execute(update(table).where(table.c.id == row["id"]).values(**row))
         existing[row["id"]] = {**old, **row}
         return "changed"

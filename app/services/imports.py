@@ -90,7 +90,7 @@ def apply(
                 )
                 report.rejected_by_provider[provider] += 1
                 continue
-            outcome = upsert(conn, table, offer, ledger, existing)
+            outcome = upsert(conn, table, offer, ledger, existing, provenance_changes=False)
             getattr(report, outcome)[provider] += 1
         report.price_points_added = ledger.flush()
         if report.totals()["added"] or report.totals()["changed"] or report.price_points_added:
