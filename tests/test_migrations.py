@@ -3,16 +3,19 @@ models, and the seed load is idempotent."""
 
 from __future__ import annotations
 
+import pytest
 from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
-from sqlalchemy import inspect
+from sqlalchemy import inspect, text
 from sqlmodel import SQLModel
 
 from app.catalog.seed import seed
 from app.cli import alembic_config
 from app.db import make_engine
 from app.models import TABLES
+from app.models.history import PRICE_FIELDS
+from tests.dbs import backends, downgrade, empty_database, migrate
 
 
 def _config(url: str):
@@ -49,3 +52,38 @@ def test_seed_is_idempotent(engine):
     assert sum(report.added.values()) == 0
     assert sum(report.changed.values()) == 0
     assert report.unchanged["gpu"] >= 40
+
+
+@pytest.mark.parametrize("backend", backends())
+def test_migrations_up_and_down_with_rows_on_each_database(backend, tmp_path):
+    """base -> head, seed, then down to 0002 (dropping the history with rows present) and up
+    again: the backfill gives one price point per non-null priced field of every row, and
+    down to base leaves nothing behind."""
+    with empty_database(backend, tmp_path) as url:
+        migrate(url)
+        engine = make_engine(url)
+        seed(engine)
+        with engine.connect() as conn:
+            seeded_points = conn.execute(text("SELECT count(*) FROM price_point")).scalar_one()
+            expected = sum(
+                conn.execute(text(f"SELECT count({field}) FROM {table}")).scalar_one()
+                for table, fields in PRICE_FIELDS.items()
+                for field in fields
+            )
+        assert seeded_points == expected > 3000
+        downgrade(url, "0002")
+        assert "price_point" not in inspect(engine).get_table_names()
+        migrate(url)
+        with engine.connect() as conn:
+            assert conn.execute(text("SELECT count(*) FROM price_point")).scalar_one() == expected
+            # The seed offer's price is dated by its own as_of (seed 001, 2020-09-07).
+            day = conn.execute(
+                text(
+                    "SELECT valid_from FROM price_point WHERE item_id = "
+                    "'aws-p3.2xlarge-spot-seed-2020' AND field = 'price_usd_per_hour'"
+                )
+            ).scalar_one()
+        assert str(day) == "2020-09-07"
+        downgrade(url, "base")
+        assert set(inspect(engine).get_table_names()) <= {"alembic_version"}
+        engine.dispose()
