@@ -6,9 +6,11 @@ the numbers (seed 001 break-even, a Paperspace 2022 run cost, carbon, a catalog 
 
 from __future__ import annotations
 
+import datetime
 import sys
 
 from gpucost_client import Client
+from gpucost_client.api.admin import admin_get_barebones
 from gpucost_client.api.calculations import (
     calculations_compute_break_even,
     calculations_compute_carbon,
@@ -19,6 +21,12 @@ from gpucost_client.api.calculations import (
 from gpucost_client.api.catalog import catalog_list_cloud_offers, catalog_list_gpus
 from gpucost_client.api.charts import charts_query_chart
 from gpucost_client.api.query import query_answer_query
+from gpucost_client.api.scenarios import (
+    scenarios_create_scenario,
+    scenarios_delete_scenario,
+    scenarios_get_scenario,
+    scenarios_scenario_result,
+)
 from gpucost_client.models import (
     BreakEvenRequest,
     BreakEvenResult,
@@ -38,6 +46,9 @@ from gpucost_client.models import (
     RunCostRequest,
     RunCostResult,
     RunOption,
+    ScenarioCreate,
+    ScenarioPublic,
+    ScenarioResult,
     SweepRequest,
     SweepResult,
     Workload,
@@ -130,9 +141,34 @@ def main(base_url: str) -> None:
     assert isinstance(sw, SweepResult) and sw.break_even_days[0][14] == 292.96, sw
     png = charts_query_chart.sync(client=client, q="break-even for 3090 at 15% util")
     assert isinstance(png, File) and png.payload.read(8) == b"\x89PNG\r\n\x1a\n"
+    # A saved scenario: create, evaluate as of a past day (the seed's 292.96 days), delete.
+    saved = scenarios_create_scenario.sync(
+        client=client,
+        body=ScenarioCreate(
+            name="client check",
+            break_even=BreakEvenRequest(
+                desktop=DesktopSpec(gpu="rtx-3090", total_price_usd=2200),
+                cloud=CloudSpec(offer_id="aws-p3.2xlarge-spot-seed-2020"),
+                utilization=0.15,
+                electricity_price_usd_per_kwh=0.12,
+            ),
+        ),
+    )
+    assert isinstance(saved, ScenarioPublic), saved
+    res = scenarios_scenario_result.sync(saved.id, client=client, as_of=datetime.date(2025, 6, 30))
+    assert isinstance(res, ScenarioResult) and res.break_even.break_even_days == 292.96, res
+    assert res.break_even.prices.oldest_price_date == datetime.date(2020, 9, 7)
+    scenarios_delete_scenario.sync_detailed(saved.id, client=client)
+    gone = scenarios_get_scenario.sync_detailed(saved.id, client=Client(base_url=base_url))
+    assert gone.status_code == 404
+    # Admin writes without a key: 401 problem.
+    denied = admin_get_barebones.sync_detailed(
+        "barebone-1gpu-2016", client=Client(base_url=base_url)
+    )
+    assert denied.status_code == 401
     print(
         "generated client: break-even, run cost, carbon, catalog, query, compare, sweep, "
-        "chart and errors OK"
+        "chart, scenarios, admin auth and errors OK"
     )
 
 
