@@ -285,8 +285,9 @@ def _dated(row, kind: str, prices: Prices):
             continue
         any_price = True
         day, value = found
-        column = type(row).model_fields[name].annotation
-        update[name] = value if "Decimal" in str(column) else float(value)  # type: ignore[arg-type]
+        column = type(row).__table__.c[name].type  # type: ignore[attr-defined]
+        decimal = getattr(column, "asdecimal", False)  # Numeric columns hold Decimals
+        update[name] = value if decimal else float(value)  # type: ignore[arg-type]
         update[date_col] = day
     if not any_price:
         return None
