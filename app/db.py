@@ -42,7 +42,15 @@ def make_engine(url: str) -> Engine:
             conn.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")
 
         return engine
-    return create_engine(url, pool_pre_ping=True)
+    settings = get_settings()
+    return create_engine(
+        url,
+        pool_pre_ping=True,  # a connection dropped by a database restart is replaced
+        pool_size=settings.db_pool_size,
+        max_overflow=settings.db_max_overflow,
+        pool_timeout=settings.db_pool_timeout_s,
+        connect_args={"connect_timeout": settings.db_connect_timeout_s},
+    )
 
 
 def writer(engine: Engine) -> Engine:

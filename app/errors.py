@@ -14,6 +14,8 @@ from typing import Any
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from sqlalchemy.exc import InterfaceError, OperationalError
+from sqlalchemy.exc import TimeoutError as SATimeoutError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from app.costing import CostingError
@@ -184,9 +186,29 @@ def install(app: FastAPI) -> None:
             response.headers["Allow"] = _allowed_methods(request)
         return response
 
+    @app.exception_handler(OperationalError)
+    @app.exception_handler(InterfaceError)
+    @app.exception_handler(SATimeoutError)
+    async def _database_down(request: Request, exc: Exception) -> JSONResponse:
+        """The database is unreachable, restarting or out of connections: a fast 503 the
+        client may retry, never a 500 or a hang."""
+        from app.observability import DATABASE_ERRORS
+
+        DATABASE_ERRORS.inc()
+        log.warning("database unavailable: %s", type(exc).__name__)
+        response = problem(
+            503,
+            "database-unavailable",
+            "Database unavailable",
+            "the catalog database is not answering; retry shortly",
+            request,
+        )
+        response.headers["Retry-After"] = "1"
+        return response
+
     @app.exception_handler(Exception)
     async def _unexpected(request: Request, exc: Exception) -> JSONResponse:
-        request_id = request.headers.get("x-request-id") or uuid.uuid4().hex
+        request_id = getattr(request.state, "request_id", None) or uuid.uuid4().hex
         log.exception("unhandled error, request_id=%s", request_id)
         return problem(
             500,

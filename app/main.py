@@ -2,16 +2,22 @@
 
 from __future__ import annotations
 
+import logging
 import time
 
 from fastapi import FastAPI, Request
+from fastapi.middleware.cors import CORSMiddleware
 from fastapi.routing import APIRoute
 from starlette.middleware.base import BaseHTTPMiddleware, RequestResponseEndpoint
 from starlette.responses import Response
 
 from app import errors
+from app import observability as obs
+from app.models.common import PROBLEM_RESPONSES
 from app.routers import admin, calc, catalog, charts, compare, health, query, scenarios, slack
 from app.settings import get_settings
+
+access = logging.getLogger("gpucost.access")
 
 DESCRIPTION = """
 Should this lab rent GPUs in the cloud or buy a desktop, and what will each run cost?
@@ -49,6 +55,16 @@ class RequestGuard(BaseHTTPMiddleware):
     """
 
     async def dispatch(self, request: Request, call_next: RequestResponseEndpoint) -> Response:
+        rid = obs.new_request_id(request.headers.get("x-request-id"))
+        obs.request_id.set(rid)
+        request.state.request_id = rid
+        response = await self._guarded(request, call_next, rid)
+        response.headers.setdefault("X-Request-ID", rid)
+        return response
+
+    async def _guarded(
+        self, request: Request, call_next: RequestResponseEndpoint, rid: str
+    ) -> Response:
         accepted = _body_media_types(request.app).get(request.url.path)
         if request.method == "POST" and accepted:
             ctype = request.headers.get("content-type", "").split(";")[0].strip().lower()
@@ -83,10 +99,38 @@ class RequestGuard(BaseHTTPMiddleware):
             )
         started = time.perf_counter()
         response = await call_next(request)
+        elapsed = time.perf_counter() - started
         # Server time, for clients and benchmarks (W3C Server Timing).
-        elapsed_ms = (time.perf_counter() - started) * 1000
-        response.headers["Server-Timing"] = f"app;dur={elapsed_ms:.3f}"
+        response.headers["Server-Timing"] = f"app;dur={elapsed * 1000:.3f}"
+        response.headers["X-Request-ID"] = rid
+        route = request.scope.get("route")
+        template = getattr(route, "path", "unmatched")  # bounded label set
+        obs.REQUESTS.labels(request.method, template, str(response.status_code)).inc()
+        obs.LATENCY.labels(request.method, template).observe(elapsed)
+        access.info(
+            "%s %s %s %.1f ms",
+            request.method,
+            template,
+            response.status_code,
+            elapsed * 1000,
+            extra={
+                "method": request.method,
+                "route": template,
+                "status": response.status_code,
+                "duration_ms": round(elapsed * 1000, 3),
+            },
+        )
         return response
+
+
+PROBLEM_RESPONSES_JSON = {
+    503: {
+        "description": PROBLEM_RESPONSES[503]["description"],
+        "content": {
+            "application/problem+json": {"schema": {"$ref": "#/components/schemas/Problem"}}
+        },
+    }
+}
 
 
 def problem_only_errors(app: FastAPI) -> None:
@@ -100,8 +144,10 @@ def problem_only_errors(app: FastAPI) -> None:
         schema = original()
         schema["components"]["schemas"].update(slack.openapi_components())
         schema["components"]["schemas"].update(admin.openapi_components())
-        for item in schema["paths"].values():
+        for path, item in schema["paths"].items():
             for op in item.values():
+                if path not in ("/healthz", "/readyz", "/metrics"):
+                    op["responses"].setdefault("503", PROBLEM_RESPONSES_JSON[503])
                 for status, response in op.get("responses", {}).items():
                     content = response.get("content", {})
                     if status[0] in "45" and "application/problem+json" in content:
@@ -119,7 +165,23 @@ def create_app() -> FastAPI:
         description=DESCRIPTION,
         generate_unique_id_function=operation_id,
     )
+    settings = get_settings()
+    obs.configure_logging(settings.log_format, settings.log_level)
     app.add_middleware(RequestGuard)
+    if settings.cors_origins:
+        app.add_middleware(
+            CORSMiddleware,
+            allow_origins=settings.cors_origins,
+            allow_methods=["GET", "POST", "PUT", "DELETE"],
+            allow_headers=[
+                "Content-Type",
+                "X-API-Key",
+                "If-Match",
+                "If-None-Match",
+                "X-Request-ID",
+            ],
+            expose_headers=["ETag", "Location", "Server-Timing", "X-Request-ID"],
+        )
     errors.install(app)
     app.include_router(health.router)
     app.include_router(catalog.router)

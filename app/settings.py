@@ -64,6 +64,45 @@ class Settings(BaseSettings):
         "older than a configurable limit (default 90 days)'); on-demand list prices change "
         "about quarterly.",
     )
+    log_format: str = Field(
+        default="text",
+        pattern="^(text|json)$",
+        description="`json`: one JSON object per log line (production); `text`: readable.",
+    )
+    log_level: str = Field(default="INFO", pattern="^(DEBUG|INFO|WARNING|ERROR)$")
+    cors_origins: list[str] = Field(
+        default_factory=list,
+        description="Origins allowed to call the API from a browser, e.g. "
+        '`["https://dashboard.example.org"]` (JSON list); empty: no CORS headers.',
+    )
+    db_pool_size: int = Field(
+        default=5, ge=1, le=100, description="PostgreSQL connections kept open per worker."
+    )
+    db_max_overflow: int = Field(
+        default=5, ge=0, le=100, description="Extra PostgreSQL connections per worker at peak."
+    )
+    db_pool_timeout_s: float = Field(
+        default=2.0,
+        gt=0,
+        le=60,
+        description="Wait for a free pooled connection before answering 503, s.",
+    )
+    db_connect_timeout_s: int = Field(
+        default=2,
+        ge=1,
+        le=60,
+        description="PostgreSQL connect timeout, s: with the database down, requests that "
+        "need it fail within about this long (503) instead of hanging.",
+    )
+    snapshot_check_interval_s: float = Field(
+        default=0.5,
+        ge=0,
+        le=60,
+        description="How often a worker asks the database whether the catalog changed, s. "
+        "Between checks (and while the database is down) calculations use the in-memory "
+        "catalog without touching the database; writes are seen by every worker within this "
+        "interval.",
+    )
     max_request_body_bytes: int = Field(
         default=64 * 1024, description="Request bodies larger than this get 413."
     )

@@ -62,4 +62,7 @@ def seed(engine: Engine) -> SeedReport:
         if sum(report.added.values()) + sum(report.changed.values()):
             bump_revision(conn)
     report.skipped = skipped.skipped
+    from app.services.snapshot import catalog_written  # services import the catalog package
+
+    catalog_written()
     return report

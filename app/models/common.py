@@ -92,5 +92,7 @@ PROBLEM_RESPONSES: dict[int | str, dict[str, Any]] = {
         422: "Invalid input (`errors` gives field paths), or an ambiguous name "
         "(`candidates` lists the matches).",
         500: "Unexpected error; `request_id` identifies it in the logs.",
+        503: "The database is unavailable (restarting, unreachable or out of connections); "
+        "retry after `Retry-After` seconds.",
     }.items()
 }

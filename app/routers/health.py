@@ -5,12 +5,13 @@ from __future__ import annotations
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from fastapi import APIRouter
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, Field
 from sqlalchemy import text
 
 from app.cli import alembic_config
 from app.db import get_engine
+from app.observability import metrics_body
 
 router = APIRouter(tags=["health"])
 
@@ -26,6 +27,20 @@ class Health(BaseModel):
 async def get_health() -> Health:
     """The process is up."""
     return Health(status="ok")
+
+
+@router.get(
+    "/metrics",
+    response_class=Response,
+    summary="Prometheus metrics",
+    responses={200: {"content": {"text/plain": {"schema": {"type": "string"}}}}},
+)
+def get_metrics() -> Response:
+    """Requests by method, route and status, latency histograms, catalog revision and
+    snapshot builds, in Prometheus text format (summed over workers when
+    `PROMETHEUS_MULTIPROC_DIR` is set)."""
+    body, media_type = metrics_body()
+    return Response(body, media_type=media_type)
 
 
 @router.get(

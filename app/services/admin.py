@@ -53,6 +53,7 @@ from app.models.admin import (
     RegionWrite,
     UtilizationProfileWrite,
 )
+from app.services.snapshot import catalog_written
 
 
 @dataclass(frozen=True)
@@ -225,10 +226,12 @@ def put(
             if outcome != "unchanged" or after != current:
                 bump_revision(conn)
     except IntegrityError:
+        catalog_written()
         raise PreconditionFailed(
             f"{kind.name} '{item_id}' was created or changed by another request meanwhile; "
             "fetch it and retry with its ETag"
         ) from None
+    catalog_written()
     return after, etag(after), current is None
 
 
@@ -275,3 +278,4 @@ def remove(engine: Engine, kind: Kind, item_id: str, if_match: str | None) -> No
             conn.execute(sa_delete(_RESULTS).where(_RESULTS.c.benchmark_id == item_id))
         conn.execute(sa_delete(table).where(table.c.id == item_id))
         bump_revision(conn)
+    catalog_written()

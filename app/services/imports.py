@@ -23,6 +23,7 @@ from app.catalog.importer import ParsedFile, Rejected
 from app.catalog.writes import PriceLedger, bump_revision, stored_rows, upsert
 from app.db import writer
 from app.models import CloudOffer, Gpu
+from app.services.snapshot import catalog_written
 
 Progress = Callable[[Iterable[Any], int], Iterable[Any]]
 
@@ -95,5 +96,6 @@ def apply(
         report.price_points_added = ledger.flush()
         if report.totals()["added"] or report.totals()["changed"] or report.price_points_added:
             report.revision = bump_revision(conn)
+    catalog_written()
     report.seconds = time.perf_counter() - started
     return report

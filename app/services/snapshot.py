@@ -16,6 +16,7 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -37,6 +38,7 @@ from app.models import (
     Region,
 )
 from app.models.history import PRICE_FIELDS
+from app.observability import CATALOG_REVISION, SNAPSHOT_BUILDS
 
 SECONDS_PER_HOUR = 3600.0
 SPOT_MODELS = ("spot", "interruptible")
@@ -350,14 +352,49 @@ def prices_as_of(day: dt.date | None) -> Iterator[None]:
         _pinned_day.reset(token)
 
 
+_checked: dict[str, tuple[float, int]] = {}  # database -> (monotonic time, revision seen)
+
+
+def catalog_written() -> None:
+    """Call after committing a catalog write: this process re-reads the revision on its next
+    request instead of waiting out the check interval (other processes see the change within
+    ``snapshot_check_interval_s``)."""
+    _checked.clear()
+
+
+def _revision(session: Session, database: str) -> int:
+    """The catalog revision, read from the database at most every
+    ``snapshot_check_interval_s``; while the database is down, the last one seen (the
+    snapshot keeps answering)."""
+    from sqlalchemy.exc import InterfaceError, OperationalError
+    from sqlalchemy.exc import TimeoutError as SATimeoutError
+
+    from app.settings import get_settings
+
+    now = time.monotonic()
+    last = _checked.get(database)
+    if last is not None and now - last[0] < get_settings().snapshot_check_interval_s:
+        return last[1]
+    try:
+        revision = current_revision(session)
+    except (OperationalError, InterfaceError, SATimeoutError):
+        if last is None or _current is None or _current.database != database:
+            raise
+        session.rollback()
+        _checked[database] = (now, last[1])  # retry after the interval, not every request
+        return last[1]
+    _checked[database] = (now, revision)
+    return revision
+
+
 def get_snapshot(session: Session, as_of: dt.date | None = None) -> Snapshot:
     """This process's snapshot, rebuilt first if the catalog revision moved; for ``as_of``
     (or the day pinned by :func:`prices_as_of`), the dated view of that day."""
     global _current
     day = as_of or _pinned_day.get()
-    revision = current_revision(session)
     bind = session.get_bind()
     database = str(getattr(bind, "engine", bind).url)
+    revision = _revision(session, database)
     snap = _current
     if snap is None or snap.revision != revision or snap.database != database:
         with _lock:
@@ -369,6 +406,8 @@ def get_snapshot(session: Session, as_of: dt.date | None = None) -> Snapshot:
                 with Session(bind) as own:
                     _current = dataclasses.replace(build_snapshot(own, revision), database=database)
                 _views.clear()
+                SNAPSHOT_BUILDS.labels("current").inc()
+                CATALOG_REVISION.set(revision)
             snap = _current
     if day is None:
         return snap
@@ -382,6 +421,7 @@ def get_snapshot(session: Session, as_of: dt.date | None = None) -> Snapshot:
                     view = dataclasses.replace(
                         dated_view(snap, prices_on(own, day), day), database=snap.database
                     )
+                SNAPSHOT_BUILDS.labels("dated").inc()
                 _views[key] = view
                 while len(_views) > _VIEWS_KEPT:
                     _views.popitem(last=False)
