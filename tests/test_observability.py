@@ -1,0 +1,81 @@
+"""Request ids, JSON logs, /metrics, and the 503 for an unreachable database."""
+
+from __future__ import annotations
+
+import io
+import json
+import logging
+import time
+from collections.abc import Iterator
+
+from fastapi.testclient import TestClient
+from sqlmodel import Session
+
+from app import observability as obs
+from app.db import get_engine, get_session, make_engine
+from app.main import app
+
+SEED = {
+    "desktop": {"gpu": "3090", "total_price_usd": 2200},
+    "cloud": {"price_usd_per_hour": 2.14},
+    "utilization": 0.15,
+    "electricity_price_usd_per_kwh": 0.12,
+}
+
+
+def test_request_ids_are_echoed_or_made(client):
+    r = client.post("/v1/break-even", json=SEED, headers={"X-Request-ID": "abc-123"})
+    assert r.headers["x-request-id"] == "abc-123"
+    r = client.post("/v1/break-even", json=SEED, headers={"X-Request-ID": "bad id\twith spaces"})
+    assert len(r.headers["x-request-id"]) == 32 and " " not in r.headers["x-request-id"]
+    r = client.post("/v1/break-even", json={"desktop": {}}, headers={"X-Request-ID": "e-1"})
+    assert r.status_code == 422 and r.headers["x-request-id"] == "e-1"
+
+
+def test_metrics_count_requests_by_route_template(client):
+    client.post("/v1/break-even", json=SEED)
+    client.get("/v1/gpus/rtx-3090")
+    text = client.get("/metrics").text
+    assert 'gpucost_requests_total{method="POST",route="/v1/break-even",status="200"}' in text
+    assert 'route="/v1/gpus/{gpu_id}"' in text  # the template, not the id
+    assert "gpucost_request_duration_seconds_bucket" in text
+
+
+def test_json_logs_carry_the_request_id(client):
+    stream = io.StringIO()
+    obs.configure_logging("json")
+    handler = logging.getLogger("gpucost").handlers[0]
+    handler.setStream(stream)
+    try:
+        client.post("/v1/break-even", json=SEED, headers={"X-Request-ID": "log-me"})
+    finally:
+        obs.configure_logging("text")
+    lines = [json.loads(line) for line in stream.getvalue().splitlines()]
+    access = [x for x in lines if x["logger"] == "gpucost.access"]
+    assert access and access[-1]["request_id"] == "log-me"
+    assert access[-1]["route"] == "/v1/break-even" and access[-1]["status"] == 200
+    assert access[-1]["duration_ms"] > 0
+
+
+def test_an_unreachable_database_is_a_fast_503_problem():
+    dead = make_engine("postgresql+psycopg://nobody:x@127.0.0.1:1/none")
+
+    def session() -> Iterator[Session]:
+        with Session(dead) as s:
+            yield s
+
+    app.dependency_overrides[get_session] = session
+    app.dependency_overrides[get_engine] = lambda: dead
+    try:
+        with TestClient(app, raise_server_exceptions=False) as c:
+            started = time.perf_counter()
+            r = c.get("/v1/scenarios")
+            elapsed = time.perf_counter() - started
+    finally:
+        app.dependency_overrides.clear()
+        dead.dispose()
+    assert r.status_code == 503, r.text
+    assert r.headers["content-type"] == "application/problem+json"
+    assert r.headers["retry-after"] == "1"
+    assert r.json()["type"].endswith("/database-unavailable")
+    assert elapsed < 5  # connection refused: no hang (the connect timeout is 2 s)
