@@ -8,7 +8,7 @@ HOST   ?= 127.0.0.1
 PORT   ?= 8000
 export GPUCOST_DATABASE_URL ?= sqlite:///./gpucost.db
 
-.PHONY: install db run test contract lint openapi bench-slack bench-compare clean
+.PHONY: install db run test contract lint openapi bench bench-slack bench-compare load clean
 
 $(BIN)/.installed: requirements.lock pyproject.toml
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "need $(PYTHON)"; exit 1; }
@@ -35,6 +35,10 @@ contract: install
 
 openapi: install
 	$(BIN)/python scripts/export_openapi.py
+
+bench: install
+	bash scripts/ensure_wrk.sh
+	$(BIN)/python scripts/bench.py
 
 bench-slack: install
 	$(BIN)/python scripts/bench_slack.py

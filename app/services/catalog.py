@@ -270,7 +270,8 @@ def benchmark_results(
 
 
 def get_provider(session: Session, provider_id: str) -> ProviderInfo | None:
-    return session.get(ProviderInfo, provider_id)
+    """A provider's billing rules and PUE, from the snapshot (no SQL per request)."""
+    return _snap(session).providers.get(provider_id)
 
 
 def smallest_barebone_for(session: Session, gpu_count: int) -> Barebone | None:

@@ -37,6 +37,7 @@ from app.models.gpu import GpuPublic
 from app.models.query import Fact, QueryAnswer
 from app.query.parser import GpuMention, Interpretation, Lexicon, parse
 from app.services import calc, catalog
+from app.services.snapshot import get_snapshot
 from app.settings import Settings
 
 SEED_001 = calc.SEED_001
@@ -60,9 +61,20 @@ EXAMPLES = [
 ]
 
 
+_lexicons: dict[tuple[str, int], Lexicon] = {}
+
+
 def lexicon(session: Session) -> Lexicon:
-    """The parser's vocabulary, read from the catalog."""
-    return Lexicon.build(**catalog.vocabulary(session))
+    """The parser's vocabulary, read from the catalog once per catalog revision (it used to
+    cost four queries and a rebuild on every question)."""
+    snap = get_snapshot(session)
+    key = (snap.database, snap.revision)
+    found = _lexicons.get(key)
+    if found is None:
+        found = Lexicon.build(**catalog.vocabulary(session))
+        _lexicons.clear()
+        _lexicons[key] = found
+    return found
 
 
 class _Answer:

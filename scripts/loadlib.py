@@ -1,0 +1,219 @@
+"""Helpers shared by the benchmark suite and the load and fault tests: a real uvicorn server
+on a fresh database, wrk runs (with Lua scripts for POST bodies and pre-signed Slack
+requests), and wrk's output parsed."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import socket
+import subprocess
+import tempfile
+import time
+import urllib.parse
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+from slack_sdk.signature import SignatureVerifier
+
+ROOT = Path(__file__).resolve().parent.parent
+BIN = ROOT / ".venv" / "bin"
+SLACK_SECRET = "bench-signing-secret"
+
+BREAK_EVEN = {
+    "desktop": {"gpu": "rtx-3090", "total_price_usd": 2200},
+    "cloud": {"offer_id": "aws-p3.2xlarge-spot-seed-2020"},
+    "utilization": 0.15,
+    "electricity_price_usd_per_kwh": 0.12,
+}
+RUN_COST = {
+    "workload": {"benchmark": "yolor"},
+    "options": [
+        {"offer_id": "paperspace-gradient-a6000-on-demand-2022"},
+        {"desktop": {"gpu": "rtx-3090", "total_price_usd": 2200}},
+    ],
+    "electricity_price_usd_per_kwh": 0.12,
+}
+QUESTION = "break-even for 3090 at 15% util"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def fresh_sqlite() -> dict[str, str]:
+    """Environment for a new migrated and seeded SQLite database."""
+    work = Path(tempfile.mkdtemp(prefix="gpucost-load-"))
+    env = {**os.environ, "GPUCOST_DATABASE_URL": f"sqlite:///{work / 'load.db'}"}
+    prepare(env)
+    return env
+
+
+def prepare(env: dict[str, str]) -> None:
+    subprocess.run([BIN / "gpucost", "migrate"], env=env, check=True, capture_output=True)
+    subprocess.run([BIN / "gpucost", "seed"], env=env, check=True, capture_output=True)
+
+
+@dataclass
+class Server:
+    proc: subprocess.Popen
+    base: str
+    started_s: float  # spawn to first successful break-even, s
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(15)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+
+
+def start_server(env: dict[str, str], workers: int = 1, timeout_s: float = 30) -> Server:
+    """uvicorn with uvloop and httptools, no access log; waits for a real answer."""
+    port = free_port()
+    env = {**env, "GPUCOST_SLACK_SIGNING_SECRET": SLACK_SECRET, "GPUCOST_LOG_LEVEL": "WARNING"}
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(
+        [
+            str(BIN / "uvicorn"),
+            "app.main:app",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--loop",
+            "uvloop",
+            "--http",
+            "httptools",
+            "--no-access-log",
+            "--log-level",
+            "warning",
+            "--workers",
+            str(workers),
+        ],
+        cwd=ROOT,
+        env=env,
+        start_new_session=True,
+    )
+    base = f"http://127.0.0.1:{port}"
+    while time.perf_counter() - t0 < timeout_s:
+        try:
+            r = httpx.post(f"{base}/v1/break-even", json=BREAK_EVEN, timeout=2)
+            if r.status_code == 200:
+                return Server(proc, base, time.perf_counter() - t0)
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.02)
+    proc.kill()
+    raise RuntimeError("server did not answer in time")
+
+
+def lua_post(path: str, body: dict, work: Path) -> Path:
+    script = work / f"post_{uuid.uuid4().hex[:6]}.lua"
+    script.write_text(
+        'wrk.method = "POST"\n'
+        'wrk.headers["Content-Type"] = "application/json"\n'
+        f"wrk.body = {json.dumps(json.dumps(body))}\n"
+    )
+    return script
+
+
+def lua_slack(work: Path, n: int, threads: int = 2) -> Path:
+    """A wrk script cycling through ``n`` distinct, correctly signed Slack commands (the
+    service refuses replays, so each request must be new; signatures stay valid 5 min).
+    Each of wrk's ``threads`` takes every ``threads``-th request, so none is sent twice
+    until the list wraps around."""
+    verifier = SignatureVerifier(SLACK_SECRET)
+    stamp = str(int(time.time()))
+    reqs = []
+    for _ in range(n):
+        body = urllib.parse.urlencode(
+            {
+                "command": "/gpucost",
+                "text": QUESTION,
+                "trigger_id": uuid.uuid4().hex,
+                "response_url": "https://hooks.slack.com/commands/T0/0/bench",
+            }
+        )
+        sig = verifier.generate_signature(timestamp=stamp, body=body)
+        reqs.append(
+            "wrk.format('POST', '/slack/commands', {['Content-Type']="
+            "'application/x-www-form-urlencoded', ['X-Slack-Request-Timestamp']="
+            f"'{stamp}', ['X-Slack-Signature']='{sig}'}}, '{body}')"
+        )
+    script = work / "slack.lua"
+    script.write_text(
+        "local reqs = {\n" + ",\n".join(reqs) + "\n}\n"
+        "local counter = 0\n"
+        "function setup(thread)\n  thread:set('offset', counter)\n  counter = counter + 1\nend\n"
+        "local i = nil\n"
+        "request = function()\n"
+        f"  if i == nil then i = offset end\n  i = i + {threads}\n"
+        "  if i > #reqs then i = offset + 1 end\n  return reqs[i]\nend\n"
+    )
+    return script
+
+
+_UNIT = {"us": 1e-3, "ms": 1.0, "s": 1e3, "m": 6e4}
+
+
+def _ms(text: str) -> float:
+    m = re.fullmatch(r"([\d.]+)(us|ms|s|m)", text)
+    assert m, text
+    return float(m.group(1)) * _UNIT[m.group(2)]
+
+
+def wrk(
+    url: str,
+    *,
+    seconds: int,
+    connections: int,
+    threads: int = 2,
+    script: Path | None = None,
+    timeout_s: int = 5,
+) -> dict:
+    """Run wrk with --latency; returns requests/s, p50/p99 (ms), requests, errors."""
+    cmd = [
+        "wrk",
+        f"-t{threads}",
+        f"-c{connections}",
+        f"-d{seconds}s",
+        "--latency",
+        f"--timeout={timeout_s}s",
+    ]
+    if script:
+        cmd += ["-s", str(script)]
+    out = subprocess.run(cmd + [url], capture_output=True, text=True, check=True).stdout
+    lat = dict(re.findall(r"^\s+(50|75|90|99)%\s+(\S+)$", out, re.M))
+    total = int(re.search(r"(\d+) requests in", out).group(1))
+    non2xx = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
+    sock = re.search(r"Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)", out)
+    return {
+        "requests_per_s": float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1)),
+        "p50_ms": _ms(lat["50"]),
+        "p99_ms": _ms(lat["99"]),
+        "requests": total,
+        "non_2xx": int(non2xx.group(1)) if non2xx else 0,
+        "socket_errors": sum(int(x) for x in sock.groups()) if sock else 0,
+        "raw": out,
+    }
+
+
+def rss_mb(pid: int) -> float:
+    """Resident memory of a process, MB (VmRSS)."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    raise RuntimeError(pid)
+
+
+def children(pid: int) -> list[int]:
+    path = Path(f"/proc/{pid}/task/{pid}/children")
+    return [int(x) for x in path.read_text().split()] if path.exists() else []
