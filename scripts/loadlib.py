@@ -215,5 +215,17 @@ def rss_mb(pid: int) -> float:
 
 
 def children(pid: int) -> list[int]:
+    """uvicorn's worker processes under supervisor ``pid`` (multiprocessing ``spawn``
+    children; not its resource tracker)."""
     path = Path(f"/proc/{pid}/task/{pid}/children")
-    return [int(x) for x in path.read_text().split()] if path.exists() else []
+    if not path.exists():
+        return []
+    out = []
+    for child in (int(x) for x in path.read_text().split()):
+        try:
+            cmdline = Path(f"/proc/{child}/cmdline").read_bytes()
+        except OSError:
+            continue
+        if b"spawn_main" in cmdline:
+            out.append(child)
+    return out

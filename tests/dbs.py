@@ -61,7 +61,8 @@ def empty_database(backend: str, tmp_path) -> Iterator[str]:
     if not POSTGRES_URL:
         pytest.fail("GPUCOST_REQUIRE_POSTGRES=1 but GPUCOST_TEST_POSTGRES_URL is not set")
     name = f"gpucost_test_{uuid.uuid4().hex[:10]}"
-    admin = create_engine(POSTGRES_URL, isolation_level="AUTOCOMMIT")
+    # pre-ping: the fault tests restart the server, which kills pooled connections.
+    admin = create_engine(POSTGRES_URL, isolation_level="AUTOCOMMIT", pool_pre_ping=True)
     with admin.connect() as conn:
         conn.execute(text(f'CREATE DATABASE "{name}"'))
     try:
