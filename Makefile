@@ -8,7 +8,7 @@ HOST   ?= 127.0.0.1
 PORT   ?= 8000
 export GPUCOST_DATABASE_URL ?= sqlite:///./gpucost.db
 
-.PHONY: install db run test contract lint openapi bench bench-slack bench-compare load clean
+.PHONY: install db run test contract lint openapi lock bench bench-slack bench-compare clean
 
 $(BIN)/.installed: requirements.lock pyproject.toml
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "need $(PYTHON)"; exit 1; }
@@ -36,6 +36,10 @@ contract: install
 openapi: install
 	$(BIN)/python scripts/export_openapi.py
 
+lock: install
+	$(BIN)/uv pip compile pyproject.toml --extra dev --python-version 3.11 -o requirements.lock
+	$(BIN)/uv pip compile pyproject.toml --python-version 3.11 -c requirements.lock -o requirements.runtime.lock
+
 bench: install
 	bash scripts/ensure_wrk.sh
 	$(BIN)/python scripts/bench.py
@@ -47,7 +51,8 @@ bench-compare: install
 	$(BIN)/python scripts/bench_compare.py
 
 lint: install
-	$(BIN)/ruff check app tests
+	$(BIN)/ruff check app tests scripts
+	$(BIN)/hadolint Dockerfile
 
 clean:
 	rm -rf $(VENV) gpucost.db gpucost.db-wal gpucost.db-shm .pytest_cache

@@ -27,8 +27,11 @@ def alembic_config():
     URL comes from settings, or from ``-x url=...``."""
     from alembic.config import Config
 
-    cfg = Config(str(ROOT / "alembic.ini"))
-    cfg.set_main_option("script_location", str(ROOT / "migrations"))
+    # A source checkout has alembic.ini next to app/; an installed package (the container
+    # image) runs from a directory holding alembic.ini and migrations/.
+    root = ROOT if (ROOT / "alembic.ini").exists() else Path.cwd()
+    cfg = Config(str(root / "alembic.ini"))
+    cfg.set_main_option("script_location", str(root / "migrations"))
     return cfg
 
 
@@ -54,12 +57,37 @@ def seed() -> None:
 def serve(
     host: str = typer.Option("127.0.0.1", envvar="HOST"),
     port: int = typer.Option(8000, envvar="PORT"),
-    workers: int = typer.Option(1, help="uvicorn worker processes."),
+    workers: int = typer.Option(1, envvar="GPUCOST_WORKERS", help="Worker processes."),
+    forwarded_allow_ips: str = typer.Option(
+        "127.0.0.1",
+        envvar="GPUCOST_FORWARDED_ALLOW_IPS",
+        help="Proxies whose X-Forwarded-For/-Proto are trusted (comma-separated, or *).",
+    ),
 ) -> None:
-    """Serve the API with uvicorn."""
+    """Serve the API with uvicorn (uvloop, httptools, proxy headers from trusted proxies,
+    our JSON access log instead of uvicorn's). With several workers, Prometheus metrics are
+    summed across them through ``PROMETHEUS_MULTIPROC_DIR`` (created empty here when set)."""
+    import os
+    import shutil
+
     import uvicorn
 
-    uvicorn.run("app.main:app", host=host, port=port, workers=workers, proxy_headers=True)
+    metrics_dir = os.environ.get("PROMETHEUS_MULTIPROC_DIR")
+    if metrics_dir:  # stale files from a previous run would be counted again
+        shutil.rmtree(metrics_dir, ignore_errors=True)
+        os.makedirs(metrics_dir, exist_ok=True)
+    uvicorn.run(
+        "app.main:app",
+        host=host,
+        port=port,
+        workers=workers,
+        loop="uvloop",
+        http="httptools",
+        proxy_headers=True,
+        forwarded_allow_ips=forwarded_allow_ips,
+        access_log=False,
+        timeout_graceful_shutdown=10,
+    )
 
 
 @app.command()

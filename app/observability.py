@@ -31,6 +31,9 @@ from prometheus_client import (
     multiprocess,
 )
 
+if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):  # metric files are written from the start
+    os.makedirs(os.environ["PROMETHEUS_MULTIPROC_DIR"], exist_ok=True)
+
 request_id: ContextVar[str] = ContextVar("request_id", default="-")
 _SANE_ID = re.compile(r"[A-Za-z0-9._:-]{1,128}")
 
