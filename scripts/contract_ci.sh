@@ -11,6 +11,7 @@ WORK=$(mktemp -d)
 REPORTS=${REPORTS:-reports}
 mkdir -p "$REPORTS"
 export GPUCOST_DATABASE_URL="sqlite:///$WORK/contract.db"
+export GPUCOST_LOG_LEVEL=WARNING  # no access line per fuzzed request in the CI log
 PORT=${CONTRACT_PORT:-$("$BIN/python" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')}
 BASE="http://127.0.0.1:$PORT"
 
