@@ -376,6 +376,40 @@ def speed(
 # ------------------------------------------------------------------------------------------
 
 
+def cloud_speed(
+    session: Session,
+    normalize: bool,
+    desk: ResolvedDesktop,
+    cloud: ResolvedCloud,
+    trail: Trail,
+) -> costing.SpeedRatio | None:
+    """The cloud GPU's speed relative to the desktop's when ``normalize`` is asked for and
+    both GPUs are known (cloud hours are then scaled by its ``time_factor``); otherwise None,
+    with the assumption stated: cloud hours = desktop busy hours (seed 001)."""
+    if normalize and (desk.gpu is None or cloud.gpu is None):
+        trail.assume(
+            "normalize_performance",
+            False,
+            "requested, but skipped: name the desktop's gpu and the cloud's gpu (or offer) to "
+            "scale cloud hours; cloud hours = desktop busy hours",
+        )
+        return None
+    if not normalize:
+        trail.assume(
+            "normalize_performance",
+            False,
+            f"cloud hours = desktop busy hours ('similar performance', {SEED_001})",
+        )
+        return None
+    return speed(
+        measured_runtimes(session),
+        desk.gpu,
+        desk.desktop.gpu_count,
+        cloud.gpu,
+        cloud.gpu_count or 1,
+    )
+
+
 def compute_break_even(
     session: Session, req: BreakEvenRequest, settings: Settings
 ) -> BreakEvenResult:
@@ -387,28 +421,7 @@ def compute_break_even(
     price = resolve_electricity(req.electricity_price_usd_per_kwh, region, settings, trail)
     ci_region = carbon_region(session, region, settings, trail)
 
-    perf: costing.SpeedRatio | None = None
-    if req.normalize_performance and (desk.gpu is None or cloud.gpu is None):
-        trail.assume(
-            "normalize_performance",
-            False,
-            "requested, but skipped: name the desktop's gpu and the cloud's gpu (or offer) to "
-            "scale cloud hours; cloud hours = desktop busy hours",
-        )
-    elif req.normalize_performance:
-        perf = speed(
-            measured_runtimes(session),
-            desk.gpu,
-            desk.desktop.gpu_count,
-            cloud.gpu,
-            cloud.gpu_count or 1,
-        )
-    else:
-        trail.assume(
-            "normalize_performance",
-            False,
-            f"cloud hours = desktop busy hours ('similar performance', {SEED_001})",
-        )
+    perf = cloud_speed(session, req.normalize_performance, desk, cloud, trail)
 
     result = costing.break_even(
         desk.desktop, cloud.rate, usage, price, cloud_time_factor=perf.time_factor if perf else 1.0

@@ -33,7 +33,7 @@ from app.services.calc import (
     benchmark_reference,
     benchmark_time,
     carbon_region,
-    measured_runtimes,
+    cloud_speed,
     price_age,
     resolve_cloud,
     resolve_desktop,
@@ -482,23 +482,9 @@ def compute_sweep(session: Session, req: SweepRequest, settings: Settings) -> Sw
     else:
         region = resolve_region(session, req.region)
         prices = [resolve_electricity(None, region, settings, trail)]
-    factor = 1.0
-    if req.normalize_performance and (desk.gpu is None or cloud.gpu is None):
-        trail.assume(
-            "normalize_performance",
-            False,
-            "requested, but skipped (as in /v1/break-even): name the desktop's gpu and the "
-            "cloud's gpu (or offer) to scale cloud hours",
-        )
-    elif req.normalize_performance:
-        perf = speed(
-            measured_runtimes(session),
-            desk.gpu,
-            desk.desktop.gpu_count,
-            cloud.gpu,
-            cloud.gpu_count or 1,
-        )
-        factor = perf.time_factor
+    perf = cloud_speed(session, req.normalize_performance, desk, cloud, trail)
+    factor = perf.time_factor if perf else 1.0
+    if perf:
         trail.assume("cloud_time_factor", sig8(factor), perf.detail)
     grid = vector.break_even_grid(
         desk.desktop,
