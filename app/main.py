@@ -13,7 +13,7 @@ from starlette.responses import Response
 
 from app import errors
 from app import observability as obs
-from app.models.common import PROBLEM_RESPONSES
+from app.models.common import problem_response
 from app.routers import admin, calc, catalog, charts, compare, health, query, scenarios, slack
 from app.settings import get_settings
 
@@ -51,20 +51,21 @@ class RequestGuard(BaseHTTPMiddleware):
     """Refuse request bodies over the configured size with 413 (by Content-Length, and by
     the bytes actually read when the length is absent), and bodies in a media type the
     operation does not take (JSON for the API, form-encoded for Slack) with 415. Every other
-    response carries ``Server-Timing: app;dur=<ms>``, the time spent in the application.
+    response carries ``Server-Timing: app;dur=<ms>``, the time spent in the application, and
+    is counted in the metrics and logged (route template, status, duration in ms). Every
+    response, refusals included, carries the request's ``X-Request-ID``
+    (:mod:`app.observability`).
     """
 
     async def dispatch(self, request: Request, call_next: RequestResponseEndpoint) -> Response:
         rid = obs.new_request_id(request.headers.get("x-request-id"))
         obs.request_id.set(rid)
         request.state.request_id = rid
-        response = await self._guarded(request, call_next, rid)
-        response.headers.setdefault("X-Request-ID", rid)
+        response = await self._guarded(request, call_next)
+        response.headers["X-Request-ID"] = rid  # on every answer, the refusals above too
         return response
 
-    async def _guarded(
-        self, request: Request, call_next: RequestResponseEndpoint, rid: str
-    ) -> Response:
+    async def _guarded(self, request: Request, call_next: RequestResponseEndpoint) -> Response:
         accepted = _body_media_types(request.app).get(request.url.path)
         if request.method == "POST" and accepted:
             ctype = request.headers.get("content-type", "").split(";")[0].strip().lower()
@@ -102,7 +103,6 @@ class RequestGuard(BaseHTTPMiddleware):
         elapsed = time.perf_counter() - started
         # Server time, for clients and benchmarks (W3C Server Timing).
         response.headers["Server-Timing"] = f"app;dur={elapsed * 1000:.3f}"
-        response.headers["X-Request-ID"] = rid
         route = request.scope.get("route")
         template = getattr(route, "path", "unmatched")  # bounded label set
         obs.REQUESTS.labels(request.method, template, str(response.status_code)).inc()
@@ -123,16 +123,6 @@ class RequestGuard(BaseHTTPMiddleware):
         return response
 
 
-PROBLEM_RESPONSES_JSON = {
-    503: {
-        "description": PROBLEM_RESPONSES[503]["description"],
-        "content": {
-            "application/problem+json": {"schema": {"$ref": "#/components/schemas/Problem"}}
-        },
-    }
-}
-
-
 def problem_only_errors(app: FastAPI) -> None:
     """Make error responses in the OpenAPI document `application/problem+json` only (FastAPI
     also lists `application/json` for a response `model`)."""
@@ -147,7 +137,7 @@ def problem_only_errors(app: FastAPI) -> None:
         for path, item in schema["paths"].items():
             for op in item.values():
                 if path not in ("/healthz", "/readyz", "/metrics"):
-                    op["responses"].setdefault("503", PROBLEM_RESPONSES_JSON[503])
+                    op["responses"].setdefault("503", problem_response(503))
                 for status, response in op.get("responses", {}).items():
                     content = response.get("content", {})
                     if status[0] in "45" and "application/problem+json" in content:

@@ -74,6 +74,13 @@ _PROBLEM_CONTENT = {
     "application/problem+json": {"schema": {"$ref": "#/components/schemas/Problem"}}
 }
 
+
+def problem_response(code: int) -> dict[str, Any]:
+    """The OpenAPI response object of a problem status, as plain JSON (for editing the
+    generated document, where FastAPI's ``model`` key cannot go)."""
+    return {"description": PROBLEM_RESPONSES[code]["description"], "content": _PROBLEM_CONTENT}
+
+
 PROBLEM_RESPONSES: dict[int | str, dict[str, Any]] = {
     code: {"model": Problem, "description": description, "content": _PROBLEM_CONTENT}
     for code, description in {
