@@ -26,6 +26,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from app.catalog import loaders
+from app.catalog.writes import future_date_problem
 from app.models.offer import PricingModel, Provider
 
 SKYPILOT_COLUMNS = {"InstanceType", "AcceleratorName", "AcceleratorCount", "Price", "Region"}
@@ -126,10 +127,9 @@ def _schema_version(name: str) -> str:
 
 
 def _check_date(day: dt.date, today: dt.date) -> dt.date:
-    if day > today:
-        raise ImportError_(
-            f"as_of {day.isoformat()} is in the future; prices are dated when they take effect"
-        )
+    problem = future_date_problem(day, today)
+    if problem:
+        raise ImportError_(problem)
     return day
 
 

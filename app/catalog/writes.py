@@ -14,26 +14,26 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any, Literal
 
-from sqlalchemy import Numeric, Table, insert, select, update
+from sqlalchemy import Table, insert, select, update
 from sqlalchemy.engine import Connection
 
 from app.models import CatalogRevision, PricePoint
 from app.models.history import PRICE_FIELDS
 
 Outcome = Literal["added", "changed", "unchanged"]
-PROVENANCE = frozenset(
-    {
-        "source",
-        "notes",
-        "price_new_source",
-        "price_used_source",
-        "electricity_source",
-        "pue_source",
-        "carbon_source",
-    }
-)
 _SIX = Decimal("0.000001")
 _POINTS = PricePoint.__table__
+
+
+def future_date_problem(day: dt.date | None, today: dt.date) -> str | None:
+    """Why ``day`` cannot date a price (it is after ``today``), or None. Prices are dated
+    when they take effect, so a future date would change answers before it is true."""
+    if day is not None and day > today:
+        return (
+            f"as_of {day.isoformat()} is in the future (today is {today.isoformat()}); "
+            "prices are dated when they take effect"
+        )
+    return None
 
 
 def price_decimal(value: Any) -> Decimal | None:
@@ -128,32 +128,25 @@ class PriceLedger:
         return n
 
 
-def coerce(table: Table, row: dict[str, Any]) -> dict[str, Any]:
-    """``row`` restricted to ``table``'s columns, numerics quantized to the column's scale."""
-    out = {}
-    for col in table.c:
-        if col.name not in row:
-            continue
-        value = row[col.name]
-        if value is not None and isinstance(col.type, Numeric) and col.type.scale is not None:
-            value = Decimal(str(value)).quantize(Decimal(1).scaleb(-col.type.scale))
-        out[col.name] = value
-    return out
-
-
-def _as_column(table: Table, name: str, value: Decimal | None) -> Any:
-    if value is None:
-        return None
-    col = table.c[name]
-    if isinstance(col.type, Numeric) and col.type.asdecimal:
-        return value.quantize(Decimal(1).scaleb(-(col.type.scale or 0)))
+def _column_value(col, value: Any) -> Any:
+    """``value`` as ``col`` stores it: Decimals quantized to a Numeric column's scale, floats
+    for Float columns (both have ``asdecimal``); anything else as given."""
+    asdecimal = getattr(col.type, "asdecimal", None)
+    if value is None or asdecimal is None:
+        return value
+    if asdecimal and col.type.scale is not None:
+        return Decimal(str(value)).quantize(Decimal(1).scaleb(-col.type.scale))
     return float(value)
 
 
-def _price_source(row: dict[str, Any], name: str) -> str:
-    specific = {"price_new_usd": "price_new_source", "price_used_usd": "price_used_source"}
-    specific["electricity_price_usd_per_kwh"] = "electricity_source"
-    return row.get(specific.get(name, "")) or row.get("source") or "unknown"
+def coerce(table: Table, row: dict[str, Any]) -> dict[str, Any]:
+    """``row`` restricted to ``table``'s columns, each value as the column stores it."""
+    return {col.name: _column_value(col, row[col.name]) for col in table.c if col.name in row}
+
+
+def is_provenance(column: str) -> bool:
+    """Columns that say where or when a figure comes from, not what it is."""
+    return column == "notes" or column.endswith(("source", "as_of"))
 
 
 def with_history(table: Table, row: dict[str, Any], ledger: PriceLedger) -> dict[str, Any]:
@@ -164,18 +157,19 @@ def with_history(table: Table, row: dict[str, Any], ledger: PriceLedger) -> dict
     if not fields:
         return row
     row = dict(row)
-    given = {col: row.get(col) or row.get("as_of") for col in fields.values()}
+    given = {cols.date: row.get(cols.date) or row.get("as_of") for cols in fields.values()}
     dates: dict[str, dt.date] = {}
-    for name, date_col in fields.items():
-        day = given[date_col]
+    for name, cols in fields.items():
+        day = given[cols.date]
         if name not in row or day is None:
             continue
-        ledger.record(table.name, row["id"], name, row[name], day, _price_source(row, name))
+        source = row.get(cols.source) or row.get("source") or "unknown"
+        ledger.record(table.name, row["id"], name, row[name], day, source)
         latest = ledger.latest(table.name, row["id"], name)
         if latest is not None:
-            row[name] = _as_column(table, name, latest.value)
+            row[name] = _column_value(table.c[name], latest.value)
             if latest.value is not None:
-                dates[date_col] = max(dates.get(date_col, latest.valid_from), latest.valid_from)
+                dates[cols.date] = max(dates.get(cols.date, latest.valid_from), latest.valid_from)
     row.update(dates)  # each date column: the day its newest price took effect
     return row
 
@@ -202,11 +196,7 @@ def upsert(
         conn.execute(insert(table).values(**row))
         existing[row["id"]] = row
         return "added"
-    compared = (
-        row
-        if provenance_changes
-        else {k: v for k, v in row.items() if k not in PROVENANCE and not k.endswith("as_of")}
-    )
+    compared = row if provenance_changes else {k: v for k, v in row.items() if not is_provenance(k)}
     if any(old.get(k) != v for k, v in compared.items()):
         conn.execute(update(table).where(table.c.id == row["id"]).values(**row))
         existing[row["id"]] = {**old, **row}

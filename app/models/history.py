@@ -9,18 +9,35 @@ from __future__ import annotations
 
 import datetime as dt
 from decimal import Decimal
-from typing import Any
+from typing import Any, NamedTuple
 
 from sqlalchemy import JSON, Column, Index
 from sqlmodel import Field, SQLModel
 
-# The priced fields of each catalog table, with the column holding each price's date.
-# Offers: USD/h and USD/month; GPUs: USD (new and used); barebones: USD; regions: USD/kWh.
-PRICE_FIELDS: dict[str, dict[str, str]] = {
-    "cloud_offer": {"price_usd_per_hour": "as_of", "monthly_fee_usd": "as_of"},
-    "gpu": {"price_new_usd": "price_new_as_of", "price_used_usd": "price_used_as_of"},
-    "barebone": {"price_usd": "as_of"},
-    "region": {"electricity_price_usd_per_kwh": "electricity_as_of"},
+
+class PricedColumns(NamedTuple):
+    """Where a priced field's date and source are kept in its table."""
+
+    date: str
+    source: str
+
+
+# The priced fields of each catalog table, with the columns holding each price's date and
+# source. Offers: USD/h and USD/month; GPUs: USD (new and used); barebones: USD; regions:
+# USD/kWh.
+PRICE_FIELDS: dict[str, dict[str, PricedColumns]] = {
+    "cloud_offer": {
+        "price_usd_per_hour": PricedColumns("as_of", "source"),
+        "monthly_fee_usd": PricedColumns("as_of", "source"),
+    },
+    "gpu": {
+        "price_new_usd": PricedColumns("price_new_as_of", "price_new_source"),
+        "price_used_usd": PricedColumns("price_used_as_of", "price_used_source"),
+    },
+    "barebone": {"price_usd": PricedColumns("as_of", "source")},
+    "region": {
+        "electricity_price_usd_per_kwh": PricedColumns("electricity_as_of", "electricity_source")
+    },
 }
 
 

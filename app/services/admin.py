@@ -26,7 +26,7 @@ from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import SQLModel
 
-from app.catalog.writes import PriceLedger, bump_revision, upsert
+from app.catalog.writes import PriceLedger, bump_revision, future_date_problem, upsert
 from app.db import writer
 from app.errors import (
     Conflict,
@@ -103,7 +103,15 @@ def etag(data: dict[str, Any]) -> str:
     return '"' + hashlib.sha256(blob.encode()).hexdigest()[:32] + '"'
 
 
-def _load(conn: Connection, kind: Kind, item_id: str, lock: bool) -> dict[str, Any] | None:
+@dataclass(frozen=True)
+class _Stored:
+    """A row as stored (``row``, for the upsert) and as represented (``data``, for ETags)."""
+
+    row: dict[str, Any]
+    data: dict[str, Any]
+
+
+def _load(conn: Connection, kind: Kind, item_id: str, lock: bool) -> _Stored | None:
     table = kind.table.__table__
     stmt = select(table).where(table.c.id == item_id)
     if lock:
@@ -120,16 +128,16 @@ def _load(conn: Connection, kind: Kind, item_id: str, lock: bool) -> dict[str, A
                 select(_RESULTS).where(_RESULTS.c.benchmark_id == item_id).order_by(_RESULTS.c.id)
             )
         ]
-    return _data(kind, row, results)
+    return _Stored(row, _data(kind, row, results))
 
 
 def read(engine: Engine, kind: Kind, item_id: str) -> tuple[dict[str, Any], str]:
     """The stored row and its ETag; :class:`NotFound` when absent."""
     with engine.connect() as conn:
-        data = _load(conn, kind, item_id, lock=False)
-    if data is None:
+        stored = _load(conn, kind, item_id, lock=False)
+    if stored is None:
         raise NotFound(f"no {kind.name} row with id '{item_id}'")
-    return data, etag(data)
+    return stored.data, etag(stored.data)
 
 
 def _matches(header: str, current: str) -> bool:
@@ -143,12 +151,8 @@ def _check(
     kind: Kind, item_id: str, current: dict | None, if_match: str | None, if_none_match: str | None
 ) -> None:
     if current is None:
-        if if_match is not None and if_match.strip() != "*":
-            raise PreconditionFailed(
-                f"If-Match given, but there is no {kind.name} row '{item_id}' (deleted?)"
-            )
-        if if_match is not None:
-            raise PreconditionFailed(f"If-Match: * but there is no {kind.name} row '{item_id}'")
+        if if_match is not None:  # a tag, or *, for a row that is not there (deleted?)
+            raise PreconditionFailed(f"If-Match given, but there is no {kind.name} row '{item_id}'")
         return
     tag = etag(current)
     if if_none_match is not None and if_none_match.strip() == "*":
@@ -169,13 +173,10 @@ def _check(
 
 
 def _validate_refs(conn: Connection, kind: Kind, body: BaseModel, today: dt.date) -> None:
-    days = [getattr(body, f) for f in type(body).model_fields if f.endswith("as_of")]
-    future = [d for d in days if d is not None and d > today]
-    if future:
-        raise InvalidRequest(
-            f"as_of dates may not be in the future ({future[0].isoformat()} > "
-            f"{today.isoformat()}): prices are dated when they take effect"
-        )
+    for name in type(body).model_fields:
+        problem = name.endswith("as_of") and future_date_problem(getattr(body, name), today)
+        if problem:
+            raise InvalidRequest(f"{name}: {problem}")
     gpu_ids: set[str] = set()
     if isinstance(body, CloudOfferWrite):
         gpu_ids.add(body.gpu_id)
@@ -209,21 +210,18 @@ def put(
     try:
         with writer(engine).begin() as conn:
             current = _load(conn, kind, item_id, lock=True)
-            _check(kind, item_id, current, if_match, if_none_match)
+            before = current.data if current else None
+            _check(kind, item_id, before, if_match, if_none_match)
             _validate_refs(conn, kind, body, today)
-            existing = {}
-            if current is not None:
-                existing[item_id] = dict(
-                    conn.execute(select(table).where(table.c.id == item_id)).one()._mapping
-                )
+            existing = {item_id: current.row} if current else {}
             ledger = PriceLedger.load(conn, kind=table.name, item_id=item_id)
-            outcome = upsert(conn, table, {**fields, "id": item_id}, ledger, existing)
+            upsert(conn, table, {**fields, "id": item_id}, ledger, existing)
             ledger.flush()
             if isinstance(body, BenchmarkWrite):
                 _replace_results(conn, item_id, body)
             after = _load(conn, kind, item_id, lock=False)
             assert after is not None
-            if outcome != "unchanged" or after != current:
+            if after.data != before:  # the row or a benchmark's results changed
                 bump_revision(conn)
     except IntegrityError:
         catalog_written()
@@ -232,7 +230,7 @@ def put(
             "fetch it and retry with its ETag"
         ) from None
     catalog_written()
-    return after, etag(after), current is None
+    return after.data, etag(after.data), current is None
 
 
 def _replace_results(conn: Connection, benchmark_id: str, body: BenchmarkWrite) -> None:
@@ -264,7 +262,7 @@ def remove(engine: Engine, kind: Kind, item_id: str, if_match: str | None) -> No
         current = _load(conn, kind, item_id, lock=True)
         if current is None:
             raise NotFound(f"no {kind.name} row with id '{item_id}'")
-        _check(kind, item_id, current, if_match, None)
+        _check(kind, item_id, current.data, if_match, None)
         if kind.table is Gpu:
             for ref in (CloudOffer, BenchmarkResult, ColabRate):
                 t = ref.__table__

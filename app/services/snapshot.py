@@ -287,7 +287,7 @@ def _dated(row, kind: str, prices: Prices):
     its date column set to that price's date; None when the row had no price at all."""
     update: dict[str, object] = {}
     any_price = False
-    for name, date_col in PRICE_FIELDS[kind].items():
+    for name, cols in PRICE_FIELDS[kind].items():
         found = prices.get((kind, row.id, name))
         if found is None or found[1] is None:
             update[name] = None
@@ -297,7 +297,7 @@ def _dated(row, kind: str, prices: Prices):
         column = type(row).__table__.c[name].type  # type: ignore[attr-defined]
         decimal = getattr(column, "asdecimal", False)  # Numeric columns hold Decimals
         update[name] = value if decimal else float(value)  # type: ignore[arg-type]
-        update[date_col] = day
+        update[cols.date] = day
     if not any_price:
         return None
     fields = {name: getattr(row, name) for name in type(row).model_fields}
