@@ -222,7 +222,7 @@ def _own_row(name: str, line: int, data: dict[str, Any], as_of, source, today) -
     data = {k: (None if v == "" else v) for k, v in data.items() if k is not None}
     row = OfferImportRow.model_validate(data)
     day = _check_date(row.as_of or as_of or today, today)
-    offer = loaders._offer(
+    offer = loaders.offer_row(
         row.provider.value,
         row.instance_type,
         row.gpu_id,

@@ -351,7 +351,7 @@ def gpu_for(provider: str, accelerator: str, instance_type: str) -> str | None:
     return PROVIDER_ACCELERATOR_GPU.get((provider, accelerator), ACCELERATOR_GPU.get(accelerator))
 
 
-def _offer(
+def offer_row(
     provider: str,
     instance_type: str,
     gpu_id: str,
@@ -370,6 +370,9 @@ def _offer(
     id_suffix: str = "",
     **extra: Any,
 ) -> Row:
+    """One ``cloud_offer`` row; its id is ``{provider}-{instance}[-{region}]-{pricing}`` (slugged)
+    plus ``id_suffix``. ``price`` is the whole instance's USD/h; ``monthly_fee_usd`` USD/month;
+    ``ram_gb`` GB; the provider's billing rules are added by :func:`with_billing`."""
     parts = [provider, slug(instance_type)]
     if region:
         parts.append(slug(region))
@@ -463,7 +466,7 @@ def load_aws_offers(report: LoadReport, given: SkyPilotInput | None = None) -> l
         if od_prices:
             od = min(od_prices)
             out.append(
-                _offer(
+                offer_row(
                     "aws",
                     itype,
                     gpu_id,
@@ -486,7 +489,7 @@ def load_aws_offers(report: LoadReport, given: SkyPilotInput | None = None) -> l
         if spots:
             price, zone = min(spots)
             out.append(
-                _offer(
+                offer_row(
                     "aws",
                     itype,
                     gpu_id,
@@ -548,7 +551,7 @@ def load_gcp_offers(report: LoadReport, given: SkyPilotInput | None = None) -> l
             as_of=meta.as_of,
         )
         out.append(
-            _offer(
+            offer_row(
                 "gcp",
                 host_type,
                 gpu_id,
@@ -570,7 +573,7 @@ def load_gcp_offers(report: LoadReport, given: SkyPilotInput | None = None) -> l
         if zone_spots:
             price, zone = min(zone_spots)
             out.append(
-                _offer(
+                offer_row(
                     "gcp",
                     host_type,
                     gpu_id,
@@ -616,9 +619,9 @@ def load_azure_offers(report: LoadReport, given: SkyPilotInput | None = None) ->
             as_of=meta.as_of,
             notes=notes,
         )
-        out.append(_offer("azure", itype, gpu_id, count, "on_demand", price, r["Region"], **common))
+        out.append(offer_row("azure", itype, gpu_id, count, "on_demand", price, r["Region"], **common))
         if _is_real_spot(price, spot):
-            out.append(_offer("azure", itype, gpu_id, count, "spot", spot, r["Region"], **common))
+            out.append(offer_row("azure", itype, gpu_id, count, "spot", spot, r["Region"], **common))
         else:
             report.skip("azure: spot = on-demand placeholder or empty")
     return out
@@ -647,7 +650,7 @@ def _load_flat_provider(
             notes=meta.note,
         )
         out.append(
-            _offer(
+            offer_row(
                 provider,
                 r["InstanceType"],
                 gpu_id,
@@ -660,7 +663,7 @@ def _load_flat_provider(
         )
         if interruptible and _is_real_spot(price, spot):
             out.append(
-                _offer(
+                offer_row(
                     provider,
                     r["InstanceType"],
                     gpu_id,
@@ -681,7 +684,7 @@ def load_paperspace_2022_offers() -> list[Row]:
     for r in find_table(seed_tables(), "GPU", "$/h", "plan $/month"):
         gpu_id = _paperspace_seed_gpu(r["GPU"])
         out.append(
-            _offer(
+            offer_row(
                 "paperspace",
                 f"Gradient {r['GPU']}",
                 gpu_id,
@@ -765,7 +768,7 @@ def load_colab_offers() -> list[Row]:
     for plan in load_colab_plans():
         if plan["usd_per_compute_unit"] is None:
             out.append(
-                _offer(
+                offer_row(
                     "colab",
                     plan["name"],
                     "tesla-t4",
@@ -784,7 +787,7 @@ def load_colab_offers() -> list[Row]:
         for gpu_id, rate in sorted(latest.items()):
             cu = rate["compute_units_per_hour"]
             out.append(
-                _offer(
+                offer_row(
                     "colab",
                     plan["name"],
                     gpu_id,
@@ -810,7 +813,7 @@ def load_extra_offers() -> list[Row]:
     """Hand-kept offers from the seeds (the seed's AWS V100 spot at $2.14/h, 2020)."""
     out = []
     for r in read_csv(CURATED / "extra_offers.csv"):
-        row = _offer(
+        row = offer_row(
             r["provider"],
             r["instance_type"],
             r["gpu_id"],
