@@ -93,6 +93,21 @@ def seeded(backend: str, tmp_path) -> Iterator[Engine]:
             engine.dispose()
 
 
+@pytest.fixture(name="engine", scope="module", params=backends())
+def seeded_engine(request, tmp_path_factory) -> Iterator[Engine]:
+    """For a test module that writes: its own seeded database on each backend (import this
+    fixture into the module; it takes the place of conftest's shared, rolled-back one)."""
+    with seeded(request.param, tmp_path_factory.mktemp(request.param)) as eng:
+        yield eng
+
+
+@pytest.fixture(name="client", scope="module")
+def seeded_client(engine: Engine) -> Iterator[TestClient]:
+    """A test client on the module's own database (see :func:`seeded_engine`)."""
+    with client_for(engine) as c:
+        yield c
+
+
 @contextmanager
 def client_for(engine: Engine) -> Iterator[TestClient]:
     """A test client whose sessions and writes go to ``engine``."""

@@ -12,7 +12,7 @@ from sqlmodel import Session, select
 
 from app.models import ApiKey, CatalogRevision
 from app.services import keys
-from tests.dbs import backends, client_for, seeded
+from tests.dbs import seeded_client, seeded_engine  # noqa: F401  (fixtures)
 
 TODAY = dt.datetime.now(dt.UTC).date()
 BAREBONE = {
@@ -24,18 +24,6 @@ BAREBONE = {
     "source": "a vendor quote",
     "as_of": "2026-01-10",
 }
-
-
-@pytest.fixture(scope="module", params=backends())
-def engine(request, tmp_path_factory):
-    with seeded(request.param, tmp_path_factory.mktemp(request.param)) as eng:
-        yield eng
-
-
-@pytest.fixture(scope="module")
-def client(engine):
-    with client_for(engine) as c:
-        yield c
 
 
 @pytest.fixture(scope="module")

@@ -23,7 +23,7 @@ from sqlmodel import Session
 from app.catalog import importer, loaders
 from app.models import CloudOffer, PricePoint
 from app.services import imports, keys
-from tests.dbs import backends, client_for, seeded
+from tests.dbs import seeded_client, seeded_engine  # noqa: F401  (fixtures)
 
 SKYPILOT = loaders.SOURCES / "skypilot-catalog"
 AWS = SKYPILOT / "catalogs/v8/aws/vms_gpu_subset.csv"
@@ -49,18 +49,6 @@ def _csv(rows: list[dict[str, str]]) -> bytes:
     w.writeheader()
     w.writerows(rows)
     return buf.getvalue().encode()
-
-
-@pytest.fixture(scope="module", params=backends())
-def engine(request, tmp_path_factory):
-    with seeded(request.param, tmp_path_factory.mktemp(request.param)) as eng:
-        yield eng
-
-
-@pytest.fixture(scope="module")
-def client(engine):
-    with client_for(engine) as c:
-        yield c
 
 
 @pytest.fixture(scope="module")

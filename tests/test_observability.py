@@ -6,14 +6,10 @@ import io
 import json
 import logging
 import time
-from collections.abc import Iterator
-
-from fastapi.testclient import TestClient
-from sqlmodel import Session
 
 from app import observability as obs
-from app.db import get_engine, get_session, make_engine
-from app.main import app
+from app.db import make_engine
+from tests.dbs import client_for
 
 SEED = {
     "desktop": {"gpu": "3090", "total_price_usd": 2200},
@@ -59,21 +55,11 @@ def test_json_logs_carry_the_request_id(client):
 
 def test_an_unreachable_database_is_a_fast_503_problem():
     dead = make_engine("postgresql+psycopg://nobody:x@127.0.0.1:1/none")
-
-    def session() -> Iterator[Session]:
-        with Session(dead) as s:
-            yield s
-
-    app.dependency_overrides[get_session] = session
-    app.dependency_overrides[get_engine] = lambda: dead
-    try:
-        with TestClient(app, raise_server_exceptions=False) as c:
-            started = time.perf_counter()
-            r = c.get("/v1/scenarios")
-            elapsed = time.perf_counter() - started
-    finally:
-        app.dependency_overrides.clear()
-        dead.dispose()
+    with client_for(dead) as c:
+        started = time.perf_counter()
+        r = c.get("/v1/scenarios")
+        elapsed = time.perf_counter() - started
+    dead.dispose()
     assert r.status_code == 503, r.text
     assert r.headers["content-type"] == "application/problem+json"
     assert r.headers["retry-after"] == "1"
