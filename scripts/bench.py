@@ -37,6 +37,7 @@ from scripts.loadlib import (  # noqa: E402
     lua_post,
     lua_slack,
     rss_mb,
+    server_time_ms,
     start_server,
     wrk,
 )
@@ -112,7 +113,7 @@ def main() -> None:
                 c.post("/v1/compare", json=COMPARE).raise_for_status()
             for _ in range(200):
                 r = c.post("/v1/compare", json=COMPARE)
-                server_ms.append(float(r.headers["server-timing"].split("dur=")[1]))
+                server_ms.append(server_time_ms(r))
         q = statistics.quantiles(sorted(server_ms), n=100, method="inclusive")
         results["compare_server_ms"] = {"p50": round(q[49], 3), "p99": round(q[98], 3)}
         results["rss_mb_per_worker"] = round(rss_mb(srv.proc.pid), 1)

@@ -15,18 +15,15 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import statistics
-import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from scripts.bench_slack import BIN, ROOT, free_port  # noqa: E402
+from scripts.loadlib import ROOT, fresh_sqlite, server_time_ms, start_server  # noqa: E402
 
 CASES = {
     # Every option: 1,593 offers + desktop builds, a measured benchmark, runs per month.
@@ -66,39 +63,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--requests", type=int, default=300)
     args = parser.parse_args()
-    work = Path(tempfile.mkdtemp(prefix="gpucost-bench-"))
-    env = {**os.environ, "GPUCOST_DATABASE_URL": f"sqlite:///{work / 'bench.db'}"}
-    subprocess.run([BIN / "gpucost", "migrate"], env=env, check=True, capture_output=True)
-    subprocess.run([BIN / "gpucost", "seed"], env=env, check=True, capture_output=True)
-    port = free_port()
-    server = subprocess.Popen(
-        [
-            BIN / "uvicorn",
-            "app.main:app",
-            "--port",
-            str(port),
-            "--loop",
-            "uvloop",
-            "--http",
-            "httptools",
-            "--log-level",
-            "warning",
-            "--no-access-log",
-        ],
-        env=env,
-        cwd=ROOT,
-    )
-    base = f"http://127.0.0.1:{port}"
+    server = start_server(fresh_sqlite())
     report: dict = {"requests_per_case": args.requests, "cases": {}}
     try:
-        with httpx.Client(base_url=base, timeout=30) as client:
-            for _ in range(200):
-                try:
-                    if client.get("/readyz").status_code == 200:
-                        break
-                except httpx.TransportError:
-                    pass
-                time.sleep(0.05)
+        with httpx.Client(base_url=server.base, timeout=30) as client:
             for name, (path, body, target) in CASES.items():
                 first = client.post(path, json=body)
                 first.raise_for_status()
@@ -110,7 +78,7 @@ def main() -> None:
                     r = client.post(path, json=body)
                     round_trip_ms.append((time.perf_counter() - t) * 1000)
                     r.raise_for_status()
-                    server_ms.append(float(r.headers["server-timing"].split("dur=")[1]))
+                    server_ms.append(server_time_ms(r))
                 s = stats(server_ms)
                 row = {
                     "target_ms": target,
@@ -132,8 +100,7 @@ def main() -> None:
                     f"{row['round_trip']['p50_ms']:.2f} ms"
                 )
     finally:
-        server.terminate()
-        server.wait(timeout=10)
+        server.stop()
     out = ROOT / "reports" / "bench_compare.json"
     out.parent.mkdir(exist_ok=True)
     out.write_text(json.dumps(report, indent=2) + "\n")

@@ -13,31 +13,22 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import socket
 import statistics
-import subprocess
 import sys
-import tempfile
 import time
-import urllib.parse
-import uuid
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import httpx
-from slack_sdk.signature import SignatureVerifier
 
-ROOT = Path(__file__).resolve().parent.parent
-BIN = Path(sys.executable).parent
-SECRET = "bench-signing-secret"
-QUESTION = "break-even for 3090 at 15% util"
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from scripts.loadlib import (  # noqa: E402
+    QUESTION,
+    ROOT,
+    fresh_sqlite,
+    signed_slack_command,
+    start_server,
+)
 
 
 def percentiles(ms: list[float]) -> dict[str, float]:
@@ -53,22 +44,7 @@ def percentiles(ms: list[float]) -> dict[str, float]:
 
 
 def slack_request(client: httpx.Client, base: str) -> float:
-    body = urllib.parse.urlencode(
-        {
-            "command": "/gpucost",
-            "text": QUESTION,
-            "trigger_id": uuid.uuid4().hex,
-            "response_url": "https://hooks.slack.com/commands/T0/0/bench",
-        }
-    )
-    stamp = str(int(time.time()))
-    headers = {
-        "content-type": "application/x-www-form-urlencoded",
-        "x-slack-request-timestamp": stamp,
-        "x-slack-signature": SignatureVerifier(SECRET).generate_signature(
-            timestamp=stamp, body=body
-        ),
-    }
+    body, headers = signed_slack_command()
     t0 = time.perf_counter()
     r = client.post(f"{base}/slack/commands", content=body, headers=headers)
     elapsed = (time.perf_counter() - t0) * 1000
@@ -98,39 +74,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--requests", type=int, default=1000)
     args = parser.parse_args()
-    work = Path(tempfile.mkdtemp(prefix="gpucost-bench-"))
-    env = {
-        **os.environ,
-        "GPUCOST_DATABASE_URL": f"sqlite:///{work / 'bench.db'}",
-        "GPUCOST_SLACK_SIGNING_SECRET": SECRET,
-    }
-    subprocess.run([BIN / "gpucost", "migrate"], env=env, check=True, capture_output=True)
-    subprocess.run([BIN / "gpucost", "seed"], env=env, check=True, capture_output=True)
-    port = free_port()
-    base = f"http://127.0.0.1:{port}"
-    server = subprocess.Popen(
-        [
-            BIN / "uvicorn",
-            "app.main:app",
-            "--port",
-            str(port),
-            "--log-level",
-            "warning",
-            "--loop",
-            "uvloop",
-            "--http",
-            "httptools",
-        ],  # fmt: skip
-        env=env,
-        cwd=ROOT,
-    )
+    server = start_server(fresh_sqlite())
+    base = server.base
     try:
-        for _ in range(100):
-            try:
-                if httpx.get(f"{base}/readyz").status_code == 200:
-                    break
-            except httpx.HTTPError:
-                time.sleep(0.1)
         run(slack_request, base, 50, 1)  # warm-up
         results = {
             "slack_break_even_1_client": percentiles(run(slack_request, base, args.requests, 1)),
@@ -138,8 +84,7 @@ def main() -> None:
             "query_break_even_1_client": percentiles(run(query_request, base, args.requests, 1)),
         }
     finally:
-        server.terminate()
-        server.wait(10)
+        server.stop()
     print(f"{'':30} {'n':>6} {'p50 ms':>8} {'p95 ms':>8} {'p99 ms':>8} {'max ms':>8}")
     for name, r in results.items():
         print(

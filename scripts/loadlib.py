@@ -47,6 +47,11 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+def server_time_ms(response: httpx.Response) -> float:
+    """The application's own time for a response (``Server-Timing: app;dur=<ms>``), ms."""
+    return float(response.headers["server-timing"].split("dur=")[1])
+
+
 def fresh_sqlite() -> dict[str, str]:
     """Environment for a new migrated and seeded SQLite database."""
     work = Path(tempfile.mkdtemp(prefix="gpucost-load-"))
@@ -125,28 +130,41 @@ def lua_post(path: str, body: dict, work: Path) -> Path:
     return script
 
 
+def signed_slack_command(text: str = QUESTION, stamp: str | None = None) -> tuple[str, dict]:
+    """A slash-command form body as Slack sends it (a fresh ``trigger_id`` each time, so the
+    replay check passes) and its signed headers."""
+    stamp = stamp or str(int(time.time()))
+    body = urllib.parse.urlencode(
+        {
+            "command": "/gpucost",
+            "text": text,
+            "trigger_id": uuid.uuid4().hex,
+            "response_url": "https://hooks.slack.com/commands/T0/0/bench",
+        }
+    )
+    headers = {
+        "Content-Type": "application/x-www-form-urlencoded",
+        "X-Slack-Request-Timestamp": stamp,
+        "X-Slack-Signature": SignatureVerifier(SLACK_SECRET).generate_signature(
+            timestamp=stamp, body=body
+        ),
+    }
+    return body, headers
+
+
 def lua_slack(work: Path, n: int, threads: int = 2) -> Path:
     """A wrk script cycling through ``n`` distinct, correctly signed Slack commands (the
     service refuses replays, so each request must be new; signatures stay valid 5 min).
     Each of wrk's ``threads`` takes every ``threads``-th request, so none is sent twice
     until the list wraps around."""
-    verifier = SignatureVerifier(SLACK_SECRET)
     stamp = str(int(time.time()))
     reqs = []
     for _ in range(n):
-        body = urllib.parse.urlencode(
-            {
-                "command": "/gpucost",
-                "text": QUESTION,
-                "trigger_id": uuid.uuid4().hex,
-                "response_url": "https://hooks.slack.com/commands/T0/0/bench",
-            }
-        )
-        sig = verifier.generate_signature(timestamp=stamp, body=body)
+        body, h = signed_slack_command(stamp=stamp)
         reqs.append(
             "wrk.format('POST', '/slack/commands', {['Content-Type']="
-            "'application/x-www-form-urlencoded', ['X-Slack-Request-Timestamp']="
-            f"'{stamp}', ['X-Slack-Signature']='{sig}'}}, '{body}')"
+            f"'{h['Content-Type']}', ['X-Slack-Request-Timestamp']='{stamp}', "
+            f"['X-Slack-Signature']='{h['X-Slack-Signature']}'}}, '{body}')"
         )
     script = work / "slack.lua"
     script.write_text(
