@@ -79,3 +79,20 @@ def test_request_bodies_have_examples():
     schemas = app.openapi()["components"]["schemas"]
     for name in ("BreakEvenRequest", "RunCostRequest", "CarbonRequest"):
         assert schemas[name].get("examples"), name
+
+
+def test_every_schema_field_is_described():
+    """Every field of every schema says what it is (units in the name or the text); fields
+    that are another named schema are described there."""
+
+    def named(v: dict) -> bool:
+        refs = [v, *v.get("anyOf", []), v.get("items", {}), v.get("additionalProperties") or {}]
+        return any(isinstance(x, dict) and "$ref" in x for x in refs)
+
+    missing = [
+        f"{name}.{prop}"
+        for name, schema in app.openapi()["components"]["schemas"].items()
+        for prop, v in schema.get("properties", {}).items()
+        if "description" not in v and not named(v)
+    ]
+    assert missing == []

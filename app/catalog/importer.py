@@ -27,7 +27,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from app.catalog import loaders
 from app.catalog.writes import future_date_problem
-from app.models.offer import PricingModel, Provider
+from app.models.common import described_by
+from app.models.offer import CloudOfferPublic, PricingModel, Provider
 
 SKYPILOT_COLUMNS = {"InstanceType", "AcceleratorName", "AcceleratorCount", "Price", "Region"}
 SKYPILOT_NUMBERS = ("AcceleratorCount", "vCPUs", "MemoryGiB", "Price", "SpotPrice")
@@ -69,6 +70,7 @@ class ParsedFile:
     skipped: dict[str, int] = field(default_factory=dict)
 
 
+@described_by(CloudOfferPublic)
 class OfferImportRow(BaseModel):
     """One offer in gpucost's own import format (CSV columns or JSON fields).
 

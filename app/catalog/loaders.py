@@ -619,9 +619,13 @@ def load_azure_offers(report: LoadReport, given: SkyPilotInput | None = None) ->
             as_of=meta.as_of,
             notes=notes,
         )
-        out.append(offer_row("azure", itype, gpu_id, count, "on_demand", price, r["Region"], **common))
+        out.append(
+            offer_row("azure", itype, gpu_id, count, "on_demand", price, r["Region"], **common)
+        )
         if _is_real_spot(price, spot):
-            out.append(offer_row("azure", itype, gpu_id, count, "spot", spot, r["Region"], **common))
+            out.append(
+                offer_row("azure", itype, gpu_id, count, "spot", spot, r["Region"], **common)
+            )
         else:
             report.skip("azure: spot = on-demand placeholder or empty")
     return out

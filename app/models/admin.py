@@ -14,10 +14,13 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from app.models.benchmark import BenchmarkPublic, BenchmarkResultPublic
 from app.models.calc import NO_CONTROL
-from app.models.gpu import FormFactor
-from app.models.offer import PricingModel, Provider
-from app.models.region import RegionKind
+from app.models.catalog_misc import BarebonePublic, UtilizationProfilePublic
+from app.models.common import described_by
+from app.models.gpu import FormFactor, GpuPublic
+from app.models.offer import CloudOfferPublic, PricingModel, Provider
+from app.models.region import RegionKind, RegionPublic
 
 WRITE = ConfigDict(extra="forbid", allow_inf_nan=False, str_strip_whitespace=True)
 Text = Annotated[str, Field(min_length=1, max_length=200, pattern=NO_CONTROL)]
@@ -34,6 +37,7 @@ class _Write(BaseModel):
     as_of: Day = Field(description="Day the figures (prices) took effect; not in the future.")
 
 
+@described_by(GpuPublic)
 class GpuWrite(_Write):
     """A GPU (see `GET /v1/gpus/{gpu_id}` for each field's meaning)."""
 
@@ -56,6 +60,7 @@ class GpuWrite(_Write):
     aliases: list[Text] = Field(default_factory=list, max_length=50)
 
 
+@described_by(CloudOfferPublic)
 class CloudOfferWrite(_Write):
     """A cloud offer (see `GET /v1/cloud-offers/{offer_id}`)."""
 
@@ -78,6 +83,7 @@ class CloudOfferWrite(_Write):
     notes: str | None = Field(default=None, max_length=4000)
 
 
+@described_by(BarebonePublic)
 class BareboneWrite(_Write):
     """A desktop barebone (everything but the GPUs)."""
 
@@ -90,6 +96,7 @@ class BareboneWrite(_Write):
     notes: str | None = Field(default=None, max_length=4000)
 
 
+@described_by(RegionPublic)
 class RegionWrite(_Write):
     """A region with its grid carbon intensity and, optionally, electricity price."""
 
@@ -109,6 +116,7 @@ class RegionWrite(_Write):
     pue_source: LongText | None = None
 
 
+@described_by(UtilizationProfilePublic)
 class UtilizationProfileWrite(_Write):
     """A utilization profile: the fraction of wall-clock time GPUs are busy."""
 
@@ -117,6 +125,7 @@ class UtilizationProfileWrite(_Write):
     description: LongText
 
 
+@described_by(BenchmarkResultPublic)
 class BenchmarkResultWrite(BaseModel):
     """One GPU's measured run of a benchmark."""
 
@@ -129,6 +138,7 @@ class BenchmarkResultWrite(BaseModel):
     max_batch_size: int | None = Field(default=None, ge=1, le=1_000_000)
 
 
+@described_by(BenchmarkPublic)
 class BenchmarkWrite(_Write):
     """A benchmark and its results (the results given replace the stored ones)."""
 
@@ -140,27 +150,27 @@ class BenchmarkWrite(_Write):
 class ImportFileReport(BaseModel):
     """One file read by an import."""
 
-    file: str
+    file: str = Field(description="The file's path or upload name.")
     format: str = Field(description="`skypilot v8`, `gpucost csv`, `gpucost json`...")
-    provider: str | None
+    provider: str | None = Field(description="Provider of a SkyPilot file; null: per row.")
     as_of: dt.date = Field(description="Day the file's prices are taken to hold.")
 
 
 class ImportCounts(BaseModel):
     """Offers added, changed (fields or price), unchanged and rejected."""
 
-    added: int
-    changed: int
-    unchanged: int
-    rejected: int
+    added: int = Field(description="New offer ids.")
+    changed: int = Field(description="Known ids whose fields or current price changed.")
+    unchanged: int = Field(description="Known ids with equal fields and price.")
+    rejected: int = Field(description="Rows refused (malformed, or a GPU not in the catalog).")
 
 
 class ImportResult(BaseModel):
     """What an import did; nothing is written when the whole file is refused (4xx)."""
 
-    files: list[ImportFileReport]
-    totals: ImportCounts
-    by_provider: dict[str, ImportCounts]
+    files: list[ImportFileReport] = Field(description="The files read.")
+    totals: ImportCounts = Field(description="Counts over every file.")
+    by_provider: dict[str, ImportCounts] = Field(description="Counts per provider.")
     rejected: list[str] = Field(description="`file:line: reason` for each refused row.")
     skipped: dict[str, int] = Field(description="Rows left out on purpose, by reason.")
     price_points_added: int = Field(description="Dated prices added to the history.")
@@ -174,6 +184,6 @@ class AdminRow(BaseModel):
     """A catalog row as stored, with its `etag` (also in the `ETag` header)."""
 
     kind: str = Field(description="`gpus`, `cloud-offers`, `barebones`, ...")
-    id: str
-    etag: str
+    id: str = Field(description="The row's id.")
+    etag: str = Field(description="Its current strong ETag, for `If-Match`.")
     data: dict[str, Any] = Field(description="The stored fields (money as numbers).")

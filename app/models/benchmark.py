@@ -36,7 +36,7 @@ class BenchmarkResult(BenchmarkResultBase, table=True):
 
 
 class BenchmarkResultPublic(BenchmarkResultBase):
-    id: str
+    id: str = Field(description="`{benchmark}-{gpu}`.")
 
 
 class BenchmarkPublic(BenchmarkBase):
@@ -46,4 +46,4 @@ class BenchmarkPublic(BenchmarkBase):
 
 class BenchmarksPublic(SQLModel):
     data: list[BenchmarkPublic]
-    count: int
+    count: int = Field(description="Number of benchmarks.")

@@ -547,7 +547,7 @@ class CarbonRequest(_Body):
 
 class CarbonResult(BaseModel):
     gpu_id: str | None = Field(description="GPU id.")
-    gpu_count: int
+    gpu_count: int = Field(description="GPUs counted.")
     power_w: float = Field(description="Power while busy, W.")
     busy_hours: float = Field(description="Busy hours, h.")
     pue: float = Field(description="PUE used.")

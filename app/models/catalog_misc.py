@@ -82,7 +82,7 @@ class BarebonePublic(BareboneBase):
 
 class BarebonesPublic(SQLModel):
     data: list[BarebonePublic]
-    count: int
+    count: int = Field(description="Number of barebones.")
 
 
 class UtilizationProfileBase(Provenance):
@@ -103,7 +103,7 @@ class UtilizationProfilePublic(UtilizationProfileBase):
 
 class UtilizationProfilesPublic(SQLModel):
     data: list[UtilizationProfilePublic]
-    count: int
+    count: int = Field(description="Number of profiles.")
 
 
 class CatalogRevision(SQLModel, table=True):

@@ -25,6 +25,24 @@ class Provenance(SQLModel):
     as_of: dt.date = Field(description="Date the row's figures held (ISO 8601).")
 
 
+def described_by(*models: type[BaseModel]):
+    """Class decorator: give each field without a description the description the same field
+    has in ``models`` (the catalog's own schemas), so a write body states units once, where
+    the read schema does."""
+
+    def fill(cls: type[BaseModel]) -> type[BaseModel]:
+        for name, info in cls.model_fields.items():
+            if info.description is None:
+                info.description = next(
+                    (m.model_fields[name].description for m in models if name in m.model_fields),
+                    None,
+                )
+        cls.model_rebuild(force=True)
+        return cls
+
+    return fill
+
+
 class ProblemError(BaseModel):
     """One validation error: where (`loc`, a path of field names and list indexes), what."""
 

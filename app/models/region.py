@@ -56,4 +56,4 @@ class RegionPublic(RegionBase):
 
 class RegionsPublic(SQLModel):
     data: list[RegionPublic]
-    count: int
+    count: int = Field(description="Number of regions matching `kind` (before pagination).")

@@ -44,7 +44,7 @@ class ScenarioPublic(BaseModel):
     """A saved scenario."""
 
     id: str = Field(description="Scenario id (32 hex digits).")
-    name: str
+    name: str = Field(description="Name given by its creator.")
     kind: ScenarioKind = Field(description="Which calculation the request is for.")
     request: dict[str, Any] = Field(
         description="The request as given (fields left out take the defaults in force when "

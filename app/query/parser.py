@@ -33,11 +33,18 @@ import re
 import unicodedata
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Annotated, Literal
 
+from pydantic import Field
 from rapidfuzz import fuzz, process
 
 from app.catalog.resolve import NameIndex
+
+
+def Doc(description: str):  # noqa: N802  (reads as a type annotation)
+    """A field's description for the API schema (the parser's results are answered as JSON)."""
+    return Field(description=description)
+
 
 Intent = Literal[
     "break_even", "run_cost", "cost_per_item", "carbon", "offers", "gpu_info", "help", "unknown"
@@ -333,20 +340,20 @@ class GpuMention:
     """A GPU named in the text: ``ids`` has one id, or several when the name is a family
     (``h100`` -> PCIe, SXM, NVL); ``count`` GPUs."""
 
-    text: str
-    ids: tuple[str, ...]
-    count: int = 1
+    text: Annotated[str, Doc("The words that named the GPU, as typed.")]
+    ids: Annotated[tuple[str, ...], Doc("Catalog GPU ids it may mean (several: a family).")]
+    count: Annotated[int, Doc("How many GPUs (`2x 3090` -> 2).")] = 1
 
 
 @dataclass
 class CloudQuery:
     """The cloud side as typed: any of provider, pricing model, Colab plan, GPU, a price."""
 
-    provider: str | None = None
-    pricing_model: str | None = None
-    colab_plan: str | None = None
+    provider: Annotated[str | None, Doc("Cloud provider id, e.g. `aws`.")] = None
+    pricing_model: Annotated[str | None, Doc("`on_demand`, `spot`, ...")] = None
+    colab_plan: Annotated[str | None, Doc("Colab plan id, e.g. `colab-pro`.")] = None
     gpu: GpuMention | None = None
-    price_usd_per_hour: float | None = None
+    price_usd_per_hour: Annotated[float | None, Doc("A price typed for the cloud, USD/h.")] = None
 
     def is_empty(self) -> bool:
         return not (
@@ -362,23 +369,27 @@ class CloudQuery:
 class Interpretation:
     """What a query asks, as typed values (units in names). ``None`` means "not given"."""
 
-    text: str
-    intent: Intent = "unknown"
+    text: Annotated[str, Doc("The question as received.")]
+    intent: Annotated[Intent, Doc("What is asked: break-even, run cost, carbon, ...")] = "unknown"
     gpu: GpuMention | None = None
     cloud: CloudQuery = field(default_factory=CloudQuery)
-    utilization: float | None = None
-    utilization_profile: str | None = None
-    electricity_price_usd_per_kwh: float | None = None
-    region: str | None = None
-    horizon_days: float | None = None
-    runtime_s: float | None = None
-    gpu_hours: float | None = None
-    gpu_hours_per_month: float | None = None
-    benchmark: str | None = None
-    share: bool = False
-    ignored: list[str] = field(default_factory=list)
-    problems: list[str] = field(default_factory=list)
-    suggestions: list[str] = field(default_factory=list)
+    utilization: Annotated[float | None, Doc("Fraction of time busy (0-1).")] = None
+    utilization_profile: Annotated[str | None, Doc("Profile id, e.g. `phd-desktop`.")] = None
+    electricity_price_usd_per_kwh: Annotated[float | None, Doc("USD/kWh.")] = None
+    region: Annotated[str | None, Doc("Region id, e.g. `de`, `us-ca`.")] = None
+    horizon_days: Annotated[float | None, Doc("Time horizon, days.")] = None
+    runtime_s: Annotated[float | None, Doc("Runtime of one run, s.")] = None
+    gpu_hours: Annotated[float | None, Doc("GPU-hours of work, h.")] = None
+    gpu_hours_per_month: Annotated[float | None, Doc("GPU-hours per month, h.")] = None
+    benchmark: Annotated[str | None, Doc("Benchmark id, e.g. `stylegan_xl`.")] = None
+    share: Annotated[bool, Doc("Post the answer to the channel (Slack).")] = False
+    ignored: Annotated[list[str], Doc("Words not understood.")] = field(default_factory=list)
+    problems: Annotated[list[str], Doc("Why the question cannot be answered.")] = field(
+        default_factory=list
+    )
+    suggestions: Annotated[list[str], Doc("Did-you-mean catalog ids.")] = field(
+        default_factory=list
+    )
 
 
 # ------------------------------------------------------------------------------------------
