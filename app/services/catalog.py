@@ -191,15 +191,7 @@ def vocabulary(session: Session) -> dict[str, list[tuple]]:
 
 def get_offer(session: Session, offer_id: str) -> CloudOffer:
     """An offer by id (with the prices of the pinned day), or NotFound with the closest ids."""
-    offers = _snap(session).offer_by_id
-    row = offers.get(offer_id)
-    if row is not None:
-        return row
-    index = NameIndex((i, i, ()) for i in offers)
-    raise NotFound(
-        _unknown(session, "cloud offer", offer_id),
-        candidates=list(index.resolve(offer_id).candidates),
-    )
+    return _from(session, _snap(session).offer_by_id, offer_id, "cloud offer")
 
 
 def list_all(session: Session, model: type[T]) -> Sequence[T]:
@@ -207,21 +199,9 @@ def list_all(session: Session, model: type[T]) -> Sequence[T]:
     return session.exec(select(model).order_by(model.id)).all()  # type: ignore[attr-defined]
 
 
-def _closest(session: Session, model: type[SQLModel], item_id: str) -> list[str]:
-    ids = session.exec(select(model.id)).all()  # type: ignore[attr-defined]
-    return list(NameIndex((i, i, ()) for i in ids).resolve(item_id).candidates)
-
-
-def get_by_id(session: Session, model: type[T], item_id: str, kind: str) -> T:
-    """The ``model`` row with id ``item_id`` (case-insensitive ids are tried lower-cased), or
-    :class:`NotFound` listing the closest ids."""
-    row = session.get(model, item_id) or session.get(model, item_id.lower())
-    if row is None:
-        raise NotFound(f"unknown {kind} '{item_id}'", candidates=_closest(session, model, item_id))
-    return row
-
-
 def _from(session: Session, rows: dict[str, T], item_id: str, kind: str) -> T:
+    """``rows[item_id]`` (ids are also tried lower-cased), or :class:`NotFound` listing the
+    closest ids."""
     row = rows.get(item_id) or rows.get(item_id.lower())
     if row is None:
         index = NameIndex((i, i, ()) for i in rows)
@@ -253,20 +233,24 @@ def list_regions(session: Session, kind: str | None) -> list[Region]:
 
 
 def get_profile(session: Session, profile_id: str) -> UtilizationProfile:
-    return get_by_id(session, UtilizationProfile, profile_id, "utilization profile")
+    """A utilization profile by id (from the snapshot), or NotFound."""
+    return _from(session, _snap(session).profiles, profile_id, "utilization profile")
 
 
 def get_benchmark(session: Session, benchmark_id: str) -> Benchmark:
-    return get_by_id(session, Benchmark, benchmark_id, "benchmark")
+    """A benchmark by id (from the snapshot), or NotFound."""
+    return _from(session, _snap(session).benchmarks, benchmark_id, "benchmark")
 
 
-def benchmark_results(
-    session: Session, benchmark_id: str | None = None
-) -> Sequence[BenchmarkResult]:
-    stmt = select(BenchmarkResult).order_by(BenchmarkResult.benchmark_id, BenchmarkResult.gpu_id)
-    if benchmark_id:
-        stmt = stmt.where(BenchmarkResult.benchmark_id == benchmark_id)
-    return session.exec(stmt).all()
+def benchmark_results(session: Session, benchmark_id: str | None = None) -> list[BenchmarkResult]:
+    """Measured results (of one benchmark, or all), by benchmark then GPU id."""
+    by_bench = _snap(session).benchmark_results
+    return [
+        r
+        for bid in sorted(by_bench)
+        if benchmark_id is None or bid == benchmark_id
+        for _, r in sorted(by_bench[bid].items())
+    ]
 
 
 def get_provider(session: Session, provider_id: str) -> ProviderInfo | None:

@@ -31,6 +31,7 @@ from sqlmodel import Session, select
 from app.catalog.resolve import NameIndex
 from app.models import (
     Barebone,
+    Benchmark,
     BenchmarkResult,
     CatalogRevision,
     CloudOffer,
@@ -38,6 +39,7 @@ from app.models import (
     PricePoint,
     ProviderInfo,
     Region,
+    UtilizationProfile,
 )
 from app.models.history import PRICE_FIELDS
 from app.observability import CATALOG_REVISION, SNAPSHOT_BUILDS
@@ -120,6 +122,8 @@ class Snapshot:
     barebones: tuple[Barebone, ...]
     benchmark_results: dict[str, dict[str, BenchmarkResult]]
     runtimes_s: dict[str, dict[str, float]]
+    profiles: dict[str, UtilizationProfile] = field(default_factory=dict)
+    benchmarks: dict[str, Benchmark] = field(default_factory=dict)
     as_of: dt.date | None = None
     database: URL | None = None  # the catalog's database (snapshots of several can coexist)
     offer_by_id: dict[str, CloudOffer] = field(default_factory=dict)
@@ -165,6 +169,8 @@ def build_snapshot(session: Session, revision: int) -> Snapshot:
         offers=list(session.exec(select(CloudOffer).order_by(CloudOffer.id))),
         barebones=list(session.exec(select(Barebone))),
         results=results,
+        profiles={p.id: p for p in session.exec(select(UtilizationProfile))},
+        benchmarks={b.id: b for b in session.exec(select(Benchmark))},
     )
 
 
@@ -179,6 +185,8 @@ def _lay_out(
     offers: list[CloudOffer],
     barebones: list[Barebone],
     results: dict[str, dict[str, BenchmarkResult]],
+    profiles: dict[str, UtilizationProfile],
+    benchmarks: dict[str, Benchmark],
 ) -> Snapshot:
     position = {g.id: i for i, g in enumerate(gpus)}
     by_slots = tuple(sorted(barebones, key=lambda b: (b.gpu_slots, b.price_usd, b.id)))
@@ -254,6 +262,8 @@ def _lay_out(
             bid: {gid: r.seconds for gid, r in by_gpu.items() if r.seconds is not None}
             for bid, by_gpu in results.items()
         },
+        profiles=profiles,
+        benchmarks=benchmarks,
         as_of=as_of,
         database=database,
         offer_by_id={o.id: o for o in offers},
@@ -324,6 +334,8 @@ def dated_view(base: Snapshot, prices: Prices, day: dt.date) -> Snapshot:
         offers=offers,
         barebones=barebones,
         results=base.benchmark_results,
+        profiles=base.profiles,
+        benchmarks=base.benchmarks,
     )
 
 
