@@ -254,15 +254,23 @@ def _reason(exc: Exception) -> str:
     return str(exc)
 
 
-def _parse_own_csv(name, reader, as_of, source, today) -> ParsedFile:
-    out = ParsedFile(name, "gpucost csv", None, as_of or today)
-    for raw in reader:
+def _parse_own(name, fmt, items, as_of, source, today) -> ParsedFile:
+    """Our own format, from ``(line or item number, fields)`` pairs, CSV or JSON alike."""
+    out = ParsedFile(name, fmt, None, as_of or today)
+    for line, item in items:
         try:
-            out.offers.append(_own_row(name, reader.line_num, raw, as_of, source, today))
+            if not isinstance(item, dict):
+                raise ImportError_("an offer must be a JSON object")
+            out.offers.append(_own_row(name, line, item, as_of, source, today))
         except (ValidationError, ImportError_) as exc:
-            out.rejected.append(Rejected(name, reader.line_num, _reason(exc)))
+            out.rejected.append(Rejected(name, line, _reason(exc)))
     out.offers = loaders.with_billing(out.offers)
     return out
+
+
+def _parse_own_csv(name, reader, as_of, source, today) -> ParsedFile:
+    rows = ((reader.line_num, raw) for raw in reader)  # line_num: after reading the row
+    return _parse_own(name, "gpucost csv", rows, as_of, source, today)
 
 
 def _parse_own_json(name, text, as_of, source, today) -> ParsedFile:
@@ -273,13 +281,4 @@ def _parse_own_json(name, text, as_of, source, today) -> ParsedFile:
     items = doc.get("offers") if isinstance(doc, dict) else doc
     if not isinstance(items, list):
         raise ImportError_(f'{name}: JSON must be a list of offers or {{"offers": [...]}}')
-    out = ParsedFile(name, "gpucost json", None, as_of or today)
-    for i, item in enumerate(items, start=1):
-        try:
-            if not isinstance(item, dict):
-                raise ImportError_("an offer must be a JSON object")
-            out.offers.append(_own_row(name, i, item, as_of, source, today))
-        except (ValidationError, ImportError_) as exc:
-            out.rejected.append(Rejected(name, i, _reason(exc)))
-    out.offers = loaders.with_billing(out.offers)
-    return out
+    return _parse_own(name, "gpucost json", enumerate(items, start=1), as_of, source, today)

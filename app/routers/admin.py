@@ -14,6 +14,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Depends, Header, Path, Query, Request, Response
 from fastapi.security import APIKeyHeader
+from starlette.concurrency import run_in_threadpool
 
 from app.catalog import importer
 from app.deps import EngineDep, SessionDep
@@ -67,8 +68,6 @@ IfNoneMatch = Annotated[
         description="`*`: create only; 412 if the row already exists.",
     ),
 ]
-_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._:+-]*$"
-_ID_DOC = "Row id: letters, digits and `._:+-` (e.g. `rtx-3090`, `aws:us-east-1`)."
 
 
 def _row(kind: admin.Kind, item_id: str, data: dict, tag: str, response: Response) -> AdminRow:
@@ -76,7 +75,15 @@ def _row(kind: admin.Kind, item_id: str, data: dict, tag: str, response: Respons
     return AdminRow(kind=kind.name, id=item_id, etag=tag, data=data)
 
 
-Id = Annotated[str, Path(min_length=1, max_length=160, pattern=_ID_PATTERN, description=_ID_DOC)]
+Id = Annotated[
+    str,
+    Path(
+        min_length=1,
+        max_length=160,
+        pattern=r"^[A-Za-z0-9][A-Za-z0-9._:+-]*$",
+        description="Row id: letters, digits and `._:+-` (e.g. `rtx-3090`, `aws:us-east-1`).",
+    ),
+]
 
 
 def _register(kind: admin.Kind) -> None:
@@ -222,8 +229,6 @@ async def import_file(
     a file in an unknown format, or dated in the future, is refused whole (422) and nothing is
     written; malformed rows are listed in `rejected` with their line and the rest imports.
     Scope: `write`."""
-    from starlette.concurrency import run_in_threadpool
-
     data = await request.body()
     try:
         parsed = importer.parse(filename, data, provider=provider, as_of=as_of, source=source)
