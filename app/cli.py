@@ -415,21 +415,13 @@ def catalog_import(
     table = Table(title=f"Import of {len(files)} file(s) in {report.seconds:.2f} s")
     for col in ("provider", "added", "changed", "unchanged", "rejected"):
         table.add_column(col, justify="left" if col == "provider" else "right")
-    for p in report.providers():
+    for p in [*report.providers(), None]:
+        c = report.counts(p)
         table.add_row(
-            p,
-            *(str(c[p]) for c in (report.added, report.changed, report.unchanged)),
-            str(report.rejected_by_provider[p]),
+            p or "total",
+            *(str(c[k]) for k in ("added", "changed", "unchanged", "rejected")),
+            style=None if p else "bold",
         )
-    t = report.totals()
-    table.add_row(
-        "total",
-        str(t["added"]),
-        str(t["changed"]),
-        str(t["unchanged"]),
-        str(t["rejected"]),
-        style="bold",
-    )
     out.print(table)
     for f in report.files:
         out.print(f"  {f['file']}: {f['format']}, {f['provider'] or 'per row'}, as of {f['as_of']}")

@@ -70,8 +70,8 @@ def test_importing_the_shipped_skypilot_catalogs_changes_nothing(engine):
     assert {f.format.split()[1] for f in files} == {"v6", "v8", "v9"}
     points = _count(engine, PricePoint)
     report = imports.apply(engine, files)
-    assert report.totals()["added"] == report.totals()["changed"] == 0
-    assert report.totals()["rejected"] == 0
+    assert report.counts()["added"] == report.counts()["changed"] == 0
+    assert report.counts()["rejected"] == 0
     assert report.price_points_added == 0 and report.revision is None
     assert _count(engine, PricePoint) == points
     with engine.connect() as conn:

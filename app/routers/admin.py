@@ -175,17 +175,6 @@ def openapi_components() -> dict:
     return {"OfferImportFile": schema, **defs}
 
 
-def _counts(report: imports.ImportReport, provider: str | None = None) -> ImportCounts:
-    if provider is None:
-        return ImportCounts(**report.totals())
-    return ImportCounts(
-        added=report.added[provider],
-        changed=report.changed[provider],
-        unchanged=report.unchanged[provider],
-        rejected=report.rejected_by_provider[provider],
-    )
-
-
 @router.post(
     "/imports",
     response_model=ImportResult,
@@ -237,8 +226,8 @@ async def import_file(
     report = await run_in_threadpool(imports.apply, engine, [parsed])
     return ImportResult(
         files=[ImportFileReport(**f) for f in report.files],
-        totals=_counts(report),
-        by_provider={p: _counts(report, p) for p in report.providers()},
+        totals=ImportCounts(**report.counts()),
+        by_provider={p: ImportCounts(**report.counts(p)) for p in report.providers()},
         rejected=[str(r) for r in report.rejected],
         skipped=dict(report.skipped),
         price_points_added=report.price_points_added,

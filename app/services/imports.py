@@ -45,12 +45,20 @@ class ImportReport:
     revision: int | None = None
     seconds: float = 0.0
 
-    def totals(self) -> dict[str, int]:
+    def counts(self, provider: str | None = None) -> dict[str, int]:
+        """``added`` / ``changed`` / ``unchanged`` / ``rejected`` for one provider, or in all."""
+        if provider is None:
+            return {
+                "added": sum(self.added.values()),
+                "changed": sum(self.changed.values()),
+                "unchanged": sum(self.unchanged.values()),
+                "rejected": len(self.rejected),
+            }
         return {
-            "added": sum(self.added.values()),
-            "changed": sum(self.changed.values()),
-            "unchanged": sum(self.unchanged.values()),
-            "rejected": len(self.rejected),
+            "added": self.added[provider],
+            "changed": self.changed[provider],
+            "unchanged": self.unchanged[provider],
+            "rejected": self.rejected_by_provider[provider],
         }
 
     def providers(self) -> list[str]:
@@ -94,7 +102,7 @@ def apply(
             outcome = upsert(conn, table, offer, ledger, existing, provenance_changes=False)
             getattr(report, outcome)[provider] += 1
         report.price_points_added = ledger.flush()
-        if report.totals()["added"] or report.totals()["changed"] or report.price_points_added:
+        if (t := report.counts())["added"] or t["changed"] or report.price_points_added:
             report.revision = bump_revision(conn)
     catalog_written()
     report.seconds = time.perf_counter() - started
