@@ -128,7 +128,7 @@ class PriceLedger:
         return n
 
 
-def _column_value(col, value: Any) -> Any:
+def column_value(col, value: Any) -> Any:
     """``value`` as ``col`` stores it: Decimals quantized to a Numeric column's scale, floats
     for Float columns (both have ``asdecimal``); anything else as given."""
     asdecimal = getattr(col.type, "asdecimal", None)
@@ -141,7 +141,7 @@ def _column_value(col, value: Any) -> Any:
 
 def coerce(table: Table, row: dict[str, Any]) -> dict[str, Any]:
     """``row`` restricted to ``table``'s columns, each value as the column stores it."""
-    return {col.name: _column_value(col, row[col.name]) for col in table.c if col.name in row}
+    return {col.name: column_value(col, row[col.name]) for col in table.c if col.name in row}
 
 
 def is_provenance(column: str) -> bool:
@@ -167,7 +167,7 @@ def with_history(table: Table, row: dict[str, Any], ledger: PriceLedger) -> dict
         ledger.record(table.name, row["id"], name, row[name], day, source)
         latest = ledger.latest(table.name, row["id"], name)
         if latest is not None:
-            row[name] = _column_value(table.c[name], latest.value)
+            row[name] = column_value(table.c[name], latest.value)
             if latest.value is not None:
                 dates[cols.date] = max(dates.get(cols.date, latest.valid_from), latest.valid_from)
     row.update(dates)  # each date column: the day its newest price took effect

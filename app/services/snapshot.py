@@ -29,6 +29,7 @@ from sqlalchemy.exc import TimeoutError as SATimeoutError
 from sqlmodel import Session, select
 
 from app.catalog.resolve import NameIndex
+from app.catalog.writes import column_value
 from app.models import (
     Barebone,
     Benchmark,
@@ -293,25 +294,21 @@ def prices_on(session: Session, day: dt.date) -> Prices:
 
 
 def _dated(row, kind: str, prices: Prices):
-    """``row`` with each price replaced by the one in force (None when it had none yet), and
-    its date column set to that price's date; None when the row had no price at all."""
+    """``row`` with each price replaced by the one in force that day (None when it had none
+    yet) and its date column set to that price's date; None when the row cannot exist
+    without that price (an offer's or a barebone's price is required, a GPU's is not)."""
+    model = type(row)
+    table = model.__table__  # type: ignore[attr-defined]
     update: dict[str, object] = {}
-    any_price = False
     for name, cols in PRICE_FIELDS[kind].items():
-        found = prices.get((kind, row.id, name))
-        if found is None or found[1] is None:
-            update[name] = None
-            continue
-        any_price = True
-        day, value = found
-        column = type(row).__table__.c[name].type  # type: ignore[attr-defined]
-        decimal = getattr(column, "asdecimal", False)  # Numeric columns hold Decimals
-        update[name] = value if decimal else float(value)  # type: ignore[arg-type]
-        update[cols.date] = day
-    if not any_price:
-        return None
-    fields = {name: getattr(row, name) for name in type(row).model_fields}
-    return type(row).model_validate({**fields, **update})
+        day, value = prices.get((kind, row.id, name), (None, None))
+        if value is None and model.model_fields[name].is_required():
+            return None
+        update[name] = column_value(table.c[name], value)
+        if value is not None:
+            update[cols.date] = day
+    fields = {name: getattr(row, name) for name in model.model_fields}
+    return model.model_validate({**fields, **update})
 
 
 def dated_view(base: Snapshot, prices: Prices, day: dt.date) -> Snapshot:
@@ -319,11 +316,8 @@ def dated_view(base: Snapshot, prices: Prices, day: dt.date) -> Snapshot:
     with no price that day are left out; GPUs and regions stay, unpriced."""
     offers = [o for o in (_dated(o, "cloud_offer", prices) for o in base.offers.offers) if o]
     barebones = [b for b in (_dated(b, "barebone", prices) for b in base.barebones) if b]
-    gpus = [_dated(g, "gpu", prices) or _unpriced(g, "gpu") for g in base.gpus]
-    regions = {
-        rid: _dated(r, "region", prices) or _unpriced(r, "region")
-        for rid, r in base.regions.items()
-    }
+    gpus = [_dated(g, "gpu", prices) for g in base.gpus]
+    regions = {rid: _dated(r, "region", prices) for rid, r in base.regions.items()}
     return _lay_out(
         base.revision,
         day,
@@ -337,13 +331,6 @@ def dated_view(base: Snapshot, prices: Prices, day: dt.date) -> Snapshot:
         profiles=base.profiles,
         benchmarks=base.benchmarks,
     )
-
-
-def _unpriced(row, kind: str):
-    fields = {name: getattr(row, name) for name in type(row).model_fields}
-    if all(fields.get(name) is None for name in PRICE_FIELDS[kind]):
-        return row
-    return type(row).model_validate({**fields, **dict.fromkeys(PRICE_FIELDS[kind])})
 
 
 _lock = threading.Lock()
