@@ -89,11 +89,12 @@ def price_age(
     ``settings.price_max_age_days``, oldest first."""
     day = get_snapshot(session).as_of or dt.datetime.now(dt.UTC).date()
     limit = settings.price_max_age_days
-    oldest = min(prices.items(), key=lambda kv: (kv[1], kv[0]), default=None)
+    by_age = sorted(prices.items(), key=lambda kv: (kv[1], kv[0]))  # oldest first
+    oldest = by_age[0] if by_age else None
     warnings = [
         f"{what}: price dated {when.isoformat()}, {(day - when).days} days before "
         f"{day.isoformat()} (limit {limit} days)"
-        for what, when in sorted(prices.items(), key=lambda kv: (kv[1], kv[0]))
+        for what, when in by_age
         if (day - when).days > limit
     ]
     age = PriceAge(
