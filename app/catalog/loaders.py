@@ -1066,6 +1066,32 @@ def load_fx() -> dict[str, Row]:
     }
 
 
+@dataclass(frozen=True)
+class FxRate:
+    """USD per unit of ``currency``, dated, with its source (USD itself is 1, no source)."""
+
+    currency: str
+    usd_per_unit: float
+    as_of: dt.date | None
+    source: str | None
+
+
+@cache
+def fx_table() -> dict[str, tuple[FxRate, ...]]:
+    """``curated/fx_rates.csv``: every dated rate per currency, oldest first."""
+    table: dict[str, list[FxRate]] = {}
+    for r in read_csv(CURATED / "fx_rates.csv"):
+        table.setdefault(r["currency"], []).append(
+            FxRate(
+                r["currency"],
+                float(r["usd_per_unit"]),
+                _date(r["as_of"]),
+                f"{r['source']} (period {r['period']})",
+            )
+        )
+    return {c: tuple(sorted(rates, key=lambda x: x.as_of)) for c, rates in table.items()}
+
+
 def _semester_end(period: str) -> dt.date:
     year, half = period.split("-S")
     return dt.date(int(year), 6, 30) if half == "1" else dt.date(int(year), 12, 31)

@@ -26,6 +26,7 @@ from app.costing.model import (
     energy_kwh,
     speed_ratio_from_bandwidth,
     speed_ratio_from_runtimes,
+    speedup,
 )
 
 __all__ = [
@@ -55,4 +56,5 @@ __all__ = [
     "energy_kwh",
     "speed_ratio_from_bandwidth",
     "speed_ratio_from_runtimes",
+    "speedup",
 ]

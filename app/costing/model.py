@@ -59,6 +59,9 @@ class Desktop:
         lifetime_years: years over which the purchase is amortized for fully-loaded per-run
             cost. Default 5: IRS Publication 946 (2024), Table B-1, asset class 00.12
             ("information systems: computers and peripheral equipment"), 5-year recovery period.
+        resale_usd: what the machine sells for at the end of ``lifetime_years``, USD (0 = kept
+            to the end, seed 001's assumption); the amortized purchase is ``upfront_usd -
+            resale_usd``.
     """
 
     upfront_usd: float
@@ -68,9 +71,16 @@ class Desktop:
     idle_power_w: float = 0.0
     psu_efficiency: float = 1.0
     lifetime_years: float = 5.0
+    resale_usd: float = 0.0
 
     def __post_init__(self) -> None:
         _finite_positive(self.upfront_usd, "upfront_usd", allow_zero=True)
+        _finite_positive(self.resale_usd, "resale_usd", allow_zero=True)
+        _require(
+            self.resale_usd <= self.upfront_usd,
+            "the resale value cannot exceed the purchase price",
+            "resale_value_usd",
+        )
         _finite_positive(self.gpu_power_w, "gpu_power_w", allow_zero=True)
         _require(self.gpu_count >= 1, "gpu_count must be >= 1", "gpu_count")
         _finite_positive(self.base_power_w, "base_power_w", allow_zero=True)
@@ -408,8 +418,9 @@ class DesktopRun:
         runtime_s: runtime, s.
         energy_kwh: ``busy_power_w x runtime_h / 1000``, kWh.
         marginal_cost_usd: electricity only, ``energy_kwh x price``, USD.
-        amortized_purchase_usd: the share of the purchase this run uses,
-            ``upfront_usd x runtime_h / (lifetime_years x 8760 h x utilization)``, USD.
+        amortized_purchase_usd: the share of the purchase net of resale this run uses,
+            ``(upfront_usd - resale_usd) x runtime_h / (lifetime_years x 8760 h x
+            utilization)``, USD.
         fully_loaded_cost_usd: marginal + amortized, USD.
     """
 
@@ -432,7 +443,7 @@ def desktop_run_cost(
     hours = runtime_s / SECONDS_PER_HOUR
     energy = desktop.busy_power_w * hours / 1000.0
     busy_hours_in_life = desktop.lifetime_years * DAYS_PER_YEAR * usage.busy_hours_per_day
-    amortized = desktop.upfront_usd * hours / busy_hours_in_life
+    amortized = (desktop.upfront_usd - desktop.resale_usd) * hours / busy_hours_in_life
     return DesktopRun(
         runtime_s=runtime_s,
         energy_kwh=energy,
@@ -487,26 +498,49 @@ def speed_ratio_from_runtimes(runtime_a_s: float, runtime_b_s: float, workload: 
     )
 
 
+def speedup(gpu_count: int, parallel_fraction: float = 1.0) -> float:
+    """Speed-up of ``gpu_count`` GPUs over one, Amdahl's law: ``1 / ((1 - p) + p / n)``.
+
+    ``p`` (0 < p <= 1) is the fraction of one GPU's runtime that splits across GPUs; p = 1
+    is linear scaling (n GPUs, n times as fast). One GPU is always 1.0. The presets and their
+    sources are in :mod:`app.costing.ownership`.
+    Raises :class:`InvalidInput` for n < 1 or p outside (0, 1].
+    """
+    _require(gpu_count >= 1, "gpu_count must be >= 1", "gpu_count")
+    _require(
+        math.isfinite(parallel_fraction) and 0 < parallel_fraction <= 1,
+        "parallel_fraction must be in (0, 1]",
+        "parallel_fraction",
+    )
+    return 1.0 / ((1.0 - parallel_fraction) + parallel_fraction / gpu_count)
+
+
 def speed_ratio_from_bandwidth(
     bandwidth_a_gb_per_s: float,
     bandwidth_b_gb_per_s: float,
     gpu_count_a: int = 1,
     gpu_count_b: int = 1,
+    parallel_fraction: float = 1.0,
 ) -> SpeedRatio:
-    """Estimated ratio from memory bandwidth: ``(bw_a x n_a) / (bw_b x n_b)``.
+    """Estimated ratio from memory bandwidth: ``(bw_a x S(n_a)) / (bw_b x S(n_b))``, with
+    ``S`` the multi-GPU speed-up :func:`speedup` at ``parallel_fraction`` (1.0 = linear).
 
     An estimate, and labelled so: seed 001/002 (Tim Dettmers) say that within one
     architecture deep-learning speed scales roughly with memory bandwidth; across
-    architectures tensor cores matter more, and multi-GPU scaling is below linear
-    (seed 001: 1 -> 8 A100 gives 7x). Here counts scale linearly.
+    architectures tensor cores matter more.
     """
     _finite_positive(bandwidth_a_gb_per_s, "memory_bandwidth_gb_per_s")
     _finite_positive(bandwidth_b_gb_per_s, "memory_bandwidth_gb_per_s")
-    factor = (bandwidth_a_gb_per_s * gpu_count_a) / (bandwidth_b_gb_per_s * gpu_count_b)
+    s_a = speedup(gpu_count_a, parallel_fraction)
+    s_b = speedup(gpu_count_b, parallel_fraction)
+    factor = (bandwidth_a_gb_per_s * s_a) / (bandwidth_b_gb_per_s * s_b)
+    counts = ""
+    if gpu_count_a > 1 or gpu_count_b > 1:
+        counts = f"; multi-GPU speed-ups {s_a:.3g}x and {s_b:.3g}x"
     return SpeedRatio(
         factor,
         "estimate",
         "estimate from memory bandwidth "
         f"({gpu_count_a} x {bandwidth_a_gb_per_s:g} vs {gpu_count_b} x {bandwidth_b_gb_per_s:g}"
-        " GB/s; seed 001: speed scales with bandwidth within an architecture)",
+        f" GB/s; seed 001: speed scales with bandwidth within an architecture{counts})",
     )

@@ -8,11 +8,13 @@ as-of dates) of every catalog figure used. Money is USD, energy kWh, emissions k
 from __future__ import annotations
 
 import datetime as dt
+from enum import StrEnum
 from types import UnionType
-from typing import Any, Union, get_args, get_origin
+from typing import Annotated, Any, Union, get_args, get_origin
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
+from app.catalog.loaders import fx_table
 from app.models.offer import PricingModel
 
 STRICT = ConfigDict(extra="forbid", allow_inf_nan=False, strict=True)
@@ -59,6 +61,43 @@ def name_field(description: str, max_length: int = 100) -> Any:
     )
 
 
+def _currencies() -> list[str]:
+    """USD and every currency with a dated rate in the catalog (``curated/fx_rates.csv``)."""
+    return ["USD", *sorted(fx_table())]
+
+
+Currency = StrEnum("Currency", {c: c for c in _currencies()})  # type: ignore[misc]
+Currency.__doc__ = "ISO 4217 code of a currency with a dated rate in the catalog (and USD)."
+
+
+class ScalingModel(StrEnum):
+    """Multi-GPU scaling presets (Amdahl's law): `tuned` 3.7x on 4 GPUs (seed 003's 3.6-3.8x
+    for optimised code; predicts 6.73x on 8, seed 001: 6.67-7x), `common` 2.75x on 4 GPUs
+    (seed 003's 2.5-3x in common frameworks), `linear` n GPUs n times as fast."""
+
+    tuned = "tuned"
+    common = "common"
+    linear = "linear"
+
+
+class MemoryPresetId(StrEnum):
+    """Seed 001's memory needs (Tim Dettmers, 2020-09-07), at 32-bit: `kaggle` 8 GB,
+    `prototyping` 10 GB, `computer-vision` 10 GB, `transformers` 11 GB, `research` 24 GB."""
+
+    kaggle = "kaggle"
+    prototyping = "prototyping"
+    computer_vision = "computer-vision"
+    transformers = "transformers"
+    research = "research"
+
+
+class Precision(StrEnum):
+    """Training precision: `fp16` needs 8/12 of the 32-bit memory (seed 002, 2019)."""
+
+    fp32 = "fp32"
+    fp16 = "fp16"
+
+
 # Fields whose presence selects a mode ("exactly one of", "not both") are typed without
 # `| None`: they may be omitted but not sent as null, so the schema's `required` rules mean
 # what the validators enforce.
@@ -82,10 +121,13 @@ class DesktopSpec(_Body):
                 {
                     "anyOf": [
                         {"required": ["total_price_usd"]},
+                        {"required": ["total_price"]},
                         {"required": ["gpu"]},
                         {"required": ["gpu_price_usd"]},
                     ]
                 },
+                not_both("total_price_usd", "total_price"),
+                not_both("resale_value_usd", "resale_value"),
             ]
         },
     )
@@ -145,16 +187,57 @@ class DesktopSpec(_Body):
         default=None,
         ge=0.25,
         le=20,
-        description="Amortization period for fully-loaded run cost, years; default 5 (IRS "
-        "Publication 946, 2024, asset class 00.12).",
+        description="Amortization period for fully-loaded run cost and embodied carbon, and "
+        "the TCO horizon when the machine is not resold, years; default 5 (IRS Publication "
+        "946, 2024, asset class 00.12).",
     )
+    total_price: float = Field(
+        default=None,
+        ge=0,
+        le=10_000_000,
+        description="Price of the whole machine in the request's `currency` (instead of "
+        "`total_price_usd`).",
+    )
+    purchase_date: Annotated[dt.date, Field(strict=False)] = Field(
+        default=None,
+        description="Day the machine is bought; default: the day whose prices are read "
+        "(`as_of`, else today). The resale day is `purchase_date + resell_after_years`.",
+    )
+    resell_after_years: float | None = Field(
+        default=None,
+        gt=0,
+        le=20,
+        description="Years after purchase the machine is sold; sets the TCO horizon. Without "
+        "`resale_value_usd` the GPUs' value comes from the catalog's depreciation curve for "
+        "their class (fitted to seed 001's used prices); the barebone is counted at 0.",
+    )
+    resale_value_usd: float = Field(
+        default=None,
+        ge=0,
+        le=10_000_000,
+        description="What the whole machine sells for at the end, USD; default 0 without "
+        "`resell_after_years` (seed 001 counts no resale).",
+    )
+    resale_value: float = Field(
+        default=None,
+        ge=0,
+        le=10_000_000,
+        description="`resale_value_usd` in the request's `currency`.",
+    )
+
+    @model_validator(mode="after")
+    def _money_once(self) -> DesktopSpec:
+        for usd, neutral in (("total_price_usd", "total_price"), ("resale_value_usd", "resale_value")):
+            if getattr(self, usd) is not None and getattr(self, neutral) is not None:
+                raise ValueError(f"give {usd} or {neutral}, not both")
+        return self
 
 
 class CloudSpec(_Body):
     """The cloud side: a catalog offer, or a price per hour."""
 
     model_config = ConfigDict(
-        **STRICT, json_schema_extra=exactly_one("offer_id", "price_usd_per_hour")
+        **STRICT, json_schema_extra=exactly_one("offer_id", "price_usd_per_hour", "price_per_hour")
     )
 
     offer_id: str = name_field(
@@ -163,6 +246,12 @@ class CloudSpec(_Body):
     )
     price_usd_per_hour: float = Field(
         default=None, ge=0, le=10_000, description="Price of the instance, USD/h."
+    )
+    price_per_hour: float = Field(
+        default=None,
+        ge=0,
+        le=10_000,
+        description="Price of the instance per hour in the request's `currency`.",
     )
     gpu: str | None = name_field(
         "GPU of the instance (for performance normalization and carbon).",
@@ -175,8 +264,9 @@ class CloudSpec(_Body):
 
     @model_validator(mode="after")
     def _one_source(self) -> CloudSpec:
-        if (self.offer_id is None) == (self.price_usd_per_hour is None):
-            raise ValueError("give exactly one of offer_id or price_usd_per_hour")
+        given = [self.offer_id, self.price_usd_per_hour, self.price_per_hour]
+        if sum(v is not None for v in given) != 1:
+            raise ValueError("give exactly one of offer_id, price_usd_per_hour, price_per_hour")
         return self
 
 
@@ -192,15 +282,52 @@ class _Where(_Body):
         le=5,
         description="Electricity price, USD/kWh; default: the region's, else 0.12 (seed 001).",
     )
+    electricity_price_per_kwh: float = Field(
+        default=None,
+        ge=0,
+        le=5,
+        description="Electricity price per kWh in the request's `currency` (instead of "
+        "`electricity_price_usd_per_kwh`).",
+    )
     region: str | None = name_field(
         "Region id (`de`, `us-ca`, ...) for electricity price and carbon intensity.",
         max_length=64,
+    )
+    currency: Currency = Field(
+        default=Currency.USD,
+        description="Currency of the `*_in_currency` results and of the currency-neutral "
+        "inputs (`total_price`, `resale_value`, `price_per_hour`, "
+        "`electricity_price_per_kwh`). Converted at the catalog's rate in force on the "
+        "prices' day, named in `currency_rate`. Default USD.",
+    )
+    scaling: ScalingModel = Field(
+        default=None,
+        description="Multi-GPU scaling preset; default `tuned` (see `ScalingModel`).",
+    )
+    parallel_fraction: float = Field(
+        default=None,
+        gt=0,
+        le=1,
+        description="Override: Amdahl parallel fraction p, speed-up on n GPUs = 1 / ((1 - p) "
+        "+ p / n). Wins over `scaling`.",
+    )
+    memory_preset: MemoryPresetId = Field(
+        default=None,
+        description="Workload memory need (seed 001); a GPU below it is named in `warnings`.",
+    )
+    precision: Precision = Field(
+        default=None,
+        description="Precision of `memory_preset`; default fp32 (`fp16` needs 8/12 of it).",
     )
 
     @model_validator(mode="after")
     def _one_utilization(self):
         if self.utilization is not None and self.utilization_profile is not None:
             raise ValueError("give utilization or utilization_profile, not both")
+        if self.electricity_price_usd_per_kwh is not None and self.electricity_price_per_kwh is not None:
+            raise ValueError(
+                "give electricity_price_usd_per_kwh or electricity_price_per_kwh, not both"
+            )
         return self
 
 
@@ -210,7 +337,10 @@ class BreakEvenRequest(_Where):
     model_config = ConfigDict(
         **STRICT,
         json_schema_extra={
-            **not_both("utilization", "utilization_profile"),
+            "allOf": [
+                not_both("utilization", "utilization_profile"),
+                not_both("electricity_price_usd_per_kwh", "electricity_price_per_kwh"),
+            ],
             "examples": [
                 {
                     "desktop": {"gpu": "rtx-3090", "total_price_usd": 2200},
@@ -275,6 +405,75 @@ class Performance(BaseModel):
     detail: str = Field(description="What the figure rests on.")
 
 
+class CurrencyRate(BaseModel):
+    """The exchange rate an answer's `*_in_currency` figures (and currency-neutral inputs)
+    were converted with."""
+
+    currency: str = Field(description="ISO 4217 code of the answer's currency.")
+    usd_per_unit: float = Field(description="USD per unit of `currency` (1 for USD).")
+    as_of: dt.date | None = Field(description="End of the rate's period; null for USD.")
+    source: str | None = Field(description="Where the rate comes from; null for USD.")
+
+
+class EmbodiedCarbon(BaseModel):
+    """Manufacturing (embodied) emissions, kg CO2e, with the source's one-sigma range."""
+
+    co2e_kg: float = Field(description="Central estimate, kg CO2e.")
+    low_co2e_kg: float = Field(description="Central minus one standard deviation, kg CO2e.")
+    high_co2e_kg: float = Field(description="Central plus one standard deviation, kg CO2e.")
+
+
+class Resale(BaseModel):
+    """Selling the desktop at the end of the horizon."""
+
+    purchase_date: dt.date = Field(description="Day the machine is bought.")
+    resell_after_years: float | None = Field(description="Years owned before it is sold.")
+    resale_on: dt.date | None = Field(description="`purchase_date + resell_after_years`.")
+    resale_value_usd: float = Field(description="What the machine sells for, USD.")
+    basis: str = Field(
+        description="`given`, or `depreciation curve` (GPUs only; the barebone counts 0)."
+    )
+    gpu_retained_fraction: float | None = Field(
+        description="Share of the GPUs' price kept at resale, `exp(-k x years)` (curve only)."
+    )
+    annual_decay: float | None = Field(
+        description="Curve's `k` per year; `1 - exp(-k)` of the value is lost each year."
+    )
+    break_even_days_without_resale: float | None = Field(
+        description="Seed 001's break-even (no resale), days; null when never."
+    )
+
+
+class TotalCostOfOwnership(BaseModel):
+    """Both sides' total cost over the horizon: the resale day, else the desktop's lifetime."""
+
+    horizon_years: float = Field(description="Horizon, years.")
+    horizon_days: float = Field(description="Horizon, days (years x 365).")
+    desktop_tco_usd: float = Field(
+        description="Purchase + electricity over the horizon - resale value, USD."
+    )
+    cloud_tco_usd: float = Field(description="Cloud cost over the horizon, USD.")
+    tco_saving_usd: float = Field(description="`cloud_tco_usd - desktop_tco_usd`, USD.")
+    cheaper: str = Field(description="`desktop` or `cloud` over the horizon (`cloud` on a tie).")
+    pays_back_within_horizon: bool | None = Field(
+        description="Break-even day <= horizon; null when the desktop never pays back."
+    )
+
+
+class BreakEvenMoney(BaseModel):
+    """The answer's money in `currency_rate.currency`."""
+
+    upfront: float = Field(description="Purchase price.")
+    resale_value: float = Field(description="Resale value at the horizon.")
+    daily_saving: float = Field(description="Cloud cost per day minus desktop running cost.")
+    desktop_cost_per_year: float = Field(description="Desktop electricity per year.")
+    cloud_cost_per_year: float = Field(description="Cloud cost per year.")
+    desktop_tco: float = Field(description="Desktop total cost over the horizon.")
+    cloud_tco: float = Field(description="Cloud total cost over the horizon.")
+    electricity_price_per_kwh: float = Field(description="Electricity price per kWh.")
+    cloud_price_per_hour: float = Field(description="Cloud instance price per hour.")
+
+
 class DesktopSide(BaseModel):
     gpu_id: str | None = Field(description="GPU id.")
     gpu_count: int = Field(description="GPUs.")
@@ -286,6 +485,14 @@ class DesktopSide(BaseModel):
     energy_kwh_per_year: float = Field(description="Energy per year, kWh.")
     co2e_kg_per_year: float = Field(description="Operational emissions per year, kg CO2e.")
     carbon_intensity_g_per_kwh: float = Field(description="Grid carbon intensity used.")
+    embodied: EmbodiedCarbon = Field(
+        description="Manufacturing emissions of the whole machine (barebone + GPUs), all "
+        "carried by the buyer."
+    )
+    embodied_co2e_kg_per_year: float = Field(
+        description="`embodied.co2e_kg / lifetime_years`: the machine's manufacturing "
+        "emissions amortized over its life, kg CO2e per year."
+    )
 
 
 class CloudSide(BaseModel):
@@ -302,7 +509,13 @@ class CloudSide(BaseModel):
     energy_kwh_per_year: float | None = Field(
         description="GPU energy per year incl. PUE, kWh (null when the GPU is unknown)."
     )
-    co2e_kg_per_year: float | None = Field(description="Emissions per year, kg CO2e.")
+    co2e_kg_per_year: float | None = Field(
+        description="Operational emissions per year, kg CO2e (null when the GPU is unknown)."
+    )
+    embodied_co2e_kg_per_year: float | None = Field(
+        description="Usage share of the cloud GPUs' manufacturing emissions per year: "
+        "busy hours / (GPU life x 8,760 h) x embodied, kg CO2e (null when the GPU is unknown)."
+    )
 
 
 class BreakEvenResult(BaseModel):
@@ -319,10 +532,19 @@ class BreakEvenResult(BaseModel):
     desktop: DesktopSide
     cloud: CloudSide
     performance: Performance | None = Field(description="Speed scaling, when requested.")
+    resale: Resale | None = Field(
+        description="Resale assumptions, when the desktop is resold (`resell_after_years` or "
+        "`resale_value_usd`); `break_even_days` then counts the resale value."
+    )
+    tco: TotalCostOfOwnership = Field(description="Total cost of ownership of both sides.")
+    currency_rate: CurrencyRate = Field(description="Rate behind `in_currency`.")
+    in_currency: BreakEvenMoney = Field(description="Headline money in the request's currency.")
     assumptions: list[Assumption]
     sources: list[SourceRef]
     prices: PriceAge = Field(description="Age of the catalog prices used.")
-    warnings: list[str] = Field(description="Prices older than `prices.max_age_days`.")
+    warnings: list[str] = Field(
+        description="Prices older than `prices.max_age_days`, and GPUs below `memory_preset`."
+    )
 
 
 class Workload(_Body):
@@ -425,7 +647,10 @@ class RunCostRequest(_Where):
     model_config = ConfigDict(
         **STRICT,
         json_schema_extra={
-            **not_both("utilization", "utilization_profile"),
+            "allOf": [
+                not_both("utilization", "utilization_profile"),
+                not_both("electricity_price_usd_per_kwh", "electricity_price_per_kwh"),
+            ],
             "examples": [
                 {
                     "workload": {"benchmark": "efficientnet"},
@@ -460,7 +685,15 @@ class RunOptionResult(BaseModel):
     cost_usd: float | None = Field(description="Cost of one run, USD (desktop: fully loaded).")
     marginal_cost_usd: float | None = Field(description="Desktop: electricity only, USD.")
     energy_kwh: float | None = Field(description="Energy of one run (cloud incl. PUE), kWh.")
-    co2e_kg: float | None = Field(description="Emissions of one run, kg CO2e.")
+    co2e_kg: float | None = Field(description="Operational emissions of one run, kg CO2e.")
+    embodied_co2e_kg: float | None = Field(
+        description="Manufacturing emissions one run carries, kg CO2e: desktop, its share of "
+        "the machine's busy hours over its life; cloud, runtime / (GPU life x 8,760 h)."
+    )
+    cost_in_currency: float | None = Field(description="`cost_usd` in the request's currency.")
+    cost_per_item_in_currency: float | None = Field(
+        description="`cost_per_item_usd` in the request's currency."
+    )
     max_batch_size: int | None = Field(description="Largest batch before OOM, when known.")
     cost_per_batch_item_usd: float | None = Field(
         description="Seed 004's metric: `price_usd_per_hour / max_batch_size`."
@@ -474,10 +707,20 @@ class RunCostResult(BaseModel):
 
     workload: dict[str, Any] = Field(description="The workload as resolved.")
     options: list[RunOptionResult]
+    currency_rate: CurrencyRate = Field(description="Rate behind the `*_in_currency` figures.")
     assumptions: list[Assumption]
     sources: list[SourceRef]
     prices: PriceAge = Field(description="Age of the catalog prices used.")
-    warnings: list[str] = Field(description="Prices older than `prices.max_age_days`.")
+    warnings: list[str] = Field(
+        description="Prices older than `prices.max_age_days`, and GPUs below `memory_preset`."
+    )
+
+
+class Hardware(StrEnum):
+    """Whose hardware runs the work: `owned` (a bought desktop) or `rented` (a cloud GPU)."""
+
+    owned = "owned"
+    rented = "rented"
 
 
 class CarbonRequest(_Body):
@@ -535,6 +778,19 @@ class CarbonRequest(_Body):
         le=3.0,
         description="Power usage effectiveness; default 1.0, or the cloud region's.",
     )
+    hardware: Hardware = Field(
+        default=None,
+        description="How the GPUs' manufacturing emissions are allocated: `owned` (default; "
+        "a bought desktop carries all of them over its life, barebone included) or `rented` "
+        "(a cloud GPU's usage share, host not counted).",
+    )
+    lifetime_years: float | None = Field(
+        default=None,
+        ge=0.25,
+        le=20,
+        description="Hardware life the embodied emissions are spread over, years; default 5 "
+        "(owned: IRS Publication 946 (2024) 5-year recovery; rented: EcoDiag's server life).",
+    )
 
     @model_validator(mode="after")
     def _check(self) -> CarbonRequest:
@@ -553,7 +809,18 @@ class CarbonResult(BaseModel):
     pue: float = Field(description="PUE used.")
     carbon_intensity_g_per_kwh: float = Field(description="Carbon intensity used, gCO2e/kWh.")
     energy_kwh: float = Field(description="Energy incl. PUE, kWh.")
-    co2e_kg: float = Field(description="Emissions, kg CO2e.")
+    co2e_kg: float = Field(description="Operational emissions (electricity), kg CO2e.")
+    operational_co2e_kg: float = Field(description="Same as `co2e_kg`, kg CO2e.")
+    hardware: Hardware = Field(description="How embodied emissions were allocated.")
+    embodied_share: float = Field(
+        description="Share of the hardware's manufacturing emissions this period carries: "
+        "owned, days / (life x 365) (by `hours`: hours / (life x 8,760 x utilization)); "
+        "rented, busy hours / (life x 8,760)."
+    )
+    embodied: EmbodiedCarbon = Field(
+        description="Manufacturing emissions carried by this period, kg CO2e."
+    )
+    total_co2e_kg: float = Field(description="`operational_co2e_kg + embodied.co2e_kg`.")
     assumptions: list[Assumption]
     sources: list[SourceRef]
     prices: PriceAge = Field(description="Age of the catalog prices used.")

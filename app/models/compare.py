@@ -127,6 +127,7 @@ class CompareFilters(_Body):
     min_gpu_memory_gb: float | None = Field(
         default=None, ge=0, le=2048, description="Only GPUs with at least this memory, GB."
     )
+
     max_price_usd_per_hour: float | None = Field(
         default=None, ge=0, le=10_000, description="Only offers at most this price, USD/h."
     )

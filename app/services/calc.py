@@ -11,7 +11,7 @@ from __future__ import annotations
 import datetime as dt
 import math
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from sqlmodel import Session
@@ -22,6 +22,11 @@ from app.errors import CatalogGap, InvalidRequest
 from app.models import Barebone, CloudOffer, Gpu, Region
 from app.models.calc import (
     Assumption,
+    BreakEvenMoney,
+    CurrencyRate,
+    EmbodiedCarbon,
+    Resale,
+    TotalCostOfOwnership,
     BreakEvenRequest,
     BreakEvenResult,
     CarbonRequest,
@@ -38,7 +43,20 @@ from app.models.calc import (
     RunOptionResult,
     SourceRef,
 )
+from app.catalog.loaders import FxRate
+from app.costing import ownership as own
 from app.services import catalog
+from app.services.ownership import (
+    MemoryNeed,
+    Scaling,
+    cite_rate,
+    cloud_embodied,
+    depreciation_curve,
+    desktop_embodied,
+    fx_rate,
+    memory_need,
+    resolve_scaling,
+)
 from app.services.snapshot import get_snapshot
 from app.settings import Settings
 
@@ -112,6 +130,69 @@ def price_age(
 # Shared resolution
 # ------------------------------------------------------------------------------------------
 
+USD = FxRate("USD", 1.0, None, None)
+
+
+def prices_day(session: Session) -> dt.date:
+    """The day whose prices an answer reads: the pinned ``as_of``, else today (UTC)."""
+    return get_snapshot(session).as_of or dt.datetime.now(dt.UTC).date()
+
+
+def resolve_currency(session: Session, req, trail: Trail) -> FxRate:
+    """The rate of the request's ``currency`` in force on the prices' day (USD: 1), cited."""
+    rate = fx_rate(str(getattr(req, "currency", None) or "USD"), prices_day(session))
+    cite_rate(trail, rate, "the answer's currency")
+    return rate
+
+
+def currency_rate(rate: FxRate) -> CurrencyRate:
+    """The answer's ``currency_rate`` field."""
+    return CurrencyRate(
+        currency=rate.currency, usd_per_unit=rate.usd_per_unit, as_of=rate.as_of, source=rate.source
+    )
+
+
+def in_currency(amount_usd: float | None, rate: FxRate) -> float | None:
+    """``amount_usd`` in the rate's currency (8 significant digits); None stays None."""
+    return None if amount_usd is None else sig8(own.from_usd(amount_usd, rate.usd_per_unit))
+
+
+def given_usd(
+    usd: float | None, neutral: float | None, rate: FxRate, name: str, trail: Trail
+) -> float | None:
+    """A money input in USD: the ``_usd`` field as given, else the currency-neutral field
+    converted at ``rate`` (and said so), else None."""
+    if usd is not None or neutral is None:
+        return usd
+    if rate.currency == "USD":
+        return neutral
+    value = own.to_usd(neutral, rate.usd_per_unit)
+    trail.assume(
+        name,
+        sig8(value),
+        f"{neutral:g} {rate.currency} x {rate.usd_per_unit:g} USD/{rate.currency} "
+        f"({rate.source}, {rate.as_of})",
+    )
+    return value
+
+
+def embodied_model(e: own.Embodied) -> EmbodiedCarbon:
+    """An :class:`EmbodiedCarbon` field from the model's amount (8 significant digits)."""
+    return EmbodiedCarbon(
+        co2e_kg=sig8(e.co2e_kg), low_co2e_kg=sig8(e.low_co2e_kg), high_co2e_kg=sig8(e.high_co2e_kg)
+    )
+
+
+def memory_warnings(need: MemoryNeed | None, gpus) -> list[str]:
+    """One warning per distinct GPU in ``gpus`` with less memory than ``need``."""
+    if need is None:
+        return []
+    seen: dict[str, str] = {}
+    for gpu in gpus:
+        if gpu is not None and gpu.id not in seen and (w := need.short_of(gpu)):
+            seen[gpu.id] = w
+    return list(seen.values())
+
 
 def resolve_usage(
     session: Session, req, trail: Trail, *, idle_on_fraction: float = 0.0
@@ -133,10 +214,17 @@ def resolve_region(session: Session, region_id: str | None) -> Region | None:
 
 
 def resolve_electricity(
-    given_usd_per_kwh: float | None, region: Region | None, settings: Settings, trail: Trail
+    given_usd_per_kwh: float | None,
+    region: Region | None,
+    settings: Settings,
+    trail: Trail,
+    *,
+    day: dt.date | None = None,
 ) -> float:
     """Electricity price, USD/kWh: given > region's > settings default (seed 001's $0.12/kWh).
-    Raises :class:`CatalogGap` (404) for a region without a price."""
+    A region priced in another currency (Eurostat: EUR) is converted at the catalog's rate in
+    force on ``day`` (the prices' day), and the rate is cited. Raises :class:`CatalogGap`
+    (404) for a region without a price."""
     if given_usd_per_kwh is not None:
         return given_usd_per_kwh
     if region is not None:
@@ -145,12 +233,22 @@ def resolve_electricity(
                 f"region '{region.id}' has no electricity price in the catalog; "
                 "give electricity_price_usd_per_kwh",
             )
+        trail.price(f"region {region.id}: electricity", region.electricity_as_of)
+        local, currency = region.electricity_price_local, region.electricity_currency
+        if local is not None and currency and currency != "USD":
+            rate = fx_rate(currency, day)
+            trail.cite(
+                f"region {region.id}: electricity price {local:g} {currency}/kWh",
+                region.electricity_source or region.source,
+                region.electricity_as_of,
+            )
+            cite_rate(trail, rate, f"region {region.id}'s electricity price")
+            return own.to_usd(local, rate.usd_per_unit)
         trail.cite(
             f"region {region.id}: electricity_price_usd_per_kwh",
             region.electricity_source or region.source,
             region.electricity_as_of,
         )
-        trail.price(f"region {region.id}: electricity", region.electricity_as_of)
         return region.electricity_price_usd_per_kwh
     price = settings.default_electricity_price_usd_per_kwh
     trail.assume("electricity_price_usd_per_kwh", price, f"default: {SEED_001}, US price")
@@ -185,19 +283,103 @@ def _gpu_or_none(session: Session, name: str | None, trail: Trail) -> Gpu | None
     return gpu
 
 
+@dataclass(frozen=True)
+class ResolvedResale:
+    """Selling the desktop: when (``purchase_date``, ``years`` later, ``resale_on``), for how
+    much (``value_usd``), and on what basis (``given`` or ``depreciation curve`` with the
+    GPUs' ``retained_fraction`` and the curve's ``annual_decay``)."""
+
+    purchase_date: dt.date
+    years: float | None
+    resale_on: dt.date | None
+    value_usd: float
+    basis: str
+    retained_fraction: float | None
+    annual_decay: float | None
+
+
 @dataclass
 class ResolvedDesktop:
-    """A desktop as the model needs it (see :class:`costing.Desktop` for units) and its GPU."""
+    """A desktop as the model needs it (see :class:`costing.Desktop` for units), its GPU,
+    the GPUs' price (USD, each) and the resale when the machine is sold."""
 
     desktop: costing.Desktop
     gpu: Gpu | None
+    gpu_price_usd: float | None = None
+    resale: ResolvedResale | None = None
+
+    @property
+    def horizon_years(self) -> float:
+        """Years owned: until resale, else the lifetime."""
+        if self.resale is not None and self.resale.years is not None:
+            return self.resale.years
+        return self.desktop.lifetime_years
+
+
+def _add_years(day: dt.date, years: float) -> dt.date | None:
+    try:
+        return day + dt.timedelta(days=round(years * costing.DAYS_PER_YEAR))
+    except OverflowError:
+        return None
+
+
+def resolve_resale(
+    session: Session,
+    spec: DesktopSpec,
+    desk: ResolvedDesktop,
+    rate: FxRate,
+    trail: Trail,
+    prefix: str = "desktop",
+) -> ResolvedResale | None:
+    """The resale of ``spec``'s desktop: a given value, else (with ``resell_after_years``)
+    the GPUs' price times the depreciation curve of their class (the barebone counts 0);
+    None when the machine is not resold (seed 001's assumption)."""
+    given = given_usd(spec.resale_value_usd, spec.resale_value, rate, f"{prefix}.resale_value_usd", trail)
+    years = spec.resell_after_years
+    if given is None and years is None:
+        return None
+    purchase = spec.purchase_date or prices_day(session)
+    resale_on = _add_years(purchase, years) if years is not None else None
+    if given is not None:
+        return ResolvedResale(purchase, years, resale_on, given, "given", None, None)
+    if desk.gpu_price_usd is None:
+        raise InvalidRequest(
+            f"{prefix}: the depreciation curve values the GPUs; give gpu or gpu_price_usd, or "
+            "give resale_value_usd"
+        )
+    curve, note = depreciation_curve(session, desk.gpu)
+    kept = curve.retained_fraction(years)
+    value = desk.gpu_price_usd * desk.desktop.gpu_count * kept
+    trail.assume(
+        f"{prefix}.resale_value_usd",
+        sig8(value),
+        f"{desk.desktop.gpu_count} x ${desk.gpu_price_usd:g} x exp(-{curve.annual_decay:.4f} x "
+        f"{years:g} y) = {kept:.4f} of the GPUs' price ({note}); the barebone is counted at 0 "
+        "(no used-price source)",
+    )
+    trail.cite(f"depreciation curve ({note})", curve.source, None)
+    return ResolvedResale(
+        purchase, years, resale_on, value, "depreciation curve", kept, curve.annual_decay
+    )
 
 
 def resolve_desktop(
-    session: Session, spec: DesktopSpec, trail: Trail, prefix: str = "desktop"
+    session: Session,
+    spec: DesktopSpec,
+    trail: Trail,
+    prefix: str = "desktop",
+    *,
+    rate: FxRate = USD,
+    with_resale: bool = True,
 ) -> ResolvedDesktop:
-    """Build a :class:`costing.Desktop` from a request, stating every default used."""
+    """Build a :class:`costing.Desktop` from a request, stating every default used. Money
+    given in the request's currency is converted at ``rate``; with ``with_resale`` the resale
+    (:func:`resolve_resale`) is resolved too."""
     gpu = _gpu_or_none(session, spec.gpu, trail)
+    gpu_price: float | None = spec.gpu_price_usd
+    if gpu_price is None and gpu is not None and gpu.price_new_usd is not None:
+        gpu_price = gpu.price_new_usd
+    total_price = given_usd(spec.total_price_usd, spec.total_price, rate, f"{prefix}.total_price_usd", trail)
     barebone: Barebone | None = None
     if spec.barebone:
         barebone = catalog.get_barebone(session, spec.barebone)
@@ -211,8 +393,8 @@ def resolve_desktop(
     else:
         raise InvalidRequest(f"{prefix}: give gpu or gpu_power_w")
 
-    if spec.total_price_usd is not None:
-        upfront = spec.total_price_usd
+    if total_price is not None:
+        upfront = total_price
     else:
         if spec.gpu_price_usd is not None:
             gpu_price = spec.gpu_price_usd
@@ -280,7 +462,15 @@ def resolve_desktop(
         psu_efficiency=psu,
         lifetime_years=lifetime,
     )
-    return ResolvedDesktop(desktop, gpu)
+    resolved = ResolvedDesktop(desktop, gpu, gpu_price)
+    if with_resale:
+        resolved.resale = resolve_resale(session, spec, resolved, rate, trail, prefix)
+        if resolved.resale is not None and resolved.resale.value_usd > upfront:
+            raise InvalidRequest(
+                f"{prefix}: the resale value (${resolved.resale.value_usd:,.2f}) exceeds the "
+                f"purchase price (${upfront:,.2f})"
+            )
+    return resolved
 
 
 @dataclass
@@ -314,8 +504,11 @@ def _offer_region(session: Session, offer: CloudOffer) -> Region | None:
     return get_snapshot(session).regions.get(f"{offer.provider}:{offer.region}")
 
 
-def resolve_cloud(session: Session, spec: CloudSpec, trail: Trail) -> ResolvedCloud:
-    """The cloud side: a catalog offer (with its billing and region), or a bare price."""
+def resolve_cloud(
+    session: Session, spec: CloudSpec, trail: Trail, *, rate: FxRate = USD
+) -> ResolvedCloud:
+    """The cloud side: a catalog offer (with its billing and region), or a bare price (USD,
+    or ``price_per_hour`` in the request's currency converted at ``rate``)."""
     if spec.offer_id is not None:
         offer = catalog.get_offer(session, spec.offer_id)
         trail.cite(f"offer {offer.id}: price_usd_per_hour", offer.source, offer.as_of)
@@ -332,13 +525,16 @@ def resolve_cloud(session: Session, spec: CloudSpec, trail: Trail) -> ResolvedCl
             )
         return ResolvedCloud(rate_for_offer(offer), offer, gpu, offer.gpu_count, pue, region)
     gpu = _gpu_or_none(session, spec.gpu, trail)
-    rate = costing.CloudRate(
-        price_usd_per_hour=spec.price_usd_per_hour or 0.0,
+    price = given_usd(
+        spec.price_usd_per_hour, spec.price_per_hour, rate, "cloud.price_usd_per_hour", trail
+    )
+    billing = costing.CloudRate(
+        price_usd_per_hour=price or 0.0,
         monthly_fee_usd=spec.monthly_fee_usd or 0.0,
     )
     pue, pue_source = pue_defaults()["Unknown"]
     trail.assume("cloud.pue", pue, f"default for an unnamed provider: {pue_source}")
-    return ResolvedCloud(rate, None, gpu, spec.gpu_count or (1 if gpu else None), pue, None)
+    return ResolvedCloud(billing, None, gpu, spec.gpu_count or (1 if gpu else None), pue, None)
 
 
 def measured_runtimes(session: Session) -> dict[str, dict[str, float]]:
@@ -347,28 +543,49 @@ def measured_runtimes(session: Session) -> dict[str, dict[str, float]]:
     return get_snapshot(session).runtimes_s
 
 
+DEFAULT_SCALING = Scaling(
+    own.DEFAULT_SCALING, own.SCALING_PRESETS[own.DEFAULT_SCALING].parallel_fraction
+)
+
+
 def speed(
-    by_bench: dict[str, dict[str, float]], a: Gpu, n_a: int, b: Gpu, n_b: int
+    by_bench: dict[str, dict[str, float]],
+    a: Gpu,
+    n_a: int,
+    b: Gpu,
+    n_b: int,
+    scaling: Scaling = DEFAULT_SCALING,
 ) -> costing.SpeedRatio:
     """Cloud (b) hours per desktop (a) hour: geometric mean of measured benchmark ratios where
     both GPUs ran the same workload (``by_bench`` from :func:`measured_runtimes`), else a
-    memory-bandwidth estimate. Counts scale linearly."""
+    memory-bandwidth estimate. GPU counts enter through ``scaling``'s speed-ups,
+    ``S(n_a) / S(n_b)`` (Amdahl's law, :func:`app.costing.speedup`)."""
+    s_a, s_b = scaling.speedup(n_a), scaling.speedup(n_b)
     shared = [
         (bid, t[a.id], t[b.id]) for bid, t in sorted(by_bench.items()) if a.id in t and b.id in t
     ]
     if shared and a.id != b.id:
         logs = [math.log(tb / ta) for _, ta, tb in shared]
-        factor = math.exp(sum(logs) / len(logs)) * n_a / n_b
+        factor = math.exp(sum(logs) / len(logs)) * s_a / s_b
         detail = "measured: geometric mean over benchmarks " + ", ".join(
             f"{bid} ({ta:g} s vs {tb:g} s)" for bid, ta, tb in shared
         )
         return costing.SpeedRatio(factor, "benchmark", detail)
     if a.id == b.id:
-        return costing.SpeedRatio(n_a / n_b, "benchmark", "same GPU; counts scale linearly")
+        return costing.SpeedRatio(
+            s_a / s_b,
+            "benchmark",
+            f"same GPU; {n_a} vs {n_b} GPU(s), speed-ups {s_a:.4g}x and {s_b:.4g}x "
+            f"({scaling.model} scaling)",
+        )
     if not a.memory_bandwidth_gb_per_s or not b.memory_bandwidth_gb_per_s:
         raise CatalogGap(f"no benchmark or bandwidth to compare {a.id} and {b.id}")
     return costing.speed_ratio_from_bandwidth(
-        a.memory_bandwidth_gb_per_s, b.memory_bandwidth_gb_per_s, n_a, n_b
+        a.memory_bandwidth_gb_per_s,
+        b.memory_bandwidth_gb_per_s,
+        n_a,
+        n_b,
+        scaling.parallel_fraction,
     )
 
 
@@ -383,6 +600,7 @@ def cloud_speed(
     desk: ResolvedDesktop,
     cloud: ResolvedCloud,
     trail: Trail,
+    scaling: Scaling = DEFAULT_SCALING,
 ) -> costing.SpeedRatio | None:
     """The cloud GPU's speed relative to the desktop's when ``normalize`` is asked for and
     both GPUs are known (cloud hours are then scaled by its ``time_factor``); otherwise None,
@@ -408,35 +626,74 @@ def cloud_speed(
         desk.desktop.gpu_count,
         cloud.gpu,
         cloud.gpu_count or 1,
+        scaling,
     )
 
 
 def compute_break_even(
     session: Session, req: BreakEvenRequest, settings: Settings
 ) -> BreakEvenResult:
+    """Break-even days, both sides' running costs, total cost of ownership over the horizon
+    (resale included), operational and embodied emissions, and the money in the request's
+    currency; see :class:`BreakEvenResult`."""
     trail = Trail()
-    desk = resolve_desktop(session, req.desktop, trail)
-    cloud = resolve_cloud(session, req.cloud, trail)
+    rate = resolve_currency(session, req, trail)
+    desk = resolve_desktop(session, req.desktop, trail, rate=rate)
+    cloud = resolve_cloud(session, req.cloud, trail, rate=rate)
     usage = resolve_usage(session, req, trail, idle_on_fraction=req.desktop.idle_on_fraction or 0.0)
     region = resolve_region(session, req.region)
-    price = resolve_electricity(req.electricity_price_usd_per_kwh, region, settings, trail)
+    price = resolve_electricity(
+        given_usd(
+            req.electricity_price_usd_per_kwh,
+            req.electricity_price_per_kwh,
+            rate,
+            "electricity_price_usd_per_kwh",
+            trail,
+        ),
+        region,
+        settings,
+        trail,
+        day=prices_day(session),
+    )
     ci_region = carbon_region(session, region, settings, trail)
-
-    perf = cloud_speed(session, req.normalize_performance, desk, cloud, trail)
+    scaling = resolve_scaling(
+        req, trail, counts=(desk.desktop.gpu_count, cloud.gpu_count or 1)
+    )
+    perf = cloud_speed(session, req.normalize_performance, desk, cloud, trail, scaling)
+    need = memory_need(req.memory_preset, req.precision, trail)
 
     result = costing.break_even(
         desk.desktop, cloud.rate, usage, price, cloud_time_factor=perf.time_factor if perf else 1.0
     )
+    resale = desk.resale
+    horizon_years = desk.horizon_years
+    owned = own.ownership(
+        desk.desktop.upfront_usd,
+        resale.value_usd if resale else 0.0,
+        result.desktop.cost_usd_per_day,
+        result.cloud.cost_usd_per_day,
+        horizon_years * costing.DAYS_PER_YEAR,
+    )
+    if resale is None:
+        trail.assume(
+            "tco.horizon_years",
+            horizon_years,
+            "no resale: the desktop's lifetime_years (seed 001 counts no resale value)",
+        )
+    days = result.days if resale is None else owned.break_even_days
+    reason = result.reason
+
     desktop_kwh_year = result.desktop.energy_kwh_per_year or 0.0
     ci = ci_region.carbon_intensity_g_per_kwh
+    machine = desktop_embodied(desk.desktop.gpu_count, trail)
     cloud_kwh_year = None
     cloud_co2 = None
+    cloud_embodied_year = None
     if cloud.gpu is not None:
         cloud_ci_region = cloud.region or ci_region
+        cloud_hours_year = result.cloud_busy_hours_per_day * costing.DAYS_PER_YEAR
         cloud_kwh_year = costing.energy_kwh(
-            cloud.gpu.tdp_w * (cloud.gpu_count or 1),
-            result.cloud_busy_hours_per_day * costing.DAYS_PER_YEAR,
-            cloud.pue,
+            cloud.gpu.tdp_w * (cloud.gpu_count or 1), cloud_hours_year, cloud.pue
         )
         cloud_co2 = costing.co2e_kg(cloud_kwh_year, cloud_ci_region.carbon_intensity_g_per_kwh)
         trail.assume(
@@ -444,6 +701,8 @@ def compute_break_even(
             "GPU TDP x GPU count x busy hours x PUE",
             "host CPU and memory power are not counted",
         )
+        gpus_embodied, life = cloud_embodied(cloud.gpu_count or 1, trail)
+        cloud_embodied_year = gpus_embodied.co2e_kg * own.rented_share(cloud_hours_year, life)
         if cloud.region is not None:
             trail.cite(
                 f"region {cloud.region.id}: carbon_intensity_g_per_kwh",
@@ -452,9 +711,12 @@ def compute_break_even(
             )
 
     offer = cloud.offer
+    warnings = memory_warnings(need, [desk.gpu, cloud.gpu])
+    fields = trail.price_fields(session, settings)
+    fields["warnings"] = warnings + fields["warnings"]
     return BreakEvenResult(
-        break_even_days=None if result.days is None else round(result.days, 2),
-        break_even_reason=result.reason,
+        break_even_days=None if days is None else round(days, 2),
+        break_even_reason=reason,
         utilization=usage.utilization,
         daily_saving_usd=sig8(result.daily_saving_usd),
         desktop=DesktopSide(
@@ -462,12 +724,14 @@ def compute_break_even(
             gpu_count=desk.desktop.gpu_count,
             upfront_usd=sig8(desk.desktop.upfront_usd),
             busy_power_w=sig8(desk.desktop.busy_power_w),
-            electricity_price_usd_per_kwh=price,
+            electricity_price_usd_per_kwh=sig8(price),
             cost_usd_per_day=sig8(result.desktop.cost_usd_per_day),
             cost_usd_per_year=sig8(result.desktop.cost_usd_per_year),
             energy_kwh_per_year=sig8(desktop_kwh_year),
             co2e_kg_per_year=sig8(costing.co2e_kg(desktop_kwh_year, ci)),
             carbon_intensity_g_per_kwh=ci,
+            embodied=embodied_model(machine),
+            embodied_co2e_kg_per_year=sig8(machine.co2e_kg / desk.desktop.lifetime_years),
         ),
         cloud=CloudSide(
             offer_id=offer.id if offer else None,
@@ -482,15 +746,49 @@ def compute_break_even(
             cost_usd_per_year=sig8(result.cloud.cost_usd_per_year),
             energy_kwh_per_year=sig8(cloud_kwh_year),
             co2e_kg_per_year=sig8(cloud_co2),
+            embodied_co2e_kg_per_year=sig8(cloud_embodied_year),
         ),
         performance=Performance(
             time_factor=sig8(perf.time_factor), basis=perf.basis, detail=perf.detail
         )
         if perf
         else None,
+        resale=Resale(
+            purchase_date=resale.purchase_date,
+            resell_after_years=resale.years,
+            resale_on=resale.resale_on,
+            resale_value_usd=sig8(resale.value_usd),
+            basis=resale.basis,
+            gpu_retained_fraction=sig8(resale.retained_fraction),
+            annual_decay=sig8(resale.annual_decay),
+            break_even_days_without_resale=None if result.days is None else round(result.days, 2),
+        )
+        if resale
+        else None,
+        tco=TotalCostOfOwnership(
+            horizon_years=horizon_years,
+            horizon_days=sig8(owned.horizon_days),
+            desktop_tco_usd=sig8(owned.desktop_tco_usd),
+            cloud_tco_usd=sig8(owned.cloud_tco_usd),
+            tco_saving_usd=sig8(owned.tco_saving_usd),
+            cheaper="desktop" if owned.tco_saving_usd > 0 else "cloud",
+            pays_back_within_horizon=owned.pays_back_within_horizon,
+        ),
+        currency_rate=currency_rate(rate),
+        in_currency=BreakEvenMoney(
+            upfront=in_currency(desk.desktop.upfront_usd, rate),
+            resale_value=in_currency(owned.resale_usd, rate),
+            daily_saving=in_currency(result.daily_saving_usd, rate),
+            desktop_cost_per_year=in_currency(result.desktop.cost_usd_per_year, rate),
+            cloud_cost_per_year=in_currency(result.cloud.cost_usd_per_year, rate),
+            desktop_tco=in_currency(owned.desktop_tco_usd, rate),
+            cloud_tco=in_currency(owned.cloud_tco_usd, rate),
+            electricity_price_per_kwh=in_currency(price, rate),
+            cloud_price_per_hour=in_currency(cloud.rate.price_usd_per_hour, rate),
+        ),
         assumptions=trail.assumptions,
         sources=trail.sources,
-        **trail.price_fields(session, settings),
+        **fields,
     )
 
 
@@ -589,6 +887,9 @@ class _RunContext:
     bench_reference: tuple[Any, Gpu] | None  # (result, GPU) with the highest bandwidth
     ref_gpu: Gpu | None  # the GPU `runtime_s` was measured on
     by_bench: dict[str, dict[str, float]]  # measured_runtimes(), when ref_gpu is set
+    scaling: Scaling = DEFAULT_SCALING  # multi-GPU speed-ups
+    rate: FxRate = USD  # the answer's currency
+    memory: MemoryNeed | None = None  # the workload's memory need, when a preset is named
 
 
 def _runtime_on(ctx: _RunContext, gpu: Gpu, count: int) -> _Runtime:
@@ -598,10 +899,16 @@ def _runtime_on(ctx: _RunContext, gpu: Gpu, count: int) -> _Runtime:
         bt = benchmark_time(w.benchmark, ctx.bench_results, ctx.bench_reference, gpu)
         batch = w.max_batch_size or bt.max_batch_size
         note = bt.note
+        gain = ctx.scaling.speedup(count)
         if bt.seconds is not None and count > 1:
-            note = "; ".join(filter(None, [note, "multi-GPU runtime scaled linearly by count"]))
+            note = "; ".join(
+                filter(
+                    None,
+                    [note, f"{count} GPUs run {gain:.4g}x as fast as one ({ctx.scaling.model} scaling)"],
+                )
+            )
         return _Runtime(
-            None if bt.seconds is None else bt.seconds / count,
+            None if bt.seconds is None else bt.seconds / gain,
             bt.basis,
             bt.fits,
             batch * count if batch else None,
@@ -617,7 +924,7 @@ def _runtime_on(ctx: _RunContext, gpu: Gpu, count: int) -> _Runtime:
             w.max_batch_size,
             "runtime taken as given on every option (no workload GPU named)",
         )
-    ratio = speed(ctx.by_bench, ref_gpu, w.gpu_count, gpu, count)
+    ratio = speed(ctx.by_bench, ref_gpu, w.gpu_count, gpu, count, ctx.scaling)
     basis = "given" if ref_gpu.id == gpu.id and count == w.gpu_count else ratio.basis
     return _Runtime(
         runtime * ratio.time_factor,
@@ -643,25 +950,48 @@ def compute_run_cost(session: Session, req: RunCostRequest, settings: Settings) 
         )
     ref_gpu = _gpu_or_none(session, w.gpu, trail)
     region = resolve_region(session, req.region)
+    rate = resolve_currency(session, req, trail)
+    counts = [w.gpu_count] + [
+        (o.desktop.gpu_count if o.desktop else o.gpu_count or 1) for o in req.options
+    ]
     ctx = _RunContext(
         req=req,
         trail=trail,
         usage=resolve_usage(session, req, trail),
         electricity_price_usd_per_kwh=resolve_electricity(
-            req.electricity_price_usd_per_kwh, region, settings, trail
+            given_usd(
+                req.electricity_price_usd_per_kwh,
+                req.electricity_price_per_kwh,
+                rate,
+                "electricity_price_usd_per_kwh",
+                trail,
+            ),
+            region,
+            settings,
+            trail,
+            day=prices_day(session),
         ),
         carbon=carbon_region(session, region, settings, trail),
         bench_results=bench_results,
         bench_reference=bench_reference,
         ref_gpu=ref_gpu,
         by_bench=measured_runtimes(session) if ref_gpu is not None else {},
+        scaling=resolve_scaling(req, trail, counts=tuple(counts)),
+        rate=rate,
+        memory=memory_need(req.memory_preset, req.precision, trail),
     )
+    options = [_run_option(session, ctx, opt, i) for i, opt in enumerate(req.options)]
+    snap = get_snapshot(session)
+    warnings = memory_warnings(ctx.memory, [ref_gpu, *(snap.gpu(o.gpu_id) for o in options)])
+    fields = trail.price_fields(session, settings)
+    fields["warnings"] = warnings + fields["warnings"]
     return RunCostResult(
         workload=w.model_dump(exclude_none=True),
-        options=[_run_option(session, ctx, opt, i) for i, opt in enumerate(req.options)],
+        options=options,
+        currency_rate=currency_rate(rate),
         assumptions=trail.assumptions,
         sources=trail.sources,
-        **trail.price_fields(session, settings),
+        **fields,
     )
 
 
@@ -669,8 +999,11 @@ def _run_option(session: Session, ctx: _RunContext, opt: RunOption, i: int) -> R
     """One option's run cost, energy and emissions."""
     trail, usage, ci_region = ctx.trail, ctx.usage, ctx.carbon
     items = ctx.req.workload.items
+    rate = ctx.rate
     if opt.desktop is not None:
-        desk = resolve_desktop(session, opt.desktop, trail, prefix=f"options[{i}].desktop")
+        desk = resolve_desktop(
+            session, opt.desktop, trail, prefix=f"options[{i}].desktop", rate=rate
+        )
         if desk.gpu is None:
             raise InvalidRequest(f"options[{i}].desktop: name the gpu to cost a run")
         rt = _runtime_on(ctx, desk.gpu, desk.desktop.gpu_count)
@@ -696,13 +1029,26 @@ def _run_option(session: Session, ctx: _RunContext, opt: RunOption, i: int) -> R
                 marginal_cost_usd=None,
                 energy_kwh=None,
                 co2e_kg=None,
+                embodied_co2e_kg=None,
+                cost_in_currency=None,
+                cost_per_item_in_currency=None,
                 cost_per_batch_item_usd=None,
                 cost_per_item_usd=None,
             )
-        run = costing.desktop_run_cost(
-            rt.seconds, desk.desktop, usage, ctx.electricity_price_usd_per_kwh
-        )
+        owned = desk.desktop
+        if desk.resale is not None:
+            owned = replace(
+                owned, resale_usd=desk.resale.value_usd, lifetime_years=desk.horizon_years
+            )
+        run = costing.desktop_run_cost(rt.seconds, owned, usage, ctx.electricity_price_usd_per_kwh)
         hourly = run.fully_loaded_cost_usd / (rt.seconds / 3600.0)
+        machine = desktop_embodied(owned.gpu_count, trail)
+        share = own.owned_share_of_run(
+            rt.seconds / 3600.0, owned.lifetime_years, usage.utilization
+        )
+        per_item = (
+            costing.cost_per_item_usd(run.fully_loaded_cost_usd, items) if items else None
+        )
         return RunOptionResult(
             **base,
             price_usd_per_hour=sig8(hourly),
@@ -710,12 +1056,13 @@ def _run_option(session: Session, ctx: _RunContext, opt: RunOption, i: int) -> R
             marginal_cost_usd=sig8(run.marginal_cost_usd),
             energy_kwh=sig8(run.energy_kwh),
             co2e_kg=sig8(costing.co2e_kg(run.energy_kwh, ci_region.carbon_intensity_g_per_kwh)),
+            embodied_co2e_kg=sig8(machine.co2e_kg * share),
+            cost_in_currency=in_currency(run.fully_loaded_cost_usd, rate),
+            cost_per_item_in_currency=in_currency(per_item, rate),
             cost_per_batch_item_usd=sig8(costing.cost_per_batch_item_usd(hourly, rt.max_batch_size))
             if rt.max_batch_size
             else None,
-            cost_per_item_usd=sig8(costing.cost_per_item_usd(run.fully_loaded_cost_usd, items))
-            if items
-            else None,
+            cost_per_item_usd=sig8(per_item),
         )
     if opt.offer_id is not None:
         cloud = resolve_cloud(session, CloudSpec(offer_id=opt.offer_id), trail)
@@ -731,6 +1078,7 @@ def _run_option(session: Session, ctx: _RunContext, opt: RunOption, i: int) -> R
                 price_usd_per_hour=opt.price_usd_per_hour, gpu=opt.gpu, gpu_count=opt.gpu_count
             ),
             trail,
+            rate=rate,
         )
         label = f"{cloud.gpu_count}x {cloud.gpu.id} at ${opt.price_usd_per_hour:g}/h"
     gpu, count = cloud.gpu, cloud.gpu_count or 1
@@ -761,20 +1109,30 @@ def _run_option(session: Session, ctx: _RunContext, opt: RunOption, i: int) -> R
             cost_usd=None,
             energy_kwh=None,
             co2e_kg=None,
+            embodied_co2e_kg=None,
+            cost_in_currency=None,
+            cost_per_item_in_currency=None,
             cost_per_batch_item_usd=batch_cost,
             cost_per_item_usd=None,
         )
     run = costing.cloud_run_cost(rt.seconds, cloud.rate)
     energy = costing.energy_kwh(gpu.tdp_w * count, rt.seconds / 3600.0, cloud.pue)
     ci = (cloud.region or ci_region).carbon_intensity_g_per_kwh
+    gpus_embodied, life = cloud_embodied(count, trail)
+    per_item = costing.cost_per_item_usd(run.cost_usd, items) if items else None
     return RunOptionResult(
         **base,
         billed_s=sig8(run.billed_s),
         cost_usd=sig8(run.cost_usd),
         energy_kwh=sig8(energy),
         co2e_kg=sig8(costing.co2e_kg(energy, ci)),
+        embodied_co2e_kg=sig8(
+            gpus_embodied.co2e_kg * own.rented_share(rt.seconds / 3600.0, life)
+        ),
+        cost_in_currency=in_currency(run.cost_usd, rate),
+        cost_per_item_in_currency=in_currency(per_item, rate),
         cost_per_batch_item_usd=batch_cost,
-        cost_per_item_usd=sig8(costing.cost_per_item_usd(run.cost_usd, items)) if items else None,
+        cost_per_item_usd=sig8(per_item),
     )
 
 
@@ -784,6 +1142,8 @@ def _run_option(session: Session, ctx: _RunContext, opt: RunOption, i: int) -> R
 
 
 def compute_carbon(session: Session, req: CarbonRequest, settings: Settings) -> CarbonResult:
+    """Operational emissions (energy x PUE x grid intensity) and the share of the hardware's
+    manufacturing emissions the period carries; see :class:`CarbonResult`."""
     trail = Trail()
     gpu = _gpu_or_none(session, req.gpu, trail)
     if req.gpu_power_w is not None:
@@ -792,10 +1152,13 @@ def compute_carbon(session: Session, req: CarbonRequest, settings: Settings) -> 
         gpu_power = gpu.tdp_w  # type: ignore[union-attr]  (validated: gpu or gpu_power_w)
         trail.assume("gpu_power_w", gpu_power, f"TDP of {gpu.id}")
     power = req.gpu_count * gpu_power + req.base_power_w
+    hardware = req.hardware or "owned"
+    utilization: float | None = None
     if req.hours is not None:
         busy = req.hours
     else:
         usage = resolve_usage(session, req, trail)
+        utilization = usage.utilization
         busy = req.days * usage.busy_hours_per_day  # type: ignore[operator]
     region = resolve_region(session, req.region)
     if req.carbon_intensity_g_per_kwh is not None:
@@ -811,6 +1174,49 @@ def compute_carbon(session: Session, req: CarbonRequest, settings: Settings) -> 
         pue = 1.0
         trail.assume("pue", 1.0, "default: no datacenter overhead (a desktop in an office)")
     energy = costing.energy_kwh(power, busy, pue)
+    operational = costing.co2e_kg(energy, ci)
+
+    if hardware == "owned":
+        total = desktop_embodied(req.gpu_count, trail)
+        life = req.lifetime_years or 5.0
+        if req.days is not None:
+            share = own.owned_share_of_period(req.days, life)
+            how = f"{req.days:g} days / ({life:g} y x 365 d), capped at 1"
+        else:
+            if utilization is None:
+                utilization = catalog.get_profile(session, DEFAULT_UTILIZATION_PROFILE).utilization
+                trail.assume(
+                    "utilization",
+                    utilization,
+                    f"for the embodied share of {req.hours:g} busy hours: default profile "
+                    f"'{DEFAULT_UTILIZATION_PROFILE}'",
+                )
+            share = min(1.0, own.owned_share_of_run(busy, life, utilization))
+            how = f"{busy:g} h / ({life:g} y x 8760 h x {utilization:g}), capped at 1"
+        trail.assume(
+            "embodied_share",
+            sig8(share),
+            f"owned: the machine (barebone + {req.gpu_count} GPU(s)) carries all its "
+            f"manufacturing emissions over its life; {how}",
+        )
+    else:
+        total, default_life = cloud_embodied(req.gpu_count, trail)
+        life = req.lifetime_years or default_life
+        share = min(1.0, own.rented_share(busy, life))
+        trail.assume(
+            "embodied_share",
+            sig8(share),
+            f"rented: {busy:g} busy hours / ({life:g} y x 8760 h), capped at 1",
+        )
+    if req.lifetime_years is None:
+        trail.assume(
+            "lifetime_years",
+            life,
+            "default: IRS Publication 946 (2024) 5-year recovery for computers"
+            if hardware == "owned"
+            else "default: EcoDiag's server life, 5 years",
+        )
+    embodied = total.scaled(share)
     return CarbonResult(
         gpu_id=gpu.id if gpu else None,
         gpu_count=req.gpu_count,
@@ -819,7 +1225,12 @@ def compute_carbon(session: Session, req: CarbonRequest, settings: Settings) -> 
         pue=pue,
         carbon_intensity_g_per_kwh=ci,
         energy_kwh=sig8(energy),
-        co2e_kg=sig8(costing.co2e_kg(energy, ci)),
+        co2e_kg=sig8(operational),
+        operational_co2e_kg=sig8(operational),
+        hardware=hardware,
+        embodied_share=sig8(share),
+        embodied=embodied_model(embodied),
+        total_co2e_kg=sig8(operational + embodied.co2e_kg),
         assumptions=trail.assumptions,
         sources=trail.sources,
         **trail.price_fields(session, settings),

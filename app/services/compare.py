@@ -43,6 +43,7 @@ from app.services.calc import (
     sig8,
     speed,
 )
+from app.services.ownership import Scaling, memory_need, resolve_scaling
 from app.services.snapshot import Snapshot, get_snapshot
 from app.settings import Settings
 
@@ -76,7 +77,7 @@ class Reference:
 
 
 def _benchmark_speed(
-    snap: Snapshot, session: Session, req: CompareRequest, trail: Trail
+    snap: Snapshot, session: Session, req: CompareRequest, trail: Trail, scaling: Scaling
 ) -> tuple[GpuSpeed, Reference]:
     """Seconds per GPU from :func:`benchmark_time` (the rule ``/v1/run-cost`` uses), as
     hours per hour of the reference's work."""
@@ -119,8 +120,9 @@ def _benchmark_speed(
             ref_gpu.id,
             f"default reference: the GPU with the most memory bandwidth measured on {bench.id}",
         )
-    ref_s = seconds[ref_i] / w.gpu_count
-    hours = seconds * w.gpu_count / seconds[ref_i]
+    ref_speedup = scaling.speedup(w.gpu_count)
+    ref_s = seconds[ref_i] / ref_speedup
+    hours = seconds * ref_speedup / seconds[ref_i]
     return (
         GpuSpeed(hours, fits, basis, note, batch),
         Reference(f"{w.gpu_count}x {ref_gpu.id} running {bench.id}", ref_s / 3600.0),
@@ -128,7 +130,7 @@ def _benchmark_speed(
 
 
 def _relative_speed(
-    snap: Snapshot, session: Session, req: CompareRequest, trail: Trail
+    snap: Snapshot, session: Session, req: CompareRequest, trail: Trail, scaling: Scaling
 ) -> tuple[GpuSpeed, Reference]:
     """A runtime or GPU-hours on a reference GPU, scaled to every GPU by measured benchmark
     ratios where both ran the same benchmark, else by memory bandwidth; with no reference
@@ -156,7 +158,7 @@ def _relative_speed(
     note: list[str | None] = [None] * n
     for i, gpu in enumerate(snap.gpus):
         try:
-            ratio = speed(by_bench, ref, w.gpu_count, gpu, 1)
+            ratio = speed(by_bench, ref, w.gpu_count, gpu, 1, scaling)
         except CatalogGap:
             note[i] = f"no benchmark or bandwidth to compare {gpu.id} with {ref.id}"
             continue
@@ -185,10 +187,11 @@ def compute_compare(session: Session, req: CompareRequest, settings: Settings) -
     trail = Trail()
     snap = get_snapshot(session)
     w = req.workload
+    scaling = resolve_scaling(req, trail, counts=tuple(sorted({w.gpu_count, 2, 4, 8})))
     gpu_speed, ref = (
-        _benchmark_speed(snap, session, req, trail)
+        _benchmark_speed(snap, session, req, trail, scaling)
         if w.benchmark
-        else _relative_speed(snap, session, req, trail)
+        else _relative_speed(snap, session, req, trail, scaling)
     )
 
     # Work per month, in hours on the reference.
@@ -232,9 +235,14 @@ def compute_compare(session: Session, req: CompareRequest, settings: Settings) -
     if w.memory_gb is not None:
         enough = snap.gpu_memory_gb >= w.memory_gb
         gpu_fits = np.where(~enough, 0, gpu_fits).astype(np.int8)
-    if f.min_gpu_memory_gb is not None:
-        o_keep &= snap.gpu_memory_gb[o_gpu] >= f.min_gpu_memory_gb
-        b_keep &= snap.gpu_memory_gb[b_gpu] >= f.min_gpu_memory_gb
+    need = memory_need(req.memory_preset, req.precision, trail)
+    min_memory = max(
+        [m for m in (f.min_gpu_memory_gb, need and need.required_gb) if m is not None],
+        default=None,
+    )
+    if min_memory is not None:
+        o_keep &= snap.gpu_memory_gb[o_gpu] >= min_memory - 1e-9
+        b_keep &= snap.gpu_memory_gb[b_gpu] >= min_memory - 1e-9
     oi, bi = np.flatnonzero(o_keep), np.flatnonzero(b_keep)
     considered = len(offers.offers) * f.include_cloud + len(builds.builds) * f.include_desktop
 
@@ -244,7 +252,8 @@ def compute_compare(session: Session, req: CompareRequest, settings: Settings) -
     n_o, n_b = len(oi), len(bi)
     is_desk = np.concatenate([np.zeros(n_o, bool), np.ones(n_b, bool)])
     fits = gpu_fits[g]
-    tf = np.where(fits == 0, np.nan, gpu_speed.hours[g] / count)
+    p = scaling.parallel_fraction
+    tf = np.where(fits == 0, np.nan, gpu_speed.hours[g] * ((1 - p) + p / count))
     overhead = np.ones(n_o + n_b)
     warnings: list[str] = []
     risk = None

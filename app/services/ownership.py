@@ -1,0 +1,237 @@
+"""Catalog side of the whole-cost-of-owning model (:mod:`app.costing.ownership`): scaling
+presets chosen by a request, depreciation curves fitted to the catalog's new and used GPU
+prices, embodied-carbon factors, memory presets and dated exchange rates, each noted in the
+answer's assumptions and sources."""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+from functools import lru_cache
+
+from sqlmodel import Session
+
+from app.catalog.loaders import CURATED, FxRate, _date, fx_table, read_csv
+from app import costing
+from app.costing import ownership as own
+from app.errors import CatalogGap, InvalidRequest
+from app.models import Gpu
+from app.services.snapshot import get_snapshot
+
+# ------------------------------------------------------------------------------------------
+# Multi-GPU scaling
+# ------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Scaling:
+    """The multi-GPU model a request uses: preset id (or ``custom``) and Amdahl fraction."""
+
+    model: str
+    parallel_fraction: float
+
+    def speedup(self, gpu_count: int) -> float:
+        """Speed-up of ``gpu_count`` GPUs over one (1.0 for one GPU)."""
+        return costing.speedup(gpu_count, self.parallel_fraction)
+
+
+def resolve_scaling(req, trail, *, counts: tuple[int, ...] = ()) -> Scaling:
+    """The request's ``parallel_fraction`` override, else its ``scaling`` preset (default
+    ``tuned``). The assumption is noted only when some count in ``counts`` is above 1."""
+    override = getattr(req, "parallel_fraction", None)
+    if override is not None:
+        scaling = Scaling("custom", override)
+        source = "given parallel_fraction (Amdahl's law)"
+    else:
+        preset = own.SCALING_PRESETS[getattr(req, "scaling", None) or own.DEFAULT_SCALING]
+        scaling = Scaling(preset.id, preset.parallel_fraction)
+        how = "requested" if getattr(req, "scaling", None) else "default"
+        source = f"{how} preset '{preset.id}', Amdahl's law anchored on {preset.source}"
+    if any(n > 1 for n in counts):
+        trail.assume(
+            "multi_gpu_scaling",
+            {
+                "model": scaling.model,
+                "parallel_fraction": round(scaling.parallel_fraction, 6),
+                **{f"speedup_{n}_gpus": round(scaling.speedup(n), 4) for n in sorted(set(counts))},
+            },
+            source,
+        )
+    return scaling
+
+
+# ------------------------------------------------------------------------------------------
+# Depreciation
+# ------------------------------------------------------------------------------------------
+
+
+def _years(a: dt.date, b: dt.date) -> float:
+    return (b - a).days / own.DAYS_PER_YEAR
+
+
+def depreciation_curve(session: Session, gpu: Gpu | None) -> tuple[own.DepreciationCurve, str]:
+    """The curve for ``gpu``'s class (form factor), fitted to every catalog GPU of that class
+    with a launch price and a dated used price (seed 001's used prices). A class without such
+    GPUs takes the fit over all of them, and the note says so. Raises :class:`CatalogGap`
+    when the catalog has no used price at all."""
+    snap = get_snapshot(session)
+    points: dict[str, list[tuple[float, float, str]]] = {}
+    for g in snap.gpus:
+        if g.price_new_usd and g.price_used_usd and g.price_new_as_of and g.price_used_as_of:
+            age = _years(g.price_new_as_of, g.price_used_as_of)
+            points.setdefault(g.form_factor, []).append(
+                (age, g.price_used_usd / g.price_new_usd, g.id)
+            )
+    if not points:
+        raise CatalogGap("the catalog has no used GPU prices to fit a depreciation curve")
+    wanted = gpu.form_factor if gpu is not None else None
+    if wanted in points:
+        chosen, note = points[wanted], f"class {wanted}"
+    else:
+        chosen = [p for ps in points.values() for p in ps]
+        note = (
+            f"no used prices for class {wanted} in the catalog; the curve of all "
+            f"{len(chosen)} used GPUs is applied"
+            if wanted
+            else f"all {len(chosen)} used GPUs"
+        )
+    ids = ", ".join(f"{gid} ({r:.3f} after {a:.2f} y)" for a, r, gid in sorted(chosen))
+    curve = own.fit_depreciation(
+        [(a, r) for a, r, _ in chosen],
+        f"least-squares fit of used/launch price against age: {ids}; used prices from seed "
+        "001 (Tim Dettmers, 2020-09-07), launch MSRPs from NVIDIA's announcements",
+    )
+    return curve, note
+
+
+# ------------------------------------------------------------------------------------------
+# Embodied carbon
+# ------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class EmbodiedRow:
+    """One ``embodied_carbon.csv`` row: the factor, the hardware lifetime it is amortized
+    over (years) and the source's date."""
+
+    factor: own.EmbodiedFactor
+    lifetime_years: float
+    as_of: dt.date
+
+
+@lru_cache(maxsize=1)
+def embodied_factors() -> dict[str, EmbodiedRow]:
+    """``curated/embodied_carbon.csv``: {part (`gpu`, `desktop`): row}."""
+    return {
+        r["part"]: EmbodiedRow(
+            own.EmbodiedFactor(float(r["co2e_kg"]), float(r["relative_sd"]), r["source"]),
+            float(r["lifetime_years"]),
+            _date(r["as_of"]),
+        )
+        for r in read_csv(CURATED / "embodied_carbon.csv")
+    }
+
+
+def cite_embodied(trail, *parts: str) -> None:
+    """Cite the embodied-carbon factors used."""
+    for part in parts:
+        row = embodied_factors()[part]
+        trail.cite(
+            f"embodied carbon of a {part}: {row.factor.co2e_kg:g} kg CO2e "
+            f"+/- {row.factor.relative_sd:.1%} (1 sd)",
+            row.factor.source,
+            row.as_of,
+        )
+
+
+def desktop_embodied(gpu_count: int, trail) -> own.Embodied:
+    """Manufacturing emissions of a desktop with ``gpu_count`` GPUs: the desktop (barebone)
+    plus ``gpu_count`` GPUs, kg CO2e with a one-sigma range."""
+    f = embodied_factors()
+    cite_embodied(trail, "desktop", "gpu")
+    return own.embodied_total([(f["desktop"].factor, 1), (f["gpu"].factor, gpu_count)])
+
+
+def cloud_embodied(gpu_count: int, trail) -> tuple[own.Embodied, float]:
+    """Manufacturing emissions of a cloud instance's ``gpu_count`` GPUs (the host is not
+    counted, as its power is not), and the lifetime they are spread over, years."""
+    row = embodied_factors()["gpu"]
+    cite_embodied(trail, "gpu")
+    trail.assume(
+        "cloud.embodied",
+        f"{gpu_count} GPU(s), spread over every hour of a {row.lifetime_years:g}-year life",
+        "host server not counted (as for its power); " + row.factor.source,
+    )
+    return own.embodied_total([(row.factor, gpu_count)]), row.lifetime_years
+
+
+# ------------------------------------------------------------------------------------------
+# Memory needs
+# ------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class MemoryNeed:
+    """GPU memory a request's workload needs, GB, and what it rests on."""
+
+    preset: own.MemoryPreset
+    precision: str
+    required_gb: float
+
+    def short_of(self, gpu: Gpu) -> str | None:
+        """A warning when ``gpu`` has less memory than needed, else None."""
+        if gpu.memory_gb >= self.required_gb - 1e-9:
+            return None
+        return (
+            f"{gpu.id} has {gpu.memory_gb:g} GB, below the {self.required_gb:.3g} GB that "
+            f"'{self.preset.id}' needs at {self.precision} ({self.preset.source})"
+        )
+
+
+def memory_need(preset_id: str | None, precision: str | None, trail=None) -> MemoryNeed | None:
+    """The need of preset ``preset_id`` at ``precision`` (default fp32), or None without a
+    preset. Raises :class:`InvalidRequest` (422) for an unknown preset."""
+    if preset_id is None:
+        return None
+    preset = own.MEMORY_PRESETS.get(preset_id)
+    if preset is None:
+        raise InvalidRequest(
+            f"unknown memory preset '{preset_id}'; one of {', '.join(own.MEMORY_PRESETS)}"
+        )
+    precision = precision or "fp32"
+    need = MemoryNeed(preset, precision, own.required_memory_gb(preset.min_memory_gb, precision))
+    if trail is not None:
+        source = preset.source + (f"; x 8/12 at 16-bit, {own.FP16_SOURCE}" if precision == "fp16" else "")
+        trail.assume("memory_need_gb", round(need.required_gb, 4), source)
+    return need
+
+
+# ------------------------------------------------------------------------------------------
+# Currency
+# ------------------------------------------------------------------------------------------
+
+
+def fx_rate(currency: str, day: dt.date | None) -> FxRate:
+    """The rate of ``currency`` in force on ``day`` (the latest dated on or before it; the
+    earliest when all are later; the latest when ``day`` is None). Raises
+    :class:`InvalidRequest` (422) for a currency without a rate."""
+    if currency == "USD":
+        return FxRate("USD", 1.0, None, None)
+    rates = fx_table().get(currency)
+    if not rates:
+        known = ", ".join(["USD", *sorted(fx_table())])
+        raise InvalidRequest(f"no exchange rate for currency '{currency}'; one of {known}")
+    if day is None:
+        return rates[-1]
+    before = [r for r in rates if r.as_of <= day]
+    return before[-1] if before else rates[0]
+
+
+def cite_rate(trail, rate: FxRate, why: str) -> None:
+    """Name an exchange rate used in an answer."""
+    if rate.currency != "USD":
+        trail.cite(
+            f"exchange rate {rate.currency}: {rate.usd_per_unit:g} USD per {rate.currency} ({why})",
+            rate.source,
+            rate.as_of,
+        )
