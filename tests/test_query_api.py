@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from typer.testing import CliRunner
 
+from app.catalog.loaders import CURATED, read_csv
 from app.cli import app as cli
 from tests.seed_values import BATCH_ITEM_USD, GPUS, SEED_001, printed
 
@@ -54,8 +55,11 @@ def test_electricity_and_region_reach_the_engine(client):
     de = client.get("/v1/regions/de").json()
     body = ask(client, "break-even 3090 at 15% util in germany")
     assert body["request"]["region"] == "de"
+    # Eurostat's EUR price, converted at the catalog's EUR rate (ECB 2024 average) per use.
+    assert de["electricity_currency"] == "EUR"
+    eur_rate = float(next(iter(read_csv(CURATED / "fx_rates.csv")))["usd_per_unit"])
     assert body["result"]["desktop"]["electricity_price_usd_per_kwh"] == pytest.approx(
-        de["electricity_price_usd_per_kwh"]
+        de["electricity_price_local"] * eur_rate, rel=1e-7
     )
 
 

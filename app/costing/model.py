@@ -60,8 +60,8 @@ class Desktop:
             cost. Default 5: IRS Publication 946 (2024), Table B-1, asset class 00.12
             ("information systems: computers and peripheral equipment"), 5-year recovery period.
         resale_usd: what the machine sells for at the end of ``lifetime_years``, USD (0 = kept
-            to the end, seed 001's assumption); the amortized purchase is ``upfront_usd -
-            resale_usd``.
+            to the end, seed 001's assumption); the amortized purchase is ``max(0, upfront_usd -
+            resale_usd)`` (used GPUs sold above their price in 2021, so it may exceed it).
     """
 
     upfront_usd: float
@@ -76,11 +76,6 @@ class Desktop:
     def __post_init__(self) -> None:
         _finite_positive(self.upfront_usd, "upfront_usd", allow_zero=True)
         _finite_positive(self.resale_usd, "resale_usd", allow_zero=True)
-        _require(
-            self.resale_usd <= self.upfront_usd,
-            "the resale value cannot exceed the purchase price",
-            "resale_value_usd",
-        )
         _finite_positive(self.gpu_power_w, "gpu_power_w", allow_zero=True)
         _require(self.gpu_count >= 1, "gpu_count must be >= 1", "gpu_count")
         _finite_positive(self.base_power_w, "base_power_w", allow_zero=True)
@@ -419,7 +414,7 @@ class DesktopRun:
         energy_kwh: ``busy_power_w x runtime_h / 1000``, kWh.
         marginal_cost_usd: electricity only, ``energy_kwh x price``, USD.
         amortized_purchase_usd: the share of the purchase net of resale this run uses,
-            ``(upfront_usd - resale_usd) x runtime_h / (lifetime_years x 8760 h x
+            ``max(0, upfront_usd - resale_usd) x runtime_h / (lifetime_years x 8760 h x
             utilization)``, USD.
         fully_loaded_cost_usd: marginal + amortized, USD.
     """
@@ -443,7 +438,7 @@ def desktop_run_cost(
     hours = runtime_s / SECONDS_PER_HOUR
     energy = desktop.busy_power_w * hours / 1000.0
     busy_hours_in_life = desktop.lifetime_years * DAYS_PER_YEAR * usage.busy_hours_per_day
-    amortized = (desktop.upfront_usd - desktop.resale_usd) * hours / busy_hours_in_life
+    amortized = max(0.0, desktop.upfront_usd - desktop.resale_usd) * hours / busy_hours_in_life
     return DesktopRun(
         runtime_s=runtime_s,
         energy_kwh=energy,

@@ -138,8 +138,8 @@ class Ownership:
     Attributes:
         horizon_days: days owned (> 0).
         resale_usd: what the machine sells for at the end, USD (0 = kept or scrapped).
-        break_even_days: ``(upfront_usd - resale_usd) / daily_saving_usd``; None when the
-            desktop never pays back (daily saving <= 0).
+        break_even_days: ``(upfront_usd - resale_usd) / daily_saving_usd``; 0 when the resale
+            covers the purchase; None when the desktop never pays back (daily saving <= 0).
         pays_back_within_horizon: break-even day <= horizon (None when it never does).
         desktop_tco_usd: ``upfront_usd + desktop_cost_usd_per_day x horizon_days - resale_usd``.
         cloud_tco_usd: ``cloud_cost_usd_per_day x horizon_days``.
@@ -168,8 +168,8 @@ def ownership(
     """Total cost of ownership of both sides over ``horizon_days``, and the break-even day when
     the machine is sold for ``resale_usd`` at the horizon. See :class:`Ownership` for the
     formulas. With ``resale_usd = 0`` the break-even is :func:`app.costing.break_even`'s.
-    Raises :class:`InvalidInput` for a negative input, a resale above the purchase price, or
-    a horizon <= 0."""
+    A resale above the purchase price is allowed (used GPUs sold above launch price in 2021).
+    Raises :class:`InvalidInput` for a negative input or a horizon <= 0."""
     for name, value in (
         ("upfront_usd", upfront_usd),
         ("resale_usd", resale_usd),
@@ -178,13 +178,13 @@ def ownership(
     ):
         _check(math.isfinite(value) and value >= 0, f"{name} must be >= 0", name)
     _check(math.isfinite(horizon_days) and horizon_days > 0, "horizon must be > 0", "horizon_days")
-    _check(
-        resale_usd <= upfront_usd,
-        "the resale value cannot exceed the purchase price",
-        "resale_value_usd",
-    )
     saving = cloud_cost_usd_per_day - desktop_cost_usd_per_day
-    days = (upfront_usd - resale_usd) / saving if saving > 0 else None
+    net = upfront_usd - resale_usd
+    days: float | None
+    if net <= 0:
+        days = 0.0
+    else:
+        days = net / saving if saving > 0 else None
     return Ownership(
         horizon_days=horizon_days,
         resale_usd=resale_usd,

@@ -12,7 +12,7 @@ from enum import StrEnum
 from types import UnionType
 from typing import Annotated, Any, Union, get_args, get_origin
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
+from pydantic import BaseModel, Strict, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
 from app.catalog.loaders import fx_table
 from app.models.offer import PricingModel
@@ -128,6 +128,15 @@ class DesktopSpec(_Body):
                 },
                 not_both("total_price_usd", "total_price"),
                 not_both("resale_value_usd", "resale_value"),
+                {
+                    "anyOf": [
+                        {"not": {"required": ["resell_after_years"]}},
+                        {"required": ["resale_value_usd"]},
+                        {"required": ["resale_value"]},
+                        {"required": ["gpu"]},
+                        {"required": ["gpu_price_usd"]},
+                    ]
+                },
             ]
         },
     )
@@ -198,7 +207,7 @@ class DesktopSpec(_Body):
         description="Price of the whole machine in the request's `currency` (instead of "
         "`total_price_usd`).",
     )
-    purchase_date: Annotated[dt.date, Field(strict=False)] = Field(
+    purchase_date: Annotated[dt.date, Strict(False)] = Field(
         default=None,
         description="Day the machine is bought; default: the day whose prices are read "
         "(`as_of`, else today). The resale day is `purchase_date + resell_after_years`.",
@@ -224,6 +233,15 @@ class DesktopSpec(_Body):
         le=10_000_000,
         description="`resale_value_usd` in the request's `currency`.",
     )
+
+    @field_validator("purchase_date", mode="before")
+    @classmethod
+    def _iso_date(cls, value: Any) -> Any:
+        """Only an ISO 8601 date string (lax date parsing would take a number as a
+        timestamp)."""
+        if not isinstance(value, str):
+            raise ValueError("purchase_date must be an ISO 8601 date string, YYYY-MM-DD")
+        return value
 
     @model_validator(mode="after")
     def _money_once(self) -> DesktopSpec:
@@ -293,14 +311,14 @@ class _Where(_Body):
         "Region id (`de`, `us-ca`, ...) for electricity price and carbon intensity.",
         max_length=64,
     )
-    currency: Currency = Field(
+    currency: Annotated[Currency, Strict(False)] = Field(
         default=Currency.USD,
         description="Currency of the `*_in_currency` results and of the currency-neutral "
         "inputs (`total_price`, `resale_value`, `price_per_hour`, "
         "`electricity_price_per_kwh`). Converted at the catalog's rate in force on the "
         "prices' day, named in `currency_rate`. Default USD.",
     )
-    scaling: ScalingModel = Field(
+    scaling: Annotated[ScalingModel, Strict(False)] = Field(
         default=None,
         description="Multi-GPU scaling preset; default `tuned` (see `ScalingModel`).",
     )
@@ -311,11 +329,11 @@ class _Where(_Body):
         description="Override: Amdahl parallel fraction p, speed-up on n GPUs = 1 / ((1 - p) "
         "+ p / n). Wins over `scaling`.",
     )
-    memory_preset: MemoryPresetId = Field(
+    memory_preset: Annotated[MemoryPresetId, Strict(False)] = Field(
         default=None,
         description="Workload memory need (seed 001); a GPU below it is named in `warnings`.",
     )
-    precision: Precision = Field(
+    precision: Annotated[Precision, Strict(False)] = Field(
         default=None,
         description="Precision of `memory_preset`; default fp32 (`fp16` needs 8/12 of it).",
     )
@@ -778,7 +796,7 @@ class CarbonRequest(_Body):
         le=3.0,
         description="Power usage effectiveness; default 1.0, or the cloud region's.",
     )
-    hardware: Hardware = Field(
+    hardware: Annotated[Hardware, Strict(False)] = Field(
         default=None,
         description="How the GPUs' manufacturing emissions are allocated: `owned` (default; "
         "a bought desktop carries all of them over its life, barebone included) or `rented` "

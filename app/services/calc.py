@@ -342,6 +342,11 @@ def resolve_resale(
     resale_on = _add_years(purchase, years) if years is not None else None
     if given is not None:
         return ResolvedResale(purchase, years, resale_on, given, "given", None, None)
+    if desk.gpu_price_usd is None and desk.gpu is not None:
+        raise CatalogGap(
+            f"{prefix}: {desk.gpu.id} has no catalog price to value its resale; give "
+            "gpu_price_usd or resale_value_usd"
+        )
     if desk.gpu_price_usd is None:
         raise InvalidRequest(
             f"{prefix}: the depreciation curve values the GPUs; give gpu or gpu_price_usd, or "
@@ -465,11 +470,6 @@ def resolve_desktop(
     resolved = ResolvedDesktop(desktop, gpu, gpu_price)
     if with_resale:
         resolved.resale = resolve_resale(session, spec, resolved, rate, trail, prefix)
-        if resolved.resale is not None and resolved.resale.value_usd > upfront:
-            raise InvalidRequest(
-                f"{prefix}: the resale value (${resolved.resale.value_usd:,.2f}) exceeds the "
-                f"purchase price (${upfront:,.2f})"
-            )
     return resolved
 
 
@@ -681,7 +681,7 @@ def compute_break_even(
             "no resale: the desktop's lifetime_years (seed 001 counts no resale value)",
         )
     days = result.days if resale is None else owned.break_even_days
-    reason = result.reason
+    reason = result.reason if days is None else None
 
     desktop_kwh_year = result.desktop.energy_kwh_per_year or 0.0
     ci = ci_region.carbon_intensity_g_per_kwh
