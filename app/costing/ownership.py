@@ -180,11 +180,11 @@ def ownership(
     _check(math.isfinite(horizon_days) and horizon_days > 0, "horizon must be > 0", "horizon_days")
     saving = cloud_cost_usd_per_day - desktop_cost_usd_per_day
     net = upfront_usd - resale_usd
-    days: float | None
+    days: float | None = None  # never pays back
     if net <= 0:
-        days = 0.0
-    else:
-        days = net / saving if saving > 0 else None
+        days = 0.0  # the resale covers the purchase
+    elif saving > 0:
+        days = net / saving
     return Ownership(
         horizon_days=horizon_days,
         resale_usd=resale_usd,
@@ -303,9 +303,7 @@ MEMORY_PRESETS: dict[str, MemoryPreset] = {
     p.id: p
     for p in (
         MemoryPreset("kaggle", "Kaggle competitions", 8, f"{_SEED_001_MEMORY}: Kaggle >= 8 GB"),
-        MemoryPreset(
-            "prototyping", "prototyping", 10, f"{_SEED_001_MEMORY}: prototyping >= 10 GB"
-        ),
+        MemoryPreset("prototyping", "prototyping", 10, f"{_SEED_001_MEMORY}: prototyping >= 10 GB"),
         MemoryPreset(
             "computer-vision",
             "computer vision",
@@ -330,7 +328,9 @@ MEMORY_PRESETS: dict[str, MemoryPreset] = {
 # Seed 002 (Tim Dettmers, 2019): 16-bit training halves activation memory; "8 GB at 16-bit is
 # about 12 GB at 32-bit", so a 16-bit run needs 8/12 of the 32-bit memory.
 FP16_MEMORY_FACTOR = 8.0 / 12.0
-FP16_SOURCE = "seed 002 (Tim Dettmers, 2019): 16-bit halves activations; 8 GB at 16-bit ~ 12 GB at 32-bit"
+FP16_SOURCE = (
+    "seed 002 (Tim Dettmers, 2019): 16-bit halves activations; 8 GB at 16-bit ~ 12 GB at 32-bit"
+)
 
 
 def required_memory_gb(min_memory_gb_32bit: float, precision: str = "fp32") -> float:

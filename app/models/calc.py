@@ -12,7 +12,15 @@ from enum import StrEnum
 from types import UnionType
 from typing import Annotated, Any, Union, get_args, get_origin
 
-from pydantic import BaseModel, Strict, ConfigDict, Field, ValidationInfo, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    Strict,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
 from app.catalog.loaders import fx_table
 from app.models.offer import PricingModel
@@ -245,7 +253,10 @@ class DesktopSpec(_Body):
 
     @model_validator(mode="after")
     def _money_once(self) -> DesktopSpec:
-        for usd, neutral in (("total_price_usd", "total_price"), ("resale_value_usd", "resale_value")):
+        for usd, neutral in (
+            ("total_price_usd", "total_price"),
+            ("resale_value_usd", "resale_value"),
+        ):
             if getattr(self, usd) is not None and getattr(self, neutral) is not None:
                 raise ValueError(f"give {usd} or {neutral}, not both")
         return self
@@ -342,7 +353,10 @@ class _Where(_Body):
     def _one_utilization(self):
         if self.utilization is not None and self.utilization_profile is not None:
             raise ValueError("give utilization or utilization_profile, not both")
-        if self.electricity_price_usd_per_kwh is not None and self.electricity_price_per_kwh is not None:
+        if (
+            self.electricity_price_usd_per_kwh is not None
+            and self.electricity_price_per_kwh is not None
+        ):
             raise ValueError(
                 "give electricity_price_usd_per_kwh or electricity_price_per_kwh, not both"
             )

@@ -17,6 +17,7 @@ from app.models.calc import (
     STRICT,
     Assumption,
     CloudSpec,
+    CurrencyRate,
     DesktopSpec,
     PriceAge,
     SourceRef,
@@ -275,6 +276,9 @@ class CompareOption(BaseModel):
     total_cost_usd: float | None = Field(
         description="Over the horizon: purchase + monthly cost x months, USD."
     )
+    total_cost_in_currency: float | None = Field(
+        description="`total_cost_usd` in the request's currency (see `currency_rate`)."
+    )
     run_cost_usd: float | None = Field(
         description="Marginal cost of one run: cloud billed time x price (seed 004); desktop "
         "electricity, USD."
@@ -320,6 +324,7 @@ class CompareSummary(BaseModel):
 class CompareResult(BaseModel):
     """Every matching option ranked by total cost over the horizon, best first."""
 
+    currency_rate: CurrencyRate = Field(description="Rate behind `total_cost_in_currency`.")
     reference: str = Field(description="What one hour of work is measured on.")
     reference_hours_per_month: float = Field(description="Work per month on the reference, h.")
     runs_per_month: float | None = Field(description="Runs per month (null without runs).")

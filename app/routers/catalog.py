@@ -9,6 +9,7 @@ from fastapi import APIRouter, Query
 from app.deps import AsOf, SessionDep
 from app.models import Benchmark, UtilizationProfile
 from app.models.benchmark import BenchmarkPublic, BenchmarkResultPublic, BenchmarksPublic
+from app.models.calc import MemoryPresetId, Precision
 from app.models.catalog_misc import (
     BarebonePublic,
     BarebonesPublic,
@@ -18,8 +19,19 @@ from app.models.catalog_misc import (
 from app.models.common import PROBLEM_RESPONSES
 from app.models.gpu import GpuPublic, GpusPublic
 from app.models.offer import CloudOfferPublic, CloudOffersPublic, PricingModel, Provider
+from app.models.ownership import (
+    EmbodiedFactorPublic,
+    EmbodiedFactorsPublic,
+    FxRatePublic,
+    FxRatesPublic,
+    MemoryPresetPublic,
+    MemoryPresetsPublic,
+    ScalingPresetPublic,
+    ScalingPresetsPublic,
+)
 from app.models.region import RegionKind, RegionPublic, RegionsPublic
 from app.services import catalog
+from app.services.ownership import embodied_factors, memory_need, reference_lists
 from app.services.snapshot import prices_as_of
 
 router = APIRouter(prefix="/v1", tags=["catalog"], responses={422: PROBLEM_RESPONSES[422]})
@@ -42,6 +54,13 @@ def link_to(operation_id: str, param: str, description: str) -> dict:
 
 Limit = Annotated[int, Query(ge=1, le=500, description="Page size.")]
 Offset = Annotated[int, Query(ge=0, le=1_000_000, description="Rows to skip.")]
+MemoryPresetQuery = Annotated[
+    MemoryPresetId | None,
+    Query(description="Only GPUs with the memory this workload needs (seed 001's presets)."),
+]
+PrecisionQuery = Annotated[
+    Precision | None, Query(description="Precision of `memory_preset`; default fp32.")
+]
 
 
 def fields_of(row) -> dict:
@@ -73,14 +92,20 @@ def list_gpus(
     q: Annotated[
         str | None, Query(max_length=100, description="Name, alias or id to match.")
     ] = None,
+    memory_preset: MemoryPresetQuery = None,
+    precision: PrecisionQuery = None,
     limit: Limit = 100,
     offset: Offset = 0,
     as_of: AsOf = None,
 ) -> GpusPublic:
     """GPUs in the catalog with specs (memory GB, bandwidth GB/s, FP32 TFLOPS, TDP W), launch
-    and used prices, each with source and as-of date. `q` matches ids, names and aliases."""
+    and used prices, each with source and as-of date. `q` matches ids, names and aliases;
+    `memory_preset` keeps the GPUs with the memory that workload needs (seed 001)."""
     with prices_as_of(as_of):
-        rows, count = catalog.list_gpus(session, q, limit, offset)
+        need = memory_need(memory_preset, precision)
+        rows, count = catalog.list_gpus(
+            session, q, limit, offset, min_memory_gb=need.required_gb if need else None
+        )
         return GpusPublic(data=[GpuPublic.model_validate(fields_of(r)) for r in rows], count=count)
 
 
@@ -113,15 +138,20 @@ def list_cloud_offers(
     pricing_model: PricingModel | None = None,
     region: Annotated[str | None, Query(max_length=100, description="Provider region.")] = None,
     max_price_usd_per_hour: Annotated[float | None, Query(ge=0, le=10_000)] = None,
+    memory_preset: MemoryPresetQuery = None,
+    precision: PrecisionQuery = None,
     limit: Limit = 100,
     offset: Offset = 0,
     as_of: AsOf = None,
 ) -> CloudOffersPublic:
     """Priced ways to rent GPUs, cheapest first: USD per instance-hour, monthly fees, billing
-    increments, region, source and as-of date."""
+    increments, region, source and as-of date. `memory_preset` keeps offers whose GPU has
+    the memory that workload needs (seed 001)."""
     with prices_as_of(as_of):
+        need = memory_need(memory_preset, precision)
         rows, count = catalog.list_offers(
             session,
+            min_memory_gb=need.required_gb if need else None,
             provider=provider.value if provider else None,
             gpu=gpu,
             pricing_model=pricing_model.value if pricing_model else None,
@@ -205,6 +235,50 @@ def list_utilization_profiles(session: SessionDep) -> UtilizationProfilesPublic:
     return UtilizationProfilesPublic(
         data=[UtilizationProfilePublic.model_validate(r) for r in rows], count=len(rows)
     )
+
+
+@router.get("/memory-presets", response_model=MemoryPresetsPublic, summary="List memory presets")
+def list_memory_presets() -> MemoryPresetsPublic:
+    """Seed 001's GPU memory needs per kind of work, at 32-bit and 16-bit (seed 002)."""
+    rows = [MemoryPresetPublic(**r) for r in reference_lists().memory]
+    return MemoryPresetsPublic(data=rows, count=len(rows))
+
+
+@router.get(
+    "/scaling-models", response_model=ScalingPresetsPublic, summary="List multi-GPU scaling models"
+)
+def list_scaling_models() -> ScalingPresetsPublic:
+    """Amdahl's-law presets anchored on the seeds' multi-GPU speed-ups, with predictions."""
+    rows = [ScalingPresetPublic(**r) for r in reference_lists().scaling]
+    return ScalingPresetsPublic(data=rows, count=len(rows))
+
+
+@router.get("/fx-rates", response_model=FxRatesPublic, summary="List exchange rates")
+def list_fx_rates() -> FxRatesPublic:
+    """Dated exchange rates (USD per unit) the service converts money and electricity with."""
+    rows = [FxRatePublic(**r) for r in reference_lists().fx]
+    return FxRatesPublic(data=rows, count=len(rows))
+
+
+@router.get(
+    "/embodied-carbon", response_model=EmbodiedFactorsPublic, summary="List embodied carbon"
+)
+def list_embodied_carbon() -> EmbodiedFactorsPublic:
+    """Manufacturing emissions per GPU and per desktop, with one-sigma ranges and sources."""
+    rows = [
+        EmbodiedFactorPublic(
+            part=part,
+            co2e_kg=row.factor.co2e_kg,
+            relative_sd=row.factor.relative_sd,
+            low_co2e_kg=round(row.factor.co2e_kg * (1 - row.factor.relative_sd), 4),
+            high_co2e_kg=round(row.factor.co2e_kg * (1 + row.factor.relative_sd), 4),
+            lifetime_years=row.lifetime_years,
+            source=row.factor.source,
+            as_of=row.as_of,
+        )
+        for part, row in embodied_factors().items()
+    ]
+    return EmbodiedFactorsPublic(data=rows, count=len(rows))
 
 
 @router.get("/benchmarks", response_model=BenchmarksPublic, summary="List benchmarks")

@@ -17,34 +17,33 @@ from typing import Any
 from sqlmodel import Session
 
 from app import costing
-from app.catalog.loaders import pue_defaults
+from app.catalog.loaders import FxRate, pue_defaults
+from app.costing import ownership as own
 from app.errors import CatalogGap, InvalidRequest
 from app.models import Barebone, CloudOffer, Gpu, Region
 from app.models.calc import (
     Assumption,
     BreakEvenMoney,
-    CurrencyRate,
-    EmbodiedCarbon,
-    Resale,
-    TotalCostOfOwnership,
     BreakEvenRequest,
     BreakEvenResult,
     CarbonRequest,
     CarbonResult,
     CloudSide,
     CloudSpec,
+    CurrencyRate,
     DesktopSide,
     DesktopSpec,
+    EmbodiedCarbon,
     Performance,
     PriceAge,
+    Resale,
     RunCostRequest,
     RunCostResult,
     RunOption,
     RunOptionResult,
     SourceRef,
+    TotalCostOfOwnership,
 )
-from app.catalog.loaders import FxRate
-from app.costing import ownership as own
 from app.services import catalog
 from app.services.ownership import (
     MemoryNeed,
@@ -334,7 +333,9 @@ def resolve_resale(
     """The resale of ``spec``'s desktop: a given value, else (with ``resell_after_years``)
     the GPUs' price times the depreciation curve of their class (the barebone counts 0);
     None when the machine is not resold (seed 001's assumption)."""
-    given = given_usd(spec.resale_value_usd, spec.resale_value, rate, f"{prefix}.resale_value_usd", trail)
+    given = given_usd(
+        spec.resale_value_usd, spec.resale_value, rate, f"{prefix}.resale_value_usd", trail
+    )
     years = spec.resell_after_years
     if given is None and years is None:
         return None
@@ -384,7 +385,9 @@ def resolve_desktop(
     gpu_price: float | None = spec.gpu_price_usd
     if gpu_price is None and gpu is not None and gpu.price_new_usd is not None:
         gpu_price = gpu.price_new_usd
-    total_price = given_usd(spec.total_price_usd, spec.total_price, rate, f"{prefix}.total_price_usd", trail)
+    total_price = given_usd(
+        spec.total_price_usd, spec.total_price, rate, f"{prefix}.total_price_usd", trail
+    )
     barebone: Barebone | None = None
     if spec.barebone:
         barebone = catalog.get_barebone(session, spec.barebone)
@@ -656,9 +659,7 @@ def compute_break_even(
         day=prices_day(session),
     )
     ci_region = carbon_region(session, region, settings, trail)
-    scaling = resolve_scaling(
-        req, trail, counts=(desk.desktop.gpu_count, cloud.gpu_count or 1)
-    )
+    scaling = resolve_scaling(req, trail, counts=(desk.desktop.gpu_count, cloud.gpu_count or 1))
     perf = cloud_speed(session, req.normalize_performance, desk, cloud, trail, scaling)
     need = memory_need(req.memory_preset, req.precision, trail)
 
@@ -904,7 +905,10 @@ def _runtime_on(ctx: _RunContext, gpu: Gpu, count: int) -> _Runtime:
             note = "; ".join(
                 filter(
                     None,
-                    [note, f"{count} GPUs run {gain:.4g}x as fast as one ({ctx.scaling.model} scaling)"],
+                    [
+                        note,
+                        f"{count} GPUs run {gain:.4g}x as fast as one ({ctx.scaling.model} scaling)",
+                    ],
                 )
             )
         return _Runtime(
@@ -1043,12 +1047,8 @@ def _run_option(session: Session, ctx: _RunContext, opt: RunOption, i: int) -> R
         run = costing.desktop_run_cost(rt.seconds, owned, usage, ctx.electricity_price_usd_per_kwh)
         hourly = run.fully_loaded_cost_usd / (rt.seconds / 3600.0)
         machine = desktop_embodied(owned.gpu_count, trail)
-        share = own.owned_share_of_run(
-            rt.seconds / 3600.0, owned.lifetime_years, usage.utilization
-        )
-        per_item = (
-            costing.cost_per_item_usd(run.fully_loaded_cost_usd, items) if items else None
-        )
+        share = own.owned_share_of_run(rt.seconds / 3600.0, owned.lifetime_years, usage.utilization)
+        per_item = costing.cost_per_item_usd(run.fully_loaded_cost_usd, items) if items else None
         return RunOptionResult(
             **base,
             price_usd_per_hour=sig8(hourly),
@@ -1126,9 +1126,7 @@ def _run_option(session: Session, ctx: _RunContext, opt: RunOption, i: int) -> R
         cost_usd=sig8(run.cost_usd),
         energy_kwh=sig8(energy),
         co2e_kg=sig8(costing.co2e_kg(energy, ci)),
-        embodied_co2e_kg=sig8(
-            gpus_embodied.co2e_kg * own.rented_share(rt.seconds / 3600.0, life)
-        ),
+        embodied_co2e_kg=sig8(gpus_embodied.co2e_kg * own.rented_share(rt.seconds / 3600.0, life)),
         cost_in_currency=in_currency(run.cost_usd, rate),
         cost_per_item_in_currency=in_currency(per_item, rate),
         cost_per_batch_item_usd=batch_cost,

@@ -86,10 +86,20 @@ def resolve_gpu(session: Session, name: str) -> Gpu:
     raise NotFound(f"no GPU is called '{name}'", candidates=list(found.candidates))
 
 
-def list_gpus(session: Session, q: str | None, limit: int, offset: int) -> tuple[list[Gpu], int]:
+def list_gpus(
+    session: Session,
+    q: str | None,
+    limit: int,
+    offset: int,
+    *,
+    min_memory_gb: float | None = None,
+) -> tuple[list[Gpu], int]:
     """GPUs ordered by id; ``q`` keeps those whose id or name contains it (case-insensitive)
-    or that it resolves to (alias, or every candidate of an ambiguous name)."""
+    or that it resolves to (alias, or every candidate of an ambiguous name);
+    ``min_memory_gb`` keeps those with at least that much memory, GB."""
     rows = list(_snap(session).gpus)
+    if min_memory_gb is not None:
+        rows = [g for g in rows if g.memory_gb >= min_memory_gb - 1e-9]
     if q:
         resolved = gpu_index(session).resolve(q)
         ids = (
@@ -110,10 +120,15 @@ def list_offers(
     max_price_usd_per_hour: float | None,
     limit: int,
     offset: int,
+    min_memory_gb: float | None = None,
 ) -> tuple[list[CloudOffer], int]:
     """Cloud offers matching the filters, cheapest first (ties by id). ``gpu`` is resolved
-    like a name."""
+    like a name; ``min_memory_gb`` keeps offers whose GPU has at least that memory, GB."""
     gpu_id = resolve_gpu(session, gpu).id if gpu else None
+    snap = _snap(session)
+    enough = None
+    if min_memory_gb is not None:
+        enough = {g.id for g in snap.gpus if g.memory_gb >= min_memory_gb - 1e-9}
     rows = [
         o
         for o in _snap(session).offers.offers
@@ -122,6 +137,7 @@ def list_offers(
         and (pricing_model is None or o.pricing_model == pricing_model)
         and (region is None or o.region == region)
         and (max_price_usd_per_hour is None or o.price_usd_per_hour <= max_price_usd_per_hour)
+        and (enough is None or o.gpu_id in enough)
     ]
     rows.sort(key=lambda o: (o.price_usd_per_hour, o.id))
     return rows[offset : offset + limit], len(rows)

@@ -34,8 +34,13 @@ from app.services.calc import (
     benchmark_time,
     carbon_region,
     cloud_speed,
+    currency_rate,
+    given_usd,
+    in_currency,
     price_age,
+    prices_day,
     resolve_cloud,
+    resolve_currency,
     resolve_desktop,
     resolve_electricity,
     resolve_region,
@@ -208,7 +213,20 @@ def compute_compare(session: Session, req: CompareRequest, settings: Settings) -
             "utilization is the fraction of the month the reference is busy",
         )
     region = resolve_region(session, req.region)
-    price = resolve_electricity(req.electricity_price_usd_per_kwh, region, settings, trail)
+    rate = resolve_currency(session, req, trail)
+    price = resolve_electricity(
+        given_usd(
+            req.electricity_price_usd_per_kwh,
+            req.electricity_price_per_kwh,
+            rate,
+            "electricity_price_usd_per_kwh",
+            trail,
+        ),
+        region,
+        settings,
+        trail,
+        day=prices_day(session),
+    )
     ci_default = carbon_region(session, region, settings, trail).carbon_intensity_g_per_kwh
 
     # Which options: masks over offers and builds.
@@ -356,6 +374,7 @@ def compute_compare(session: Session, req: CompareRequest, settings: Settings) -
             busy_hours_per_month=val(costs.busy_hours_per_month),
             cost_usd_per_month=val(costs.cost_usd_per_month),
             total_cost_usd=val(costs.total_cost_usd),
+            total_cost_in_currency=in_currency(val(costs.total_cost_usd), rate),
             run_cost_usd=val(costs.run_cost_usd),
             cost_per_run_usd=val(costs.cost_per_run_usd),
             cost_per_batch_item_usd=val(costs.cost_per_batch_item_usd),
@@ -425,6 +444,7 @@ def compute_compare(session: Session, req: CompareRequest, settings: Settings) -
             f"{age.oldest_price_date}); see `prices`"
         )
     return CompareResult(
+        currency_rate=currency_rate(rate),
         reference=ref.label,
         reference_hours_per_month=sig8(ref_hours),
         runs_per_month=sig8(work.runs_per_month),
@@ -483,14 +503,20 @@ DEFAULT_UTILIZATIONS = tuple(round(0.01 * k, 2) for k in range(1, 101))
 def compute_sweep(session: Session, req: SweepRequest, settings: Settings) -> SweepResult:
     """Break-even days over utilization x electricity price; see :class:`SweepResult`."""
     trail = Trail()
-    desk = resolve_desktop(session, req.desktop, trail)
+    desk = resolve_desktop(session, req.desktop, trail, with_resale=False)
+    if req.desktop.resell_after_years is not None or req.desktop.resale_value_usd is not None:
+        trail.assume(
+            "desktop.resale_value_usd",
+            0,
+            "the sweep's totals count no resale (use /v1/break-even for resale and TCO)",
+        )
     cloud = resolve_cloud(session, req.cloud, trail)
     utilizations = req.utilizations or list(DEFAULT_UTILIZATIONS)
     if req.electricity_prices_usd_per_kwh:
         prices = req.electricity_prices_usd_per_kwh
     else:
         region = resolve_region(session, req.region)
-        prices = [resolve_electricity(None, region, settings, trail)]
+        prices = [resolve_electricity(None, region, settings, trail, day=prices_day(session))]
     perf = cloud_speed(session, req.normalize_performance, desk, cloud, trail)
     factor = perf.time_factor if perf else 1.0
     if perf:

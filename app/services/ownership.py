@@ -11,8 +11,8 @@ from functools import lru_cache
 
 from sqlmodel import Session
 
-from app.catalog.loaders import CURATED, FxRate, _date, fx_table, read_csv
 from app import costing
+from app.catalog.loaders import CURATED, FxRate, _date, fx_table, read_csv
 from app.costing import ownership as own
 from app.errors import CatalogGap, InvalidRequest
 from app.models import Gpu
@@ -201,7 +201,9 @@ def memory_need(preset_id: str | None, precision: str | None, trail=None) -> Mem
     precision = precision or "fp32"
     need = MemoryNeed(preset, precision, own.required_memory_gb(preset.min_memory_gb, precision))
     if trail is not None:
-        source = preset.source + (f"; x 8/12 at 16-bit, {own.FP16_SOURCE}" if precision == "fp16" else "")
+        source = preset.source + (
+            f"; x 8/12 at 16-bit, {own.FP16_SOURCE}" if precision == "fp16" else ""
+        )
         trail.assume("memory_need_gb", round(need.required_gb, 4), source)
     return need
 
@@ -235,3 +237,58 @@ def cite_rate(trail, rate: FxRate, why: str) -> None:
             rate.source,
             rate.as_of,
         )
+
+
+# ------------------------------------------------------------------------------------------
+# Reference lists served by the catalog router
+# ------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ReferenceLists:
+    """Memory presets, scaling presets and exchange rates as plain rows for the API."""
+
+    memory: list[dict]
+    scaling: list[dict]
+    fx: list[dict]
+
+
+@lru_cache(maxsize=1)
+def reference_lists() -> ReferenceLists:
+    """The rows of ``/v1/memory-presets``, ``/v1/scaling-models`` and ``/v1/fx-rates``."""
+    memory = [
+        {
+            "id": p.id,
+            "label": p.label,
+            "min_memory_gb": p.min_memory_gb,
+            "min_memory_gb_fp16": round(own.required_memory_gb(p.min_memory_gb, "fp16"), 4),
+            "source": p.source,
+        }
+        for p in own.MEMORY_PRESETS.values()
+    ]
+    scaling = [
+        {
+            "id": p.id,
+            "anchor_gpu_count": p.anchor_gpu_count,
+            "anchor_speedup": p.anchor_speedup,
+            "parallel_fraction": round(p.parallel_fraction, 6),
+            **{
+                f"speedup_{n}_gpus": round(costing.speedup(n, p.parallel_fraction), 4)
+                for n in (2, 4, 8)
+            },
+            "is_default": p.id == own.DEFAULT_SCALING,
+            "source": p.source,
+        }
+        for p in own.SCALING_PRESETS.values()
+    ]
+    fx = [
+        {
+            "currency": r.currency,
+            "usd_per_unit": r.usd_per_unit,
+            "as_of": r.as_of,
+            "source": r.source,
+        }
+        for rates in fx_table().values()
+        for r in rates
+    ]
+    return ReferenceLists(memory, scaling, fx)
