@@ -13,6 +13,10 @@ so what is left over is reported as ``ignored``):
 3. An electricity price (``at $0.30/kWh``, ``30 cents/kwh``, ``electricity $0.3``).
 4. Utilization: ``15% util``, ``15 percent``, ``util 0.15``, ``6 hours a day``, profile names
    (``phd desktop``, ``slurm cluster``), and last a bare ``0.15``.
+5a. Ownership (before durations): resale (``resell after 3 years``, ``sell it in 18
+   months``), currency (``in EUR``, ``in euros``, ``€``), memory needs (``for transformers``,
+   ``for kaggle``, ``for research``, ``for computer vision``) and 16-bit (``fp16``, ``16-bit``,
+   ``mixed precision``).
 5. Durations: ``100 gpu-hours`` (``a month`` makes it a usage rate), ``for 2 years``,
    ``10 hours`` (a runtime), ``90 minutes``.
 6. A region after ``in``: a country or US state name (``in germany``, ``in california``) or an
@@ -285,6 +289,7 @@ class Lexicon:
         regions: place name (lower case) -> region id (countries and US states).
         state_codes: upper-case two-letter US state code -> region id (``CA`` -> ``us-ca``).
         benchmarks: phrase (lower case) -> benchmark id.
+        currencies: ISO 4217 codes with a rate in the catalog (and USD).
     """
 
     gpus: NameIndex
@@ -292,6 +297,7 @@ class Lexicon:
     regions: Mapping[str, str]
     state_codes: Mapping[str, str]
     benchmarks: Mapping[str, str]
+    currencies: frozenset[str] = frozenset({"USD"})
 
     @classmethod
     def build(
@@ -300,6 +306,7 @@ class Lexicon:
         profiles: Iterable[tuple[str, str]],
         regions: Iterable[tuple[str, str, str]],
         benchmarks: Iterable[tuple[str, str]],
+        currencies: Iterable[str] = (),
     ) -> Lexicon:
         """Build from catalog rows: GPUs ``(id, name, aliases)``, profiles ``(id, name)``,
         regions ``(id, name, kind)`` and benchmarks ``(id, name)``."""
@@ -326,7 +333,12 @@ class Lexicon:
                            name.lower().split(" ")[0]}:  # fmt: skip
                 bench[phrase] = bid
         return cls(
-            NameIndex(gpus), _longest_first(prof), _longest_first(reg), codes, _longest_first(bench)
+            NameIndex(gpus),
+            _longest_first(prof),
+            _longest_first(reg),
+            codes,
+            _longest_first(bench),
+            frozenset({"USD", *currencies}),
         )
 
 
@@ -378,6 +390,12 @@ class Interpretation:
     electricity_price_usd_per_kwh: Annotated[float | None, Doc("USD/kWh.")] = None
     region: Annotated[str | None, Doc("Region id, e.g. `de`, `us-ca`.")] = None
     horizon_days: Annotated[float | None, Doc("Time horizon, days.")] = None
+    resell_after_years: Annotated[
+        float | None, Doc("Years after purchase the desktop is sold.")
+    ] = None
+    currency: Annotated[str | None, Doc("ISO 4217 code of the answer's currency.")] = None
+    memory_preset: Annotated[str | None, Doc("Memory preset id, e.g. `transformers`.")] = None
+    precision: Annotated[str | None, Doc("`fp16` when 16-bit training was asked for.")] = None
     runtime_s: Annotated[float | None, Doc("Runtime of one run, s.")] = None
     gpu_hours: Annotated[float | None, Doc("GPU-hours of work, h.")] = None
     gpu_hours_per_month: Annotated[float | None, Doc("GPU-hours per month, h.")] = None
@@ -441,6 +459,7 @@ def parse(text: str, lexicon: Lexicon) -> Interpretation:
     _cloud_price(w, it)
     _electricity(w, it)
     _utilization(w, it, lexicon)
+    _ownership(w, it, lexicon)
     _durations(w, it)
     _bare_utilization(w, it)
     _region(w, it, lexicon, original)
@@ -525,6 +544,53 @@ def _utilization(w: _Work, it: Interpretation, lex: Lexicon) -> None:
         taken = w.take(pattern)  # always blanked, even when a utilization is already set
         if taken and it.utilization is None and it.utilization_profile is None:
             it.utilization_profile = lex.profiles[phrase]
+
+
+MEMORY_WORDS = {
+    "pretrained transformers": "transformers",
+    "transformers": "transformers",
+    "transformer": "transformers",
+    "llms": "transformers",
+    "kaggle": "kaggle",
+    "prototyping": "prototyping",
+    "computer vision": "computer-vision",
+    "vision": "computer-vision",
+    "cv": "computer-vision",
+    "research": "research",
+    "large models": "research",
+}
+CURRENCY_WORDS = {"euros": "EUR", "euro": "EUR", "eur": "EUR", "€": "EUR",
+                  "usd": "USD", "dollars": "USD", "us dollars": "USD"}  # fmt: skip
+
+
+def _ownership(w: _Work, it: Interpretation, lex: Lexicon) -> None:
+    """Resale horizon, answer currency, memory preset and 16-bit precision."""
+    words = "|".join(k for k in NUMBER_WORDS if len(k) > 1 or k == "a")
+    for m in w.take(
+        rf"\b(?:re-?sell(?:ing)?|sell(?:ing)?|resale)(?:\s+(?:it|them|the\s+\w+))?\s+"
+        rf"(?:after|in|at|within)\s+(?:{_NUM}|\b({words}))\s*(?:-\s*)?"
+        rf"(years?|yrs?|y|months?|mos?)\b"
+    ):
+        n = _num(m.group(1)) if m.group(1) else float(NUMBER_WORDS[m.group(2)])
+        years = n if m.group(3).startswith("y") else n / 12
+        if not 0 < years <= 20:
+            it.problems.append(f"'{m.group(0).strip()}': resale must be within 20 years")
+        else:
+            it.resell_after_years = years
+    codes = "|".join(re.escape(c.lower()) for c in sorted(lex.currencies, key=len, reverse=True))
+    names = "|".join(re.escape(k) for k in sorted(CURRENCY_WORDS, key=len, reverse=True))
+    for m in w.take(rf"(?:\b(?:in|into|as)\s+)?(?<![\w])({names}|{codes})(?![\w])"):
+        said = m.group(1)
+        code = CURRENCY_WORDS.get(said, said.upper())
+        if code in lex.currencies:
+            it.currency = code
+        else:
+            it.problems.append(f"no exchange rate for '{said}' in the catalog")
+    presets = "|".join(re.escape(k) for k in sorted(MEMORY_WORDS, key=len, reverse=True))
+    for m in w.take(rf"\b(?:for|doing|with)\s+(?:a\s+|the\s+)?({presets})(?:\s+work)?\b"):
+        it.memory_preset = it.memory_preset or MEMORY_WORDS[m.group(1)]
+    if w.take(r"\b(?:fp16|bf16|16[\s-]?bit|half[\s-]precision|mixed[\s-]precision|amp)\b"):
+        it.precision = "fp16"
 
 
 def _durations(w: _Work, it: Interpretation) -> None:

@@ -29,10 +29,17 @@ from pydantic import ValidationError
 from sqlmodel import Session
 
 from app import costing
+from app.catalog.loaders import fx_table
 from app.costing import CostingError
 from app.errors import DomainError, NotUnderstood
 from app.models import CloudOffer, Gpu
-from app.models.calc import Assumption, BreakEvenRequest, CarbonRequest, RunCostRequest
+from app.models.calc import (
+    Assumption,
+    BreakEvenRequest,
+    CarbonRequest,
+    CurrencyRate,
+    RunCostRequest,
+)
 from app.models.gpu import GpuPublic
 from app.models.query import Fact, QueryAnswer
 from app.query.parser import GpuMention, Interpretation, Lexicon, parse
@@ -71,7 +78,7 @@ def lexicon(session: Session) -> Lexicon:
     key = (snap.database, snap.revision)
     found = _lexicons.get(key)
     if found is None:
-        found = Lexicon.build(**catalog.vocabulary(session))
+        found = Lexicon.build(**catalog.vocabulary(session), currencies=fx_table())
         _lexicons.clear()
         _lexicons[key] = found
     return found
@@ -200,7 +207,21 @@ def _where_fields(it: Interpretation) -> dict[str, Any]:
         body["electricity_price_usd_per_kwh"] = it.electricity_price_usd_per_kwh
     if it.region:
         body["region"] = it.region
+    if it.currency:
+        body["currency"] = it.currency
+    if it.memory_preset:
+        body["memory_preset"] = it.memory_preset
+    if it.precision:
+        body["precision"] = it.precision
     return body
+
+
+def _in(amount_usd: float | None, rate: CurrencyRate) -> str:
+    """``amount_usd`` as money in the answer's currency (USD prints as before)."""
+    if amount_usd is None or rate.currency == "USD":
+        return _money(amount_usd)
+    x = amount_usd / rate.usd_per_unit
+    return f"{x:,.2f} {rate.currency}" if abs(x) >= 1 else f"{x:.4g} {rate.currency}"
 
 
 # ------------------------------------------------------------------------------------------
@@ -295,6 +316,8 @@ def _break_even(session: Session, settings: Settings, out: _Answer) -> QueryAnsw
     gpu = _one_gpu(session, it, it.gpu)  # type: ignore[arg-type]  (checked by the parser)
     count = it.gpu.count  # type: ignore[union-attr]
     desktop = _desktop_spec(session, out, gpu, count)
+    if it.resell_after_years is not None:
+        desktop["resell_after_years"] = it.resell_after_years
     cloud: dict[str, Any]
     if it.cloud.price_usd_per_hour is not None:
         cloud = {"price_usd_per_hour": it.cloud.price_usd_per_hour}
@@ -313,32 +336,51 @@ def _break_even(session: Session, settings: Settings, out: _Answer) -> QueryAnsw
     body = {"desktop": desktop, "cloud": cloud, **_where_fields(it)}
     req = _validated(BreakEvenRequest, body, it)
     res = calc.compute_break_even(session, req, settings)
+    resale = res.resale
     if res.break_even_days is not None:
         headline = f"Break-even: {res.break_even_days:,.0f} days"
+        if resale is not None and resale.resell_after_years is not None:
+            headline += f" if you resell after {resale.resell_after_years:g} years"
     else:
         headline = f"Break-even: never ({res.break_even_reason})"
-    d, c = res.desktop, res.cloud
-    out.fact("Desktop", f"{d.gpu_count}x {d.gpu_id}, {_money(d.upfront_usd)} upfront")
+    d, c, r = res.desktop, res.cloud, res.currency_rate
+    out.fact("Desktop", f"{d.gpu_count}x {d.gpu_id}, {_in(d.upfront_usd, r)} upfront")
     out.fact(
         "Cloud",
         f"{c.offer_id or 'given price'} ({c.provider or '-'}, "
         f"{c.pricing_model if c.pricing_model else '-'}) at "
-        f"{_money(c.price_usd_per_hour)}/h",
+        f"{_in(c.price_usd_per_hour, r)}/h",
     )
     out.fact("Utilization", f"{res.utilization:.0%}")
-    out.fact("Electricity", f"{_money(d.electricity_price_usd_per_kwh)}/kWh")
+    out.fact("Electricity", f"{_in(d.electricity_price_usd_per_kwh, r)}/kWh")
     out.fact(
         "Running cost",
-        f"desktop {_money(d.cost_usd_per_year)}/yr ({d.energy_kwh_per_year:,.0f} kWh), "
-        f"cloud {_money(c.cost_usd_per_year)}/yr",
+        f"desktop {_in(d.cost_usd_per_year, r)}/yr ({d.energy_kwh_per_year:,.0f} kWh), "
+        f"cloud {_in(c.cost_usd_per_year, r)}/yr",
     )
+    if resale is not None:
+        out.fact(
+            "Resale",
+            f"{_in(resale.resale_value_usd, r)} on {resale.resale_on} ({resale.basis}); "
+            f"without resale {resale.break_even_days_without_resale} days",
+        )
+        out.fact(
+            f"TCO over {res.tco.horizon_years:g} years",
+            f"desktop {_in(res.tco.desktop_tco_usd, r)} vs cloud {_in(res.tco.cloud_tco_usd, r)}"
+            f": {res.tco.cheaper} is cheaper",
+        )
+    if r.currency != "USD":
+        out.fact("Exchange rate", f"{r.usd_per_unit:g} USD/{r.currency} ({r.as_of})")
+    for warning in res.warnings:
+        if "GB, below" in warning:
+            out.fact("Memory", warning)
     if it.horizon_days:
         desk_total = costing.cumulative_cost_usd(d.upfront_usd, d.cost_usd_per_day, it.horizon_days)
         cloud_total = costing.cumulative_cost_usd(0.0, c.cost_usd_per_day, it.horizon_days)
         cheaper = "desktop" if desk_total < cloud_total else "cloud"
         out.fact(
             f"Over {it.horizon_days:,.0f} days",
-            f"desktop {_money(desk_total)} vs cloud {_money(cloud_total)}: {cheaper} is cheaper",
+            f"desktop {_in(desk_total, r)} vs cloud {_in(cloud_total, r)}: {cheaper} is cheaper",
         )
     return out.done(headline, "/v1/break-even", req.model_dump(exclude_none=True), _dump(res))
 
@@ -436,15 +478,15 @@ def _run_cost(session: Session, settings: Settings, out: _Answer) -> QueryAnswer
         )
     elif per_item:
         best = ranked[0]
-        headline = f"Cost per batch item: {_money(best.cost_per_batch_item_usd)} on {best.label}"
+        headline = f"Cost per batch item: {_in(best.cost_per_batch_item_usd, res.currency_rate)} on {best.label}"
     else:
         best = ranked[0]
-        headline = f"Run cost: {_money(best.cost_usd)} on {best.label}"
+        headline = f"Run cost: {_in(best.cost_usd, res.currency_rate)} on {best.label}"
     out.fact("Workload", what)
     for o in ranked[:MAX_OPTIONS]:
         value = getattr(o, metric)
         extra = f", {o.runtime_s / 3600:.2f} h" if o.runtime_s else ""
-        out.fact(o.label, f"{_money(value)}{extra}")
+        out.fact(o.label, f"{_in(value, res.currency_rate)}{extra}")
     skipped = [o.label for o in res.options if o.fits is False]
     if skipped:
         out.fact("Out of memory", ", ".join(skipped))
@@ -476,7 +518,16 @@ def _carbon(session: Session, settings: Settings, out: _Answer) -> QueryAnswer:
     out.fact("Busy hours", f"{res.busy_hours:,.0f} h")
     out.fact("Grid", f"{res.carbon_intensity_g_per_kwh:,.0f} gCO2e/kWh ({it.region or 'world'})")
     out.fact("Energy", f"{res.energy_kwh:,.1f} kWh (PUE {res.pue:g})")
-    headline = f"Carbon: {res.co2e_kg:,.1f} kg CO2e ({res.energy_kwh:,.0f} kWh)"
+    out.fact(
+        "Embodied",
+        f"{res.embodied.co2e_kg:,.1f} kg CO2e ({res.embodied.low_co2e_kg:,.1f}-"
+        f"{res.embodied.high_co2e_kg:,.1f}), {res.embodied_share:.1%} of the hardware's "
+        "manufacturing emissions",
+    )
+    headline = (
+        f"Carbon: {res.co2e_kg:,.1f} kg CO2e ({res.energy_kwh:,.0f} kWh) + "
+        f"{res.embodied.co2e_kg:,.1f} kg embodied"
+    )
     return out.done(headline, "/v1/carbon", req.model_dump(exclude_none=True), _dump(res))
 
 
