@@ -161,6 +161,7 @@ class CompareRequest(_Where):
         json_schema_extra={
             "allOf": [
                 _at_most_one(*USAGE_FIELDS),
+                not_both("electricity_price_usd_per_kwh", "electricity_price_per_kwh"),
                 {
                     "anyOf": [
                         {"not": {"required": ["runs_per_month"]}},
