@@ -1053,19 +1053,6 @@ def _region(**fields: Any) -> Row:
     return row
 
 
-def load_fx() -> dict[str, Row]:
-    """Exchange rates to USD, keyed by currency."""
-    return {
-        r["currency"]: {
-            "usd_per_unit": float(r["usd_per_unit"]),
-            "source": r["source"],
-            "as_of": _date(r["as_of"]),
-            "period": r["period"],
-        }
-        for r in read_csv(CURATED / "fx_rates.csv")
-    }
-
-
 @dataclass(frozen=True)
 class FxRate:
     """USD per unit of ``currency``, dated, with its source (USD itself is 1, no source)."""
@@ -1090,6 +1077,24 @@ def fx_table() -> dict[str, tuple[FxRate, ...]]:
             )
         )
     return {c: tuple(sorted(rates, key=lambda x: x.as_of)) for c, rates in table.items()}
+
+
+USD = FxRate("USD", 1.0, None, None)
+
+
+def fx_rate(currency: str, day: dt.date | None) -> FxRate | None:
+    """The rate of ``currency`` in force on ``day``: the latest dated on or before it, the
+    earliest when all are later, the latest when ``day`` is None; :data:`USD` for USD; None
+    for a currency without a rate."""
+    if currency == "USD":
+        return USD
+    rates = fx_table().get(currency)
+    if not rates:
+        return None
+    if day is None:
+        return rates[-1]
+    before = [r for r in rates if r.as_of <= day]
+    return before[-1] if before else rates[0]
 
 
 def _semester_end(period: str) -> dt.date:
@@ -1120,7 +1125,7 @@ def _country_rows() -> Iterator[Row]:
         )
     )
     eurostat = _eurostat_latest()
-    fx = load_fx()["EUR"]
+    fx = fx_rate("EUR", None)
     eia_us = _eia_prices().get("US")
     for iso3, entry in sorted(mix.items()):
         country = pycountry.countries.get(alpha_3=iso3)
@@ -1139,11 +1144,11 @@ def _country_rows() -> Iterator[Row]:
         if a2 in eurostat:
             eur, period = eurostat[a2]
             row.update(
-                electricity_price_usd_per_kwh=round(eur * fx["usd_per_unit"], 4),
+                electricity_price_usd_per_kwh=round(eur * fx.usd_per_unit, 4),
                 electricity_price_local=eur,
                 electricity_currency="EUR",
                 electricity_source=f"{EUROSTAT_SOURCE}, {period}; converted at "
-                f"{fx['usd_per_unit']} USD/EUR ({fx['source']})",
+                f"{fx.usd_per_unit} USD/EUR ({fx.source})",
                 electricity_as_of=_semester_end(period),
             )
         elif a2 == "US" and eia_us:

@@ -3,6 +3,7 @@
 from app.costing.errors import CostingError, InvalidInput
 from app.costing.model import (
     DAYS_PER_YEAR,
+    DEFAULT_LIFETIME_YEARS,
     HOURS_PER_DAY,
     BreakEven,
     CloudRate,
@@ -31,6 +32,7 @@ from app.costing.model import (
 
 __all__ = [
     "DAYS_PER_YEAR",
+    "DEFAULT_LIFETIME_YEARS",
     "HOURS_PER_DAY",
     "BreakEven",
     "CloudRate",

@@ -25,6 +25,9 @@ HOURS_PER_DAY = 24.0
 DAYS_PER_YEAR = 365.0
 DAYS_PER_MONTH = DAYS_PER_YEAR / 12.0
 SECONDS_PER_HOUR = 3600.0
+# IRS Publication 946 (2024), Table B-1, asset class 00.12 ("information systems: computers
+# and peripheral equipment"): 5-year recovery period. The default amortization lifetime.
+DEFAULT_LIFETIME_YEARS = 5.0
 
 
 def _require(condition: bool, message: str, field_name: str) -> None:
@@ -70,7 +73,7 @@ class Desktop:
     base_power_w: float = 100.0
     idle_power_w: float = 0.0
     psu_efficiency: float = 1.0
-    lifetime_years: float = 5.0
+    lifetime_years: float = DEFAULT_LIFETIME_YEARS
     resale_usd: float = 0.0
 
     def __post_init__(self) -> None:

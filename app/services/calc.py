@@ -17,7 +17,7 @@ from typing import Any
 from sqlmodel import Session
 
 from app import costing
-from app.catalog.loaders import FxRate, pue_defaults
+from app.catalog.loaders import USD, FxRate, pue_defaults
 from app.costing import ownership as own
 from app.errors import CatalogGap, InvalidRequest
 from app.models import Barebone, CloudOffer, Gpu, Region
@@ -46,6 +46,7 @@ from app.models.calc import (
 )
 from app.services import catalog
 from app.services.ownership import (
+    DEFAULT_SCALING,
     MemoryNeed,
     Scaling,
     cite_rate,
@@ -62,6 +63,9 @@ from app.settings import Settings
 SEED_001 = "seed 001 (Tim Dettmers, 'Which GPU for deep learning', 2020-09-07)"
 DEFAULT_BASE_POWER_W = 100.0  # seed 001: "100 W (CPU)"
 DEFAULT_UTILIZATION_PROFILE = "phd-desktop"  # seed 001: 15 %
+LIFETIME_SOURCE = (
+    "IRS Publication 946 (2024), Table B-1, asset class 00.12, 5-year recovery for computers"
+)
 
 
 def sig8(x: float | None) -> float | None:
@@ -129,8 +133,6 @@ def price_age(
 # Shared resolution
 # ------------------------------------------------------------------------------------------
 
-USD = FxRate("USD", 1.0, None, None)
-
 
 def prices_day(session: Session) -> dt.date:
     """The day whose prices an answer reads: the pinned ``as_of``, else today (UTC)."""
@@ -139,7 +141,7 @@ def prices_day(session: Session) -> dt.date:
 
 def resolve_currency(session: Session, req, trail: Trail) -> FxRate:
     """The rate of the request's ``currency`` in force on the prices' day (USD: 1), cited."""
-    rate = fx_rate(str(getattr(req, "currency", None) or "USD"), prices_day(session))
+    rate = fx_rate(req.currency, prices_day(session))
     cite_rate(trail, rate, "the answer's currency")
     return rate
 
@@ -254,6 +256,22 @@ def resolve_electricity(
     return price
 
 
+def request_electricity(
+    session: Session, req, region: Region | None, settings: Settings, trail: Trail, rate: FxRate
+) -> float:
+    """Electricity price of a break-even, run-cost or compare request, USD/kWh: its
+    ``electricity_price_usd_per_kwh``, else its ``electricity_price_per_kwh`` converted at
+    ``rate``, else :func:`resolve_electricity`'s region or default, on the prices' day."""
+    given = given_usd(
+        req.electricity_price_usd_per_kwh,
+        req.electricity_price_per_kwh,
+        rate,
+        "electricity_price_usd_per_kwh",
+        trail,
+    )
+    return resolve_electricity(given, region, settings, trail, day=prices_day(session))
+
+
 def carbon_region(
     session: Session, region: Region | None, settings: Settings, trail: Trail
 ) -> Region:
@@ -315,6 +333,16 @@ class ResolvedDesktop:
         return self.desktop.lifetime_years
 
 
+def note_catalog_gpu_price(spec: DesktopSpec, gpu: Gpu | None, trail: Trail, prefix: str) -> None:
+    """State the GPU's catalog launch price (and its date, for price age) when it stands in
+    for a ``gpu_price_usd`` the request did not give."""
+    if spec.gpu_price_usd is None and gpu is not None and gpu.price_new_usd is not None:
+        trail.assume(
+            f"{prefix}.gpu_price_usd", gpu.price_new_usd, gpu.price_new_source or gpu.source
+        )
+        trail.price(f"gpu {gpu.id}: price_new_usd", gpu.price_new_as_of)
+
+
 def _add_years(day: dt.date, years: float) -> dt.date | None:
     try:
         return day + dt.timedelta(days=round(years * costing.DAYS_PER_YEAR))
@@ -353,6 +381,7 @@ def resolve_resale(
             f"{prefix}: the depreciation curve values the GPUs; give gpu or gpu_price_usd, or "
             "give resale_value_usd"
         )
+    note_catalog_gpu_price(spec, desk.gpu, trail, prefix)
     curve, note = depreciation_curve(session, desk.gpu)
     kept = curve.retained_fraction(years)
     value = desk.gpu_price_usd * desk.desktop.gpu_count * kept
@@ -384,7 +413,7 @@ def resolve_desktop(
     gpu = _gpu_or_none(session, spec.gpu, trail)
     gpu_price: float | None = spec.gpu_price_usd
     if gpu_price is None and gpu is not None and gpu.price_new_usd is not None:
-        gpu_price = gpu.price_new_usd
+        gpu_price = gpu.price_new_usd  # noted below where it is used
     total_price = given_usd(
         spec.total_price_usd, spec.total_price, rate, f"{prefix}.total_price_usd", trail
     )
@@ -404,16 +433,11 @@ def resolve_desktop(
     if total_price is not None:
         upfront = total_price
     else:
-        if spec.gpu_price_usd is not None:
-            gpu_price = spec.gpu_price_usd
-        elif gpu is not None and gpu.price_new_usd is not None:
-            gpu_price = gpu.price_new_usd
-            trail.assume(f"{prefix}.gpu_price_usd", gpu_price, gpu.price_new_source or gpu.source)
-            trail.price(f"gpu {gpu.id}: price_new_usd", gpu.price_new_as_of)
-        else:
+        if gpu_price is None:
             raise CatalogGap(
                 f"{prefix}: no catalog price for this GPU; give total_price_usd or gpu_price_usd"
             )
+        note_catalog_gpu_price(spec, gpu, trail, prefix)
         if spec.barebone_price_usd is not None:
             base_price = spec.barebone_price_usd
         else:
@@ -454,13 +478,8 @@ def resolve_desktop(
             )
     lifetime = spec.lifetime_years
     if lifetime is None:
-        lifetime = 5.0
-        trail.assume(
-            f"{prefix}.lifetime_years",
-            lifetime,
-            "default: IRS Publication 946 (2024), Table B-1, asset class 00.12, "
-            "5-year recovery for computers",
-        )
+        lifetime = costing.DEFAULT_LIFETIME_YEARS
+        trail.assume(f"{prefix}.lifetime_years", lifetime, f"default: {LIFETIME_SOURCE}")
     desktop = costing.Desktop(
         upfront_usd=upfront,
         gpu_power_w=gpu_power,
@@ -544,11 +563,6 @@ def measured_runtimes(session: Session) -> dict[str, dict[str, float]]:
     """Seconds per benchmark and GPU, for every non-OOM result: {benchmark: {gpu: s}}
     (from the catalog snapshot)."""
     return get_snapshot(session).runtimes_s
-
-
-DEFAULT_SCALING = Scaling(
-    own.DEFAULT_SCALING, own.SCALING_PRESETS[own.DEFAULT_SCALING].parallel_fraction
-)
 
 
 def speed(
@@ -645,21 +659,10 @@ def compute_break_even(
     cloud = resolve_cloud(session, req.cloud, trail, rate=rate)
     usage = resolve_usage(session, req, trail, idle_on_fraction=req.desktop.idle_on_fraction or 0.0)
     region = resolve_region(session, req.region)
-    price = resolve_electricity(
-        given_usd(
-            req.electricity_price_usd_per_kwh,
-            req.electricity_price_per_kwh,
-            rate,
-            "electricity_price_usd_per_kwh",
-            trail,
-        ),
-        region,
-        settings,
-        trail,
-        day=prices_day(session),
-    )
+    price = request_electricity(session, req, region, settings, trail, rate)
     ci_region = carbon_region(session, region, settings, trail)
-    scaling = resolve_scaling(req, trail, counts=(desk.desktop.gpu_count, cloud.gpu_count or 1))
+    scaling = resolve_scaling(req)
+    scaling.note(trail, (desk.desktop.gpu_count, cloud.gpu_count or 1))
     perf = cloud_speed(session, req.normalize_performance, desk, cloud, trail, scaling)
     need = memory_need(req.memory_preset, req.precision, trail)
 
@@ -955,36 +958,24 @@ def compute_run_cost(session: Session, req: RunCostRequest, settings: Settings) 
     ref_gpu = _gpu_or_none(session, w.gpu, trail)
     region = resolve_region(session, req.region)
     rate = resolve_currency(session, req, trail)
-    counts = [w.gpu_count] + [
-        (o.desktop.gpu_count if o.desktop else o.gpu_count or 1) for o in req.options
-    ]
     ctx = _RunContext(
         req=req,
         trail=trail,
         usage=resolve_usage(session, req, trail),
-        electricity_price_usd_per_kwh=resolve_electricity(
-            given_usd(
-                req.electricity_price_usd_per_kwh,
-                req.electricity_price_per_kwh,
-                rate,
-                "electricity_price_usd_per_kwh",
-                trail,
-            ),
-            region,
-            settings,
-            trail,
-            day=prices_day(session),
+        electricity_price_usd_per_kwh=request_electricity(
+            session, req, region, settings, trail, rate
         ),
         carbon=carbon_region(session, region, settings, trail),
         bench_results=bench_results,
         bench_reference=bench_reference,
         ref_gpu=ref_gpu,
         by_bench=measured_runtimes(session) if ref_gpu is not None else {},
-        scaling=resolve_scaling(req, trail, counts=tuple(counts)),
+        scaling=resolve_scaling(req),
         rate=rate,
         memory=memory_need(req.memory_preset, req.precision, trail),
     )
     options = [_run_option(session, ctx, opt, i) for i, opt in enumerate(req.options)]
+    ctx.scaling.note(trail, [w.gpu_count, *(o.gpu_count for o in options)])
     snap = get_snapshot(session)
     warnings = memory_warnings(ctx.memory, [ref_gpu, *(snap.gpu(o.gpu_id) for o in options)])
     fields = trail.price_fields(session, settings)
@@ -1176,7 +1167,7 @@ def compute_carbon(session: Session, req: CarbonRequest, settings: Settings) -> 
 
     if hardware == "owned":
         total = desktop_embodied(req.gpu_count, trail)
-        life = req.lifetime_years or 5.0
+        life = req.lifetime_years or costing.DEFAULT_LIFETIME_YEARS
         if req.days is not None:
             share = own.owned_share_of_period(req.days, life)
             how = f"{req.days:g} days / ({life:g} y x 365 d), capped at 1"
@@ -1210,7 +1201,7 @@ def compute_carbon(session: Session, req: CarbonRequest, settings: Settings) -> 
         trail.assume(
             "lifetime_years",
             life,
-            "default: IRS Publication 946 (2024) 5-year recovery for computers"
+            f"default: {LIFETIME_SOURCE}"
             if hardware == "owned"
             else "default: EcoDiag's server life, 5 years",
         )

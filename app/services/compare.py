@@ -35,10 +35,10 @@ from app.services.calc import (
     carbon_region,
     cloud_speed,
     currency_rate,
-    given_usd,
     in_currency,
     price_age,
     prices_day,
+    request_electricity,
     resolve_cloud,
     resolve_currency,
     resolve_desktop,
@@ -192,7 +192,7 @@ def compute_compare(session: Session, req: CompareRequest, settings: Settings) -
     trail = Trail()
     snap = get_snapshot(session)
     w = req.workload
-    scaling = resolve_scaling(req, trail, counts=tuple(sorted({w.gpu_count, 2, 4, 8})))
+    scaling = resolve_scaling(req)
     gpu_speed, ref = (
         _benchmark_speed(snap, session, req, trail, scaling)
         if w.benchmark
@@ -214,19 +214,7 @@ def compute_compare(session: Session, req: CompareRequest, settings: Settings) -
         )
     region = resolve_region(session, req.region)
     rate = resolve_currency(session, req, trail)
-    price = resolve_electricity(
-        given_usd(
-            req.electricity_price_usd_per_kwh,
-            req.electricity_price_per_kwh,
-            rate,
-            "electricity_price_usd_per_kwh",
-            trail,
-        ),
-        region,
-        settings,
-        trail,
-        day=prices_day(session),
-    )
+    price = request_electricity(session, req, region, settings, trail, rate)
     ci_default = carbon_region(session, region, settings, trail).carbon_intensity_g_per_kwh
 
     # Which options: masks over offers and builds.
@@ -443,6 +431,7 @@ def compute_compare(session: Session, req: CompareRequest, settings: Settings) -
             f"are older than {age.max_age_days} days (oldest: {age.oldest_price}, dated "
             f"{age.oldest_price_date}); see `prices`"
         )
+    scaling.note(trail, [w.gpu_count, *(o.gpu_count for o in listed)])
     return CompareResult(
         currency_rate=currency_rate(rate),
         reference=ref.label,

@@ -12,6 +12,7 @@ from functools import lru_cache
 from sqlmodel import Session
 
 from app import costing
+from app.catalog import loaders
 from app.catalog.loaders import CURATED, FxRate, _date, fx_table, read_csv
 from app.costing import ownership as own
 from app.errors import CatalogGap, InvalidRequest
@@ -25,39 +26,50 @@ from app.services.snapshot import get_snapshot
 
 @dataclass(frozen=True)
 class Scaling:
-    """The multi-GPU model a request uses: preset id (or ``custom``) and Amdahl fraction."""
+    """The multi-GPU model a request uses: preset id (or ``custom``), Amdahl fraction and
+    where it comes from."""
 
     model: str
     parallel_fraction: float
+    source: str
+
+    @classmethod
+    def preset(cls, preset_id: str, how: str = "default") -> Scaling:
+        """A named preset of :data:`app.costing.ownership.SCALING_PRESETS`."""
+        p = own.SCALING_PRESETS[preset_id]
+        source = f"{how} preset '{p.id}', Amdahl's law anchored on {p.source}"
+        return cls(p.id, p.parallel_fraction, source)
 
     def speedup(self, gpu_count: int) -> float:
         """Speed-up of ``gpu_count`` GPUs over one (1.0 for one GPU)."""
         return costing.speedup(gpu_count, self.parallel_fraction)
 
+    def note(self, trail, counts) -> None:
+        """State the model and its speed-ups in ``trail`` when a count above 1 was used."""
+        used = sorted({n for n in counts if n > 1})
+        if used:
+            trail.assume(
+                "multi_gpu_scaling",
+                {
+                    "model": self.model,
+                    "parallel_fraction": round(self.parallel_fraction, 6),
+                    **{f"speedup_{n}_gpus": round(self.speedup(n), 4) for n in used},
+                },
+                self.source,
+            )
 
-def resolve_scaling(req, trail, *, counts: tuple[int, ...] = ()) -> Scaling:
-    """The request's ``parallel_fraction`` override, else its ``scaling`` preset (default
-    ``tuned``). The assumption is noted only when some count in ``counts`` is above 1."""
-    override = getattr(req, "parallel_fraction", None)
-    if override is not None:
-        scaling = Scaling("custom", override)
-        source = "given parallel_fraction (Amdahl's law)"
-    else:
-        preset = own.SCALING_PRESETS[getattr(req, "scaling", None) or own.DEFAULT_SCALING]
-        scaling = Scaling(preset.id, preset.parallel_fraction)
-        how = "requested" if getattr(req, "scaling", None) else "default"
-        source = f"{how} preset '{preset.id}', Amdahl's law anchored on {preset.source}"
-    if any(n > 1 for n in counts):
-        trail.assume(
-            "multi_gpu_scaling",
-            {
-                "model": scaling.model,
-                "parallel_fraction": round(scaling.parallel_fraction, 6),
-                **{f"speedup_{n}_gpus": round(scaling.speedup(n), 4) for n in sorted(set(counts))},
-            },
-            source,
-        )
-    return scaling
+
+DEFAULT_SCALING = Scaling.preset(own.DEFAULT_SCALING)
+
+
+def resolve_scaling(req) -> Scaling:
+    """The request's ``parallel_fraction`` override, else its ``scaling`` preset, else the
+    default (``tuned``)."""
+    if req.parallel_fraction is not None:
+        return Scaling("custom", req.parallel_fraction, "given parallel_fraction (Amdahl's law)")
+    if req.scaling is not None:
+        return Scaling.preset(req.scaling, "requested")
+    return DEFAULT_SCALING
 
 
 # ------------------------------------------------------------------------------------------
@@ -214,19 +226,13 @@ def memory_need(preset_id: str | None, precision: str | None, trail=None) -> Mem
 
 
 def fx_rate(currency: str, day: dt.date | None) -> FxRate:
-    """The rate of ``currency`` in force on ``day`` (the latest dated on or before it; the
-    earliest when all are later; the latest when ``day`` is None). Raises
-    :class:`InvalidRequest` (422) for a currency without a rate."""
-    if currency == "USD":
-        return FxRate("USD", 1.0, None, None)
-    rates = fx_table().get(currency)
-    if not rates:
+    """:func:`app.catalog.loaders.fx_rate`, or :class:`InvalidRequest` (422) for a currency
+    without a rate."""
+    rate = loaders.fx_rate(currency, day)
+    if rate is None:
         known = ", ".join(["USD", *sorted(fx_table())])
         raise InvalidRequest(f"no exchange rate for currency '{currency}'; one of {known}")
-    if day is None:
-        return rates[-1]
-    before = [r for r in rates if r.as_of <= day]
-    return before[-1] if before else rates[0]
+    return rate
 
 
 def cite_rate(trail, rate: FxRate, why: str) -> None:
