@@ -6,6 +6,8 @@ answer's assumptions and sources."""
 from __future__ import annotations
 
 import datetime as dt
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -81,38 +83,62 @@ def _years(a: dt.date, b: dt.date) -> float:
     return (b - a).days / own.DAYS_PER_YEAR
 
 
-def depreciation_curve(session: Session, gpu: Gpu | None) -> tuple[own.DepreciationCurve, str]:
-    """The curve for ``gpu``'s class (form factor), fitted to every catalog GPU of that class
-    with a launch price and a dated used price (seed 001's used prices). A class without such
-    GPUs takes the fit over all of them, and the note says so. Raises :class:`CatalogGap`
-    when the catalog has no used price at all."""
-    snap = get_snapshot(session)
-    points: dict[str, list[tuple[float, float, str]]] = {}
+Curves = dict[str | None, tuple[own.DepreciationCurve, str]]
+_curves: OrderedDict[tuple, Curves] = OrderedDict()  # per catalog view, newest last
+_curves_lock = threading.Lock()
+_CURVE_VIEWS = 8  # today's catalog plus a few dated views (`as_of`), like the snapshot's LRU
+
+
+def _fit(points: list[tuple[float, float, Gpu]]) -> own.DepreciationCurve:
+    """:func:`app.costing.ownership.fit_depreciation` over (age, retained, GPU) points, its
+    source naming each GPU and the sources of its prices."""
+    ids = ", ".join(f"{g.id} ({r:.3f} after {a:.2f} y)" for a, r, g in sorted(points))
+    sources = sorted({g.price_used_source or "" for _, _, g in points} - {""})
+    return own.fit_depreciation(
+        [(a, r) for a, r, _ in points],
+        f"least-squares fit of used/launch price against age: {ids}; used prices: "
+        + "; ".join(sources),
+    )
+
+
+def _all_curves(snap) -> Curves:
+    """Every class's curve in a catalog view, and the pooled one (key None)."""
+    points: dict[str | None, list[tuple[float, float, Gpu]]] = {}
     for g in snap.gpus:
         if g.price_new_usd and g.price_used_usd and g.price_new_as_of and g.price_used_as_of:
             age = _years(g.price_new_as_of, g.price_used_as_of)
             points.setdefault(g.form_factor, []).append(
-                (age, g.price_used_usd / g.price_new_usd, g.id)
+                (age, g.price_used_usd / g.price_new_usd, g)
             )
     if not points:
+        return {}
+    pooled = [p for ps in points.values() for p in ps]
+    curves: Curves = {cls: (_fit(ps), f"class {cls}") for cls, ps in points.items()}
+    curves[None] = (_fit(pooled), f"all {len(pooled)} used GPUs")
+    return curves
+
+
+def depreciation_curve(session: Session, gpu: Gpu | None) -> tuple[own.DepreciationCurve, str]:
+    """The curve for ``gpu``'s class (form factor), fitted to every catalog GPU of that class
+    with a launch price and a dated used price (seed 001's used prices). A class without such
+    GPUs takes the fit over all of them, and the note says so. Fitted once per catalog view.
+    Raises :class:`CatalogGap` when the catalog has no used price at all."""
+    snap = get_snapshot(session)
+    key = (snap.database, snap.revision, snap.as_of)
+    with _curves_lock:  # handlers run in a thread pool
+        curves = _curves.get(key)
+        if curves is None:
+            curves = _curves[key] = _all_curves(snap)
+            while len(_curves) > _CURVE_VIEWS:
+                _curves.popitem(last=False)
+    if not curves:
         raise CatalogGap("the catalog has no used GPU prices to fit a depreciation curve")
     wanted = gpu.form_factor if gpu is not None else None
-    if wanted in points:
-        chosen, note = points[wanted], f"class {wanted}"
-    else:
-        chosen = [p for ps in points.values() for p in ps]
-        note = (
-            f"no used prices for class {wanted} in the catalog; the curve of all "
-            f"{len(chosen)} used GPUs is applied"
-            if wanted
-            else f"all {len(chosen)} used GPUs"
-        )
-    ids = ", ".join(f"{gid} ({r:.3f} after {a:.2f} y)" for a, r, gid in sorted(chosen))
-    curve = own.fit_depreciation(
-        [(a, r) for a, r, _ in chosen],
-        f"least-squares fit of used/launch price against age: {ids}; used prices from seed "
-        "001 (Tim Dettmers, 2020-09-07), launch MSRPs from NVIDIA's announcements",
-    )
+    if wanted in curves:
+        return curves[wanted]
+    curve, note = curves[None]
+    if wanted is not None:
+        note = f"no used prices for class {wanted} in the catalog; the curve of {note} is applied"
     return curve, note
 
 
