@@ -302,9 +302,22 @@ def test_a_gpu_below_the_need_is_warned_about(client):
     request = body(desktop={"gpu": "rtx-3080"}, memory_preset="transformers")
     res = post(client, "/v1/break-even", request)
     assert any(w.startswith("rtx-3080 has") for w in res["warnings"])
+    assert res["memory"] == {
+        "preset": "transformers", "precision": "fp32", "required_gb": 11, "gpus_below": ["rtx-3080"]
+    }  # fmt: skip
     # at 16-bit, 11 x 8/12 = 7.33 GB is enough for the 3080
     res = post(client, "/v1/break-even", {**request, "precision": "fp16"})
     assert not any(w.startswith("rtx-3080 has") for w in res["warnings"])
+    assert res["memory"]["required_gb"] == pytest.approx(11 * 8 / 12, abs=1e-4)
+    assert res["memory"]["gpus_below"] == []
+
+
+def test_chat_names_the_memory_shortfall(client):
+    q = "break-even for 3080 at 15% util for transformers"
+    facts = {
+        f["label"]: f["value"] for f in client.get("/v1/query", params={"q": q}).json()["facts"]
+    }
+    assert facts["Memory"].startswith("rtx-3080 below the 11 GB 'transformers'")
 
 
 # ------------------------------------------------------------------------------------------

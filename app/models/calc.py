@@ -492,6 +492,15 @@ class TotalCostOfOwnership(BaseModel):
     )
 
 
+class MemoryCheck(BaseModel):
+    """The request's `memory_preset` against the GPUs of the answer."""
+
+    preset: str = Field(description="Memory preset id (seed 001).")
+    precision: str = Field(description="`fp32` or `fp16`.")
+    required_gb: float = Field(description="Memory the workload needs at that precision, GB.")
+    gpus_below: list[str] = Field(description="Ids of the answer's GPUs with less memory.")
+
+
 class BreakEvenMoney(BaseModel):
     """The answer's money in `currency_rate.currency`."""
 
@@ -571,6 +580,7 @@ class BreakEvenResult(BaseModel):
     tco: TotalCostOfOwnership = Field(description="Total cost of ownership of both sides.")
     currency_rate: CurrencyRate = Field(description="Rate behind `in_currency`.")
     in_currency: BreakEvenMoney = Field(description="Headline money in the request's currency.")
+    memory: MemoryCheck | None = Field(description="The `memory_preset` check, when one is named.")
     assumptions: list[Assumption]
     sources: list[SourceRef]
     prices: PriceAge = Field(description="Age of the catalog prices used.")
@@ -740,6 +750,7 @@ class RunCostResult(BaseModel):
     workload: dict[str, Any] = Field(description="The workload as resolved.")
     options: list[RunOptionResult]
     currency_rate: CurrencyRate = Field(description="Rate behind the `*_in_currency` figures.")
+    memory: MemoryCheck | None = Field(description="The `memory_preset` check, when one is named.")
     assumptions: list[Assumption]
     sources: list[SourceRef]
     prices: PriceAge = Field(description="Age of the catalog prices used.")

@@ -184,17 +184,6 @@ def embodied_model(e: own.Embodied) -> EmbodiedCarbon:
     )
 
 
-def memory_warnings(need: MemoryNeed | None, gpus) -> list[str]:
-    """One warning per distinct GPU in ``gpus`` with less memory than ``need``."""
-    if need is None:
-        return []
-    seen: dict[str, str] = {}
-    for gpu in gpus:
-        if gpu is not None and gpu.id not in seen and (w := need.short_of(gpu)):
-            seen[gpu.id] = w
-    return list(seen.values())
-
-
 def resolve_usage(
     session: Session, req, trail: Trail, *, idle_on_fraction: float = 0.0
 ) -> costing.Usage:
@@ -715,7 +704,7 @@ def compute_break_even(
             )
 
     offer = cloud.offer
-    warnings = memory_warnings(need, [desk.gpu, cloud.gpu])
+    memory, warnings = need.check([desk.gpu, cloud.gpu]) if need else (None, [])
     fields = trail.price_fields(session, settings)
     fields["warnings"] = warnings + fields["warnings"]
     return BreakEvenResult(
@@ -779,6 +768,7 @@ def compute_break_even(
             pays_back_within_horizon=owned.pays_back_within_horizon,
         ),
         currency_rate=currency_rate(rate),
+        memory=memory,
         in_currency=BreakEvenMoney(
             upfront=in_currency(desk.desktop.upfront_usd, rate),
             resale_value=in_currency(owned.resale_usd, rate),
@@ -977,13 +967,15 @@ def compute_run_cost(session: Session, req: RunCostRequest, settings: Settings) 
     options = [_run_option(session, ctx, opt, i) for i, opt in enumerate(req.options)]
     ctx.scaling.note(trail, [w.gpu_count, *(o.gpu_count for o in options)])
     snap = get_snapshot(session)
-    warnings = memory_warnings(ctx.memory, [ref_gpu, *(snap.gpu(o.gpu_id) for o in options)])
+    gpus = [ref_gpu, *(snap.gpu(o.gpu_id) for o in options)]
+    memory, warnings = ctx.memory.check(gpus) if ctx.memory else (None, [])
     fields = trail.price_fields(session, settings)
     fields["warnings"] = warnings + fields["warnings"]
     return RunCostResult(
         workload=w.model_dump(exclude_none=True),
         options=options,
         currency_rate=currency_rate(rate),
+        memory=memory,
         assumptions=trail.assumptions,
         sources=trail.sources,
         **fields,

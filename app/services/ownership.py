@@ -19,6 +19,7 @@ from app.catalog.loaders import CURATED, FxRate, _date, fx_table, read_csv
 from app.costing import ownership as own
 from app.errors import CatalogGap, InvalidRequest
 from app.models import Gpu
+from app.models.calc import MemoryCheck
 from app.services.snapshot import get_snapshot
 
 # ------------------------------------------------------------------------------------------
@@ -224,6 +225,21 @@ class MemoryNeed:
             f"{gpu.id} has {gpu.memory_gb:g} GB, below the {self.required_gb:.3g} GB that "
             f"'{self.preset.id}' needs at {self.precision} ({self.preset.source})"
         )
+
+    def check(self, gpus) -> tuple[MemoryCheck, list[str]]:
+        """The result's ``memory`` field and one warning per distinct GPU of ``gpus`` (None
+        entries skipped) below the need."""
+        short: dict[str, str] = {}
+        for gpu in gpus:
+            if gpu is not None and gpu.id not in short and (w := self.short_of(gpu)):
+                short[gpu.id] = w
+        check = MemoryCheck(
+            preset=self.preset.id,
+            precision=self.precision,
+            required_gb=round(self.required_gb, 4),
+            gpus_below=list(short),
+        )
+        return check, list(short.values())
 
 
 def memory_need(preset_id: str | None, precision: str | None, trail=None) -> MemoryNeed | None:

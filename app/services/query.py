@@ -371,9 +371,12 @@ def _break_even(session: Session, settings: Settings, out: _Answer) -> QueryAnsw
         )
     if r.currency != "USD":
         out.fact("Exchange rate", f"{r.usd_per_unit:g} USD/{r.currency} ({r.as_of})")
-    for warning in res.warnings:
-        if "GB, below" in warning:
-            out.fact("Memory", warning)
+    if res.memory is not None and res.memory.gpus_below:
+        out.fact(
+            "Memory",
+            f"{', '.join(res.memory.gpus_below)} below the {res.memory.required_gb:g} GB "
+            f"'{res.memory.preset}' needs at {res.memory.precision}",
+        )
     if it.horizon_days:
         desk_total = costing.cumulative_cost_usd(d.upfront_usd, d.cost_usd_per_day, it.horizon_days)
         cloud_total = costing.cumulative_cost_usd(0.0, c.cost_usd_per_day, it.horizon_days)
