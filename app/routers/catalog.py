@@ -20,18 +20,14 @@ from app.models.common import PROBLEM_RESPONSES
 from app.models.gpu import GpuPublic, GpusPublic
 from app.models.offer import CloudOfferPublic, CloudOffersPublic, PricingModel, Provider
 from app.models.ownership import (
-    EmbodiedFactorPublic,
     EmbodiedFactorsPublic,
-    FxRatePublic,
     FxRatesPublic,
-    MemoryPresetPublic,
     MemoryPresetsPublic,
-    ScalingPresetPublic,
     ScalingPresetsPublic,
 )
 from app.models.region import RegionKind, RegionPublic, RegionsPublic
-from app.services import catalog
-from app.services.ownership import embodied_factors, memory_need, reference_lists
+from app.services import catalog, ownership
+from app.services.ownership import memory_need
 from app.services.snapshot import prices_as_of
 
 router = APIRouter(prefix="/v1", tags=["catalog"], responses={422: PROBLEM_RESPONSES[422]})
@@ -240,8 +236,7 @@ def list_utilization_profiles(session: SessionDep) -> UtilizationProfilesPublic:
 @router.get("/memory-presets", response_model=MemoryPresetsPublic, summary="List memory presets")
 def list_memory_presets() -> MemoryPresetsPublic:
     """Seed 001's GPU memory needs per kind of work, at 32-bit and 16-bit (seed 002)."""
-    rows = [MemoryPresetPublic(**r) for r in reference_lists().memory]
-    return MemoryPresetsPublic(data=rows, count=len(rows))
+    return ownership.memory_presets()
 
 
 @router.get(
@@ -249,15 +244,13 @@ def list_memory_presets() -> MemoryPresetsPublic:
 )
 def list_scaling_models() -> ScalingPresetsPublic:
     """Amdahl's-law presets anchored on the seeds' multi-GPU speed-ups, with predictions."""
-    rows = [ScalingPresetPublic(**r) for r in reference_lists().scaling]
-    return ScalingPresetsPublic(data=rows, count=len(rows))
+    return ownership.scaling_models()
 
 
 @router.get("/fx-rates", response_model=FxRatesPublic, summary="List exchange rates")
 def list_fx_rates() -> FxRatesPublic:
     """Dated exchange rates (USD per unit) the service converts money and electricity with."""
-    rows = [FxRatePublic(**r) for r in reference_lists().fx]
-    return FxRatesPublic(data=rows, count=len(rows))
+    return ownership.fx_rates()
 
 
 @router.get(
@@ -265,20 +258,7 @@ def list_fx_rates() -> FxRatesPublic:
 )
 def list_embodied_carbon() -> EmbodiedFactorsPublic:
     """Manufacturing emissions per GPU and per desktop, with one-sigma ranges and sources."""
-    rows = [
-        EmbodiedFactorPublic(
-            part=part,
-            co2e_kg=row.factor.co2e_kg,
-            relative_sd=row.factor.relative_sd,
-            low_co2e_kg=round(row.factor.co2e_kg * (1 - row.factor.relative_sd), 4),
-            high_co2e_kg=round(row.factor.co2e_kg * (1 + row.factor.relative_sd), 4),
-            lifetime_years=row.lifetime_years,
-            source=row.factor.source,
-            as_of=row.as_of,
-        )
-        for part, row in embodied_factors().items()
-    ]
-    return EmbodiedFactorsPublic(data=rows, count=len(rows))
+    return ownership.embodied_carbon()
 
 
 @router.get("/benchmarks", response_model=BenchmarksPublic, summary="List benchmarks")

@@ -20,6 +20,16 @@ from app.costing import ownership as own
 from app.errors import CatalogGap, InvalidRequest
 from app.models import Gpu
 from app.models.calc import MemoryCheck
+from app.models.ownership import (
+    EmbodiedFactorPublic,
+    EmbodiedFactorsPublic,
+    FxRatePublic,
+    FxRatesPublic,
+    MemoryPresetPublic,
+    MemoryPresetsPublic,
+    ScalingPresetPublic,
+    ScalingPresetsPublic,
+)
 from app.services.snapshot import get_snapshot
 
 # ------------------------------------------------------------------------------------------
@@ -292,51 +302,69 @@ def cite_rate(trail, rate: FxRate, why: str) -> None:
 # ------------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class ReferenceLists:
-    """Memory presets, scaling presets and exchange rates as plain rows for the API."""
-
-    memory: list[dict]
-    scaling: list[dict]
-    fx: list[dict]
+@lru_cache(maxsize=1)
+def memory_presets() -> MemoryPresetsPublic:
+    """``/v1/memory-presets``: every preset at 32-bit and 16-bit."""
+    rows = [
+        MemoryPresetPublic(
+            id=p.id,
+            label=p.label,
+            min_memory_gb=p.min_memory_gb,
+            min_memory_gb_fp16=round(own.required_memory_gb(p.min_memory_gb, "fp16"), 4),
+            source=p.source,
+        )
+        for p in own.MEMORY_PRESETS.values()
+    ]
+    return MemoryPresetsPublic(data=rows, count=len(rows))
 
 
 @lru_cache(maxsize=1)
-def reference_lists() -> ReferenceLists:
-    """The rows of ``/v1/memory-presets``, ``/v1/scaling-models`` and ``/v1/fx-rates``."""
-    memory = [
-        {
-            "id": p.id,
-            "label": p.label,
-            "min_memory_gb": p.min_memory_gb,
-            "min_memory_gb_fp16": round(own.required_memory_gb(p.min_memory_gb, "fp16"), 4),
-            "source": p.source,
-        }
-        for p in own.MEMORY_PRESETS.values()
-    ]
-    scaling = [
-        {
-            "id": p.id,
-            "anchor_gpu_count": p.anchor_gpu_count,
-            "anchor_speedup": p.anchor_speedup,
-            "parallel_fraction": round(p.parallel_fraction, 6),
-            **{
-                f"speedup_{n}_gpus": round(costing.speedup(n, p.parallel_fraction), 4)
-                for n in (2, 4, 8)
-            },
-            "is_default": p.id == own.DEFAULT_SCALING,
-            "source": p.source,
-        }
+def scaling_models() -> ScalingPresetsPublic:
+    """``/v1/scaling-models``: every preset with its predicted speed-ups on 2, 4 and 8 GPUs."""
+    rows = [
+        ScalingPresetPublic(
+            id=p.id,
+            anchor_gpu_count=p.anchor_gpu_count,
+            anchor_speedup=p.anchor_speedup,
+            parallel_fraction=round(p.parallel_fraction, 6),
+            speedup_2_gpus=round(costing.speedup(2, p.parallel_fraction), 4),
+            speedup_4_gpus=round(costing.speedup(4, p.parallel_fraction), 4),
+            speedup_8_gpus=round(costing.speedup(8, p.parallel_fraction), 4),
+            is_default=p.id == own.DEFAULT_SCALING,
+            source=p.source,
+        )
         for p in own.SCALING_PRESETS.values()
     ]
-    fx = [
-        {
-            "currency": r.currency,
-            "usd_per_unit": r.usd_per_unit,
-            "as_of": r.as_of,
-            "source": r.source,
-        }
+    return ScalingPresetsPublic(data=rows, count=len(rows))
+
+
+@lru_cache(maxsize=1)
+def fx_rates() -> FxRatesPublic:
+    """``/v1/fx-rates``: every dated rate, oldest first per currency."""
+    rows = [
+        FxRatePublic(
+            currency=r.currency, usd_per_unit=r.usd_per_unit, as_of=r.as_of, source=r.source
+        )
         for rates in fx_table().values()
         for r in rates
     ]
-    return ReferenceLists(memory, scaling, fx)
+    return FxRatesPublic(data=rows, count=len(rows))
+
+
+@lru_cache(maxsize=1)
+def embodied_carbon() -> EmbodiedFactorsPublic:
+    """``/v1/embodied-carbon``: every factor with its one-sigma range."""
+    rows = [
+        EmbodiedFactorPublic(
+            part=part,
+            co2e_kg=row.factor.co2e_kg,
+            relative_sd=row.factor.relative_sd,
+            low_co2e_kg=round(row.factor.co2e_kg * (1 - row.factor.relative_sd), 4),
+            high_co2e_kg=round(row.factor.co2e_kg * (1 + row.factor.relative_sd), 4),
+            lifetime_years=row.lifetime_years,
+            source=row.factor.source,
+            as_of=row.as_of,
+        )
+        for part, row in embodied_factors().items()
+    ]
+    return EmbodiedFactorsPublic(data=rows, count=len(rows))
