@@ -266,6 +266,26 @@ _PLAN_WORDS = tuple(_longest_first(COLAB_PLANS))
 _BRANDS = frozenset({"nvidia", "geforce", "tesla", "rtx", "gtx", "quadro"})
 _WORD = re.compile(r"[a-z0-9]+")
 _NUM = r"(-?\d+(?:,\d{3})*(?:\.\d+)?|-?\.\d+)"
+# A number or a number word (``3``, ``three``, ``a``): two groups, read by :func:`_amount`.
+_AMOUNT = r"(?:{num}|\b({words}))".format(
+    num=_NUM, words="|".join(k for k in NUMBER_WORDS if len(k) > 1 or k == "a")
+)
+
+
+def _amount(m: re.Match[str], group: int) -> float:
+    """The value of an :data:`_AMOUNT` whose first group is ``group``."""
+    digits = m.group(group)
+    return _num(digits) if digits else float(NUMBER_WORDS[m.group(group + 1)])
+
+
+def _unit_days(unit: str) -> float:
+    """Days in a duration unit as typed (``years``, ``mo``, ``wks``, ``day``)."""
+    key = (
+        "year" if unit.startswith("y") else
+        "month" if unit.startswith("mo") else
+        "week" if unit.startswith("w") else "day"
+    )  # fmt: skip
+    return DAYS_PER_UNIT[key]
 
 
 def _num(text: str) -> float:
@@ -561,33 +581,30 @@ MEMORY_WORDS = {
 }
 CURRENCY_WORDS = {"euros": "EUR", "euro": "EUR", "eur": "EUR", "€": "EUR",
                   "usd": "USD", "dollars": "USD", "us dollars": "USD"}  # fmt: skip
+_CURRENCY_NAMES = "|".join(re.escape(k) for k in sorted(CURRENCY_WORDS, key=len, reverse=True))
+_MEMORY_NAMES = "|".join(re.escape(k) for k in sorted(MEMORY_WORDS, key=len, reverse=True))
 
 
 def _ownership(w: _Work, it: Interpretation, lex: Lexicon) -> None:
     """Resale horizon, answer currency, memory preset and 16-bit precision."""
-    words = "|".join(k for k in NUMBER_WORDS if len(k) > 1 or k == "a")
     for m in w.take(
         rf"\b(?:re-?sell(?:ing)?|sell(?:ing)?|resale)(?:\s+(?:it|them|the\s+\w+))?\s+"
-        rf"(?:after|in|at|within)\s+(?:{_NUM}|\b({words}))\s*(?:-\s*)?"
-        rf"(years?|yrs?|y|months?|mos?)\b"
+        rf"(?:after|in|at|within)\s+{_AMOUNT}\s*(?:-\s*)?(years?|yrs?|y|months?|mos?)\b"
     ):
-        n = _num(m.group(1)) if m.group(1) else float(NUMBER_WORDS[m.group(2)])
-        years = n if m.group(3).startswith("y") else n / 12
+        years = _amount(m, 1) * _unit_days(m.group(3)) / DAYS_PER_UNIT["year"]
         if not 0 < years <= 20:
             it.problems.append(f"'{m.group(0).strip()}': resale must be within 20 years")
         else:
             it.resell_after_years = years
     codes = "|".join(re.escape(c.lower()) for c in sorted(lex.currencies, key=len, reverse=True))
-    names = "|".join(re.escape(k) for k in sorted(CURRENCY_WORDS, key=len, reverse=True))
-    for m in w.take(rf"(?:\b(?:in|into|as)\s+)?(?<![\w])({names}|{codes})(?![\w])"):
+    for m in w.take(rf"(?:\b(?:in|into|as)\s+)?(?<![\w])({_CURRENCY_NAMES}|{codes})(?![\w])"):
         said = m.group(1)
         code = CURRENCY_WORDS.get(said, said.upper())
         if code in lex.currencies:
             it.currency = code
         else:
             it.problems.append(f"no exchange rate for '{said}' in the catalog")
-    presets = "|".join(re.escape(k) for k in sorted(MEMORY_WORDS, key=len, reverse=True))
-    for m in w.take(rf"\b(?:for|doing|with)\s+(?:a\s+|the\s+)?({presets})(?:\s+work)?\b"):
+    for m in w.take(rf"\b(?:for|doing|with)\s+(?:a\s+|the\s+)?({_MEMORY_NAMES})(?:\s+work)?\b"):
         it.memory_preset = it.memory_preset or MEMORY_WORDS[m.group(1)]
     if w.take(r"\b(?:fp16|bf16|16[\s-]?bit|half[\s-]precision|mixed[\s-]precision|amp)\b"):
         it.precision = "fp16"
@@ -612,22 +629,15 @@ def _durations(w: _Work, it: Interpretation) -> None:
             it.gpu_hours_per_month = value * (DAYS_PER_UNIT["month"] / days)
         else:
             it.gpu_hours = value
-    words = "|".join(k for k in NUMBER_WORDS if len(k) > 1 or k == "a")
     for m in w.take(
         rf"(?:\b(?:for|over|next|during|within|in)\s+(?:the\s+)?(?:next\s+)?)?"
-        rf"(?:{_NUM}|\b({words}))\s*(?:-\s*)?(years?|yrs?|y|months?|mos?|weeks?|wks?|days?)\b"
+        rf"{_AMOUNT}\s*(?:-\s*)?(years?|yrs?|y|months?|mos?|weeks?|wks?|days?)\b"
     ):
-        n = _num(m.group(1)) if m.group(1) else float(NUMBER_WORDS[m.group(2)])
-        unit = m.group(3)
-        key = (
-            "year" if unit.startswith("y") else
-            "month" if unit.startswith("mo") else
-            "week" if unit.startswith("w") else "day"
-        )  # fmt: skip
+        n = _amount(m, 1)
         if n <= 0:
             it.problems.append(f"a duration of '{m.group(0).strip()}' must be positive")
         else:
-            it.horizon_days = n * DAYS_PER_UNIT[key]
+            it.horizon_days = n * _unit_days(m.group(3))
     for m in w.take(
         rf"{_NUM}\s*(hours?|hrs?|h|minutes?|mins?|seconds?|secs?)\b(?!\s*(?:/|a|per)\s*day)"
     ):
