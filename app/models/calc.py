@@ -23,6 +23,7 @@ from pydantic import (
 )
 
 from app.catalog.loaders import fx_table
+from app.costing import ownership as own
 from app.models.offer import PricingModel
 
 STRICT = ConfigDict(extra="forbid", allow_inf_nan=False, strict=True)
@@ -37,8 +38,20 @@ def exactly_one(*fields: str) -> dict[str, Any]:
 
 
 def not_both(a: str, b: str) -> dict[str, Any]:
-    """JSON Schema for 'not both of these fields', matching a model validator."""
+    """JSON Schema for 'not both of these fields', matching :func:`refuse_both`."""
     return {"not": {"required": [a, b]}}
+
+
+def refuse_both(model: BaseModel, *pairs: tuple[str, str]) -> None:
+    """The validator side of :func:`not_both`: ValueError when both fields of a pair are set."""
+    for a, b in pairs:
+        if getattr(model, a) is not None and getattr(model, b) is not None:
+            raise ValueError(f"give {a} or {b}, not both")
+
+
+# A money field in USD and its twin in the request's `currency`: at most one of each pair.
+DESKTOP_MONEY = (("total_price_usd", "total_price"), ("resale_value_usd", "resale_value"))
+ELECTRICITY = ("electricity_price_usd_per_kwh", "electricity_price_per_kwh")
 
 
 class _Body(BaseModel):
@@ -69,34 +82,20 @@ def name_field(description: str, max_length: int = 100) -> Any:
     )
 
 
-def _currencies() -> list[str]:
-    """USD and every currency with a dated rate in the catalog (``curated/fx_rates.csv``)."""
-    return ["USD", *sorted(fx_table())]
-
-
-Currency = StrEnum("Currency", {c: c for c in _currencies()})  # type: ignore[misc]
+Currency = StrEnum("Currency", {c: c for c in ["USD", *sorted(fx_table())]})  # type: ignore[misc]
 Currency.__doc__ = "ISO 4217 code of a currency with a dated rate in the catalog (and USD)."
 
+ScalingModel = StrEnum("ScalingModel", {p: p for p in own.SCALING_PRESETS})  # type: ignore[misc]
+ScalingModel.__doc__ = "Multi-GPU scaling presets (Amdahl's law): " + "; ".join(
+    f"`{p.id}` {p.anchor_speedup:g}x on {p.anchor_gpu_count} GPUs ({p.source})"
+    for p in own.SCALING_PRESETS.values()
+)
 
-class ScalingModel(StrEnum):
-    """Multi-GPU scaling presets (Amdahl's law): `tuned` 3.7x on 4 GPUs (seed 003's 3.6-3.8x
-    for optimised code; predicts 6.73x on 8, seed 001: 6.67-7x), `common` 2.75x on 4 GPUs
-    (seed 003's 2.5-3x in common frameworks), `linear` n GPUs n times as fast."""
-
-    tuned = "tuned"
-    common = "common"
-    linear = "linear"
-
-
-class MemoryPresetId(StrEnum):
-    """Seed 001's memory needs (Tim Dettmers, 2020-09-07), at 32-bit: `kaggle` 8 GB,
-    `prototyping` 10 GB, `computer-vision` 10 GB, `transformers` 11 GB, `research` 24 GB."""
-
-    kaggle = "kaggle"
-    prototyping = "prototyping"
-    computer_vision = "computer-vision"
-    transformers = "transformers"
-    research = "research"
+MemoryPresetId = StrEnum("MemoryPresetId", {p: p for p in own.MEMORY_PRESETS})  # type: ignore[misc]
+MemoryPresetId.__doc__ = (
+    "Memory needs at 32-bit (seed 001, Tim Dettmers, 2020-09-07): "
+    + ", ".join(f"`{p.id}` {p.min_memory_gb:g} GB" for p in own.MEMORY_PRESETS.values())
+)
 
 
 class Precision(StrEnum):
@@ -134,8 +133,7 @@ class DesktopSpec(_Body):
                         {"required": ["gpu_price_usd"]},
                     ]
                 },
-                not_both("total_price_usd", "total_price"),
-                not_both("resale_value_usd", "resale_value"),
+                *(not_both(*pair) for pair in DESKTOP_MONEY),
                 {
                     "anyOf": [
                         {"not": {"required": ["resell_after_years"]}},
@@ -253,12 +251,7 @@ class DesktopSpec(_Body):
 
     @model_validator(mode="after")
     def _money_once(self) -> DesktopSpec:
-        for usd, neutral in (
-            ("total_price_usd", "total_price"),
-            ("resale_value_usd", "resale_value"),
-        ):
-            if getattr(self, usd) is not None and getattr(self, neutral) is not None:
-                raise ValueError(f"give {usd} or {neutral}, not both")
+        refuse_both(self, *DESKTOP_MONEY)
         return self
 
 
@@ -351,15 +344,7 @@ class _Where(_Body):
 
     @model_validator(mode="after")
     def _one_utilization(self):
-        if self.utilization is not None and self.utilization_profile is not None:
-            raise ValueError("give utilization or utilization_profile, not both")
-        if (
-            self.electricity_price_usd_per_kwh is not None
-            and self.electricity_price_per_kwh is not None
-        ):
-            raise ValueError(
-                "give electricity_price_usd_per_kwh or electricity_price_per_kwh, not both"
-            )
+        refuse_both(self, ("utilization", "utilization_profile"), ELECTRICITY)
         return self
 
 
@@ -371,7 +356,7 @@ class BreakEvenRequest(_Where):
         json_schema_extra={
             "allOf": [
                 not_both("utilization", "utilization_profile"),
-                not_both("electricity_price_usd_per_kwh", "electricity_price_per_kwh"),
+                not_both(*ELECTRICITY),
             ],
             "examples": [
                 {
@@ -691,7 +676,7 @@ class RunCostRequest(_Where):
         json_schema_extra={
             "allOf": [
                 not_both("utilization", "utilization_profile"),
-                not_both("electricity_price_usd_per_kwh", "electricity_price_per_kwh"),
+                not_both(*ELECTRICITY),
             ],
             "examples": [
                 {

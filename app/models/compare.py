@@ -13,6 +13,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, Strict, model_validator
 
 from app.models.calc import (
+    ELECTRICITY,
     NO_CONTROL,
     STRICT,
     Assumption,
@@ -161,7 +162,7 @@ class CompareRequest(_Where):
         json_schema_extra={
             "allOf": [
                 _at_most_one(*USAGE_FIELDS),
-                not_both("electricity_price_usd_per_kwh", "electricity_price_per_kwh"),
+                not_both(*ELECTRICITY),
                 {
                     "anyOf": [
                         {"not": {"required": ["runs_per_month"]}},
