@@ -102,11 +102,6 @@ class DepreciationCurve:
     points: tuple[tuple[float, float], ...]
     source: str
 
-    @property
-    def retained_per_year(self) -> float:
-        """Fraction of the value kept over one year, ``exp(-k)``."""
-        return math.exp(-self.annual_decay)
-
     def retained_fraction(self, years: float) -> float:
         """Fraction of the purchase price a GPU is worth after ``years``: ``exp(-k x years)``."""
         _check(math.isfinite(years) and years >= 0, "years must be >= 0", "resell_after_years")
@@ -232,27 +227,19 @@ class Embodied:
         """This amount times ``share`` (>= 0)."""
         return Embodied(self.co2e_kg * share, self.low_co2e_kg * share, self.high_co2e_kg * share)
 
-    def __add__(self, other: Embodied) -> Embodied:
-        return Embodied(
-            self.co2e_kg + other.co2e_kg,
-            self.low_co2e_kg + other.low_co2e_kg,
-            self.high_co2e_kg + other.high_co2e_kg,
-        )
-
 
 def embodied_total(parts: Iterable[tuple[EmbodiedFactor, int]]) -> Embodied:
     """Embodied carbon of a machine made of ``(factor, count)`` parts, kg CO2e: the sum of
     ``count x co2e_kg``; low and high sum ``count x co2e_kg x (1 -/+ relative_sd)`` (the
     parts' errors are taken as fully correlated, the cautious choice)."""
-    total = Embodied(0.0, 0.0, 0.0)
-    for factor, count in parts:
+    parts = list(parts)
+    for _, count in parts:
         _check(count >= 0, "count must be >= 0", "gpu_count")
-        total = total + Embodied(
-            factor.co2e_kg * count,
-            factor.co2e_kg * (1 - factor.relative_sd) * count,
-            factor.co2e_kg * (1 + factor.relative_sd) * count,
-        )
-    return total
+
+    def total(sd_sign: float) -> float:
+        return sum(f.co2e_kg * (1 + sd_sign * f.relative_sd) * n for f, n in parts)
+
+    return Embodied(total(0.0), total(-1.0), total(1.0))
 
 
 def owned_share_of_period(days: float, lifetime_years: float) -> float:
