@@ -395,3 +395,18 @@ def test_chat_break_even_with_resale_in_eur(client):
     assert res["headline"] == f"Break-even: {days:,.0f} days if you resell after 3 years"
     facts = {f["label"]: f["value"] for f in res["facts"]}
     assert "EUR" in facts["Desktop"] and "1.0824 USD/EUR" in facts["Exchange rate"]
+
+
+def test_compare_filters_by_memory_and_scales_multi_gpu_builds(client):
+    res = post(
+        client,
+        "/v1/compare",
+        {"workload": {"gpu": "rtx-3090"}, "utilization": 0.15, "memory_preset": "research",
+         "filters": {"include_cloud": False}, "limit": 500},
+    )  # fmt: skip
+    memory = {g["id"]: g["memory_gb"] for g in client.get("/v1/gpus?limit=500").json()["data"]}
+    assert res["options"] and all(memory[o["gpu_id"]] >= 24 for o in res["options"])
+    by_count = {o["gpu_count"]: o for o in res["options"] if o["gpu_id"] == "rtx-3090"}
+    # one hour on one RTX 3090 takes 1 / 3.7 h on four of them (tuned preset, seed 003)
+    assert by_count[1]["time_factor"] == pytest.approx(1.0)
+    assert by_count[4]["time_factor"] == pytest.approx(1 / 3.7, rel=1e-7)

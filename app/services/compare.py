@@ -242,11 +242,9 @@ def compute_compare(session: Session, req: CompareRequest, settings: Settings) -
         enough = snap.gpu_memory_gb >= w.memory_gb
         gpu_fits = np.where(~enough, 0, gpu_fits).astype(np.int8)
     need = memory_need(req.memory_preset, req.precision, trail)
-    min_memory = max(
-        [m for m in (f.min_gpu_memory_gb, need and need.required_gb) if m is not None],
-        default=None,
-    )
-    if min_memory is not None:
+    floors = [m for m in (f.min_gpu_memory_gb, need.required_gb if need else None) if m]
+    if floors:
+        min_memory = max(floors)
         o_keep &= snap.gpu_memory_gb[o_gpu] >= min_memory - 1e-9
         b_keep &= snap.gpu_memory_gb[b_gpu] >= min_memory - 1e-9
     oi, bi = np.flatnonzero(o_keep), np.flatnonzero(b_keep)
@@ -258,8 +256,9 @@ def compute_compare(session: Session, req: CompareRequest, settings: Settings) -
     n_o, n_b = len(oi), len(bi)
     is_desk = np.concatenate([np.zeros(n_o, bool), np.ones(n_b, bool)])
     fits = gpu_fits[g]
-    p = scaling.parallel_fraction
-    tf = np.where(fits == 0, np.nan, gpu_speed.hours[g] * ((1 - p) + p / count))
+    counts, where = np.unique(count, return_inverse=True)
+    gain = np.array([scaling.speedup(int(n)) for n in counts])[where]
+    tf = np.where(fits == 0, np.nan, gpu_speed.hours[g] / gain)
     overhead = np.ones(n_o + n_b)
     warnings: list[str] = []
     risk = None
@@ -493,7 +492,8 @@ def compute_sweep(session: Session, req: SweepRequest, settings: Settings) -> Sw
     """Break-even days over utilization x electricity price; see :class:`SweepResult`."""
     trail = Trail()
     desk = resolve_desktop(session, req.desktop, trail, with_resale=False)
-    if req.desktop.resell_after_years is not None or req.desktop.resale_value_usd is not None:
+    d = req.desktop
+    if (d.resell_after_years, d.resale_value_usd, d.resale_value) != (None, None, None):
         trail.assume(
             "desktop.resale_value_usd",
             0,
