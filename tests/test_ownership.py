@@ -182,7 +182,8 @@ def test_resale_from_the_depreciation_curve(client):
         "/v1/break-even",
         body(desktop={"resell_after_years": 3, "purchase_date": "2020-09-07"}),
     )
-    msrp = client.get("/v1/gpus/rtx-3090").json()["price_new_usd"]  # $1,499 launch price
+    gpus = {r["id"]: r for r in read_csv(CURATED / "gpus.csv")}
+    msrp = float(gpus["rtx-3090"]["price_new_usd"])  # NVIDIA's $1,499 launch price
     value = msrp * math.exp(-k * 3)  # the barebone counts 0
     assert res["resale"]["resale_value_usd"] == pytest.approx(value, rel=1e-6)
     assert res["resale"]["resale_on"] == "2023-09-07"
