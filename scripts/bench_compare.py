@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import statistics
 import sys
 import time
 from pathlib import Path
@@ -23,7 +22,13 @@ from pathlib import Path
 import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from scripts.loadlib import ROOT, fresh_sqlite, server_time_ms, start_server  # noqa: E402
+from scripts.loadlib import (  # noqa: E402
+    ROOT,
+    fresh_sqlite,
+    percentiles,
+    server_time_ms,
+    start_server,
+)
 
 CASES = {
     # Every option: 1,593 offers + desktop builds, a measured benchmark, runs per month.
@@ -54,11 +59,6 @@ CASES = {
 }
 
 
-def stats(ms: list[float]) -> dict[str, float]:
-    q = statistics.quantiles(sorted(ms), n=100, method="inclusive")
-    return {"p50_ms": round(q[49], 3), "p95_ms": round(q[94], 3), "p99_ms": round(q[98], 3)}
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--requests", type=int, default=300)
@@ -79,11 +79,11 @@ def main() -> None:
                     round_trip_ms.append((time.perf_counter() - t) * 1000)
                     r.raise_for_status()
                     server_ms.append(server_time_ms(r))
-                s = stats(server_ms)
+                s = percentiles(server_ms)
                 row = {
                     "target_ms": target,
                     "server": s,
-                    "round_trip": stats(round_trip_ms),
+                    "round_trip": percentiles(round_trip_ms),
                     "p50_over_target": round(s["p50_ms"] / target, 3),
                     "p99_over_target": round(s["p99_ms"] / target, 3),
                 }

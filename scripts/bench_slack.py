@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import statistics
 import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -26,21 +25,10 @@ from scripts.loadlib import (  # noqa: E402
     QUESTION,
     ROOT,
     fresh_sqlite,
+    percentiles,
     signed_slack_command,
     start_server,
 )
-
-
-def percentiles(ms: list[float]) -> dict[str, float]:
-    ms = sorted(ms)
-    q = statistics.quantiles(ms, n=100, method="inclusive")
-    return {
-        "n": len(ms),
-        "p50_ms": round(q[49], 2),
-        "p95_ms": round(q[94], 2),
-        "p99_ms": round(q[98], 2),
-        "max_ms": round(ms[-1], 2),
-    }
 
 
 def slack_request(client: httpx.Client, base: str) -> float:

@@ -9,6 +9,7 @@ import os
 import re
 import signal
 import socket
+import statistics
 import subprocess
 import tempfile
 import time
@@ -247,3 +248,16 @@ def children(pid: int) -> list[int]:
         if b"spawn_main" in cmdline:
             out.append(child)
     return out
+
+
+def percentiles(ms: list[float]) -> dict[str, float]:
+    """Count, p50, p95, p99 and max of latencies in ms (inclusive quantiles, 3 decimals)."""
+    ms = sorted(ms)
+    q = statistics.quantiles(ms, n=100, method="inclusive")
+    return {
+        "n": len(ms),
+        "p50_ms": round(q[49], 3),
+        "p95_ms": round(q[94], 3),
+        "p99_ms": round(q[98], 3),
+        "max_ms": round(ms[-1], 3),
+    }
