@@ -75,21 +75,28 @@ def sig8(x: float | None) -> float | None:
 
 @dataclass
 class Trail:
-    """Assumptions made and sources used while building one answer."""
+    """Assumptions made and sources used while building one answer, each listed once in the
+    order first met."""
 
     assumptions: list[Assumption] = field(default_factory=list)
     sources: list[SourceRef] = field(default_factory=list)
     prices: dict[str, dt.date] = field(default_factory=dict)
+    _seen: set[tuple] = field(default_factory=set, repr=False)
+
+    def _first(self, key: tuple) -> bool:
+        """Whether ``key`` is met for the first time (a set, not a scan of model equality)."""
+        if key in self._seen:
+            return False
+        self._seen.add(key)
+        return True
 
     def assume(self, name: str, value: Any, source: str) -> None:
-        item = Assumption(name=name, value=value, source=source)
-        if item not in self.assumptions:
-            self.assumptions.append(item)
+        if self._first(("assume", name, repr(value), source)):
+            self.assumptions.append(Assumption(name=name, value=value, source=source))
 
     def cite(self, what: str, source: str, as_of) -> None:
-        ref = SourceRef(what=what, source=source, as_of=as_of)
-        if ref not in self.sources:
-            self.sources.append(ref)
+        if self._first(("cite", what, source, as_of)):
+            self.sources.append(SourceRef(what=what, source=source, as_of=as_of))
 
     def price(self, what: str, as_of: dt.date | None) -> None:
         """Note a catalog price used, with its date, for :meth:`price_age`."""

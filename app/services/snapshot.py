@@ -21,8 +21,10 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
+from weakref import WeakKeyDictionary
 
 import numpy as np
+from sqlalchemy import Engine
 from sqlalchemy.engine import URL
 from sqlalchemy.exc import InterfaceError, OperationalError
 from sqlalchemy.exc import TimeoutError as SATimeoutError
@@ -362,7 +364,10 @@ def prices_as_of(day: dt.date | None) -> Iterator[None]:
         _pinned_day.reset(token)
 
 
-_checked: dict[URL, tuple[float, int]] = {}  # database -> (monotonic time, revision seen)
+# engine -> (monotonic time, revision seen). Keyed by the engine object: hashing a URL renders
+# it to a string, and this is looked up several times per request.
+# Weak keys: an engine disposed of (tests make many) does not stay alive through this map.
+_checked: WeakKeyDictionary[Engine, tuple[float, int]] = WeakKeyDictionary()
 
 
 def catalog_written() -> None:
@@ -372,23 +377,23 @@ def catalog_written() -> None:
     _checked.clear()
 
 
-def _revision(session: Session, database: URL) -> int:
+def _revision(session: Session, engine: Engine) -> int:
     """The catalog revision, read from the database at most every
     ``snapshot_check_interval_s``; while the database is down, the last one seen (the
     snapshot keeps answering)."""
     now = time.monotonic()
-    last = _checked.get(database)
+    last = _checked.get(engine)
     if last is not None and now - last[0] < get_settings().snapshot_check_interval_s:
         return last[1]
     try:
         revision = current_revision(session)
     except (OperationalError, InterfaceError, SATimeoutError):
-        if last is None or _current is None or _current.database != database:
+        if last is None or _current is None or _current.database != engine.url:
             raise
         session.rollback()
-        _checked[database] = (now, last[1])  # retry after the interval, not every request
+        _checked[engine] = (now, last[1])  # retry after the interval, not every request
         return last[1]
-    _checked[database] = (now, revision)
+    _checked[engine] = (now, revision)
     return revision
 
 
@@ -398,8 +403,9 @@ def get_snapshot(session: Session, as_of: dt.date | None = None) -> Snapshot:
     global _current
     day = as_of or _pinned_day.get()
     bind = session.get_bind()
-    database = bind.engine.url  # Engine.engine is the engine itself; Connection.engine too
-    revision = _revision(session, database)
+    engine = bind.engine  # Engine.engine is the engine itself; Connection.engine too
+    database = engine.url
+    revision = _revision(session, engine)
     snap = _current
     if snap is None or snap.revision != revision or snap.database != database:
         with _lock:
