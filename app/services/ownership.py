@@ -30,7 +30,7 @@ from app.models.ownership import (
     ScalingPresetPublic,
     ScalingPresetsPublic,
 )
-from app.services.snapshot import get_snapshot
+from app.services.snapshot import VIEWS_KEPT, get_snapshot
 
 # ------------------------------------------------------------------------------------------
 # Multi-GPU scaling
@@ -97,7 +97,9 @@ def _years(a: dt.date, b: dt.date) -> float:
 Curves = dict[str | None, tuple[own.DepreciationCurve, str]]
 _curves: OrderedDict[tuple, Curves] = OrderedDict()  # per catalog view, newest last
 _curves_lock = threading.Lock()
-_CURVE_VIEWS = 8  # today's catalog plus a few dated views (`as_of`), like the snapshot's LRU
+# The current catalog plus the dated views (`as_of`) the snapshot keeps; a view's curves are
+# a few hundred bytes, so this bounds the map, not memory.
+_CURVE_VIEWS = VIEWS_KEPT + 1
 
 
 def _fit(points: list[tuple[float, float, Gpu]]) -> own.DepreciationCurve:

@@ -349,7 +349,7 @@ _views: OrderedDict[tuple[URL | None, int, dt.date], Snapshot] = OrderedDict()
 # Dated views kept per process, least recently used dropped first. Each is a copy of the
 # catalog rows: 6.3 MB measured with tracemalloc on the shipped catalog (2026-11-22), so 4
 # views add at most ~25 MB to a worker (140 MB measured by make bench without them).
-_VIEWS_KEPT = 4
+VIEWS_KEPT = 4
 _pinned_day: ContextVar[dt.date | None] = ContextVar("prices_as_of", default=None)
 
 
@@ -432,6 +432,6 @@ def get_snapshot(session: Session, as_of: dt.date | None = None) -> Snapshot:
             view = dated_view(snap, prices_on(own, day), day)
         SNAPSHOT_BUILDS.labels("dated").inc()
         _views[key] = view
-        while len(_views) > _VIEWS_KEPT:
+        while len(_views) > VIEWS_KEPT:
             _views.popitem(last=False)
     return view
