@@ -411,3 +411,20 @@ def test_compare_filters_by_memory_and_scales_multi_gpu_builds(client):
     # one hour on one RTX 3090 takes 1 / 3.7 h on four of them (tuned preset, seed 003)
     assert by_count[1]["time_factor"] == pytest.approx(1.0)
     assert by_count[4]["time_factor"] == pytest.approx(1 / 3.7, rel=1e-7)
+
+
+def test_dates_in_bodies_are_iso_strings_only(client):
+    """Lax parsing would read 0 as a Unix timestamp (1970-01-01)."""
+    from pydantic import ValidationError
+
+    from app.models.admin import GpuWrite
+
+    bad = body(desktop={"purchase_date": 0, "resell_after_years": 1})
+    assert client.post("/v1/break-even", json=bad).status_code == 422
+    good = body(desktop={"purchase_date": "2020-09-07", "resell_after_years": 1})
+    assert post(client, "/v1/break-even", good)["resale"]["resale_on"] == "2021-09-07"
+    with pytest.raises(ValidationError):
+        GpuWrite.model_validate(
+            {"source": "x", "as_of": 0, "name": "n", "vendor": "v", "architecture": "a",
+             "form_factor": "consumer_pcie", "memory_gb": 8, "tdp_w": 100}
+        )  # fmt: skip

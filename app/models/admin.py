@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from app.models.benchmark import BenchmarkPublic, BenchmarkResultPublic
 from app.models.calc import NO_CONTROL
 from app.models.catalog_misc import BarebonePublic, UtilizationProfilePublic
-from app.models.common import described_by
+from app.models.common import IsoDate, described_by
 from app.models.gpu import FormFactor, GpuPublic
 from app.models.offer import CloudOfferPublic, PricingModel, Provider
 from app.models.region import RegionKind, RegionPublic
@@ -27,7 +27,7 @@ Text = Annotated[str, Field(min_length=1, max_length=200, pattern=NO_CONTROL)]
 LongText = Annotated[str, Field(min_length=1, max_length=2000, pattern=NO_CONTROL)]
 # Dates are not bounded in the schema (JSON Schema cannot bound a `date`); a future `as_of`
 # is refused by the service (prices are dated when they take effect).
-Day = dt.date
+Day = IsoDate
 
 
 class _Write(BaseModel):

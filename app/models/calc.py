@@ -24,6 +24,7 @@ from pydantic import (
 
 from app.catalog.loaders import fx_table
 from app.costing import ownership as own
+from app.models.common import IsoDate
 from app.models.offer import PricingModel
 
 STRICT = ConfigDict(extra="forbid", allow_inf_nan=False, strict=True)
@@ -213,7 +214,7 @@ class DesktopSpec(_Body):
         description="Price of the whole machine in the request's `currency` (instead of "
         "`total_price_usd`).",
     )
-    purchase_date: Annotated[dt.date, Strict(False)] = Field(
+    purchase_date: IsoDate = Field(
         default=None,
         description="Day the machine is bought; default: the day whose prices are read "
         "(`as_of`, else today). The resale day is `purchase_date + resell_after_years`.",
@@ -239,15 +240,6 @@ class DesktopSpec(_Body):
         le=10_000_000,
         description="`resale_value_usd` in the request's `currency`.",
     )
-
-    @field_validator("purchase_date", mode="before")
-    @classmethod
-    def _iso_date(cls, value: Any) -> Any:
-        """Only an ISO 8601 date string (lax date parsing would take a number as a
-        timestamp)."""
-        if not isinstance(value, str):
-            raise ValueError("purchase_date must be an ISO 8601 date string, YYYY-MM-DD")
-        return value
 
     @model_validator(mode="after")
     def _money_once(self) -> DesktopSpec:

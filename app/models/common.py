@@ -3,10 +3,22 @@
 from __future__ import annotations
 
 import datetime as dt
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, Strict
 from sqlmodel import SQLModel
+
+
+def _iso_date_string(value: Any) -> Any:
+    """Let only a string through to date parsing: pydantic's lax mode would read a number as a
+    Unix timestamp (``0`` -> 1970-01-01)."""
+    if not isinstance(value, (str, dt.date)):
+        raise ValueError("expected an ISO 8601 date string, YYYY-MM-DD")
+    return value
+
+
+# A date in a request body: `YYYY-MM-DD` only, accepted even by strict models.
+IsoDate = Annotated[dt.date, Strict(False), BeforeValidator(_iso_date_string)]
 
 # Stable constraint names, so Alembic migrations are reproducible on SQLite and PostgreSQL.
 SQLModel.metadata.naming_convention = {
