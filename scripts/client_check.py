@@ -60,19 +60,28 @@ def main(base_url: str) -> None:
     client = Client(base_url=base_url, raise_on_unexpected_status=True)
 
     # Seed 001: $2,200 desktop, 350 W + 100 W, $0.12/kWh, 15 %, $2.14/h -> 293 days, 591 kWh.
-    be = calculations_compute_break_even.sync(
-        client=client,
-        body=BreakEvenRequest(
-            desktop=DesktopSpec(gpu="rtx-3090", total_price_usd=2200),
-            cloud=CloudSpec(offer_id="aws-p3.2xlarge-spot-seed-2020"),
-            utilization=0.15,
-            electricity_price_usd_per_kwh=0.12,
-        ),
+    seed = BreakEvenRequest(
+        desktop=DesktopSpec(gpu="rtx-3090", total_price_usd=2200),
+        cloud=CloudSpec(offer_id="aws-p3.2xlarge-spot-seed-2020"),
+        utilization=0.15,
+        electricity_price_usd_per_kwh=0.12,
     )
+    be = calculations_compute_break_even.sync(client=client, body=seed)
     assert isinstance(be, BreakEvenResult), be
     assert abs(be.break_even_days - 293) <= 1, be.break_even_days
     assert round(be.desktop.energy_kwh_per_year) == 591
     assert round(be.desktop.cost_usd_per_year) == 71
+    # The same desktop resold for $1,000 after 3 years, answered in EUR (ECB 2024: 1.0824):
+    # (2200 - 1000) / (2.14 x 3.6 - 0.45 x 3.6 x 0.12) = 159.80 days; EUR 2,032.52 upfront.
+    resold = seed.to_dict() | {"currency": "EUR"}
+    resold["desktop"] |= {"resell_after_years": 3, "resale_value_usd": 1000}
+    eur = calculations_compute_break_even.sync(
+        client=client, body=BreakEvenRequest.from_dict(resold)
+    )
+    assert isinstance(eur, BreakEvenResult), eur
+    assert abs(eur.break_even_days - 1200 / (2.14 * 3.6 - 0.45 * 3.6 * 0.12)) <= 0.005, eur
+    assert eur.currency_rate.currency == "EUR" and eur.currency_rate.usd_per_unit == 1.0824
+    assert abs(eur.in_currency.upfront - 2200 / 1.0824) < 0.01, eur.in_currency.upfront
 
     # Seed 004: EfficientNet on the A6000, 627 s x $1.89/h = $0.33; 0.007 per batch item.
     rc = calculations_compute_run_cost.sync(
@@ -146,12 +155,7 @@ def main(base_url: str) -> None:
         client=client,
         body=ScenarioCreate(
             name="client check",
-            break_even=BreakEvenRequest(
-                desktop=DesktopSpec(gpu="rtx-3090", total_price_usd=2200),
-                cloud=CloudSpec(offer_id="aws-p3.2xlarge-spot-seed-2020"),
-                utilization=0.15,
-                electricity_price_usd_per_kwh=0.12,
-            ),
+            break_even=seed,
         ),
     )
     assert isinstance(saved, ScenarioPublic), saved
