@@ -149,7 +149,7 @@ def test_resale_moves_break_even_earlier(client):
         "/v1/break-even",
         body(desktop={"resell_after_years": 3, "resale_value_usd": 1000}),
     )
-    # (2200 - 1000) / 7.5096 = 159.79 days, against 292.96 without resale
+    # (2200 - 1000) / 7.5096 = 159.80 days, against 292.96 without resale
     assert res["break_even_days"] == pytest.approx(1200 / SAVING, abs=0.005)
     assert res["break_even_days"] < res["resale"]["break_even_days_without_resale"] == 292.96
     assert res["resale"]["basis"] == "given"
