@@ -17,22 +17,17 @@ from pathlib import Path
 
 import typer
 
+from app.db import alembic_config
+
 app = typer.Typer(help="gpucost: rent cloud GPUs or buy a desktop?", no_args_is_help=True)
 
-ROOT = Path(__file__).resolve().parent.parent
 
+def _view():
+    """The catalog view of the configured database, read once for this command."""
+    from app.catalog.live import live_catalog
+    from app.db import get_engine
 
-def alembic_config():
-    """Alembic config for this project (``alembic.ini`` at the repository root); the database
-    URL comes from settings, or from ``-x url=...``."""
-    from alembic.config import Config
-
-    # A source checkout has alembic.ini next to app/; an installed package (the container
-    # image) runs from a directory holding alembic.ini and migrations/.
-    root = ROOT if (ROOT / "alembic.ini").exists() else Path.cwd()
-    cfg = Config(str(root / "alembic.ini"))
-    cfg.set_main_option("script_location", str(root / "migrations"))
-    return cfg
+    return live_catalog(get_engine(), poll_interval_s=0).view
 
 
 @app.command()
@@ -99,14 +94,11 @@ def ask(
     Exits 1 when the question cannot be answered."""
     from rich.console import Console
     from rich.table import Table
-    from sqlmodel import Session
 
-    from app.db import get_engine
     from app.services.query import respond
     from app.settings import get_settings
 
-    with Session(get_engine()) as session:
-        ans = respond(session, get_settings(), " ".join(question))
+    ans = respond(_view(), get_settings(), " ".join(question))
     console = Console()
     if as_json:
         console.print_json(ans.model_dump_json())
@@ -188,9 +180,7 @@ def compare(
     print a table: total cost over the horizon, cost per run, kg CO2e, break-even."""
     from rich.console import Console
     from rich.table import Table
-    from sqlmodel import Session
 
-    from app.db import get_engine
     from app.models.compare import CompareRequest
     from app.services import charts, compare
     from app.settings import get_settings
@@ -241,8 +231,7 @@ def compare(
         }
     try:
         req = CompareRequest.model_validate_json(json.dumps(body))
-        with Session(get_engine()) as session:
-            res = compare.compute_compare(session, req, get_settings())
+        res = compare.compute_compare(_view(), req, get_settings())
     except _refusals() as exc:
         raise _fail(exc) from None
     console = Console()
@@ -309,9 +298,7 @@ def chart_command(
 ) -> None:
     """Draw a chart: `query` takes a break-even or run-cost question (-q); the other kinds
     take the JSON body of `/v1/break-even`, `/v1/break-even/sweep` or `/v1/compare` (-r)."""
-    from sqlmodel import Session
 
-    from app.db import get_engine
     from app.models.calc import BreakEvenRequest
     from app.models.compare import CompareRequest, SweepRequest
     from app.services import charts
@@ -329,17 +316,17 @@ def chart_command(
         raise typer.BadParameter("`query` takes -q QUESTION; the other kinds take -r FILE")
     settings = get_settings()
     try:
-        with Session(get_engine()) as session:
-            if kind == "query":
-                drawn = charts.query_chart(session, settings, question, fmt)
+        view = _view()
+        if kind == "query":
+            drawn = charts.query_chart(view, settings, question, fmt)
+        else:
+            req = kinds[kind].model_validate_json(request.read_bytes())
+            if kind == "cumulative-cost":
+                drawn = charts.cumulative_chart(view, req, settings, None, fmt)
+            elif kind == "break-even-sweep":
+                drawn = charts.sweep_chart(view, req, settings, fmt)
             else:
-                req = kinds[kind].model_validate_json(request.read_bytes())
-                if kind == "cumulative-cost":
-                    drawn = charts.cumulative_chart(session, req, settings, None, fmt)
-                elif kind == "break-even-sweep":
-                    drawn = charts.sweep_chart(session, req, settings, fmt)
-                else:
-                    drawn = charts.compare_chart(session, req, settings, fmt)
+                drawn = charts.compare_chart(view, req, settings, fmt)
     except _refusals() as exc:
         raise _fail(exc) from None
     _write_chart(drawn, output)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from functools import lru_cache
+from pathlib import Path
 
 from sqlalchemy import Engine, event
 from sqlmodel import Session, create_engine
@@ -68,3 +69,19 @@ def get_session() -> Iterator[Session]:
     """A session per request; commits happen in service functions, never here."""
     with Session(get_engine()) as session:
         yield session
+
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def alembic_config():
+    """Alembic config for this project (``alembic.ini`` at the repository root); the database
+    URL comes from settings, or from ``-x url=...``."""
+    from alembic.config import Config
+
+    # A source checkout has alembic.ini next to app/; an installed package (the container
+    # image) runs from a directory holding alembic.ini and migrations/.
+    root = ROOT if (ROOT / "alembic.ini").exists() else Path.cwd()
+    cfg = Config(str(root / "alembic.ini"))
+    cfg.set_main_option("script_location", str(root / "migrations"))
+    return cfg

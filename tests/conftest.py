@@ -19,9 +19,12 @@ from alembic import command  # noqa: E402
 from fastapi.testclient import TestClient  # noqa: E402
 from sqlmodel import Session  # noqa: E402
 
+from app import deps  # noqa: E402
 from app.catalog.seed import seed  # noqa: E402
-from app.cli import alembic_config  # noqa: E402
-from app.db import get_engine, get_session  # noqa: E402
+from app.db import (  # noqa: E402
+    alembic_config,  # noqa: E402
+    get_engine,
+)
 from app.main import app  # noqa: E402
 from app.settings import get_settings  # noqa: E402
 
@@ -35,6 +38,14 @@ def engine():
     eng = get_engine()
     seed(eng)
     return eng
+
+
+@pytest.fixture()
+def view(engine):
+    """The catalog view of the shared test database (what every calculation reads)."""
+    from app.catalog.live import live_catalog
+
+    return live_catalog(engine).view
 
 
 @pytest.fixture()
@@ -52,7 +63,7 @@ def session(engine) -> Iterator[Session]:
 
 @pytest.fixture()
 def client(session) -> Iterator[TestClient]:
-    app.dependency_overrides[get_session] = lambda: session
+    app.dependency_overrides[deps.session] = lambda: session
     with TestClient(app, raise_server_exceptions=False) as c:
         yield c
     app.dependency_overrides.clear()

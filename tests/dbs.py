@@ -20,9 +20,9 @@ from sqlalchemy import Engine, create_engine, text
 from sqlalchemy.engine import make_url
 from sqlmodel import Session
 
+from app import deps
 from app.catalog.seed import seed
-from app.cli import alembic_config
-from app.db import get_engine, get_session, make_engine
+from app.db import alembic_config, make_engine
 from app.main import app
 
 POSTGRES_URL = os.environ.get("GPUCOST_TEST_POSTGRES_URL")
@@ -116,8 +116,8 @@ def client_for(engine: Engine) -> Iterator[TestClient]:
         with Session(engine) as s:
             yield s
 
-    app.dependency_overrides[get_session] = session
-    app.dependency_overrides[get_engine] = lambda: engine
+    app.dependency_overrides[deps.session] = session
+    app.dependency_overrides[deps.engine] = lambda: engine
     try:
         with TestClient(app, raise_server_exceptions=False) as c:
             yield c

@@ -12,10 +12,11 @@ from fastapi.testclient import TestClient
 from PIL import Image
 from typer.testing import CliRunner
 
+from app import deps
 from app.cli import app as cli
 from app.main import app
 from app.routers import slack as slack_router
-from app.settings import Settings, get_settings
+from app.settings import Settings
 from tests.test_slack import SECRET, form, signed
 
 SEED_BREAK_EVEN = {
@@ -136,7 +137,7 @@ def test_question_chart(client):
 
 def _slack_reply(engine, settings: Settings, text: str) -> dict:
     slack_router._replays = None
-    app.dependency_overrides[get_settings] = lambda: settings
+    app.dependency_overrides[deps.settings] = lambda: settings
     try:
         with TestClient(app) as c:
             body = form(text)

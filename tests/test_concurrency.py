@@ -19,7 +19,7 @@ import pytest
 import uvicorn
 from sqlmodel import Session
 
-from app.db import get_engine, get_session
+from app import deps
 from app.main import app
 from app.services import keys
 from tests.dbs import backends, seeded
@@ -44,8 +44,8 @@ def server(request, tmp_path):
             with Session(engine) as s:
                 yield s
 
-        app.dependency_overrides[get_session] = session
-        app.dependency_overrides[get_engine] = lambda: engine
+        app.dependency_overrides[deps.session] = session
+        app.dependency_overrides[deps.engine] = lambda: engine
         port = _free_port()
         srv = uvicorn.Server(
             uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="off")

@@ -11,8 +11,7 @@ from sqlalchemy import inspect, text
 from sqlmodel import SQLModel
 
 from app.catalog.seed import seed
-from app.cli import alembic_config
-from app.db import make_engine
+from app.db import alembic_config, make_engine
 from app.models import TABLES
 from app.models.history import PRICE_FIELDS
 from tests.dbs import backends, downgrade, empty_database, migrate

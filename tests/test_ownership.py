@@ -359,8 +359,12 @@ def test_eur_inputs(client):
     # the same amount in both fields is refused
     bad = {**request, "electricity_price_usd_per_kwh": 0.3}
     assert client.post("/v1/break-even", json=bad).status_code == 422
-    # a currency without a rate in the catalog is refused by the schema
-    assert client.post("/v1/break-even", json={**request, "currency": "XYZ"}).status_code == 422
+    # a currency without a rate in the catalog is not found (the rates are catalog data), and
+    # the problem names the currencies that have one; a malformed code is refused by the schema
+    missing = client.post("/v1/break-even", json={**request, "currency": "XYZ"})
+    assert missing.status_code == 404
+    assert "EUR" in missing.json()["detail"] and "USD" in missing.json()["detail"]
+    assert client.post("/v1/break-even", json={**request, "currency": "eur"}).status_code == 422
 
 
 def test_fx_rates_are_listed(client):
@@ -375,8 +379,8 @@ def test_fx_rates_are_listed(client):
 # ------------------------------------------------------------------------------------------
 
 
-def test_parser_reads_ownership_phrases(session):
-    lex = lexicon(session)
+def test_parser_reads_ownership_phrases(view):
+    lex = lexicon(view)
     it = parse("break-even for 3090 at 15% util resell after 3 years in EUR for transformers", lex)
     assert (it.resell_after_years, it.currency, it.memory_preset) == (3, "EUR", "transformers")
     assert it.utilization == 0.15 and not it.ignored and it.horizon_days is None

@@ -4,8 +4,8 @@ with the real catalog's vocabulary."""
 from __future__ import annotations
 
 import pytest
-from sqlmodel import Session
 
+from app.catalog.live import live_catalog
 from app.query.parser import Interpretation, parse
 from app.services.query import lexicon
 from tests.query_corpus import CORPUS
@@ -26,8 +26,7 @@ OPTIONAL = {
 
 @pytest.fixture(scope="module")
 def lex(engine):
-    with Session(engine) as session:
-        return lexicon(session)
+    return lexicon(live_catalog(engine).view)
 
 
 def _ids(expected) -> tuple[str, ...]:

@@ -11,10 +11,11 @@ import pytest
 from fastapi.testclient import TestClient
 from slack_sdk.signature import SignatureVerifier
 
+from app import deps
 from app.main import app
 from app.routers import slack as slack_router
 from app.services import slack as slack_service
-from app.settings import Settings, get_settings
+from app.settings import Settings
 
 SECRET = "8f742231b10e8888abcd99yyyzzz85a5"  # Slack's documentation example format
 
@@ -45,7 +46,7 @@ def signed(body: bytes, *, secret: str = SECRET, ts: int | None = None) -> dict[
 @pytest.fixture()
 def slack(engine, monkeypatch):
     settings = Settings(slack_signing_secret=SECRET)
-    app.dependency_overrides[get_settings] = lambda: settings
+    app.dependency_overrides[deps.settings] = lambda: settings
     monkeypatch.setattr(slack_router, "_replays", None)
     with TestClient(app, raise_server_exceptions=False) as c:
         c.settings = settings
@@ -160,7 +161,7 @@ def test_non_utf8_body_is_refused_not_crashed(slack):
 
 
 def test_without_a_secret_nothing_is_answered(engine):
-    app.dependency_overrides[get_settings] = lambda: Settings(slack_signing_secret=None)
+    app.dependency_overrides[deps.settings] = lambda: Settings(slack_signing_secret=None)
     try:
         with TestClient(app) as c:
             body = form("3090 specs")
@@ -177,7 +178,7 @@ def test_json_body_is_415(slack):
 def test_slow_answer_is_acknowledged_then_posted(slack, monkeypatch):
     posted: list[tuple[str, dict]] = []
 
-    def slow_reply(settings, text):
+    def slow_reply(view, settings, text):
         time.sleep(0.3)
         return {"response_type": "ephemeral", "text": f"answer to {text}"}
 

@@ -1286,3 +1286,8 @@ def iter_all(report: LoadReport) -> Iterable[tuple[str, list[Row]]]:
     yield "utilization_profile", load_utilization_profiles()
     yield "benchmark", benchmarks
     yield "benchmark_result", results
+    from app.catalog.sources import reference  # reads helpers defined above
+
+    yield "fx_rate", reference.load_fx_rates()
+    yield "embodied_factor", reference.load_embodied_factors()
+    yield "reference_value", reference.load_reference_values()

@@ -14,6 +14,7 @@ from typing import Any
 from sqlalchemy.engine import Connection, Engine
 
 from app.catalog import loaders
+from app.catalog.live import catalog_written
 from app.catalog.writes import PriceLedger, bump_revision, stored_rows, upsert
 from app.db import writer
 from app.models import TABLES
@@ -62,7 +63,5 @@ def seed(engine: Engine) -> SeedReport:
         if sum(report.added.values()) + sum(report.changed.values()):
             bump_revision(conn)
     report.skipped = skipped.skipped
-    from app.services.snapshot import catalog_written  # services import the catalog package
-
-    catalog_written()
+    catalog_written(engine)
     return report

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from app.costing.errors import InvalidInput
 from app.costing.model import DAYS_PER_YEAR, HOURS_PER_DAY
+from app.costing.money import from_usd, to_usd  # noqa: F401  (re-exported)
 
 HOURS_PER_YEAR = DAYS_PER_YEAR * HOURS_PER_DAY
 
@@ -326,20 +327,3 @@ def required_memory_gb(min_memory_gb_32bit: float, precision: str = "fp32") -> f
     _check(precision in ("fp32", "fp16"), "precision must be fp32 or fp16", "precision")
     factor = FP16_MEMORY_FACTOR if precision == "fp16" else 1.0
     return min_memory_gb_32bit * factor
-
-
-# --------------------------------------------------------------------------------------------
-# Currency
-# --------------------------------------------------------------------------------------------
-
-
-def to_usd(amount: float, usd_per_unit: float) -> float:
-    """An amount in a currency converted to USD: ``amount x usd_per_unit``."""
-    _check(math.isfinite(usd_per_unit) and usd_per_unit > 0, "rate must be > 0", "usd_per_unit")
-    return amount * usd_per_unit
-
-
-def from_usd(amount_usd: float, usd_per_unit: float) -> float:
-    """An amount in USD converted to a currency: ``amount_usd / usd_per_unit``."""
-    _check(math.isfinite(usd_per_unit) and usd_per_unit > 0, "rate must be > 0", "usd_per_unit")
-    return amount_usd / usd_per_unit

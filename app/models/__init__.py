@@ -12,6 +12,7 @@ from app.models.catalog_misc import (
 from app.models.gpu import Gpu
 from app.models.history import ApiKey, PricePoint, Scenario
 from app.models.offer import CloudOffer
+from app.models.reference import EmbodiedFactor, FxRate, ReferenceValue
 from app.models.region import Region
 
 TABLES = {
@@ -25,6 +26,9 @@ TABLES = {
     "utilization_profile": UtilizationProfile,
     "benchmark": Benchmark,
     "benchmark_result": BenchmarkResult,
+    "fx_rate": FxRate,
+    "embodied_factor": EmbodiedFactor,
+    "reference_value": ReferenceValue,
 }
 
 __all__ = [
@@ -39,6 +43,9 @@ __all__ = [
     "CloudOffer",
     "ColabPlan",
     "ColabRate",
+    "EmbodiedFactor",
+    "FxRate",
+    "ReferenceValue",
     "Gpu",
     "ProviderInfo",
     "Region",

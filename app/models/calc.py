@@ -17,12 +17,12 @@ from pydantic import (
     ConfigDict,
     Field,
     Strict,
+    StringConstraints,
     ValidationInfo,
     field_validator,
     model_validator,
 )
 
-from app.catalog.loaders import fx_table
 from app.costing import ownership as own
 from app.models.common import IsoDate
 from app.models.offer import PricingModel
@@ -83,8 +83,9 @@ def name_field(description: str, max_length: int = 100) -> Any:
     )
 
 
-Currency = StrEnum("Currency", {c: c for c in ["USD", *sorted(fx_table())]})  # type: ignore[misc]
-Currency.__doc__ = "ISO 4217 code of a currency with a dated rate in the catalog (and USD)."
+# ISO 4217 code; which ones have a dated rate is catalog data (`GET /v1/fx-rates`), checked
+# when the request is resolved (422 for a currency without a rate).
+Currency = Annotated[str, StringConstraints(pattern=r"^[A-Z]{3}$")]
 
 ScalingModel = StrEnum("ScalingModel", {p: p for p in own.SCALING_PRESETS})  # type: ignore[misc]
 ScalingModel.__doc__ = "Multi-GPU scaling presets (Amdahl's law): " + "; ".join(
@@ -307,8 +308,8 @@ class _Where(_Body):
         "Region id (`de`, `us-ca`, ...) for electricity price and carbon intensity.",
         max_length=64,
     )
-    currency: Annotated[Currency, Strict(False)] = Field(
-        default=Currency.USD,
+    currency: Currency = Field(
+        default="USD",
         description="Currency of the `*_in_currency` results and of the currency-neutral "
         "inputs (`total_price`, `resale_value`, `price_per_hour`, "
         "`electricity_price_per_kwh`). Converted at the catalog's rate in force on the "

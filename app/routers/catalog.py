@@ -6,8 +6,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query
 
-from app.deps import AsOf, SessionDep
-from app.models import Benchmark, UtilizationProfile
+from app.deps import CurrentViewDep, ViewDep
 from app.models.benchmark import BenchmarkPublic, BenchmarkResultPublic, BenchmarksPublic
 from app.models.calc import MemoryPresetId, Precision
 from app.models.catalog_misc import (
@@ -28,7 +27,6 @@ from app.models.ownership import (
 from app.models.region import RegionKind, RegionPublic, RegionsPublic
 from app.services import catalog, ownership
 from app.services.ownership import memory_need
-from app.services.snapshot import prices_as_of
 
 router = APIRouter(prefix="/v1", tags=["catalog"], responses={422: PROBLEM_RESPONSES[422]})
 
@@ -83,8 +81,8 @@ def offer_public(row) -> CloudOfferPublic:
     summary="List GPUs",
     responses=link_to("catalog-get_gpu", "gpu_id", "Fetch a listed GPU by its id."),
 )
-def list_gpus(
-    session: SessionDep,
+async def list_gpus(
+    view: ViewDep,
     q: Annotated[
         str | None, Query(max_length=100, description="Name, alias or id to match.")
     ] = None,
@@ -92,17 +90,15 @@ def list_gpus(
     precision: PrecisionQuery = None,
     limit: Limit = 100,
     offset: Offset = 0,
-    as_of: AsOf = None,
 ) -> GpusPublic:
     """GPUs in the catalog with specs (memory GB, bandwidth GB/s, FP32 TFLOPS, TDP W), launch
     and used prices, each with source and as-of date. `q` matches ids, names and aliases;
     `memory_preset` keeps the GPUs with the memory that workload needs (seed 001)."""
-    with prices_as_of(as_of):
-        need = memory_need(memory_preset, precision)
-        rows, count = catalog.list_gpus(
-            session, q, limit, offset, min_memory_gb=need.required_gb if need else None
-        )
-        return GpusPublic(data=[GpuPublic.model_validate(fields_of(r)) for r in rows], count=count)
+    need = memory_need(memory_preset, precision)
+    rows, count = catalog.list_gpus(
+        view, q, limit, offset, min_memory_gb=need.required_gb if need else None
+    )
+    return GpusPublic(data=[GpuPublic.model_validate(fields_of(r)) for r in rows], count=count)
 
 
 @router.get(
@@ -111,11 +107,10 @@ def list_gpus(
     summary="Get a GPU by id or name",
     responses={404: PROBLEM_RESPONSES[404]},
 )
-def get_gpu(gpu_id: str, session: SessionDep, as_of: AsOf = None) -> GpuPublic:
+async def get_gpu(gpu_id: str, view: ViewDep) -> GpuPublic:
     """One GPU. The path takes an id (`rtx-3090`) or a name as typed (`3090`, `RTX3090`,
     `V100 16GB`); an ambiguous name is a 422 and an unknown one a 404, both with candidates."""
-    with prices_as_of(as_of):
-        return GpuPublic.model_validate(fields_of(catalog.resolve_gpu(session, gpu_id)))
+    return GpuPublic.model_validate(fields_of(view.resolve_gpu(gpu_id)))
 
 
 @router.get(
@@ -127,8 +122,8 @@ def get_gpu(gpu_id: str, session: SessionDep, as_of: AsOf = None) -> GpuPublic:
         **link_to("catalog-get_cloud_offer", "offer_id", "Fetch a listed offer by id."),
     },
 )
-def list_cloud_offers(
-    session: SessionDep,
+async def list_cloud_offers(
+    view: ViewDep,
     provider: Provider | None = None,
     gpu: Annotated[str | None, Query(max_length=100, description="GPU id or name.")] = None,
     pricing_model: PricingModel | None = None,
@@ -138,25 +133,23 @@ def list_cloud_offers(
     precision: PrecisionQuery = None,
     limit: Limit = 100,
     offset: Offset = 0,
-    as_of: AsOf = None,
 ) -> CloudOffersPublic:
     """Priced ways to rent GPUs, cheapest first: USD per instance-hour, monthly fees, billing
     increments, region, source and as-of date. `memory_preset` keeps offers whose GPU has
     the memory that workload needs (seed 001)."""
-    with prices_as_of(as_of):
-        need = memory_need(memory_preset, precision)
-        rows, count = catalog.list_offers(
-            session,
-            min_memory_gb=need.required_gb if need else None,
-            provider=provider.value if provider else None,
-            gpu=gpu,
-            pricing_model=pricing_model.value if pricing_model else None,
-            region=region,
-            max_price_usd_per_hour=max_price_usd_per_hour,
-            limit=limit,
-            offset=offset,
-        )
-        return CloudOffersPublic(data=[offer_public(r) for r in rows], count=count)
+    need = memory_need(memory_preset, precision)
+    rows, count = catalog.list_offers(
+        view,
+        min_memory_gb=need.required_gb if need else None,
+        provider=provider.value if provider else None,
+        gpu=gpu,
+        pricing_model=pricing_model.value if pricing_model else None,
+        region=region,
+        max_price_usd_per_hour=max_price_usd_per_hour,
+        limit=limit,
+        offset=offset,
+    )
+    return CloudOffersPublic(data=[offer_public(r) for r in rows], count=count)
 
 
 @router.get(
@@ -165,24 +158,22 @@ def list_cloud_offers(
     summary="Get a cloud offer",
     responses={404: PROBLEM_RESPONSES[404]},
 )
-def get_cloud_offer(offer_id: str, session: SessionDep, as_of: AsOf = None) -> CloudOfferPublic:
+async def get_cloud_offer(offer_id: str, view: ViewDep) -> CloudOfferPublic:
     """One cloud offer by id."""
-    with prices_as_of(as_of):
-        return offer_public(catalog.get_offer(session, offer_id))
+    return offer_public(view.offer(offer_id))
 
 
 @router.get("/barebones", response_model=BarebonesPublic, summary="List desktop barebones")
-def list_barebones(session: SessionDep, as_of: AsOf = None) -> BarebonesPublic:
+async def list_barebones(view: ViewDep) -> BarebonesPublic:
     """Desktop machines without GPUs: price (USD), GPU slots, base power (W), PSU efficiency."""
-    with prices_as_of(as_of):
-        rows = catalog.list_barebones(session)
-        return BarebonesPublic(
-            data=[
-                BarebonePublic.model_validate({**fields_of(r), "price_usd": float(r.price_usd)})
-                for r in rows
-            ],
-            count=len(rows),
-        )
+    rows = catalog.list_barebones(view)
+    return BarebonesPublic(
+        data=[
+            BarebonePublic.model_validate({**fields_of(r), "price_usd": float(r.price_usd)})
+            for r in rows
+        ],
+        count=len(rows),
+    )
 
 
 @router.get(
@@ -191,21 +182,19 @@ def list_barebones(session: SessionDep, as_of: AsOf = None) -> BarebonesPublic:
     summary="List regions",
     responses=link_to("catalog-get_region", "region_id", "Fetch a listed region by id."),
 )
-def list_regions(
-    session: SessionDep,
+async def list_regions(
+    view: ViewDep,
     kind: RegionKind | None = None,
     limit: Limit = 500,
     offset: Offset = 0,
-    as_of: AsOf = None,
 ) -> RegionsPublic:
     """Countries, US states and cloud regions with grid carbon intensity (gCO2e/kWh), retail
     electricity price (USD/kWh) where sourced, and PUE for cloud regions."""
-    with prices_as_of(as_of):
-        rows = catalog.list_regions(session, kind.value if kind else None)
-        page = rows[offset : offset + limit]
-        return RegionsPublic(
-            data=[RegionPublic.model_validate(fields_of(r)) for r in page], count=len(rows)
-        )
+    rows = catalog.list_regions(view, kind.value if kind else None)
+    page = rows[offset : offset + limit]
+    return RegionsPublic(
+        data=[RegionPublic.model_validate(fields_of(r)) for r in page], count=len(rows)
+    )
 
 
 @router.get(
@@ -214,10 +203,9 @@ def list_regions(
     summary="Get a region",
     responses={404: PROBLEM_RESPONSES[404]},
 )
-def get_region(region_id: str, session: SessionDep, as_of: AsOf = None) -> RegionPublic:
+async def get_region(region_id: str, view: ViewDep) -> RegionPublic:
     """One region by id (`de`, `us-ca`, `aws:us-east-1`, `world`)."""
-    with prices_as_of(as_of):
-        return RegionPublic.model_validate(fields_of(catalog.get_region(session, region_id)))
+    return RegionPublic.model_validate(fields_of(view.region(region_id)))
 
 
 @router.get(
@@ -225,16 +213,16 @@ def get_region(region_id: str, session: SessionDep, as_of: AsOf = None) -> Regio
     response_model=UtilizationProfilesPublic,
     summary="List utilization profiles",
 )
-def list_utilization_profiles(session: SessionDep) -> UtilizationProfilesPublic:
+async def list_utilization_profiles(view: CurrentViewDep) -> UtilizationProfilesPublic:
     """Typical utilizations (fraction of time busy) from seed 001, plus always-on."""
-    rows = catalog.list_all(session, UtilizationProfile)
+    rows = sorted(view.profiles.values(), key=lambda p: p.id)
     return UtilizationProfilesPublic(
         data=[UtilizationProfilePublic.model_validate(r) for r in rows], count=len(rows)
     )
 
 
 @router.get("/memory-presets", response_model=MemoryPresetsPublic, summary="List memory presets")
-def list_memory_presets() -> MemoryPresetsPublic:
+async def list_memory_presets() -> MemoryPresetsPublic:
     """Seed 001's GPU memory needs per kind of work, at 32-bit and 16-bit (seed 002)."""
     return ownership.memory_presets()
 
@@ -242,29 +230,29 @@ def list_memory_presets() -> MemoryPresetsPublic:
 @router.get(
     "/scaling-models", response_model=ScalingPresetsPublic, summary="List multi-GPU scaling models"
 )
-def list_scaling_models() -> ScalingPresetsPublic:
+async def list_scaling_models() -> ScalingPresetsPublic:
     """Amdahl's-law presets anchored on the seeds' multi-GPU speed-ups, with predictions."""
     return ownership.scaling_models()
 
 
 @router.get("/fx-rates", response_model=FxRatesPublic, summary="List exchange rates")
-def list_fx_rates() -> FxRatesPublic:
+async def list_fx_rates(view: CurrentViewDep) -> FxRatesPublic:
     """Dated exchange rates (USD per unit) the service converts money and electricity with."""
-    return ownership.fx_rates()
+    return ownership.fx_rates(view)
 
 
 @router.get(
     "/embodied-carbon", response_model=EmbodiedFactorsPublic, summary="List embodied carbon"
 )
-def list_embodied_carbon() -> EmbodiedFactorsPublic:
+async def list_embodied_carbon(view: CurrentViewDep) -> EmbodiedFactorsPublic:
     """Manufacturing emissions per GPU and per desktop, with one-sigma ranges and sources."""
-    return ownership.embodied_carbon()
+    return ownership.embodied_carbon(view)
 
 
 @router.get("/benchmarks", response_model=BenchmarksPublic, summary="List benchmarks")
-def list_benchmarks(session: SessionDep) -> BenchmarksPublic:
+async def list_benchmarks(view: CurrentViewDep) -> BenchmarksPublic:
     """Measured workloads with seconds per GPU, max batch size and out-of-memory marks."""
-    results = catalog.benchmark_results(session)
+    results = view.results_of()
     data = [
         BenchmarkPublic.model_validate(
             {
@@ -276,6 +264,6 @@ def list_benchmarks(session: SessionDep) -> BenchmarksPublic:
                 ],
             }
         )
-        for b in catalog.list_all(session, Benchmark)
+        for b in sorted(view.benchmarks.values(), key=lambda b: b.id)
     ]
     return BenchmarksPublic(data=data, count=len(data))

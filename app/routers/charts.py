@@ -6,15 +6,15 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import APIRouter, Query, Response
+from fastapi.concurrency import run_in_threadpool
 
 from app.charts import Format
-from app.deps import AsOf, SessionDep, SettingsDep
+from app.deps import SettingsDep, ViewDep
 from app.models.calc import BreakEvenRequest
 from app.models.common import PROBLEM_RESPONSES
 from app.models.compare import CompareRequest, SweepRequest
 from app.query.parser import MAX_QUERY_CHARS
 from app.services import charts
-from app.services.snapshot import prices_as_of
 
 IMAGE = {
     200: {
@@ -48,9 +48,9 @@ def _image(chart) -> Response:
     response_class=Response,
     summary="Chart: cumulative cost of desktop vs cloud, break-even marked",
 )
-def cumulative_cost(
+async def cumulative_cost(
     req: BreakEvenRequest,
-    session: SessionDep,
+    view: ViewDep,
     settings: SettingsDep,
     fmt: FormatQuery = "png",
     days: Annotated[
@@ -62,12 +62,10 @@ def cumulative_cost(
             "three years when it never breaks even.",
         ),
     ] = None,
-    as_of: AsOf = None,
 ) -> Response:
     """The `/v1/break-even` request drawn: desktop cost (purchase + electricity) and cloud
     cost against days since purchase (USD), with the break-even day marked."""
-    with prices_as_of(as_of):
-        return _image(charts.cumulative_chart(session, req, settings, days, fmt))
+    return _image(await run_in_threadpool(charts.cumulative_chart, view, req, settings, days, fmt))
 
 
 @router.post(
@@ -75,36 +73,32 @@ def cumulative_cost(
     response_class=Response,
     summary="Chart: break-even days against utilization",
 )
-def break_even_sweep(
+async def break_even_sweep(
     req: SweepRequest,
-    session: SessionDep,
+    view: ViewDep,
     settings: SettingsDep,
     fmt: FormatQuery = "png",
-    as_of: AsOf = None,
 ) -> Response:
     """The `/v1/break-even/sweep` grid drawn: break-even days against utilization (%), one
     line per electricity price; gaps where the desktop never pays back."""
-    with prices_as_of(as_of):
-        return _image(charts.sweep_chart(session, req, settings, fmt))
+    return _image(await run_in_threadpool(charts.sweep_chart, view, req, settings, fmt))
 
 
 @router.post("/compare", response_class=Response, summary="Chart: options ranked by cost per run")
-def compare(
+async def compare(
     req: CompareRequest,
-    session: SessionDep,
+    view: ViewDep,
     settings: SettingsDep,
     fmt: FormatQuery = "png",
-    as_of: AsOf = None,
 ) -> Response:
     """The `/v1/compare` ranking drawn as bars (at most 30): cost per run over the horizon
     (purchase and fees included) when the workload has runs, else total cost (USD)."""
-    with prices_as_of(as_of):
-        return _image(charts.compare_chart(session, req, settings, fmt))
+    return _image(await run_in_threadpool(charts.compare_chart, view, req, settings, fmt))
 
 
 @router.get("/query", response_class=Response, summary="Chart for a plain-language question")
-def query_chart(
-    session: SessionDep,
+async def query_chart(
+    view: ViewDep,
     settings: SettingsDep,
     q: Annotated[
         str,
@@ -116,12 +110,10 @@ def query_chart(
         ),
     ],
     fmt: FormatQuery = "png",
-    as_of: AsOf = None,
 ) -> Response:
     """The chart of a `/v1/query` answer (what Slack replies link): a break-even question
     draws cumulative cost, a run-cost question ranked bars. As with `/v1/query`, any question
     gets a 200: one that is not understood, names something unknown, or has no chart gets a
     card saying why, with examples, and the header `X-Gpucost-Charted: false`. 422 is only
     for a missing or over-long `q`."""
-    with prices_as_of(as_of):
-        return _image(charts.query_chart(session, settings, q, fmt))
+    return _image(await run_in_threadpool(charts.query_chart, view, settings, q, fmt))

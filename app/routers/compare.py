@@ -5,11 +5,10 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from app.deps import AsOf, SessionDep, SettingsDep
+from app.deps import SettingsDep, ViewDep
 from app.models.common import PROBLEM_RESPONSES
 from app.models.compare import CompareRequest, CompareResult, SweepRequest, SweepResult
 from app.services import compare
-from app.services.snapshot import prices_as_of
 
 router = APIRouter(
     prefix="/v1",
@@ -19,8 +18,8 @@ router = APIRouter(
 
 
 @router.post("/compare", response_model=CompareResult, summary="Rank every option for a workload")
-def compute_compare(
-    req: CompareRequest, session: SessionDep, settings: SettingsDep, as_of: AsOf = None
+async def compute_compare(
+    req: CompareRequest, view: ViewDep, settings: SettingsDep
 ) -> CompareResult:
     """Every matching option in the catalog (cloud offers of every provider, region and
     pricing model, Colab plans, desktop builds of catalog barebones and GPUs) costed for the
@@ -29,8 +28,7 @@ def compute_compare(
     Each option also gets its marginal run cost, cost per run, cost per batch item, energy
     (kWh), emissions (kg CO2e), break-even against the best cloud option (desktops), and
     whether the workload fits in GPU memory. Unknown names are 404 with the closest ids."""
-    with prices_as_of(as_of):
-        return compare.compute_compare(session, req, settings)
+    return compare.compute_compare(view, req, settings)
 
 
 @router.post(
@@ -38,11 +36,8 @@ def compute_compare(
     response_model=SweepResult,
     summary="Break-even days over utilization and electricity price",
 )
-def compute_sweep(
-    req: SweepRequest, session: SessionDep, settings: SettingsDep, as_of: AsOf = None
-) -> SweepResult:
+async def compute_sweep(req: SweepRequest, view: ViewDep, settings: SettingsDep) -> SweepResult:
     """The `/v1/break-even` formula on a grid: rows are electricity prices (USD/kWh), columns
     utilizations (default 1 %, 2 % ... 100 %); each cell is break-even days (null = never),
     with desktop and cloud totals after `horizon_days`."""
-    with prices_as_of(as_of):
-        return compare.compute_sweep(session, req, settings)
+    return compare.compute_sweep(view, req, settings)

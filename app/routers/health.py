@@ -9,8 +9,7 @@ from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, Field
 from sqlalchemy import text
 
-from app.cli import alembic_config
-from app.db import get_engine
+from app.db import alembic_config, get_engine
 from app.observability import metrics_body
 
 router = APIRouter(tags=["health"])

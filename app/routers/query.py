@@ -6,12 +6,11 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query
 
-from app.deps import AsOf, SessionDep, SettingsDep
+from app.deps import SettingsDep, ViewDep
 from app.models.common import PROBLEM_RESPONSES
 from app.models.query import QueryAnswer
 from app.query.parser import MAX_QUERY_CHARS
 from app.services import query
-from app.services.snapshot import prices_as_of
 
 router = APIRouter(
     prefix="/v1",
@@ -21,8 +20,8 @@ router = APIRouter(
 
 
 @router.get("/query", response_model=QueryAnswer, summary="Answer a question in plain language")
-def answer_query(
-    session: SessionDep,
+async def answer_query(
+    view: ViewDep,
     settings: SettingsDep,
     q: Annotated[
         str,
@@ -33,7 +32,6 @@ def answer_query(
             examples=["break-even for 3090 at 15% util"],
         ),
     ],
-    as_of: AsOf = None,
 ) -> QueryAnswer:
     """Read a question (break-even, run cost, cost per batch item, carbon, offers, GPU info,
     help), fill what it leaves out with documented defaults, and answer it with the engine.
@@ -44,5 +42,4 @@ def answer_query(
     be answered (not understood, an unknown or ambiguous GPU, an out-of-range value) is still
     a 200: `answered` is false, `headline` says why, with `suggestions` (did you mean) and
     `examples`. 422 is only for a missing or over-long `q`."""
-    with prices_as_of(as_of):
-        return query.respond(session, settings, q)
+    return query.respond(view, settings, q)

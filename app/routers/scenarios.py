@@ -9,7 +9,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Path, Query, Response
 
-from app.deps import AsOf, EngineDep, SessionDep, SettingsDep
+from app.deps import CurrentViewDep, EngineDep, SessionDep, SettingsDep, ViewDep
 from app.models.common import PROBLEM_RESPONSES
 from app.models.scenario import ScenarioCreate, ScenarioPublic, ScenarioResult, ScenariosPublic
 from app.services import scenarios
@@ -56,14 +56,14 @@ def _links(source: str) -> dict:
 def create_scenario(
     body: ScenarioCreate,
     response: Response,
-    session: SessionDep,
+    view: CurrentViewDep,
     engine: EngineDep,
     settings: SettingsDep,
 ) -> ScenarioPublic:
     """Store a named break-even or run-cost request and return its id (and a `Location`).
     The request is evaluated once first, so one that cannot be answered is refused (404/422)
     and nothing is stored."""
-    saved = scenarios.create(session, engine, settings, body)
+    saved = scenarios.create(view, engine, settings, body)
     response.headers["Location"] = f"/v1/scenarios/{saved.id}"
     return saved
 
@@ -102,12 +102,12 @@ def get_scenario(scenario_id: ScenarioId, session: SessionDep) -> ScenarioPublic
     responses={404: PROBLEM_RESPONSES[404]},
 )
 def scenario_result(
-    scenario_id: ScenarioId, session: SessionDep, settings: SettingsDep, as_of: AsOf = None
+    scenario_id: ScenarioId, session: SessionDep, view: ViewDep, settings: SettingsDep
 ) -> ScenarioResult:
     """The scenario's answer with the prices in force on `as_of` (default: today's), so a
     lab can watch its plan change as prices move. The answer's `prices` block gives the age
     of the prices used. 404 when a catalog item it names had no price that day."""
-    return scenarios.result(session, settings, scenario_id, as_of)
+    return scenarios.result(session, view, settings, scenario_id)
 
 
 @router.delete(

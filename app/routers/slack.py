@@ -11,11 +11,10 @@ from urllib.parse import parse_qs
 import httpx
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
-from sqlmodel import Session
 
 from app import errors
-from app.db import get_engine
-from app.deps import SettingsDep
+from app.catalog.view import CatalogView
+from app.deps import CurrentViewDep, SettingsDep
 from app.models.common import PROBLEM_RESPONSES
 from app.models.slack import SlackCommand, SlackMessage
 from app.services import query, slack
@@ -40,11 +39,10 @@ def _replay_cache(settings: Settings) -> slack.ReplayCache:
     return _replays
 
 
-def reply_for(settings: Settings, text: str) -> dict[str, Any]:
+def reply_for(view: CatalogView, settings: Settings, text: str) -> dict[str, Any]:
     """The Slack message answering ``text``: an answer, or a short help (never a trace)."""
     try:
-        with Session(get_engine()) as session:
-            ans = query.respond(session, settings, text)
+        ans = query.respond(view, settings, text)
     except Exception:  # a bug: logged with an id, the user gets a short note
         request_id = uuid.uuid4().hex
         log.exception("slack command failed, request_id=%s", request_id)
@@ -92,7 +90,9 @@ _background: set[asyncio.Task] = set()
         }
     },
 )
-async def slash_command(request: Request, settings: SettingsDep) -> JSONResponse:
+async def slash_command(
+    request: Request, settings: SettingsDep, view: CurrentViewDep
+) -> JSONResponse:
     """Answer `/gpucost <question>` from Slack. The raw body must be signed with the app's
     signing secret (`X-Slack-Signature`, `X-Slack-Request-Timestamp` within 5 minutes, never
     replayed), else 401. The reply is a Block Kit message: the one-line answer first, then key
@@ -125,7 +125,7 @@ async def slash_command(request: Request, settings: SettingsDep) -> JSONResponse
     form = parse_qs(body.decode("utf-8"), keep_blank_values=True)
     text = form.get("text", [""])[0]
     response_url = form.get("response_url", [""])[0]
-    task = asyncio.ensure_future(asyncio.to_thread(reply_for, settings, text))
+    task = asyncio.ensure_future(asyncio.to_thread(reply_for, view, settings, text))
     done, _ = await asyncio.wait({task}, timeout=settings.slack_deadline_s)
     if done:
         return JSONResponse(task.result())

@@ -26,6 +26,7 @@ from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import SQLModel
 
+from app.catalog.live import catalog_written
 from app.catalog.writes import PriceLedger, bump_revision, future_date_problem, upsert
 from app.db import writer
 from app.errors import (
@@ -53,7 +54,6 @@ from app.models.admin import (
     RegionWrite,
     UtilizationProfileWrite,
 )
-from app.services.snapshot import catalog_written
 
 
 @dataclass(frozen=True)
@@ -224,12 +224,12 @@ def put(
             if after.data != before:  # the row or a benchmark's results changed
                 bump_revision(conn)
     except IntegrityError:
-        catalog_written()
+        catalog_written(engine)
         raise PreconditionFailed(
             f"{kind.name} '{item_id}' was created or changed by another request meanwhile; "
             "fetch it and retry with its ETag"
         ) from None
-    catalog_written()
+    catalog_written(engine)
     return after.data, etag(after.data), current is None
 
 
@@ -276,4 +276,4 @@ def remove(engine: Engine, kind: Kind, item_id: str, if_match: str | None) -> No
             conn.execute(sa_delete(_RESULTS).where(_RESULTS.c.benchmark_id == item_id))
         conn.execute(sa_delete(table).where(table.c.id == item_id))
         bump_revision(conn)
-    catalog_written()
+    catalog_written(engine)

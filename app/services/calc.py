@@ -14,11 +14,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from sqlmodel import Session
-
 from app import costing
-from app.catalog.loaders import USD, FxRate, pue_defaults
+from app.catalog.sources.reference import PUE_UNKNOWN
+from app.catalog.view import CatalogView
 from app.costing import ownership as own
+from app.costing.money import USD, ExchangeRate
 from app.errors import CatalogGap, InvalidRequest
 from app.models import Barebone, CloudOffer, Gpu, Region
 from app.models.calc import (
@@ -44,20 +44,16 @@ from app.models.calc import (
     SourceRef,
     TotalCostOfOwnership,
 )
-from app.services import catalog
 from app.services.ownership import (
     DEFAULT_SCALING,
     MemoryNeed,
     Scaling,
     cite_rate,
     cloud_embodied,
-    depreciation_curve,
     desktop_embodied,
-    fx_rate,
     memory_need,
     resolve_scaling,
 )
-from app.services.snapshot import get_snapshot
 from app.settings import Settings
 
 SEED_001 = "seed 001 (Tim Dettmers, 'Which GPU for deep learning', 2020-09-07)"
@@ -103,19 +99,19 @@ class Trail:
         if as_of is not None:
             self.prices[what] = as_of
 
-    def price_fields(self, session: Session, settings: Settings) -> dict[str, Any]:
+    def price_fields(self, view: CatalogView, settings: Settings) -> dict[str, Any]:
         """A result's ``prices`` and ``warnings`` fields for the prices noted."""
-        age, warnings = price_age(session, settings, self.prices)
+        age, warnings = price_age(view, settings, self.prices)
         return {"prices": age, "warnings": warnings}
 
 
 def price_age(
-    session: Session, settings: Settings, prices: dict[str, dt.date]
+    view: CatalogView, settings: Settings, prices: dict[str, dt.date]
 ) -> tuple[PriceAge, list[str]]:
     """:class:`PriceAge` of ``prices`` ({what: date}) against the day read (the pinned
     ``as_of``, else today, UTC), and a warning per price older than
     ``settings.price_max_age_days``, oldest first."""
-    day = get_snapshot(session).as_of or dt.datetime.now(dt.UTC).date()
+    day = view.day
     limit = settings.price_max_age_days
     by_age = sorted(prices.items(), key=lambda kv: (kv[1], kv[0]))  # oldest first
     oldest = by_age[0] if by_age else None
@@ -141,32 +137,32 @@ def price_age(
 # ------------------------------------------------------------------------------------------
 
 
-def prices_day(session: Session) -> dt.date:
+def prices_day(view: CatalogView) -> dt.date:
     """The day whose prices an answer reads: the pinned ``as_of``, else today (UTC)."""
-    return get_snapshot(session).as_of or dt.datetime.now(dt.UTC).date()
+    return view.day
 
 
-def resolve_currency(session: Session, req, trail: Trail) -> FxRate:
+def resolve_currency(view: CatalogView, req, trail: Trail) -> ExchangeRate:
     """The rate of the request's ``currency`` in force on the prices' day (USD: 1), cited."""
-    rate = fx_rate(req.currency, prices_day(session))
+    rate = view.fx_rate(req.currency)
     cite_rate(trail, rate, "the answer's currency")
     return rate
 
 
-def currency_rate(rate: FxRate) -> CurrencyRate:
+def currency_rate(rate: ExchangeRate) -> CurrencyRate:
     """The answer's ``currency_rate`` field."""
     return CurrencyRate(
         currency=rate.currency, usd_per_unit=rate.usd_per_unit, as_of=rate.as_of, source=rate.source
     )
 
 
-def in_currency(amount_usd: float | None, rate: FxRate) -> float | None:
+def in_currency(amount_usd: float | None, rate: ExchangeRate) -> float | None:
     """``amount_usd`` in the rate's currency (8 significant digits); None stays None."""
     return None if amount_usd is None else sig8(own.from_usd(amount_usd, rate.usd_per_unit))
 
 
 def given_usd(
-    usd: float | None, neutral: float | None, rate: FxRate, name: str, trail: Trail
+    usd: float | None, neutral: float | None, rate: ExchangeRate, name: str, trail: Trail
 ) -> float | None:
     """A money input in USD: the ``_usd`` field as given, else the currency-neutral field
     converted at ``rate`` (and said so), else None."""
@@ -192,35 +188,34 @@ def embodied_model(e: own.Embodied) -> EmbodiedCarbon:
 
 
 def resolve_usage(
-    session: Session, req, trail: Trail, *, idle_on_fraction: float = 0.0
+    view: CatalogView, req, trail: Trail, *, idle_on_fraction: float = 0.0
 ) -> costing.Usage:
     """Utilization from the request, its named profile, or the seed's 15 % default."""
     if req.utilization is not None:
         u = req.utilization
     else:
         profile_id = req.utilization_profile or DEFAULT_UTILIZATION_PROFILE
-        profile = catalog.get_profile(session, profile_id)
+        profile = view.profile(profile_id)
         u = profile.utilization
         how = "requested profile" if req.utilization_profile else "default profile"
         trail.assume("utilization", u, f"{how} '{profile.id}': {profile.source}")
     return costing.Usage(u, idle_on_fraction)
 
 
-def resolve_region(session: Session, region_id: str | None) -> Region | None:
-    return catalog.get_region(session, region_id) if region_id else None
+def resolve_region(view: CatalogView, region_id: str | None) -> Region | None:
+    return view.region(region_id) if region_id else None
 
 
 def resolve_electricity(
+    view: CatalogView,
     given_usd_per_kwh: float | None,
     region: Region | None,
     settings: Settings,
     trail: Trail,
-    *,
-    day: dt.date | None = None,
 ) -> float:
     """Electricity price, USD/kWh: given > region's > settings default (seed 001's $0.12/kWh).
     A region priced in another currency (Eurostat: EUR) is converted at the catalog's rate in
-    force on ``day`` (the prices' day), and the rate is cited. Raises :class:`CatalogGap`
+    force on the view's day, and the rate is cited. Raises :class:`CatalogGap`
     (404) for a region without a price."""
     if given_usd_per_kwh is not None:
         return given_usd_per_kwh
@@ -233,7 +228,7 @@ def resolve_electricity(
         trail.price(f"region {region.id}: electricity", region.electricity_as_of)
         local, currency = region.electricity_price_local, region.electricity_currency
         if local is not None and currency and currency != "USD":
-            rate = fx_rate(currency, day)
+            rate = view.fx_rate(currency)
             trail.cite(
                 f"region {region.id}: electricity price {local:g} {currency}/kWh",
                 region.electricity_source or region.source,
@@ -253,7 +248,12 @@ def resolve_electricity(
 
 
 def request_electricity(
-    session: Session, req, region: Region | None, settings: Settings, trail: Trail, rate: FxRate
+    view: CatalogView,
+    req,
+    region: Region | None,
+    settings: Settings,
+    trail: Trail,
+    rate: ExchangeRate,
 ) -> float:
     """Electricity price of a break-even, run-cost or compare request, USD/kWh: its
     ``electricity_price_usd_per_kwh``, else its ``electricity_price_per_kwh`` converted at
@@ -265,11 +265,11 @@ def request_electricity(
         "electricity_price_usd_per_kwh",
         trail,
     )
-    return resolve_electricity(given, region, settings, trail, day=prices_day(session))
+    return resolve_electricity(view, given, region, settings, trail)
 
 
 def carbon_region(
-    session: Session, region: Region | None, settings: Settings, trail: Trail
+    view: CatalogView, region: Region | None, settings: Settings, trail: Trail
 ) -> Region:
     """The region whose carbon intensity applies: the given one or the default (world)."""
     if region is not None:
@@ -279,7 +279,7 @@ def carbon_region(
             region.carbon_as_of,
         )
         return region
-    default = catalog.get_region(session, settings.default_region)
+    default = view.region(settings.default_region)
     trail.assume(
         "carbon_intensity_g_per_kwh",
         default.carbon_intensity_g_per_kwh,
@@ -288,10 +288,10 @@ def carbon_region(
     return default
 
 
-def _gpu_or_none(session: Session, name: str | None, trail: Trail) -> Gpu | None:
+def _gpu_or_none(view: CatalogView, name: str | None, trail: Trail) -> Gpu | None:
     if name is None:
         return None
-    gpu = catalog.resolve_gpu(session, name)
+    gpu = view.resolve_gpu(name)
     trail.cite(f"gpu {gpu.id}: specs and TDP", gpu.source, gpu.as_of)
     return gpu
 
@@ -347,10 +347,10 @@ def _add_years(day: dt.date, years: float) -> dt.date | None:
 
 
 def resolve_resale(
-    session: Session,
+    view: CatalogView,
     spec: DesktopSpec,
     desk: ResolvedDesktop,
-    rate: FxRate,
+    rate: ExchangeRate,
     trail: Trail,
     prefix: str = "desktop",
 ) -> ResolvedResale | None:
@@ -363,7 +363,7 @@ def resolve_resale(
     years = spec.resell_after_years
     if given is None and years is None:
         return None
-    purchase = spec.purchase_date or prices_day(session)
+    purchase = spec.purchase_date or view.day
     resale_on = _add_years(purchase, years) if years is not None else None
     if given is not None:
         return ResolvedResale(purchase, years, resale_on, given, "given", None, None)
@@ -378,7 +378,7 @@ def resolve_resale(
             "give resale_value_usd"
         )
     note_catalog_gpu_price(spec, desk.gpu, trail, prefix)
-    curve, note = depreciation_curve(session, desk.gpu)
+    curve, note = view.depreciation_curve(desk.gpu)
     kept = curve.retained_fraction(years)
     value = desk.gpu_price_usd * desk.desktop.gpu_count * kept
     trail.assume(
@@ -395,18 +395,18 @@ def resolve_resale(
 
 
 def resolve_desktop(
-    session: Session,
+    view: CatalogView,
     spec: DesktopSpec,
     trail: Trail,
     prefix: str = "desktop",
     *,
-    rate: FxRate = USD,
+    rate: ExchangeRate = USD,
     with_resale: bool = True,
 ) -> ResolvedDesktop:
     """Build a :class:`costing.Desktop` from a request, stating every default used. Money
     given in the request's currency is converted at ``rate``; with ``with_resale`` the resale
     (:func:`resolve_resale`) is resolved too."""
-    gpu = _gpu_or_none(session, spec.gpu, trail)
+    gpu = _gpu_or_none(view, spec.gpu, trail)
     gpu_price: float | None = spec.gpu_price_usd
     if gpu_price is None and gpu is not None and gpu.price_new_usd is not None:
         gpu_price = gpu.price_new_usd  # noted below where it is used
@@ -415,7 +415,7 @@ def resolve_desktop(
     )
     barebone: Barebone | None = None
     if spec.barebone:
-        barebone = catalog.get_barebone(session, spec.barebone)
+        barebone = view.barebone(spec.barebone)
         trail.cite(f"barebone {barebone.id}", barebone.source, barebone.as_of)
 
     if spec.gpu_power_w is not None:
@@ -438,7 +438,7 @@ def resolve_desktop(
             base_price = spec.barebone_price_usd
         else:
             if barebone is None:
-                barebone = catalog.smallest_barebone_for(session, spec.gpu_count)
+                barebone = view.smallest_barebone(spec.gpu_count)
                 if barebone is None:
                     raise CatalogGap(
                         f"{prefix}: no catalog barebone takes {spec.gpu_count} GPUs; give "
@@ -487,7 +487,7 @@ def resolve_desktop(
     )
     resolved = ResolvedDesktop(desktop, gpu, gpu_price)
     if with_resale:
-        resolved.resale = resolve_resale(session, spec, resolved, rate, trail, prefix)
+        resolved.resale = resolve_resale(view, spec, resolved, rate, trail, prefix)
     return resolved
 
 
@@ -516,24 +516,18 @@ def rate_for_offer(offer: CloudOffer) -> costing.CloudRate:
     )
 
 
-def _offer_region(session: Session, offer: CloudOffer) -> Region | None:
-    if not offer.region:
-        return None
-    return get_snapshot(session).regions.get(f"{offer.provider}:{offer.region}")
-
-
 def resolve_cloud(
-    session: Session, spec: CloudSpec, trail: Trail, *, rate: FxRate = USD
+    view: CatalogView, spec: CloudSpec, trail: Trail, *, rate: ExchangeRate = USD
 ) -> ResolvedCloud:
     """The cloud side: a catalog offer (with its billing and region), or a bare price (USD,
     or ``price_per_hour`` in the request's currency converted at ``rate``)."""
     if spec.offer_id is not None:
-        offer = catalog.get_offer(session, spec.offer_id)
+        offer = view.offer(spec.offer_id)
         trail.cite(f"offer {offer.id}: price_usd_per_hour", offer.source, offer.as_of)
         trail.price(f"offer {offer.id}", offer.as_of)
-        gpu = catalog.get_gpu(session, offer.gpu_id)
-        provider = catalog.get_provider(session, offer.provider)
-        region = _offer_region(session, offer)
+        gpu = view.gpu(offer.gpu_id)
+        provider = view.provider(offer.provider)
+        region = view.offer_region(offer)
         pue = region.pue if region and region.pue else (provider.pue if provider else 1.0)
         if provider:
             trail.assume(
@@ -542,7 +536,7 @@ def resolve_cloud(
                 region.pue_source if region and region.pue else provider.pue_source,
             )
         return ResolvedCloud(rate_for_offer(offer), offer, gpu, offer.gpu_count, pue, region)
-    gpu = _gpu_or_none(session, spec.gpu, trail)
+    gpu = _gpu_or_none(view, spec.gpu, trail)
     price = given_usd(
         spec.price_usd_per_hour, spec.price_per_hour, rate, "cloud.price_usd_per_hour", trail
     )
@@ -550,15 +544,16 @@ def resolve_cloud(
         price_usd_per_hour=price or 0.0,
         monthly_fee_usd=spec.monthly_fee_usd or 0.0,
     )
-    pue, pue_source = pue_defaults()["Unknown"]
-    trail.assume("cloud.pue", pue, f"default for an unnamed provider: {pue_source}")
+    unknown = view.reference_value(PUE_UNKNOWN)
+    pue = unknown.value
+    trail.assume("cloud.pue", pue, f"default for an unnamed provider: {unknown.source}")
     return ResolvedCloud(billing, None, gpu, spec.gpu_count or (1 if gpu else None), pue, None)
 
 
-def measured_runtimes(session: Session) -> dict[str, dict[str, float]]:
+def measured_runtimes(view: CatalogView) -> dict[str, dict[str, float]]:
     """Seconds per benchmark and GPU, for every non-OOM result: {benchmark: {gpu: s}}
-    (from the catalog snapshot)."""
-    return get_snapshot(session).runtimes_s
+    (from the catalog view)."""
+    return view.runtimes_s
 
 
 def speed(
@@ -608,7 +603,7 @@ def speed(
 
 
 def cloud_speed(
-    session: Session,
+    view: CatalogView,
     normalize: bool,
     desk: ResolvedDesktop,
     cloud: ResolvedCloud,
@@ -634,7 +629,7 @@ def cloud_speed(
         )
         return None
     return speed(
-        measured_runtimes(session),
+        measured_runtimes(view),
         desk.gpu,
         desk.desktop.gpu_count,
         cloud.gpu,
@@ -644,22 +639,22 @@ def cloud_speed(
 
 
 def compute_break_even(
-    session: Session, req: BreakEvenRequest, settings: Settings
+    view: CatalogView, req: BreakEvenRequest, settings: Settings
 ) -> BreakEvenResult:
     """Break-even days, both sides' running costs, total cost of ownership over the horizon
     (resale included), operational and embodied emissions, and the money in the request's
     currency; see :class:`BreakEvenResult`."""
     trail = Trail()
-    rate = resolve_currency(session, req, trail)
-    desk = resolve_desktop(session, req.desktop, trail, rate=rate)
-    cloud = resolve_cloud(session, req.cloud, trail, rate=rate)
-    usage = resolve_usage(session, req, trail, idle_on_fraction=req.desktop.idle_on_fraction or 0.0)
-    region = resolve_region(session, req.region)
-    price = request_electricity(session, req, region, settings, trail, rate)
-    ci_region = carbon_region(session, region, settings, trail)
+    rate = resolve_currency(view, req, trail)
+    desk = resolve_desktop(view, req.desktop, trail, rate=rate)
+    cloud = resolve_cloud(view, req.cloud, trail, rate=rate)
+    usage = resolve_usage(view, req, trail, idle_on_fraction=req.desktop.idle_on_fraction or 0.0)
+    region = resolve_region(view, req.region)
+    price = request_electricity(view, req, region, settings, trail, rate)
+    ci_region = carbon_region(view, region, settings, trail)
     scaling = resolve_scaling(req)
     scaling.note(trail, (desk.desktop.gpu_count, cloud.gpu_count or 1))
-    perf = cloud_speed(session, req.normalize_performance, desk, cloud, trail, scaling)
+    perf = cloud_speed(view, req.normalize_performance, desk, cloud, trail, scaling)
     need = memory_need(req.memory_preset, req.precision, trail)
 
     result = costing.break_even(
@@ -685,7 +680,7 @@ def compute_break_even(
 
     desktop_kwh_year = result.desktop.energy_kwh_per_year or 0.0
     ci = ci_region.carbon_intensity_g_per_kwh
-    machine = desktop_embodied(desk.desktop.gpu_count, trail)
+    machine = desktop_embodied(view, desk.desktop.gpu_count, trail)
     cloud_kwh_year = None
     cloud_co2 = None
     cloud_embodied_year = None
@@ -701,7 +696,7 @@ def compute_break_even(
             "GPU TDP x GPU count x busy hours x PUE",
             "host CPU and memory power are not counted",
         )
-        gpus_embodied, life = cloud_embodied(cloud.gpu_count or 1, trail)
+        gpus_embodied, life = cloud_embodied(view, cloud.gpu_count or 1, trail)
         cloud_embodied_year = gpus_embodied.co2e_kg * own.rented_share(cloud_hours_year, life)
         if cloud.region is not None:
             trail.cite(
@@ -712,7 +707,7 @@ def compute_break_even(
 
     offer = cloud.offer
     memory, warnings = need.check([desk.gpu, cloud.gpu]) if need else (None, [])
-    fields = trail.price_fields(session, settings)
+    fields = trail.price_fields(view, settings)
     fields["warnings"] = warnings + fields["warnings"]
     return BreakEvenResult(
         break_even_days=None if days is None else round(days, 2),
@@ -889,7 +884,7 @@ class _RunContext:
     ref_gpu: Gpu | None  # the GPU `runtime_s` was measured on
     by_bench: dict[str, dict[str, float]]  # measured_runtimes(), when ref_gpu is set
     scaling: Scaling = DEFAULT_SCALING  # multi-GPU speed-ups
-    rate: FxRate = USD  # the answer's currency
+    rate: ExchangeRate = USD  # the answer's currency
     memory: MemoryNeed | None = None  # the workload's memory need, when a preset is named
 
 
@@ -939,44 +934,39 @@ def _runtime_on(ctx: _RunContext, gpu: Gpu, count: int) -> _Runtime:
     )
 
 
-def compute_run_cost(session: Session, req: RunCostRequest, settings: Settings) -> RunCostResult:
+def compute_run_cost(view: CatalogView, req: RunCostRequest, settings: Settings) -> RunCostResult:
     """Per-option cost of one run; see :class:`RunCostResult`."""
     trail = Trail()
     w = req.workload
     bench_results: dict[str, Any] = {}
     bench_reference = None
     if w.benchmark:
-        bench = catalog.get_benchmark(session, w.benchmark)
+        bench = view.benchmark(w.benchmark)
         trail.cite(f"benchmark {bench.id}", bench.source, bench.as_of)
-        bench_results = {r.gpu_id: r for r in catalog.benchmark_results(session, bench.id)}
-        bench_reference = benchmark_reference(
-            bench_results, lambda gid: catalog.get_gpu(session, gid)
-        )
-    ref_gpu = _gpu_or_none(session, w.gpu, trail)
-    region = resolve_region(session, req.region)
-    rate = resolve_currency(session, req, trail)
+        bench_results = {r.gpu_id: r for r in view.results_of(bench.id)}
+        bench_reference = benchmark_reference(bench_results, view.gpu)
+    ref_gpu = _gpu_or_none(view, w.gpu, trail)
+    region = resolve_region(view, req.region)
+    rate = resolve_currency(view, req, trail)
     ctx = _RunContext(
         req=req,
         trail=trail,
-        usage=resolve_usage(session, req, trail),
-        electricity_price_usd_per_kwh=request_electricity(
-            session, req, region, settings, trail, rate
-        ),
-        carbon=carbon_region(session, region, settings, trail),
+        usage=resolve_usage(view, req, trail),
+        electricity_price_usd_per_kwh=request_electricity(view, req, region, settings, trail, rate),
+        carbon=carbon_region(view, region, settings, trail),
         bench_results=bench_results,
         bench_reference=bench_reference,
         ref_gpu=ref_gpu,
-        by_bench=measured_runtimes(session) if ref_gpu is not None else {},
+        by_bench=measured_runtimes(view) if ref_gpu is not None else {},
         scaling=resolve_scaling(req),
         rate=rate,
         memory=memory_need(req.memory_preset, req.precision, trail),
     )
-    options = [_run_option(session, ctx, opt, i) for i, opt in enumerate(req.options)]
+    options = [_run_option(view, ctx, opt, i) for i, opt in enumerate(req.options)]
     ctx.scaling.note(trail, [w.gpu_count, *(o.gpu_count for o in options)])
-    snap = get_snapshot(session)
-    gpus = [ref_gpu, *(snap.gpu(o.gpu_id) for o in options)]
+    gpus = [ref_gpu, *(view.gpu(o.gpu_id) for o in options)]
     memory, warnings = ctx.memory.check(gpus) if ctx.memory else (None, [])
-    fields = trail.price_fields(session, settings)
+    fields = trail.price_fields(view, settings)
     fields["warnings"] = warnings + fields["warnings"]
     return RunCostResult(
         workload=w.model_dump(exclude_none=True),
@@ -989,15 +979,13 @@ def compute_run_cost(session: Session, req: RunCostRequest, settings: Settings) 
     )
 
 
-def _run_option(session: Session, ctx: _RunContext, opt: RunOption, i: int) -> RunOptionResult:
+def _run_option(view: CatalogView, ctx: _RunContext, opt: RunOption, i: int) -> RunOptionResult:
     """One option's run cost, energy and emissions."""
     trail, usage, ci_region = ctx.trail, ctx.usage, ctx.carbon
     items = ctx.req.workload.items
     rate = ctx.rate
     if opt.desktop is not None:
-        desk = resolve_desktop(
-            session, opt.desktop, trail, prefix=f"options[{i}].desktop", rate=rate
-        )
+        desk = resolve_desktop(view, opt.desktop, trail, prefix=f"options[{i}].desktop", rate=rate)
         if desk.gpu is None:
             raise InvalidRequest(f"options[{i}].desktop: name the gpu to cost a run")
         rt = _runtime_on(ctx, desk.gpu, desk.desktop.gpu_count)
@@ -1036,7 +1024,7 @@ def _run_option(session: Session, ctx: _RunContext, opt: RunOption, i: int) -> R
             )
         run = costing.desktop_run_cost(rt.seconds, owned, usage, ctx.electricity_price_usd_per_kwh)
         hourly = run.fully_loaded_cost_usd / (rt.seconds / 3600.0)
-        machine = desktop_embodied(owned.gpu_count, trail)
+        machine = desktop_embodied(view, owned.gpu_count, trail)
         share = own.owned_share_of_run(rt.seconds / 3600.0, owned.lifetime_years, usage.utilization)
         per_item = costing.cost_per_item_usd(run.fully_loaded_cost_usd, items) if items else None
         return RunOptionResult(
@@ -1055,7 +1043,7 @@ def _run_option(session: Session, ctx: _RunContext, opt: RunOption, i: int) -> R
             cost_per_item_usd=sig8(per_item),
         )
     if opt.offer_id is not None:
-        cloud = resolve_cloud(session, CloudSpec(offer_id=opt.offer_id), trail)
+        cloud = resolve_cloud(view, CloudSpec(offer_id=opt.offer_id), trail)
         label = (
             f"{cloud.offer.provider} {cloud.offer.instance_type}"
             + (f" {cloud.offer.region}" if cloud.offer.region else "")
@@ -1063,7 +1051,7 @@ def _run_option(session: Session, ctx: _RunContext, opt: RunOption, i: int) -> R
         )
     else:
         cloud = resolve_cloud(
-            session,
+            view,
             CloudSpec(
                 price_usd_per_hour=opt.price_usd_per_hour, gpu=opt.gpu, gpu_count=opt.gpu_count
             ),
@@ -1108,7 +1096,7 @@ def _run_option(session: Session, ctx: _RunContext, opt: RunOption, i: int) -> R
     run = costing.cloud_run_cost(rt.seconds, cloud.rate)
     energy = costing.energy_kwh(gpu.tdp_w * count, rt.seconds / 3600.0, cloud.pue)
     ci = (cloud.region or ci_region).carbon_intensity_g_per_kwh
-    gpus_embodied, life = cloud_embodied(count, trail)
+    gpus_embodied, life = cloud_embodied(view, count, trail)
     per_item = costing.cost_per_item_usd(run.cost_usd, items) if items else None
     return RunOptionResult(
         **base,
@@ -1129,11 +1117,11 @@ def _run_option(session: Session, ctx: _RunContext, opt: RunOption, i: int) -> R
 # ------------------------------------------------------------------------------------------
 
 
-def compute_carbon(session: Session, req: CarbonRequest, settings: Settings) -> CarbonResult:
+def compute_carbon(view: CatalogView, req: CarbonRequest, settings: Settings) -> CarbonResult:
     """Operational emissions (energy x PUE x grid intensity) and the share of the hardware's
     manufacturing emissions the period carries; see :class:`CarbonResult`."""
     trail = Trail()
-    gpu = _gpu_or_none(session, req.gpu, trail)
+    gpu = _gpu_or_none(view, req.gpu, trail)
     if req.gpu_power_w is not None:
         gpu_power = req.gpu_power_w
     else:
@@ -1145,14 +1133,14 @@ def compute_carbon(session: Session, req: CarbonRequest, settings: Settings) -> 
     if req.hours is not None:
         busy = req.hours
     else:
-        usage = resolve_usage(session, req, trail)
+        usage = resolve_usage(view, req, trail)
         utilization = usage.utilization
         busy = req.days * usage.busy_hours_per_day  # type: ignore[operator]
-    region = resolve_region(session, req.region)
+    region = resolve_region(view, req.region)
     if req.carbon_intensity_g_per_kwh is not None:
         ci = req.carbon_intensity_g_per_kwh
     else:
-        ci = carbon_region(session, region, settings, trail).carbon_intensity_g_per_kwh
+        ci = carbon_region(view, region, settings, trail).carbon_intensity_g_per_kwh
     if req.pue is not None:
         pue = req.pue
     elif region is not None and region.pue is not None:
@@ -1165,14 +1153,14 @@ def compute_carbon(session: Session, req: CarbonRequest, settings: Settings) -> 
     operational = costing.co2e_kg(energy, ci)
 
     if hardware == "owned":
-        total = desktop_embodied(req.gpu_count, trail)
+        total = desktop_embodied(view, req.gpu_count, trail)
         life = req.lifetime_years or costing.DEFAULT_LIFETIME_YEARS
         if req.days is not None:
             share = own.owned_share_of_period(req.days, life)
             how = f"{req.days:g} days / ({life:g} y x 365 d), capped at 1"
         else:
             if utilization is None:
-                utilization = catalog.get_profile(session, DEFAULT_UTILIZATION_PROFILE).utilization
+                utilization = view.profile(DEFAULT_UTILIZATION_PROFILE).utilization
                 trail.assume(
                     "utilization",
                     utilization,
@@ -1188,7 +1176,7 @@ def compute_carbon(session: Session, req: CarbonRequest, settings: Settings) -> 
             f"manufacturing emissions over its life; {how}",
         )
     else:
-        total, default_life = cloud_embodied(req.gpu_count, trail)
+        total, default_life = cloud_embodied(view, req.gpu_count, trail)
         life = req.lifetime_years or default_life
         share = min(1.0, own.rented_share(busy, life))
         trail.assume(
@@ -1221,5 +1209,5 @@ def compute_carbon(session: Session, req: CarbonRequest, settings: Settings) -> 
         total_co2e_kg=sig8(operational + embodied.co2e_kg),
         assumptions=trail.assumptions,
         sources=trail.sources,
-        **trail.price_fields(session, settings),
+        **trail.price_fields(view, settings),
     )

@@ -6,9 +6,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from sqlmodel import Session
-
 from app import charts
+from app.catalog.view import CatalogView
 from app.models.calc import BreakEvenRequest, BreakEvenResult, RunCostResult
 from app.models.compare import CompareRequest, CompareResult, SweepRequest
 from app.services import calc, compare, query
@@ -51,21 +50,21 @@ def cumulative_from_result(
 
 
 def cumulative_chart(
-    session: Session,
+    view: CatalogView,
     req: BreakEvenRequest,
     settings: Settings,
     days: float | None,
     fmt: charts.Format,
 ) -> charts.Chart:
     """Cumulative cost of desktop vs cloud for a ``/v1/break-even`` request."""
-    return cumulative_from_result(calc.compute_break_even(session, req, settings), days, fmt)
+    return cumulative_from_result(calc.compute_break_even(view, req, settings), days, fmt)
 
 
 def sweep_chart(
-    session: Session, req: SweepRequest, settings: Settings, fmt: charts.Format
+    view: CatalogView, req: SweepRequest, settings: Settings, fmt: charts.Format
 ) -> charts.Chart:
     """Break-even days against utilization for a ``/v1/break-even/sweep`` request."""
-    res = compare.compute_sweep(session, req, settings)
+    res = compare.compute_sweep(view, req, settings)
     desk = req.desktop.gpu or "desktop"
     cloud = req.cloud.offer_id or f"${res.cloud_price_usd_per_hour:g}/h"
     series = [
@@ -121,11 +120,11 @@ def compare_bars(res: CompareResult, fmt: charts.Format) -> charts.Chart:
 
 
 def compare_chart(
-    session: Session, req: CompareRequest, settings: Settings, fmt: charts.Format
+    view: CatalogView, req: CompareRequest, settings: Settings, fmt: charts.Format
 ) -> charts.Chart:
     """Ranked bars for a ``/v1/compare`` request (at most 30 bars)."""
     req = req.model_copy(update={"limit": min(req.limit, MAX_BARS)})
-    return compare_bars(compare.compute_compare(session, req, settings), fmt)
+    return compare_bars(compare.compute_compare(view, req, settings), fmt)
 
 
 def run_cost_bars(res: RunCostResult, fmt: charts.Format) -> charts.Chart:
@@ -138,12 +137,12 @@ def run_cost_bars(res: RunCostResult, fmt: charts.Format) -> charts.Chart:
     return _bars(rows, "Cost of one run (USD)", f"Cost of one run: {what}", fmt)
 
 
-def query_chart(session: Session, settings: Settings, text: str, fmt: charts.Format):
+def query_chart(view: CatalogView, settings: Settings, text: str, fmt: charts.Format):
     """The chart for a plain-language question: a break-even question draws cumulative cost,
     a run-cost question ranked bars. Like ``/v1/query``, a question that cannot be charted
     still gets an image: a card saying why, with examples (``Chart.x_label`` is then
     empty)."""
-    answer = query.respond(session, settings, text)
+    answer = query.respond(view, settings, text)
     result: Any = answer.result
     if answer.answered and answer.endpoint == "/v1/break-even":
         return cumulative_from_result(BreakEvenResult.model_validate(result), None, fmt)

@@ -2,7 +2,7 @@
 and electricity price (``/v1/break-even/sweep``).
 
 Resolution (names, defaults, the reference GPU, per-GPU speed) happens here, once per
-request, over the in-memory catalog snapshot; the arithmetic over all options is
+request, over the in-memory catalog view; the arithmetic over all options is
 :mod:`app.costing.vector`'s, in NumPy.
 """
 
@@ -13,8 +13,8 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from sqlmodel import Session
 
+from app.catalog.view import CatalogView
 from app.costing import vector
 from app.errors import Ambiguous, CatalogGap, InvalidRequest
 from app.models.calc import PriceAge
@@ -26,7 +26,6 @@ from app.models.compare import (
     SweepRequest,
     SweepResult,
 )
-from app.services import catalog
 from app.services.calc import (
     SEED_001,
     Trail,
@@ -37,7 +36,6 @@ from app.services.calc import (
     currency_rate,
     in_currency,
     price_age,
-    prices_day,
     request_electricity,
     resolve_cloud,
     resolve_currency,
@@ -49,7 +47,6 @@ from app.services.calc import (
     speed,
 )
 from app.services.ownership import Scaling, memory_need, resolve_scaling
-from app.services.snapshot import Snapshot, get_snapshot
 from app.settings import Settings
 
 SEED_004 = "seed 004 (Paperspace blog, 'Best GPU for deep learning on Paperspace', 2022)"
@@ -61,7 +58,7 @@ MULTI_GPU_NOTE = (
 
 @dataclass
 class GpuSpeed:
-    """Per catalog GPU (aligned with ``Snapshot.gpus``): hours one GPU needs per hour of the
+    """Per catalog GPU (aligned with ``CatalogView.gpus``): hours one GPU needs per hour of the
     reference's work (NaN = unknown or does not fit), whether the workload fits (1 yes, 0 no,
     -1 unknown), the basis and note of the figure, and the measured max batch size (0 =
     unknown)."""
@@ -82,12 +79,12 @@ class Reference:
 
 
 def _benchmark_speed(
-    snap: Snapshot, session: Session, req: CompareRequest, trail: Trail, scaling: Scaling
+    snap: CatalogView, req: CompareRequest, trail: Trail, scaling: Scaling
 ) -> tuple[GpuSpeed, Reference]:
     """Seconds per GPU from :func:`benchmark_time` (the rule ``/v1/run-cost`` uses), as
     hours per hour of the reference's work."""
     w = req.workload
-    bench = catalog.get_benchmark(session, w.benchmark)
+    bench = snap.benchmark(w.benchmark)
     trail.cite(f"benchmark {bench.id}", bench.source, bench.as_of)
     results = snap.benchmark_results.get(bench.id, {})
     n = len(snap.gpus)
@@ -109,7 +106,7 @@ def _benchmark_speed(
         basis[i], note[i] = bt.basis, bt.note
         batch[i] = w.max_batch_size or bt.max_batch_size or 0
     if w.gpu:
-        ref_gpu = catalog.resolve_gpu(session, w.gpu)
+        ref_gpu = snap.resolve_gpu(w.gpu)
         ref_i = snap.gpu_position[ref_gpu.id]
         if not math.isfinite(seconds[ref_i]):
             raise InvalidRequest(
@@ -135,7 +132,7 @@ def _benchmark_speed(
 
 
 def _relative_speed(
-    snap: Snapshot, session: Session, req: CompareRequest, trail: Trail, scaling: Scaling
+    snap: CatalogView, req: CompareRequest, trail: Trail, scaling: Scaling
 ) -> tuple[GpuSpeed, Reference]:
     """A runtime or GPU-hours on a reference GPU, scaled to every GPU by measured benchmark
     ratios where both ran the same benchmark, else by memory bandwidth; with no reference
@@ -155,7 +152,7 @@ def _relative_speed(
             GpuSpeed(np.ones(n), np.full(n, -1, dtype=np.int8), ["given"] * n, [None] * n, batch),
             Reference("the same hours on every option", run_h),
         )
-    ref = catalog.resolve_gpu(session, w.gpu)
+    ref = snap.resolve_gpu(w.gpu)
     trail.cite(f"gpu {ref.id}: specs and TDP", ref.source, ref.as_of)
     by_bench = snap.runtimes_s
     hours = np.full(n, np.nan)
@@ -176,27 +173,26 @@ def _relative_speed(
     )
 
 
-def _filter_gpus(session: Session, names: list[str]) -> set[str]:
+def _filter_gpus(snap: CatalogView, names: list[str]) -> set[str]:
     """GPU ids named by ``names``; a family name ('h100') means every GPU it matches."""
     ids: set[str] = set()
     for name in names:
         try:
-            ids.add(catalog.resolve_gpu(session, name).id)
+            ids.add(snap.resolve_gpu(name).id)
         except Ambiguous as err:
             ids.update(err.extra["candidates"])
     return ids
 
 
-def compute_compare(session: Session, req: CompareRequest, settings: Settings) -> CompareResult:
+def compute_compare(snap: CatalogView, req: CompareRequest, settings: Settings) -> CompareResult:
     """Rank every option; see :class:`CompareResult` and :func:`app.costing.vector.rank`."""
     trail = Trail()
-    snap = get_snapshot(session)
     w = req.workload
     scaling = resolve_scaling(req)
     gpu_speed, ref = (
-        _benchmark_speed(snap, session, req, trail, scaling)
+        _benchmark_speed(snap, req, trail, scaling)
         if w.benchmark
-        else _relative_speed(snap, session, req, trail, scaling)
+        else _relative_speed(snap, req, trail, scaling)
     )
 
     # Work per month, in hours on the reference.
@@ -205,17 +201,17 @@ def compute_compare(session: Session, req: CompareRequest, settings: Settings) -
     elif req.runs_per_month is not None:
         ref_hours = req.runs_per_month * ref.run_hours  # type: ignore[operator]  (validated)
     else:
-        usage = resolve_usage(session, req, trail)
+        usage = resolve_usage(snap, req, trail)
         ref_hours = usage.utilization * vector.HOURS_PER_MONTH
         trail.assume(
             "usage",
             f"{usage.utilization:g} x 730 h/month on {ref.label}",
             "utilization is the fraction of the month the reference is busy",
         )
-    region = resolve_region(session, req.region)
-    rate = resolve_currency(session, req, trail)
-    price = request_electricity(session, req, region, settings, trail, rate)
-    ci_default = carbon_region(session, region, settings, trail).carbon_intensity_g_per_kwh
+    region = resolve_region(snap, req.region)
+    rate = resolve_currency(snap, req, trail)
+    price = request_electricity(snap, req, region, settings, trail, rate)
+    ci_default = carbon_region(snap, region, settings, trail).carbon_intensity_g_per_kwh
 
     # Which options: masks over offers and builds.
     f = req.filters
@@ -234,7 +230,7 @@ def compute_compare(session: Session, req: CompareRequest, settings: Settings) -
     if not f.include_free_tiers:
         o_keep &= ~offers.free
     if f.gpus:
-        wanted = [snap.gpu_position[g] for g in _filter_gpus(session, f.gpus)]
+        wanted = [snap.gpu_position[g] for g in _filter_gpus(snap, f.gpus)]
         o_keep &= np.isin(o_gpu, wanted)
         b_keep &= np.isin(b_gpu, wanted)
     gpu_fits = gpu_speed.fits.copy()
@@ -423,7 +419,7 @@ def compute_compare(session: Session, req: CompareRequest, settings: Settings) -
         if "horizon_months" in req.model_fields_set
         else f"default: {SEED_001}, 'if you do deep learning for more than a year, buy a desktop'",
     )
-    age, stale = _listed_price_age(session, settings, snap, listed, trail)
+    age, stale = _listed_price_age(settings, snap, listed, trail)
     if stale:
         warnings.append(
             f"{len(stale)} of the {age.prices_used} catalog prices behind the listed options "
@@ -459,9 +455,8 @@ def compute_compare(session: Session, req: CompareRequest, settings: Settings) -
 
 
 def _listed_price_age(
-    session: Session,
     settings: Settings,
-    snap: Snapshot,
+    snap: CatalogView,
     listed: list[CompareOption],
     trail: Trail,
 ) -> tuple[PriceAge, list[str]]:
@@ -478,7 +473,7 @@ def _listed_price_age(
             if build.gpu.price_new_as_of is not None:
                 prices[f"gpu {build.gpu.id}: price_new_usd"] = build.gpu.price_new_as_of
             prices[f"barebone {build.barebone.id}"] = build.barebone.as_of
-    return price_age(session, settings, prices)
+    return price_age(snap, settings, prices)
 
 
 # ------------------------------------------------------------------------------------------
@@ -488,10 +483,10 @@ def _listed_price_age(
 DEFAULT_UTILIZATIONS = tuple(round(0.01 * k, 2) for k in range(1, 101))
 
 
-def compute_sweep(session: Session, req: SweepRequest, settings: Settings) -> SweepResult:
+def compute_sweep(view: CatalogView, req: SweepRequest, settings: Settings) -> SweepResult:
     """Break-even days over utilization x electricity price; see :class:`SweepResult`."""
     trail = Trail()
-    desk = resolve_desktop(session, req.desktop, trail, with_resale=False)
+    desk = resolve_desktop(view, req.desktop, trail, with_resale=False)
     d = req.desktop
     if (d.resell_after_years, d.resale_value_usd, d.resale_value) != (None, None, None):
         trail.assume(
@@ -499,14 +494,14 @@ def compute_sweep(session: Session, req: SweepRequest, settings: Settings) -> Sw
             0,
             "the sweep's totals count no resale (use /v1/break-even for resale and TCO)",
         )
-    cloud = resolve_cloud(session, req.cloud, trail)
+    cloud = resolve_cloud(view, req.cloud, trail)
     utilizations = req.utilizations or list(DEFAULT_UTILIZATIONS)
     if req.electricity_prices_usd_per_kwh:
         prices = req.electricity_prices_usd_per_kwh
     else:
-        region = resolve_region(session, req.region)
-        prices = [resolve_electricity(None, region, settings, trail, day=prices_day(session))]
-    perf = cloud_speed(session, req.normalize_performance, desk, cloud, trail)
+        region = resolve_region(view, req.region)
+        prices = [resolve_electricity(view, None, region, settings, trail)]
+    perf = cloud_speed(view, req.normalize_performance, desk, cloud, trail)
     factor = perf.time_factor if perf else 1.0
     if perf:
         trail.assume("cloud_time_factor", sig8(factor), perf.detail)
@@ -533,5 +528,5 @@ def compute_sweep(session: Session, req: SweepRequest, settings: Settings) -> Sw
         cloud_time_factor=sig8(factor),
         assumptions=trail.assumptions,
         sources=trail.sources,
-        **trail.price_fields(session, settings),
+        **trail.price_fields(view, settings),
     )

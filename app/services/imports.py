@@ -20,10 +20,10 @@ from sqlalchemy import select
 from sqlalchemy.engine import Engine
 
 from app.catalog.importer import ParsedFile, Rejected
+from app.catalog.live import catalog_written
 from app.catalog.writes import PriceLedger, bump_revision, stored_rows, upsert
 from app.db import writer
 from app.models import CloudOffer, Gpu
-from app.services.snapshot import catalog_written
 
 Progress = Callable[[Iterable[Any], int], Iterable[Any]]
 
@@ -104,6 +104,6 @@ def apply(
         report.price_points_added = ledger.flush()
         if (t := report.counts())["added"] or t["changed"] or report.price_points_added:
             report.revision = bump_revision(conn)
-    catalog_written()
+    catalog_written(engine)
     report.seconds = time.perf_counter() - started
     return report

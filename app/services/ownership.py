@@ -5,20 +5,15 @@ answer's assumptions and sources."""
 
 from __future__ import annotations
 
-import datetime as dt
-import threading
-from collections import OrderedDict
 from dataclasses import dataclass
 from functools import lru_cache
 
-from sqlmodel import Session
-
 from app import costing
-from app.catalog import loaders
-from app.catalog.loaders import CURATED, FxRate, _date, fx_table, read_csv
+from app.catalog.view import CatalogView
 from app.costing import ownership as own
-from app.errors import CatalogGap, InvalidRequest
-from app.models import Gpu
+from app.costing.money import ExchangeRate
+from app.errors import InvalidRequest
+from app.models import EmbodiedFactor, Gpu
 from app.models.calc import MemoryCheck
 from app.models.ownership import (
     EmbodiedFactorPublic,
@@ -30,7 +25,6 @@ from app.models.ownership import (
     ScalingPresetPublic,
     ScalingPresetsPublic,
 )
-from app.services.snapshot import VIEWS_KEPT, get_snapshot
 
 # ------------------------------------------------------------------------------------------
 # Multi-GPU scaling
@@ -86,134 +80,45 @@ def resolve_scaling(req) -> Scaling:
 
 
 # ------------------------------------------------------------------------------------------
-# Depreciation
-# ------------------------------------------------------------------------------------------
-
-
-def _years(a: dt.date, b: dt.date) -> float:
-    return (b - a).days / own.DAYS_PER_YEAR
-
-
-Curves = dict[str | None, tuple[own.DepreciationCurve, str]]
-_curves: OrderedDict[tuple, Curves] = OrderedDict()  # per catalog view, newest last
-_curves_lock = threading.Lock()
-# The current catalog plus the dated views (`as_of`) the snapshot keeps; a view's curves are
-# a few hundred bytes, so this bounds the map, not memory.
-_CURVE_VIEWS = VIEWS_KEPT + 1
-
-
-def _fit(points: list[tuple[float, float, Gpu]]) -> own.DepreciationCurve:
-    """:func:`app.costing.ownership.fit_depreciation` over (age, retained, GPU) points, its
-    source naming each GPU and the sources of its prices."""
-    ids = ", ".join(f"{g.id} ({r:.3f} after {a:.2f} y)" for a, r, g in sorted(points))
-    sources = sorted({g.price_used_source or "" for _, _, g in points} - {""})
-    return own.fit_depreciation(
-        [(a, r) for a, r, _ in points],
-        f"least-squares fit of used/launch price against age: {ids}; used prices: "
-        + "; ".join(sources),
-    )
-
-
-def _all_curves(snap) -> Curves:
-    """Every class's curve in a catalog view, and the pooled one (key None)."""
-    points: dict[str | None, list[tuple[float, float, Gpu]]] = {}
-    for g in snap.gpus:
-        if g.price_new_usd and g.price_used_usd and g.price_new_as_of and g.price_used_as_of:
-            age = _years(g.price_new_as_of, g.price_used_as_of)
-            points.setdefault(g.form_factor, []).append(
-                (age, g.price_used_usd / g.price_new_usd, g)
-            )
-    if not points:
-        return {}
-    pooled = [p for ps in points.values() for p in ps]
-    curves: Curves = {cls: (_fit(ps), f"class {cls}") for cls, ps in points.items()}
-    curves[None] = (_fit(pooled), f"all {len(pooled)} used GPUs")
-    return curves
-
-
-def depreciation_curve(session: Session, gpu: Gpu | None) -> tuple[own.DepreciationCurve, str]:
-    """The curve for ``gpu``'s class (form factor), fitted to every catalog GPU of that class
-    with a launch price and a dated used price (seed 001's used prices). A class without such
-    GPUs takes the fit over all of them, and the note says so. Fitted once per catalog view.
-    Raises :class:`CatalogGap` when the catalog has no used price at all."""
-    snap = get_snapshot(session)
-    key = (snap.database, snap.revision, snap.as_of)
-    with _curves_lock:  # handlers run in a thread pool
-        curves = _curves.get(key)
-        if curves is None:
-            curves = _curves[key] = _all_curves(snap)
-            while len(_curves) > _CURVE_VIEWS:
-                _curves.popitem(last=False)
-    if not curves:
-        raise CatalogGap("the catalog has no used GPU prices to fit a depreciation curve")
-    wanted = gpu.form_factor if gpu is not None else None
-    if wanted in curves:
-        return curves[wanted]
-    curve, note = curves[None]
-    if wanted is not None:
-        note = f"no used prices for class {wanted} in the catalog; the curve of {note} is applied"
-    return curve, note
-
-
-# ------------------------------------------------------------------------------------------
 # Embodied carbon
 # ------------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class EmbodiedRow:
-    """One ``embodied_carbon.csv`` row: the factor, the hardware lifetime it is amortized
-    over (years) and the source's date."""
-
-    factor: own.EmbodiedFactor
-    lifetime_years: float
-    as_of: dt.date
+def _factor(row: EmbodiedFactor) -> own.EmbodiedFactor:
+    return own.EmbodiedFactor(row.co2e_kg, row.relative_sd, row.source)
 
 
-@lru_cache(maxsize=1)
-def embodied_factors() -> dict[str, EmbodiedRow]:
-    """``curated/embodied_carbon.csv``: {part (`gpu`, `desktop`): row}."""
-    return {
-        r["part"]: EmbodiedRow(
-            own.EmbodiedFactor(float(r["co2e_kg"]), float(r["relative_sd"]), r["source"]),
-            float(r["lifetime_years"]),
-            _date(r["as_of"]),
-        )
-        for r in read_csv(CURATED / "embodied_carbon.csv")
-    }
-
-
-def cite_embodied(trail, *parts: str) -> None:
+def cite_embodied(view: CatalogView, trail, *parts: str) -> None:
     """Cite the embodied-carbon factors used."""
     for part in parts:
-        row = embodied_factors()[part]
+        row = view.embodied_factor(part)
         trail.cite(
-            f"embodied carbon of a {part}: {row.factor.co2e_kg:g} kg CO2e "
-            f"+/- {row.factor.relative_sd:.1%} (1 sd)",
-            row.factor.source,
+            f"embodied carbon of a {part}: {row.co2e_kg:g} kg CO2e "
+            f"+/- {row.relative_sd:.1%} (1 sd)",
+            row.source,
             row.as_of,
         )
 
 
-def desktop_embodied(gpu_count: int, trail) -> own.Embodied:
+def desktop_embodied(view: CatalogView, gpu_count: int, trail) -> own.Embodied:
     """Manufacturing emissions of a desktop with ``gpu_count`` GPUs: the desktop (barebone)
     plus ``gpu_count`` GPUs, kg CO2e with a one-sigma range."""
-    f = embodied_factors()
-    cite_embodied(trail, "desktop", "gpu")
-    return own.embodied_total([(f["desktop"].factor, 1), (f["gpu"].factor, gpu_count)])
+    desktop, gpu = view.embodied_factor("desktop"), view.embodied_factor("gpu")
+    cite_embodied(view, trail, "desktop", "gpu")
+    return own.embodied_total([(_factor(desktop), 1), (_factor(gpu), gpu_count)])
 
 
-def cloud_embodied(gpu_count: int, trail) -> tuple[own.Embodied, float]:
+def cloud_embodied(view: CatalogView, gpu_count: int, trail) -> tuple[own.Embodied, float]:
     """Manufacturing emissions of a cloud instance's ``gpu_count`` GPUs (the host is not
     counted, as its power is not), and the lifetime they are spread over, years."""
-    row = embodied_factors()["gpu"]
-    cite_embodied(trail, "gpu")
+    row = view.embodied_factor("gpu")
+    cite_embodied(view, trail, "gpu")
     trail.assume(
         "cloud.embodied",
         f"{gpu_count} GPU(s), spread over every hour of a {row.lifetime_years:g}-year life",
-        "host server not counted (as for its power); " + row.factor.source,
+        "host server not counted (as for its power); " + row.source,
     )
-    return own.embodied_total([(row.factor, gpu_count)]), row.lifetime_years
+    return own.embodied_total([(_factor(row), gpu_count)]), row.lifetime_years
 
 
 # ------------------------------------------------------------------------------------------
@@ -279,17 +184,7 @@ def memory_need(preset_id: str | None, precision: str | None, trail=None) -> Mem
 # ------------------------------------------------------------------------------------------
 
 
-def fx_rate(currency: str, day: dt.date | None) -> FxRate:
-    """:func:`app.catalog.loaders.fx_rate`, or :class:`InvalidRequest` (422) for a currency
-    without a rate."""
-    rate = loaders.fx_rate(currency, day)
-    if rate is None:
-        known = ", ".join(["USD", *sorted(fx_table())])
-        raise InvalidRequest(f"no exchange rate for currency '{currency}'; one of {known}")
-    return rate
-
-
-def cite_rate(trail, rate: FxRate, why: str) -> None:
+def cite_rate(trail, rate: ExchangeRate, why: str) -> None:
     """Name an exchange rate used in an answer."""
     if rate.currency != "USD":
         trail.cite(
@@ -340,33 +235,31 @@ def scaling_models() -> ScalingPresetsPublic:
     return ScalingPresetsPublic(data=rows, count=len(rows))
 
 
-@lru_cache(maxsize=1)
-def fx_rates() -> FxRatesPublic:
+def fx_rates(view: CatalogView) -> FxRatesPublic:
     """``/v1/fx-rates``: every dated rate, oldest first per currency."""
     rows = [
         FxRatePublic(
             currency=r.currency, usd_per_unit=r.usd_per_unit, as_of=r.as_of, source=r.source
         )
-        for rates in fx_table().values()
+        for rates in view.fx_rates.values()
         for r in rates
     ]
     return FxRatesPublic(data=rows, count=len(rows))
 
 
-@lru_cache(maxsize=1)
-def embodied_carbon() -> EmbodiedFactorsPublic:
+def embodied_carbon(view: CatalogView) -> EmbodiedFactorsPublic:
     """``/v1/embodied-carbon``: every factor with its one-sigma range."""
     rows = [
         EmbodiedFactorPublic(
             part=part,
-            co2e_kg=row.factor.co2e_kg,
-            relative_sd=row.factor.relative_sd,
-            low_co2e_kg=round(row.factor.co2e_kg * (1 - row.factor.relative_sd), 4),
-            high_co2e_kg=round(row.factor.co2e_kg * (1 + row.factor.relative_sd), 4),
+            co2e_kg=row.co2e_kg,
+            relative_sd=row.relative_sd,
+            low_co2e_kg=round(row.co2e_kg * (1 - row.relative_sd), 4),
+            high_co2e_kg=round(row.co2e_kg * (1 + row.relative_sd), 4),
             lifetime_years=row.lifetime_years,
-            source=row.factor.source,
+            source=row.source,
             as_of=row.as_of,
         )
-        for part, row in embodied_factors().items()
+        for part, row in view.embodied.items()
     ]
     return EmbodiedFactorsPublic(data=rows, count=len(rows))

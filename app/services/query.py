@@ -26,10 +26,9 @@ from __future__ import annotations
 from typing import Any
 
 from pydantic import ValidationError
-from sqlmodel import Session
 
 from app import costing
-from app.catalog.loaders import fx_table
+from app.catalog.view import CatalogView
 from app.costing import CostingError
 from app.errors import DomainError, NotUnderstood
 from app.models import CloudOffer, Gpu
@@ -44,7 +43,6 @@ from app.models.gpu import GpuPublic
 from app.models.query import Fact, QueryAnswer
 from app.query.parser import GpuMention, Interpretation, Lexicon, parse
 from app.services import calc, catalog
-from app.services.snapshot import get_snapshot
 from app.settings import Settings
 
 SEED_001 = calc.SEED_001
@@ -68,20 +66,12 @@ EXAMPLES = [
 ]
 
 
-_lexicons: dict[tuple[str, int], Lexicon] = {}
-
-
-def lexicon(session: Session) -> Lexicon:
-    """The parser's vocabulary, read from the catalog once per catalog revision (it used to
-    cost four queries and a rebuild on every question)."""
-    snap = get_snapshot(session)
-    key = (snap.database, snap.revision)
-    found = _lexicons.get(key)
-    if found is None:
-        found = Lexicon.build(**catalog.vocabulary(session), currencies=fx_table())
-        _lexicons.clear()
-        _lexicons[key] = found
-    return found
+def lexicon(view: CatalogView) -> Lexicon:
+    """The parser's vocabulary, built once per catalog view."""
+    return view.memoized(
+        "query.lexicon",
+        lambda: Lexicon.build(**catalog.vocabulary(view), currencies=view.fx_rates),
+    )
 
 
 class _Answer:
@@ -127,7 +117,7 @@ class _Answer:
         )
 
 
-def _answer(session: Session, settings: Settings, it: Interpretation) -> QueryAnswer:
+def _answer(view: CatalogView, settings: Settings, it: Interpretation) -> QueryAnswer:
     """Answer a parsed question. Raises :class:`NotUnderstood` (422) with suggestions when it
     cannot be read, and the engine's errors (404 unknown name or catalog gap, 422 invalid
     input)."""
@@ -140,17 +130,17 @@ def _answer(session: Session, settings: Settings, it: Interpretation) -> QueryAn
         for example in EXAMPLES:
             out.fact("Try", example)
         return out.done("Ask about break-even, run cost, cost per batch item, carbon, offers, GPUs")
-    return _BUILDERS[it.intent](session, settings, out)
+    return _BUILDERS[it.intent](view, settings, out)
 
 
-def respond(session: Session, settings: Settings, text: str) -> QueryAnswer:
+def respond(view: CatalogView, settings: Settings, text: str) -> QueryAnswer:
     """Answer ``text`` (parsed once). A question that cannot be answered (not understood, an
     unknown or ambiguous name, a catalog gap, inputs the engine refuses) comes back as
     ``answered=False`` with the reason as ``headline``, ``suggestions`` and ``examples``; only
     unexpected errors raise."""
-    it = parse(text, lexicon(session))
+    it = parse(text, lexicon(view))
     try:
-        return _answer(session, settings, it)
+        return _answer(view, settings, it)
     except (DomainError, CostingError) as exc:
         if isinstance(exc, CostingError):
             detail, suggestions, examples = exc.message, [], EXAMPLES[:2]
@@ -182,14 +172,14 @@ def _validated(model, body: dict[str, Any], it: Interpretation):
         raise _refuse(it, f"{where}: {first['msg']}") from None
 
 
-def _one_gpu(session: Session, it: Interpretation, mention: GpuMention) -> Gpu:
+def _one_gpu(view: CatalogView, it: Interpretation, mention: GpuMention) -> Gpu:
     if len(mention.ids) > 1:
         raise _refuse(
             it,
             f"'{mention.text}' is several GPUs: {', '.join(mention.ids)}; say which",
             list(mention.ids),
         )
-    return catalog.get_gpu(session, mention.ids[0])  # type: ignore[return-value]
+    return view.gpu(mention.ids[0])  # type: ignore[return-value]
 
 
 def _usage_fields(it: Interpretation) -> dict[str, Any]:
@@ -230,13 +220,13 @@ def _in(amount_usd: float | None, rate: CurrencyRate) -> str:
 
 
 def _pick_cloud_offer(
-    session: Session, out: _Answer, desktop_gpu: Gpu, count: int
+    view: CatalogView, out: _Answer, desktop_gpu: Gpu, count: int
 ) -> CloudOffer | None:
     """The cloud offer a break-even compares against (see the module docstring)."""
     c = out.it.cloud
     typed = not c.is_empty()
     if not typed and desktop_gpu.id in SEED_COMPARABLE and count == 1:
-        offer = catalog.offer_or_none(session, SEED_COMPARABLE[desktop_gpu.id])
+        offer = view.offer_by_id.get(SEED_COMPARABLE[desktop_gpu.id])
         if offer is not None:
             out.default(
                 "cloud.offer_id",
@@ -261,7 +251,7 @@ def _pick_cloud_offer(
             (
                 f"a GPU with memory bandwidth within {SIMILAR_BANDWIDTH:.0%} of the desktop's and "
                 "as much memory (the engine's speed estimate)",
-                catalog.similar_gpu_ids(session, desktop_gpu, SIMILAR_BANDWIDTH),
+                catalog.similar_gpu_ids(view, desktop_gpu, SIMILAR_BANDWIDTH),
             ),
         ]
         if typed:  # "vs colab pro": the plan's own GPUs when none is comparable
@@ -271,7 +261,7 @@ def _pick_cloud_offer(
             continue
         for count_rule, n in (("same GPU count", count), ("any GPU count", None)):
             found = catalog.find_offers(
-                session,
+                view,
                 gpu_ids=ids,
                 gpu_count=n,
                 exclude_provider=None if typed else "colab",
@@ -300,22 +290,22 @@ def _money(x: float | None) -> str:
     return f"${x:,.2f}" if abs(x) >= 1 else f"${x:.4g}"
 
 
-def _desktop_spec(session: Session, out: _Answer, gpu: Gpu, count: int) -> dict[str, Any]:
+def _desktop_spec(view: CatalogView, out: _Answer, gpu: Gpu, count: int) -> dict[str, Any]:
     """A desktop with ``count`` x ``gpu``: seed 001's barebone when it has the slots, else
     the engine picks the smallest catalog barebone that does."""
     desktop: dict[str, Any] = {"gpu": gpu.id, "gpu_count": count}
-    seed = catalog.barebone_or_none(session, SEED_BAREBONE)
+    seed = view.barebone_by_id.get(SEED_BAREBONE)
     if seed is not None and seed.gpu_slots >= count:
         desktop["barebone"] = seed.id
         out.default("desktop.barebone", seed.id, f"{seed.source}")
     return desktop
 
 
-def _break_even(session: Session, settings: Settings, out: _Answer) -> QueryAnswer:
+def _break_even(view: CatalogView, settings: Settings, out: _Answer) -> QueryAnswer:
     it = out.it
-    gpu = _one_gpu(session, it, it.gpu)  # type: ignore[arg-type]  (checked by the parser)
+    gpu = _one_gpu(view, it, it.gpu)  # type: ignore[arg-type]  (checked by the parser)
     count = it.gpu.count  # type: ignore[union-attr]
-    desktop = _desktop_spec(session, out, gpu, count)
+    desktop = _desktop_spec(view, out, gpu, count)
     if it.resell_after_years is not None:
         desktop["resell_after_years"] = it.resell_after_years
     cloud: dict[str, Any]
@@ -324,7 +314,7 @@ def _break_even(session: Session, settings: Settings, out: _Answer) -> QueryAnsw
         if it.cloud.gpu is not None and len(it.cloud.gpu.ids) == 1:
             cloud["gpu"] = it.cloud.gpu.ids[0]
     else:
-        offer = _pick_cloud_offer(session, out, gpu, count)
+        offer = _pick_cloud_offer(view, out, gpu, count)
         if offer is None:
             raise _refuse(
                 it,
@@ -335,7 +325,7 @@ def _break_even(session: Session, settings: Settings, out: _Answer) -> QueryAnsw
         cloud = {"offer_id": offer.id}
     body = {"desktop": desktop, "cloud": cloud, **_where_fields(it)}
     req = _validated(BreakEvenRequest, body, it)
-    res = calc.compute_break_even(session, req, settings)
+    res = calc.compute_break_even(view, req, settings)
     resale = res.resale
     if res.break_even_days is not None:
         headline = f"Break-even: {res.break_even_days:,.0f} days"
@@ -396,9 +386,9 @@ def _cloud_words(it: Interpretation) -> dict[str, str]:
     return {k: v for k, v in words.items() if v}
 
 
-def _run_cost(session: Session, settings: Settings, out: _Answer) -> QueryAnswer:
+def _run_cost(view: CatalogView, settings: Settings, out: _Answer) -> QueryAnswer:
     it = out.it
-    gpu = _one_gpu(session, it, it.gpu) if it.gpu else None
+    gpu = _one_gpu(view, it, it.gpu) if it.gpu else None
     count = it.gpu.count if it.gpu else 1
     workload: dict[str, Any]
     if it.benchmark:
@@ -426,7 +416,7 @@ def _run_cost(session: Session, settings: Settings, out: _Answer) -> QueryAnswer
     elif not c.is_empty():
         ids = c.gpu.ids if c.gpu else ((gpu.id,) if gpu else None)
         found = catalog.find_offers(
-            session,
+            view,
             gpu_ids=ids,
             provider=c.provider,
             pricing_model=c.pricing_model,
@@ -442,11 +432,11 @@ def _run_cost(session: Session, settings: Settings, out: _Answer) -> QueryAnswer
         )
     elif gpu is not None:
         cheapest: dict[str, CloudOffer] = {}  # per provider; offers come cheapest first
-        for offer in catalog.find_offers(session, gpu_ids=(gpu.id,), gpu_count=count):
+        for offer in catalog.find_offers(view, gpu_ids=(gpu.id,), gpu_count=count):
             cheapest.setdefault(offer.provider, offer)
         options += [{"offer_id": o.id} for o in list(cheapest.values())[:MAX_OPTIONS]]
         if gpu.price_new_usd is not None:
-            options.append({"desktop": _desktop_spec(session, out, gpu, count)})
+            options.append({"desktop": _desktop_spec(view, out, gpu, count)})
         if not options:
             raise _refuse(it, f"no offer or desktop price for {gpu.id} in the catalog")
         out.default(
@@ -457,7 +447,7 @@ def _run_cost(session: Session, settings: Settings, out: _Answer) -> QueryAnswer
         )
     else:
         found = [
-            o for o in catalog.find_offers(session, gpu_ids=None, provider="paperspace")
+            o for o in catalog.find_offers(view, gpu_ids=None, provider="paperspace")
             if o.id.endswith("-2022")
         ]  # fmt: skip
         options += [{"offer_id": o.id} for o in found]
@@ -468,7 +458,7 @@ def _run_cost(session: Session, settings: Settings, out: _Answer) -> QueryAnswer
         )
     body = {"workload": workload, "options": options, **_where_fields(it)}
     req = _validated(RunCostRequest, body, it)
-    res = calc.compute_run_cost(session, req, settings)
+    res = calc.compute_run_cost(view, req, settings)
     per_item = it.intent == "cost_per_item"
     metric = "cost_per_batch_item_usd" if per_item else "cost_usd"
     ranked = sorted(
@@ -496,10 +486,10 @@ def _run_cost(session: Session, settings: Settings, out: _Answer) -> QueryAnswer
     return out.done(headline, "/v1/run-cost", req.model_dump(exclude_none=True), _dump(res))
 
 
-def _carbon(session: Session, settings: Settings, out: _Answer) -> QueryAnswer:
+def _carbon(view: CatalogView, settings: Settings, out: _Answer) -> QueryAnswer:
     it = out.it
     mention = it.gpu or it.cloud.gpu
-    gpu = _one_gpu(session, it, mention)  # type: ignore[arg-type]  (checked by the parser)
+    gpu = _one_gpu(view, it, mention)  # type: ignore[arg-type]  (checked by the parser)
     count = mention.count  # type: ignore[union-attr]
     body: dict[str, Any] = {"gpu": gpu.id, "gpu_count": count}
     if it.gpu_hours is not None:
@@ -514,7 +504,7 @@ def _carbon(session: Session, settings: Settings, out: _Answer) -> QueryAnswer:
     if it.region:
         body["region"] = it.region
     req = _validated(CarbonRequest, body, it)
-    res = calc.compute_carbon(session, req, settings)
+    res = calc.compute_carbon(view, req, settings)
     out.fact(
         "GPUs", f"{count}x {gpu.id}, {res.power_w:,.0f} W busy incl. {req.base_power_w:g} W host"
     )
@@ -534,12 +524,12 @@ def _carbon(session: Session, settings: Settings, out: _Answer) -> QueryAnswer:
     return out.done(headline, "/v1/carbon", req.model_dump(exclude_none=True), _dump(res))
 
 
-def _offers_answer(session: Session, settings: Settings, out: _Answer) -> QueryAnswer:
+def _offers_answer(view: CatalogView, settings: Settings, out: _Answer) -> QueryAnswer:
     it = out.it
     c = it.cloud
     mention = c.gpu or it.gpu
     found = catalog.find_offers(
-        session,
+        view,
         gpu_ids=mention.ids if mention else None,
         provider=c.provider,
         pricing_model=c.pricing_model,
@@ -581,9 +571,9 @@ def _offers_answer(session: Session, settings: Settings, out: _Answer) -> QueryA
     return out.done(headline, result=rows)
 
 
-def _gpu_info(session: Session, settings: Settings, out: _Answer) -> QueryAnswer:
+def _gpu_info(view: CatalogView, settings: Settings, out: _Answer) -> QueryAnswer:
     mention = out.it.gpu or out.it.cloud.gpu
-    gpus = [catalog.get_gpu(session, i) for i in mention.ids]  # type: ignore[union-attr]
+    gpus = [view.gpu(i) for i in mention.ids]  # type: ignore[union-attr]
     for g in gpus:
         bw = f", {g.memory_bandwidth_gb_per_s:,.0f} GB/s" if g.memory_bandwidth_gb_per_s else ""
         price = f", launch price {_money(g.price_new_usd)}" if g.price_new_usd else ""

@@ -1,5 +1,5 @@
 """Saved scenarios: store a validated request, list, fetch, delete, and re-evaluate it with
-the prices of a given day (:func:`app.services.snapshot.prices_as_of`)."""
+the prices of a given day (a dated catalog view)."""
 
 from __future__ import annotations
 
@@ -10,13 +10,13 @@ from collections.abc import Sequence
 from sqlalchemy import Engine, func
 from sqlmodel import Session, select
 
+from app.catalog.view import CatalogView
 from app.db import writer
 from app.errors import NotFound
 from app.models import Scenario
 from app.models.calc import BreakEvenRequest, RunCostRequest
 from app.models.scenario import ScenarioCreate, ScenarioPublic, ScenarioResult
 from app.services import calc
-from app.services.snapshot import prices_as_of
 from app.settings import Settings
 
 
@@ -26,14 +26,14 @@ def public(row: Scenario) -> ScenarioPublic:
     )
 
 
-def _evaluate(session: Session, settings: Settings, kind: str, request: dict):
+def _evaluate(view: CatalogView, settings: Settings, kind: str, request: dict):
     if kind == "break_even":
-        return calc.compute_break_even(session, BreakEvenRequest.model_validate(request), settings)
-    return calc.compute_run_cost(session, RunCostRequest.model_validate(request), settings)
+        return calc.compute_break_even(view, BreakEvenRequest.model_validate(request), settings)
+    return calc.compute_run_cost(view, RunCostRequest.model_validate(request), settings)
 
 
 def create(
-    session: Session, engine: Engine, settings: Settings, body: ScenarioCreate
+    view: CatalogView, engine: Engine, settings: Settings, body: ScenarioCreate
 ) -> ScenarioPublic:
     """Evaluate the request once with current prices (its 404/422 errors surface here, and
     nothing is stored), then store it as given."""
@@ -41,7 +41,7 @@ def create(
     req = body.break_even or body.run_cost
     assert req is not None
     stored = req.model_dump(mode="json", exclude_unset=True)
-    _evaluate(session, settings, kind, stored)
+    _evaluate(view, settings, kind, stored)
     row = Scenario(
         id=uuid.uuid4().hex,
         name=body.name,
@@ -80,15 +80,14 @@ def delete(engine: Engine, scenario_id: str) -> None:
 
 
 def result(
-    session: Session, settings: Settings, scenario_id: str, as_of: dt.date | None
+    session: Session, view: CatalogView, settings: Settings, scenario_id: str
 ) -> ScenarioResult:
-    """The scenario's answer with the prices in force on ``as_of`` (current when None)."""
+    """The scenario's answer with the prices of ``view`` (its ``as_of``, else current)."""
     row = get(session, scenario_id)
-    with prices_as_of(as_of):
-        answer = _evaluate(session, settings, row.kind, row.request)
+    answer = _evaluate(view, settings, row.kind, row.request)
     return ScenarioResult(
         scenario=public(row),
-        as_of=as_of,
+        as_of=view.as_of,
         break_even=answer if row.kind == "break_even" else None,
         run_cost=answer if row.kind == "run_cost" else None,
     )

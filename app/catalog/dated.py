@@ -1,0 +1,65 @@
+"""Dated views: the catalog with the prices in force on a past day (``as_of``).
+
+A :class:`~app.catalog.view.CatalogView` carries the whole price history, so the view of a day
+is derived in memory: every price replaced by the last point dated on or before that day,
+offers and barebones without a price yet left out (GPUs and regions stay, unpriced).
+"""
+
+from __future__ import annotations
+
+import bisect
+import datetime as dt
+from typing import Any
+
+from app.catalog.view import CatalogView, PriceHistory, assemble
+from app.catalog.writes import column_value
+from app.models.history import PRICE_FIELDS
+
+
+def price_on(history: PriceHistory, key: tuple[str, str, str], day: dt.date):
+    """``(valid_from, value)`` of the point in force on ``day`` for ``key``, or (None, None)."""
+    points = history.get(key, ())
+    i = bisect.bisect_right([p[0] for p in points], day)
+    return points[i - 1] if i else (None, None)
+
+
+def _dated(row: Any, kind: str, history: PriceHistory, day: dt.date) -> Any:
+    """``row`` with each price replaced by the one in force on ``day`` (None when it had none
+    yet) and its date column set to that price's date; None when the row cannot exist
+    without that price (an offer's or a barebone's price is required, a GPU's is not)."""
+    model = type(row)
+    table = model.__table__
+    update: dict[str, object] = {}
+    for name, cols in PRICE_FIELDS[kind].items():
+        valid_from, value = price_on(history, (kind, row.id, name), day)
+        if value is None and model.model_fields[name].is_required():
+            return None
+        update[name] = column_value(table.c[name], value)
+        if value is not None:
+            update[cols.date] = valid_from
+    fields = {name: getattr(row, name) for name in model.model_fields}
+    return model.model_validate({**fields, **update})
+
+
+def dated_view(base: CatalogView, day: dt.date) -> CatalogView:
+    """``base`` with the prices of ``day``."""
+    h = base.history
+    offers = [o for o in (_dated(o, "cloud_offer", h, day) for o in base.offers.offers) if o]
+    barebones = [b for b in (_dated(b, "barebone", h, day) for b in base.barebones) if b]
+    return assemble(
+        revision=base.revision,
+        as_of=day,
+        gpus=[_dated(g, "gpu", h, day) for g in base.gpus],
+        offers=offers,
+        barebones=barebones,
+        regions={rid: _dated(r, "region", h, day) for rid, r in base.regions.items()},
+        providers=base.providers,
+        benchmark_results=base.benchmark_results,
+        profiles=base.profiles,
+        benchmarks=base.benchmarks,
+        colab_plans=base.colab_plans,
+        fx_rates=base.fx_rates,
+        embodied=base.embodied,
+        reference=base.reference,
+        history=h,
+    )

@@ -1,0 +1,195 @@
+"""Lay catalog rows out for calculations over every option at once: NumPy arrays of offers and
+desktop builds, and the depreciation curves fitted to the catalog's used GPU prices.
+
+Pure functions over rows already read; :mod:`app.catalog.view` calls them once per catalog
+revision (and once per dated view).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from app.costing import ownership as own
+from app.models import Barebone, CloudOffer, Gpu, ProviderInfo, Region
+
+SECONDS_PER_HOUR = 3600.0
+SPOT_MODELS = ("spot", "interruptible")
+
+
+@dataclass(frozen=True)
+class OfferArrays:
+    """Every cloud offer, one element each (see :class:`app.models.CloudOffer` for units).
+
+    ``pue`` is the offer region's PUE, else its provider's; ``carbon_intensity_g_per_kwh``
+    is the offer region's, NaN when the offer has no catalog region (the request's region or
+    the default applies). ``free`` marks plans with no price and no fee (Colab Free).
+    ``family`` numbers each (provider, instance type, pricing model): the same offer in
+    other regions shares it."""
+
+    offers: tuple[CloudOffer, ...]
+    gpu_index: np.ndarray
+    gpu_count: np.ndarray
+    price_usd_per_hour: np.ndarray
+    monthly_fee_usd: np.ndarray
+    included_hours_per_month: np.ndarray
+    billing_increment_h: np.ndarray
+    billing_minimum_h: np.ndarray
+    pue: np.ndarray
+    carbon_intensity_g_per_kwh: np.ndarray
+    provider: np.ndarray
+    pricing_model: np.ndarray
+    region: np.ndarray
+    spot: np.ndarray
+    free: np.ndarray
+    family: np.ndarray
+
+
+@dataclass(frozen=True)
+class Build:
+    """A desktop assembled from a catalog barebone and ``gpu_count`` catalog GPUs."""
+
+    barebone: Barebone
+    gpu: Gpu
+    gpu_count: int
+
+    @property
+    def id(self) -> str:
+        """``desktop:{barebone}:{count}x{gpu}``."""
+        return f"desktop:{self.barebone.id}:{self.gpu_count}x{self.gpu.id}"
+
+
+@dataclass(frozen=True)
+class BuildArrays:
+    """Every desktop build: purchase (``upfront_usd``, USD) and busy wall power
+    (``(gpu_count x TDP + base_power_w) / psu_efficiency``, W)."""
+
+    builds: tuple[Build, ...]
+    gpu_index: np.ndarray
+    gpu_count: np.ndarray
+    upfront_usd: np.ndarray
+    power_w: np.ndarray
+
+
+def smallest_barebone(barebones: Sequence[Barebone], gpu_count: int) -> Barebone | None:
+    """The barebone with the fewest GPU slots that still holds ``gpu_count`` GPUs, cheapest
+    on ties; ``barebones`` sorted by (slots, price, id)."""
+    return next((b for b in barebones if b.gpu_slots >= gpu_count), None)
+
+
+def offer_region(regions: dict[str, Region], offer: CloudOffer) -> Region | None:
+    """The catalog region of ``offer`` (``{provider}:{region}``), or None."""
+    return regions.get(f"{offer.provider}:{offer.region}") if offer.region else None
+
+
+def lay_out_offers(
+    offers: Sequence[CloudOffer],
+    position: dict[str, int],
+    regions: dict[str, Region],
+    providers: dict[str, ProviderInfo],
+) -> OfferArrays:
+    """:class:`OfferArrays` of ``offers`` (``position``: GPU id -> index)."""
+    pue, ci = [], []
+    for o in offers:
+        reg = offer_region(regions, o)
+        prov = providers.get(o.provider)
+        pue.append(reg.pue if reg and reg.pue else (prov.pue if prov else 1.0))
+        ci.append(reg.carbon_intensity_g_per_kwh if reg else np.nan)
+    burn = np.array([o.compute_units_per_hour or 0.0 for o in offers])
+    units = np.array([o.included_compute_units_per_month for o in offers], dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        included_h = np.where(burn > 0, units / burn, 0.0)
+    price = np.array([float(o.price_usd_per_hour) for o in offers])
+    fee = np.array([float(o.monthly_fee_usd) for o in offers])
+    families = [f"{o.provider}|{o.instance_type}|{o.pricing_model}" for o in offers]
+    return OfferArrays(
+        offers=tuple(offers),
+        gpu_index=np.array([position[o.gpu_id] for o in offers], dtype=np.int64),
+        gpu_count=np.array([o.gpu_count for o in offers], dtype=float),
+        price_usd_per_hour=price,
+        monthly_fee_usd=fee,
+        included_hours_per_month=included_h,
+        billing_increment_h=np.array([(o.billing_increment_s or 0.0) for o in offers])
+        / SECONDS_PER_HOUR,
+        billing_minimum_h=np.array([(o.billing_minimum_s or 0.0) for o in offers])
+        / SECONDS_PER_HOUR,
+        pue=np.array(pue, dtype=float),
+        carbon_intensity_g_per_kwh=np.array(ci, dtype=float),
+        provider=np.array([str(o.provider) for o in offers], dtype=object),
+        pricing_model=np.array([str(o.pricing_model) for o in offers], dtype=object),
+        region=np.array([o.region or "" for o in offers], dtype=object),
+        spot=np.array([str(o.pricing_model) in SPOT_MODELS for o in offers], dtype=bool),
+        free=(price == 0) & (fee == 0),
+        family=np.unique(np.array(families), return_inverse=True)[1].astype(np.int64),
+    )
+
+
+def lay_out_builds(
+    gpus: Sequence[Gpu], barebones: Sequence[Barebone], position: dict[str, int]
+) -> BuildArrays:
+    """For every GPU with a catalog price and every count from 1 to the largest barebone's
+    slots: the build in the smallest barebone that holds that many GPUs (``barebones``
+    sorted by slots, price, id)."""
+    most = max((b.gpu_slots for b in barebones), default=0)
+    builds = [
+        Build(smallest_barebone(barebones, n), gpu, n)  # type: ignore[arg-type]
+        for gpu in gpus
+        if gpu.price_new_usd is not None
+        for n in range(1, most + 1)
+    ]
+    return BuildArrays(
+        builds=tuple(builds),
+        gpu_index=np.array([position[b.gpu.id] for b in builds], dtype=np.int64),
+        gpu_count=np.array([b.gpu_count for b in builds], dtype=float),
+        upfront_usd=np.array(
+            [float(b.barebone.price_usd) + b.gpu_count * b.gpu.price_new_usd for b in builds]
+        ),
+        power_w=np.array(
+            [
+                (b.gpu_count * b.gpu.tdp_w + b.barebone.base_power_w)
+                / (b.barebone.psu_efficiency or 1.0)
+                for b in builds
+            ]
+        ),
+    )
+
+
+# Depreciation curves: {GPU class (form factor), or None for the pooled fit: (curve, note)}.
+Curves = dict[str | None, tuple[own.DepreciationCurve, str]]
+
+
+def _years(a: dt.date, b: dt.date) -> float:
+    return (b - a).days / own.DAYS_PER_YEAR
+
+
+def _fit(points: list[tuple[float, float, Gpu]]) -> own.DepreciationCurve:
+    """:func:`app.costing.ownership.fit_depreciation` over (age, retained, GPU) points, its
+    source naming each GPU and the sources of its prices."""
+    ids = ", ".join(f"{g.id} ({r:.3f} after {a:.2f} y)" for a, r, g in sorted(points))
+    sources = sorted({g.price_used_source or "" for _, _, g in points} - {""})
+    return own.fit_depreciation(
+        [(a, r) for a, r, _ in points],
+        f"least-squares fit of used/launch price against age: {ids}; used prices: "
+        + "; ".join(sources),
+    )
+
+
+def fit_curves(gpus: Sequence[Gpu]) -> Curves:
+    """Every class's depreciation curve, fitted to the GPUs of that class with a launch price
+    and a dated used price, and the pooled one (key None); empty without any used price."""
+    points: dict[str | None, list[tuple[float, float, Gpu]]] = {}
+    for g in gpus:
+        if g.price_new_usd and g.price_used_usd and g.price_new_as_of and g.price_used_as_of:
+            age = _years(g.price_new_as_of, g.price_used_as_of)
+            points.setdefault(g.form_factor, []).append(
+                (age, g.price_used_usd / g.price_new_usd, g)
+            )
+    if not points:
+        return {}
+    pooled = [p for ps in points.values() for p in ps]
+    curves: Curves = {cls: (_fit(ps), f"class {cls}") for cls, ps in points.items()}
+    curves[None] = (_fit(pooled), f"all {len(pooled)} used GPUs")
+    return curves

@@ -1,0 +1,164 @@
+"""The live catalog of one database: its current :class:`~app.catalog.view.CatalogView`,
+swapped atomically when the catalog revision moves, and a small cache of dated views.
+
+Requests never query the database for the catalog. One daemon thread per process (the
+*poller*) reads each live catalog's one-row revision counter every
+``catalog_poll_interval_s`` and, when it moved (an admin write or an import in any process),
+reads the new revision and swaps it in; a write in this process calls :meth:`written` to
+swap at once. While the database is down the last view keeps answering.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+import os
+import threading
+import time
+import weakref
+from collections import OrderedDict
+
+from sqlalchemy import Engine
+from sqlalchemy.exc import SQLAlchemyError
+from sqlmodel import Session
+
+from app.catalog.dated import dated_view
+from app.catalog.view import CatalogView, current_revision, read_view
+from app.observability import CATALOG_REVISION, SNAPSHOT_BUILDS
+
+log = logging.getLogger("gpucost.catalog")
+
+# Dated views kept per database, least recently used dropped first. Each is a copy of the
+# catalog rows: 6.3 MB measured with tracemalloc on the shipped catalog (2026-11-22), so 4
+# views add at most ~25 MB to a worker.
+DATED_VIEWS_KEPT = 4
+
+
+class LiveCatalog:
+    """The current view of the catalog in ``engine``'s database, and its dated views."""
+
+    def __init__(self, engine: Engine) -> None:
+        self._engine = weakref.ref(engine)
+        self._lock = threading.Lock()
+        self._view: CatalogView | None = None
+        self._dated: OrderedDict[tuple[int, dt.date], CatalogView] = OrderedDict()
+
+    @property
+    def ready(self) -> bool:
+        """Whether a view has been read (requests then never wait for the database)."""
+        return self._view is not None
+
+    @property
+    def view(self) -> CatalogView:
+        """The current view; read from the database on first use (blocking)."""
+        view = self._view
+        if view is None:
+            self.refresh(force=True)
+            view = self._view
+        assert view is not None
+        return view
+
+    def view_on(self, day: dt.date | None) -> CatalogView:
+        """The view of ``day`` (None: the current prices), from the bounded cache."""
+        base = self.view
+        if day is None:
+            return base
+        key = (base.revision, day)
+        with self._lock:  # move_to_end and popitem must not interleave
+            found = self._dated.get(key)
+            if found is not None:
+                self._dated.move_to_end(key)
+                return found
+        built = dated_view(base, day)
+        SNAPSHOT_BUILDS.labels("dated").inc()
+        with self._lock:
+            self._dated[key] = built
+            while len(self._dated) > DATED_VIEWS_KEPT:
+                self._dated.popitem(last=False)
+        return built
+
+    def refresh(self, *, force: bool = False) -> bool:
+        """Read the revision counter and, if it moved (or with ``force`` and no view yet),
+        read the new revision and swap it in. Returns whether the view changed. Raises the
+        database's error only when there is no view to keep answering with."""
+        engine = self._engine()
+        if engine is None:
+            return False
+        try:
+            with Session(engine) as session:
+                revision = current_revision(session)
+                current = self._view
+                if current is not None and current.revision == revision:
+                    return False
+                new = read_view(session)
+        except SQLAlchemyError:
+            if self._view is None:
+                raise
+            log.warning("catalog revision check failed; the last view keeps answering")
+            return False
+        with self._lock:
+            self._view = new
+            self._dated.clear()
+        SNAPSHOT_BUILDS.labels("current").inc()
+        CATALOG_REVISION.set(new.revision)
+        return True
+
+    def written(self) -> None:
+        """Call after committing a catalog write: swap in the new revision now."""
+        self.refresh()
+
+
+class _Poller:
+    """One daemon thread per process that refreshes every live catalog in turn."""
+
+    def __init__(self) -> None:
+        self.catalogs: weakref.WeakValueDictionary[int, LiveCatalog] = weakref.WeakValueDictionary()
+        self.interval_s = 0.5
+        self._pid: int | None = None
+        self._lock = threading.Lock()
+
+    def watch(self, catalog: LiveCatalog, interval_s: float) -> None:
+        """Poll ``catalog`` from now on, every ``interval_s`` (the smallest asked for)."""
+        with self._lock:
+            self.catalogs[id(catalog)] = catalog
+            self.interval_s = min(self.interval_s, interval_s) if self._pid else interval_s
+            if self._pid != os.getpid():  # first use in this process (or after a fork)
+                self._pid = os.getpid()
+                threading.Thread(target=self._run, name="catalog-poller", daemon=True).start()
+
+    def _run(self) -> None:
+        while True:
+            time.sleep(self.interval_s)
+            for catalog in list(self.catalogs.values()):
+                if catalog.ready:
+                    try:
+                        catalog.refresh()
+                    except Exception:  # pragma: no cover - never let the poller die
+                        log.exception("catalog refresh failed")
+
+
+_poller = _Poller()
+_catalogs: weakref.WeakKeyDictionary[Engine, LiveCatalog] = weakref.WeakKeyDictionary()
+_registry_lock = threading.Lock()
+
+
+def live_catalog(engine: Engine, poll_interval_s: float = 0.5) -> LiveCatalog:
+    """The live catalog of ``engine``'s database (one per engine and process), polled for
+    revisions every ``poll_interval_s`` (0: never; writes in this process still swap)."""
+    found = _catalogs.get(engine)
+    if found is not None:
+        return found
+    with _registry_lock:
+        found = _catalogs.get(engine)
+        if found is None:
+            found = _catalogs[engine] = LiveCatalog(engine)
+            if poll_interval_s > 0:
+                _poller.watch(found, poll_interval_s)
+    return found
+
+
+def catalog_written(engine: Engine) -> None:
+    """After a committed catalog write on ``engine``: its live catalog (if any) swaps now."""
+    found = _catalogs.get(engine)
+    if found is not None:
+        found.written()

@@ -1,0 +1,62 @@
+"""Rows of the reference tables (:mod:`app.models.reference`) from the shipped files:
+exchange rates (``curated/fx_rates.csv``), embodied-carbon factors
+(``curated/embodied_carbon.csv``) and the PUE default for an unmeasured datacenter
+(Green Algorithms ``defaults_PUE.csv``)."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+from app.catalog.loaders import CURATED, _date, pue_defaults, read_csv
+
+Row = dict[str, Any]
+
+# Green Algorithms data/latest was last changed on 2025-02-05 (commit ca65ba01, SOURCES.md).
+GREEN_ALGORITHMS_AS_OF = dt.date(2025, 2, 5)
+PUE_UNKNOWN = "pue-unknown-datacenter"
+
+
+def load_fx_rates() -> list[Row]:
+    """One row per dated rate, id ``{currency}-{period}``."""
+    return [
+        {
+            "id": f"{r['currency']}-{r['period']}",
+            "currency": r["currency"],
+            "usd_per_unit": float(r["usd_per_unit"]),
+            "period": r["period"],
+            "source": f"{r['source']} (period {r['period']})",
+            "as_of": _date(r["as_of"]),
+        }
+        for r in read_csv(CURATED / "fx_rates.csv")
+    ]
+
+
+def load_embodied_factors() -> list[Row]:
+    """One row per part (``gpu``, ``desktop``)."""
+    return [
+        {
+            "id": r["part"],
+            "co2e_kg": float(r["co2e_kg"]),
+            "relative_sd": float(r["relative_sd"]),
+            "lifetime_years": float(r["lifetime_years"]),
+            "source": r["source"],
+            "as_of": _date(r["as_of"]),
+        }
+        for r in read_csv(CURATED / "embodied_carbon.csv")
+    ]
+
+
+def load_reference_values() -> list[Row]:
+    """Sourced single numbers: the PUE of a datacenter nobody has measured."""
+    pue, source = pue_defaults()["Unknown"]
+    return [
+        {
+            "id": PUE_UNKNOWN,
+            "value": pue,
+            "unit": "ratio",
+            "description": "PUE of a datacenter nobody has measured (an unnamed provider)",
+            "source": source,
+            "as_of": GREEN_ALGORITHMS_AS_OF,
+        }
+    ]

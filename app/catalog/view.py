@@ -1,0 +1,342 @@
+"""The catalog view: an immutable, fully in-memory read model of one catalog revision.
+
+Every calculation reads the catalog through a :class:`CatalogView`: GPUs, offers, barebones,
+regions, providers, utilization profiles, benchmarks, Colab plans, dated exchange rates,
+embodied-carbon factors, reference values (PUE of an unmeasured datacenter) and the price
+history, all read from the database in one pass (:func:`read_view`), with indexes for the
+lookups the model needs and arrays for ranking every option at once. A view is never mutated;
+:mod:`app.catalog.live` swaps in a new one when the revision moves, and
+:mod:`app.catalog.dated` derives the view of a past day (``as_of``) from the history it
+carries, without SQL.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+import numpy as np
+from sqlmodel import Session, select
+
+from app.catalog.layout import (
+    BuildArrays,
+    Curves,
+    OfferArrays,
+    fit_curves,
+    lay_out_builds,
+    lay_out_offers,
+    offer_region,
+    smallest_barebone,
+)
+from app.catalog.resolve import NameIndex
+from app.costing import ownership as own
+from app.costing.money import USD, ExchangeRate
+from app.errors import Ambiguous, CatalogGap, NotFound
+from app.models import (
+    Barebone,
+    Benchmark,
+    BenchmarkResult,
+    CatalogRevision,
+    CloudOffer,
+    ColabPlan,
+    EmbodiedFactor,
+    FxRate,
+    Gpu,
+    PricePoint,
+    ProviderInfo,
+    ReferenceValue,
+    Region,
+    UtilizationProfile,
+)
+
+T = TypeVar("T")
+
+# Price history: {(table, id, field): ((valid_from, value), ...)}, oldest first (the last
+# recorded last on a tie), for dated views.
+PriceHistory = dict[tuple[str, str, str], tuple[tuple[dt.date, object], ...]]
+
+
+def today() -> dt.date:
+    """Today in UTC: the day whose prices an answer reads unless it asks for another."""
+    return dt.datetime.now(dt.UTC).date()
+
+
+@dataclass(frozen=True, eq=False)
+class CatalogView:
+    """The catalog at one revision (and, for a dated view, with the prices of ``as_of``).
+
+    Lookups by id raise :class:`NotFound` listing the closest ids; ``resolve_gpu`` reads a
+    name as people type it. ``barebones`` are sorted by (slots, price, id)."""
+
+    revision: int
+    gpus: tuple[Gpu, ...]
+    offers: OfferArrays
+    builds: BuildArrays
+    regions: dict[str, Region]
+    providers: dict[str, ProviderInfo]
+    barebones: tuple[Barebone, ...]
+    benchmark_results: dict[str, dict[str, BenchmarkResult]]
+    profiles: dict[str, UtilizationProfile]
+    benchmarks: dict[str, Benchmark]
+    colab_plans: dict[str, ColabPlan]
+    fx_rates: dict[str, tuple[ExchangeRate, ...]]
+    embodied: dict[str, EmbodiedFactor]
+    reference: dict[str, ReferenceValue]
+    history: PriceHistory
+    as_of: dt.date | None = None
+    # Derived indexes (filled by :func:`assemble`).
+    gpu_position: dict[str, int] = field(default_factory=dict)
+    gpu_names: NameIndex = field(default_factory=lambda: NameIndex(()))
+    gpu_tdp_w: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    gpu_memory_gb: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    offer_by_id: dict[str, CloudOffer] = field(default_factory=dict)
+    barebone_by_id: dict[str, Barebone] = field(default_factory=dict)
+    runtimes_s: dict[str, dict[str, float]] = field(default_factory=dict)
+    curves: Curves = field(default_factory=dict)
+    # Derived read models other layers build once per view (the query parser's lexicon).
+    memo: dict[str, Any] = field(default_factory=dict)
+
+    # -- the day ------------------------------------------------------------------------------
+
+    @property
+    def day(self) -> dt.date:
+        """The day whose prices this view answers with: ``as_of``, else today (UTC)."""
+        return self.as_of or today()
+
+    # -- lookups ------------------------------------------------------------------------------
+
+    def gpu(self, gpu_id: str) -> Gpu | None:
+        """The GPU with id ``gpu_id``, or None."""
+        i = self.gpu_position.get(gpu_id)
+        return None if i is None else self.gpus[i]
+
+    def resolve_gpu(self, name: str) -> Gpu:
+        """The GPU ``name`` designates (id, alias or name as typed). Raises
+        :class:`Ambiguous` (422) when it matches several and :class:`NotFound` (404) when it
+        matches none; both list candidates."""
+        found = self.gpu_names.resolve(name)
+        if found.id is not None:
+            return self.gpus[self.gpu_position[found.id]]
+        if found.ambiguous:
+            raise Ambiguous(
+                f"'{name}' matches several GPUs: {', '.join(found.candidates)}",
+                candidates=list(found.candidates),
+            )
+        raise NotFound(f"no GPU is called '{name}'", candidates=list(found.candidates))
+
+    def offer(self, offer_id: str) -> CloudOffer:
+        """An offer by id (priced on this view's day), or :class:`NotFound`."""
+        return self._by_id(self.offer_by_id, offer_id, "cloud offer")
+
+    def barebone(self, barebone_id: str) -> Barebone:
+        """A barebone by id (priced on this view's day), or :class:`NotFound`."""
+        return self._by_id(self.barebone_by_id, barebone_id, "barebone")
+
+    def region(self, region_id: str) -> Region:
+        """A region by id, or :class:`NotFound`."""
+        return self._by_id(self.regions, region_id, "region")
+
+    def profile(self, profile_id: str) -> UtilizationProfile:
+        """A utilization profile by id, or :class:`NotFound`."""
+        return self._by_id(self.profiles, profile_id, "utilization profile")
+
+    def benchmark(self, benchmark_id: str) -> Benchmark:
+        """A benchmark by id, or :class:`NotFound`."""
+        return self._by_id(self.benchmarks, benchmark_id, "benchmark")
+
+    def provider(self, provider_id: str) -> ProviderInfo | None:
+        """A provider's billing rules and PUE, or None."""
+        return self.providers.get(provider_id)
+
+    def offer_region(self, offer: CloudOffer) -> Region | None:
+        """The catalog region an offer runs in, or None."""
+        return offer_region(self.regions, offer)
+
+    def smallest_barebone(self, gpu_count: int) -> Barebone | None:
+        """The barebone with the fewest GPU slots that holds ``gpu_count`` GPUs (cheapest on
+        ties), or None."""
+        return smallest_barebone(self.barebones, gpu_count)
+
+    def results_of(self, benchmark_id: str | None = None) -> list[BenchmarkResult]:
+        """Measured results (of one benchmark, or all), by benchmark then GPU id."""
+        by_bench = self.benchmark_results
+        return [
+            r
+            for bid in sorted(by_bench)
+            if benchmark_id is None or bid == benchmark_id
+            for _, r in sorted(by_bench[bid].items())
+        ]
+
+    def fx_rate(self, currency: str, day: dt.date | None = None) -> ExchangeRate:
+        """The rate of ``currency`` in force on ``day`` (default: this view's day): the latest
+        dated on or before it, the earliest when all are later; USD is 1. Raises
+        :class:`NotFound` (404, like any other name the catalog lacks) for a currency without
+        a rate."""
+        if currency == "USD":
+            return USD
+        rates = self.fx_rates.get(currency)
+        if not rates:
+            known = ", ".join(["USD", *sorted(self.fx_rates)])
+            raise NotFound(
+                f"no exchange rate for currency '{currency}' in the catalog; one of {known}",
+                candidates=["USD", *sorted(self.fx_rates)],
+            )
+        when = day or self.day
+        before = [r for r in rates if r.as_of is not None and r.as_of <= when]
+        return before[-1] if before else rates[0]
+
+    def embodied_factor(self, part: str) -> EmbodiedFactor:
+        """The embodied-carbon factor of ``part`` (``gpu``, ``desktop``); :class:`CatalogGap`
+        when the catalog has none."""
+        row = self.embodied.get(part)
+        if row is None:
+            raise CatalogGap(f"the catalog has no embodied-carbon factor for a {part}")
+        return row
+
+    def reference_value(self, key: str) -> ReferenceValue:
+        """A sourced reference value by key; :class:`CatalogGap` when the catalog lacks it."""
+        row = self.reference.get(key)
+        if row is None:
+            raise CatalogGap(f"the catalog has no reference value '{key}'")
+        return row
+
+    def depreciation_curve(self, gpu: Gpu | None) -> tuple[own.DepreciationCurve, str]:
+        """The depreciation curve of ``gpu``'s class (form factor); a class without used
+        prices takes the pooled fit and the note says so. :class:`CatalogGap` when the
+        catalog has no used price at all."""
+        if not self.curves:
+            raise CatalogGap("the catalog has no used GPU prices to fit a depreciation curve")
+        wanted = gpu.form_factor if gpu is not None else None
+        if wanted in self.curves:
+            return self.curves[wanted]
+        curve, note = self.curves[None]
+        if wanted is not None:
+            note = (
+                f"no used prices for class {wanted} in the catalog; the curve of {note} is applied"
+            )
+        return curve, note
+
+    def memoized(self, key: str, build: Callable[[], T]) -> T:
+        """``build()``, computed once per view and kept with it (the view never changes, so
+        neither does anything derived from it)."""
+        found = self.memo.get(key)
+        if found is None:
+            found = self.memo[key] = build()
+        return found
+
+    def _by_id(self, rows: dict[str, T], item_id: str, kind: str) -> T:
+        row = rows.get(item_id) or rows.get(item_id.lower())
+        if row is None:
+            index = NameIndex((i, i, ()) for i in rows)
+            what = f"unknown {kind} '{item_id}'"
+            if self.as_of is not None:
+                what += f", or it had no price on {self.as_of.isoformat()} (as_of)"
+            raise NotFound(what, candidates=list(index.resolve(item_id).candidates))
+        return row
+
+
+def assemble(
+    *,
+    revision: int,
+    as_of: dt.date | None,
+    gpus: Iterable[Gpu],
+    offers: Iterable[CloudOffer],
+    barebones: Iterable[Barebone],
+    regions: dict[str, Region],
+    providers: dict[str, ProviderInfo],
+    benchmark_results: dict[str, dict[str, BenchmarkResult]],
+    profiles: dict[str, UtilizationProfile],
+    benchmarks: dict[str, Benchmark],
+    colab_plans: dict[str, ColabPlan],
+    fx_rates: dict[str, tuple[ExchangeRate, ...]],
+    embodied: dict[str, EmbodiedFactor],
+    reference: dict[str, ReferenceValue],
+    history: PriceHistory,
+) -> CatalogView:
+    """A view of these rows with its indexes, arrays and depreciation curves built."""
+    gpu_rows = tuple(sorted(gpus, key=lambda g: g.id))
+    offer_rows = tuple(sorted(offers, key=lambda o: o.id))
+    by_slots = tuple(sorted(barebones, key=lambda b: (b.gpu_slots, b.price_usd, b.id)))
+    position = {g.id: i for i, g in enumerate(gpu_rows)}
+    return CatalogView(
+        revision=revision,
+        as_of=as_of,
+        gpus=gpu_rows,
+        offers=lay_out_offers(offer_rows, position, regions, providers),
+        builds=lay_out_builds(gpu_rows, by_slots, position),
+        regions=regions,
+        providers=providers,
+        barebones=by_slots,
+        benchmark_results=benchmark_results,
+        profiles=profiles,
+        benchmarks=benchmarks,
+        colab_plans=colab_plans,
+        fx_rates=fx_rates,
+        embodied=embodied,
+        reference=reference,
+        history=history,
+        gpu_position=position,
+        gpu_names=NameIndex((g.id, g.name, g.aliases or []) for g in gpu_rows),
+        gpu_tdp_w=np.array([g.tdp_w for g in gpu_rows], dtype=float),
+        gpu_memory_gb=np.array([g.memory_gb for g in gpu_rows], dtype=float),
+        offer_by_id={o.id: o for o in offer_rows},
+        barebone_by_id={b.id: b for b in by_slots},
+        runtimes_s={
+            bid: {gid: r.seconds for gid, r in by_gpu.items() if r.seconds is not None}
+            for bid, by_gpu in benchmark_results.items()
+        },
+        curves=fit_curves(gpu_rows),
+    )
+
+
+def _rates(rows: Iterable[FxRate]) -> dict[str, tuple[ExchangeRate, ...]]:
+    table: dict[str, list[ExchangeRate]] = {}
+    for r in rows:
+        table.setdefault(r.currency, []).append(
+            ExchangeRate(r.currency, r.usd_per_unit, r.as_of, r.source)
+        )
+    return {c: tuple(sorted(rs, key=lambda x: x.as_of or dt.date.min)) for c, rs in table.items()}
+
+
+def _history(session: Session) -> PriceHistory:
+    stmt = select(PricePoint).order_by(PricePoint.valid_from, PricePoint.id)
+    out: dict[tuple[str, str, str], list[tuple[dt.date, object]]] = {}
+    for p in session.exec(stmt):
+        out.setdefault((p.item_kind, p.item_id, p.field), []).append((p.valid_from, p.value))
+    return {k: tuple(v) for k, v in out.items()}
+
+
+def current_revision(session: Session) -> int:
+    """The catalog's revision counter (0 before the first seed)."""
+    row = session.get(CatalogRevision, 1)
+    return row.revision if row else 0
+
+
+def read_view(session: Session) -> CatalogView:
+    """Read the whole catalog once, in one transaction, into a :class:`CatalogView`."""
+    results: dict[str, dict[str, BenchmarkResult]] = {}
+    for res in session.exec(select(BenchmarkResult)):
+        results.setdefault(res.benchmark_id, {})[res.gpu_id] = res
+
+    def by_id(model: type[T]) -> dict[str, T]:
+        return {r.id: r for r in session.exec(select(model))}  # type: ignore[attr-defined]
+
+    return assemble(
+        revision=current_revision(session),
+        as_of=None,
+        gpus=session.exec(select(Gpu)).all(),
+        offers=session.exec(select(CloudOffer)).all(),
+        barebones=session.exec(select(Barebone)).all(),
+        regions=by_id(Region),
+        providers=by_id(ProviderInfo),
+        benchmark_results=results,
+        profiles=by_id(UtilizationProfile),
+        benchmarks=by_id(Benchmark),
+        colab_plans=by_id(ColabPlan),
+        fx_rates=_rates(session.exec(select(FxRate))),
+        embodied=by_id(EmbodiedFactor),
+        reference=by_id(ReferenceValue),
+        history=_history(session),
+    )

@@ -1,0 +1,46 @@
+"""Money in several currencies: a dated exchange rate and conversions to and from USD.
+
+Pure Python. The model computes in USD; an answer converts once, at the rate in force on the
+day whose prices it reads (the catalog view supplies the rate, with its source and date).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+from dataclasses import dataclass
+
+from app.costing.errors import InvalidInput
+
+
+@dataclass(frozen=True)
+class ExchangeRate:
+    """``usd_per_unit`` USD buy one unit of ``currency`` (ISO 4217), as published by
+    ``source`` for the period ending ``as_of`` (both None for USD itself)."""
+
+    currency: str
+    usd_per_unit: float
+    as_of: dt.date | None
+    source: str | None
+
+
+USD = ExchangeRate("USD", 1.0, None, None)
+
+
+def _check_rate(usd_per_unit: float) -> None:
+    if not (math.isfinite(usd_per_unit) and usd_per_unit > 0):
+        raise InvalidInput("rate must be > 0", field="usd_per_unit")
+
+
+def to_usd(amount: float, usd_per_unit: float) -> float:
+    """An amount in a currency converted to USD: ``amount x usd_per_unit``. Raises
+    :class:`InvalidInput` for a rate that is not a finite number > 0."""
+    _check_rate(usd_per_unit)
+    return amount * usd_per_unit
+
+
+def from_usd(amount_usd: float, usd_per_unit: float) -> float:
+    """An amount in USD converted to a currency: ``amount_usd / usd_per_unit``. Raises
+    :class:`InvalidInput` for a rate that is not a finite number > 0."""
+    _check_rate(usd_per_unit)
+    return amount_usd / usd_per_unit

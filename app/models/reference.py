@@ -1,0 +1,52 @@
+"""Reference tables the model reads besides prices: dated exchange rates, embodied-carbon
+factors and single sourced reference values (such as the PUE of a datacenter nobody has
+measured). Like every catalog table they are seeded from ``app/data`` and read at run time
+only through the in-memory catalog view (:mod:`app.catalog.view`)."""
+
+from __future__ import annotations
+
+from sqlmodel import Field, SQLModel
+
+from app.models.common import Provenance
+
+
+class FxRate(Provenance, table=True):
+    """One dated exchange rate: ``usd_per_unit`` USD buy one unit of ``currency`` (the
+    average over ``period``, dated by ``as_of``, the period's end)."""
+
+    __tablename__ = "fx_rate"
+
+    id: str = Field(primary_key=True, max_length=64, description="`{currency}-{period}`.")
+    currency: str = Field(max_length=3, description="ISO 4217 code, e.g. `EUR`.")
+    usd_per_unit: float = Field(description="USD per unit of `currency`.")
+    period: str = Field(max_length=32, description="Period the rate averages, e.g. `2024`.")
+
+
+class EmbodiedFactor(Provenance, table=True):
+    """Manufacturing (embodied) emissions of one piece of hardware, kg CO2e, with the
+    source's one-sigma uncertainty and the life it is amortized over."""
+
+    __tablename__ = "embodied_factor"
+
+    id: str = Field(
+        primary_key=True,
+        max_length=32,
+        description="Part: `gpu` (one card) or `desktop` (the machine without GPUs).",
+    )
+    co2e_kg: float = Field(description="Central estimate, kg CO2e.")
+    relative_sd: float = Field(description="One standard deviation as a fraction of `co2e_kg`.")
+    lifetime_years: float = Field(description="Life it is amortized over by default, years.")
+
+
+class ReferenceValue(Provenance, table=True):
+    """One sourced number the model uses as a default, e.g. ``pue-unknown-datacenter``."""
+
+    __tablename__ = "reference_value"
+
+    id: str = Field(primary_key=True, max_length=64, description="Key, e.g. `pue-unknown`.")
+    value: float = Field(description="The number, in `unit`.")
+    unit: str = Field(max_length=32, description="Its unit, e.g. `ratio`, `W`, `USD/kWh`.")
+    description: str = Field(max_length=500, description="What it stands for.")
+
+
+__all__ = ["EmbodiedFactor", "FxRate", "ReferenceValue", "SQLModel"]
