@@ -3,21 +3,25 @@
 from __future__ import annotations
 
 import logging
-import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 
-from fastapi import FastAPI, Request
+from fastapi import FastAPI
+from fastapi.concurrency import run_in_threadpool
 from fastapi.middleware.cors import CORSMiddleware
 from fastapi.routing import APIRoute
-from starlette.middleware.base import BaseHTTPMiddleware, RequestResponseEndpoint
-from starlette.responses import Response
+from sqlalchemy.exc import SQLAlchemyError
 
 from app import errors
 from app import observability as obs
+from app.catalog.live import live_catalog
+from app.db import get_engine
+from app.middleware import RequestGuard
 from app.models.common import problem_response
 from app.routers import admin, calc, catalog, charts, compare, health, query, scenarios, slack
 from app.settings import get_settings
 
-access = logging.getLogger("gpucost.access")
+log = logging.getLogger("gpucost")
 
 DESCRIPTION = """
 Should this lab rent GPUs in the cloud or buy a desktop, and what will each run cost?
@@ -31,96 +35,6 @@ RFC 9457 `application/problem+json` document.
 def operation_id(route: APIRoute) -> str:
     """Readable, stable operation ids: `{tag}-{handler name}`, e.g. `catalog-list_gpus`."""
     return f"{route.tags[0]}-{route.name}" if route.tags else route.name
-
-
-def _body_media_types(app: FastAPI) -> dict[str, frozenset[str]]:
-    """Path -> media types its POST body may have, from the OpenAPI document (computed once
-    per app)."""
-    types = getattr(app.state, "body_media_types", None)
-    if types is None:
-        types = {
-            path: frozenset(item["post"]["requestBody"].get("content", {}))
-            for path, item in app.openapi()["paths"].items()
-            if "requestBody" in item.get("post", {})
-        }
-        app.state.body_media_types = types
-    return types
-
-
-class RequestGuard(BaseHTTPMiddleware):
-    """Refuse request bodies over the configured size with 413 (by Content-Length, and by
-    the bytes actually read when the length is absent), and bodies in a media type the
-    operation does not take (JSON for the API, form-encoded for Slack) with 415. Every other
-    response carries ``Server-Timing: app;dur=<ms>``, the time spent in the application, and
-    is counted in the metrics and logged (route template, status, duration in ms). Every
-    response, refusals included, carries the request's ``X-Request-ID``
-    (:mod:`app.observability`).
-    """
-
-    async def dispatch(self, request: Request, call_next: RequestResponseEndpoint) -> Response:
-        rid = obs.new_request_id(request.headers.get("x-request-id"))
-        obs.request_id.set(rid)
-        request.state.request_id = rid
-        response = await self._guarded(request, call_next)
-        response.headers["X-Request-ID"] = rid  # on every answer, the refusals above too
-        return response
-
-    async def _guarded(self, request: Request, call_next: RequestResponseEndpoint) -> Response:
-        accepted = _body_media_types(request.app).get(request.url.path)
-        if request.method == "POST" and accepted:
-            ctype = request.headers.get("content-type", "").split(";")[0].strip().lower()
-            is_json = ctype == "application/json" or ctype.endswith("+json")
-            if not (ctype in accepted or (is_json and "application/json" in accepted)):
-                return errors.problem(
-                    415,
-                    "unsupported-media-type",
-                    "Unsupported media type",
-                    f"send the body as {' or '.join(sorted(accepted))}",
-                    request,
-                )
-        settings = get_settings()
-        limit = (
-            settings.max_import_bytes
-            if request.url.path == "/v1/admin/imports"
-            else settings.max_request_body_bytes
-        )
-        length = request.headers.get("content-length")
-        too_big = False
-        if length is not None:
-            too_big = not length.isdigit() or int(length) > limit
-        elif request.method in ("POST", "PUT", "PATCH"):
-            too_big = len(await request.body()) > limit
-        if too_big:
-            return errors.problem(
-                413,
-                "payload-too-large",
-                "Payload too large",
-                f"request body exceeds {limit} bytes",
-                request,
-            )
-        started = time.perf_counter()
-        response = await call_next(request)
-        elapsed = time.perf_counter() - started
-        # Server time, for clients and benchmarks (W3C Server Timing).
-        response.headers["Server-Timing"] = f"app;dur={elapsed * 1000:.3f}"
-        route = request.scope.get("route")
-        template = getattr(route, "path", "unmatched")  # bounded label set
-        obs.REQUESTS.labels(request.method, template, str(response.status_code)).inc()
-        obs.LATENCY.labels(request.method, template).observe(elapsed)
-        access.info(
-            "%s %s %s %.1f ms",
-            request.method,
-            template,
-            response.status_code,
-            elapsed * 1000,
-            extra={
-                "method": request.method,
-                "route": template,
-                "status": response.status_code,
-                "duration_ms": round(elapsed * 1000, 3),
-            },
-        )
-        return response
 
 
 def problem_only_errors(app: FastAPI) -> None:
@@ -148,12 +62,29 @@ def problem_only_errors(app: FastAPI) -> None:
     app.openapi = openapi  # type: ignore[method-assign]
 
 
+@asynccontextmanager
+async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+    """Start-up: read the catalog into memory (and start the revision poller), so the first
+    request does not wait for it. A database that is not ready yet is logged, not fatal:
+    `/readyz` says so, and the first calculation reads the catalog once it is."""
+    settings = get_settings()
+    catalog_live = live_catalog(get_engine(), settings.catalog_poll_interval_s)
+    try:
+        await run_in_threadpool(lambda: catalog_live.view)
+    except SQLAlchemyError as exc:
+        log.warning("catalog not read at start-up (%s); will retry on first use", exc)
+    yield
+
+
 def create_app() -> FastAPI:
+    """The application: routers, the request guard, CORS when configured, problem+json
+    errors and the start-up catalog read."""
     app = FastAPI(
         title="gpucost",
         version="1.0.0",
         description=DESCRIPTION,
         generate_unique_id_function=operation_id,
+        lifespan=lifespan,
     )
     settings = get_settings()
     obs.configure_logging(settings.log_format, settings.log_level)

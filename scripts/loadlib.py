@@ -81,15 +81,27 @@ class Server:
                 self.proc.kill()
 
 
-def start_server(env: dict[str, str], workers: int = 1, timeout_s: float = 30) -> Server:
-    """uvicorn with uvloop and httptools, no access log; waits for a real answer."""
+def start_server(
+    env: dict[str, str],
+    workers: int = 1,
+    timeout_s: float = 30,
+    *,
+    app: str = "app.main:app",
+    ready: tuple[str, str, dict | None] = ("POST", "/v1/break-even", BREAK_EVEN),
+    log_level: str = "WARNING",
+    stderr: Path | None = None,
+) -> Server:
+    """uvicorn running ``app`` with uvloop and httptools and without uvicorn's own access log
+    (gpucost writes its own at ``log_level``; ``stderr`` collects it); waits until ``ready``
+    (method, path, JSON body) answers 200."""
     port = free_port()
-    env = {**env, "GPUCOST_SLACK_SIGNING_SECRET": SLACK_SECRET, "GPUCOST_LOG_LEVEL": "WARNING"}
+    env = {**env, "GPUCOST_SLACK_SIGNING_SECRET": SLACK_SECRET, "GPUCOST_LOG_LEVEL": log_level}
     t0 = time.perf_counter()
+    err = stderr.open("ab") if stderr else None
     proc = subprocess.Popen(
         [
             str(BIN / "uvicorn"),
-            "app.main:app",
+            app,
             "--host",
             "127.0.0.1",
             "--port",
@@ -107,11 +119,13 @@ def start_server(env: dict[str, str], workers: int = 1, timeout_s: float = 30) -
         cwd=ROOT,
         env=env,
         start_new_session=True,
+        stderr=err,
     )
     base = f"http://127.0.0.1:{port}"
+    method, path, body = ready
     while time.perf_counter() - t0 < timeout_s:
         try:
-            r = httpx.post(f"{base}/v1/break-even", json=BREAK_EVEN, timeout=2)
+            r = httpx.request(method, f"{base}{path}", json=body, timeout=2)
             if r.status_code == 200:
                 return Server(proc, base, time.perf_counter() - t0)
         except httpx.HTTPError:
