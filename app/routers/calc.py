@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
+from app import usecases
 from app.deps import SettingsDep, ViewDep
 from app.models.calc import (
     BreakEvenRequest,
@@ -14,7 +15,6 @@ from app.models.calc import (
     RunCostResult,
 )
 from app.models.common import PROBLEM_RESPONSES
-from app.services import calc
 
 router = APIRouter(
     prefix="/v1",
@@ -31,7 +31,7 @@ async def compute_break_even(
     `upfront_usd / (cloud_usd_per_day - desktop_electricity_usd_per_day)`; null with a reason
     when the cloud is never dearer. Both sides' daily and yearly costs, energy (kWh) and
     emissions (kg CO2e) are returned with assumptions and sources."""
-    return calc.compute_break_even(view, req, settings)
+    return usecases.compute_break_even(view, req, settings)
 
 
 @router.post("/run-cost", response_model=RunCostResult, summary="Cost of one run per option")
@@ -42,11 +42,11 @@ async def compute_run_cost(
     cloud `billed_s / 3600 x price_usd_per_hour`; desktop electricity and fully-loaded cost.
     Also energy, CO2e, the seed's cost per batch item and cost per item; an out-of-memory
     benchmark says `fits: false`."""
-    return calc.compute_run_cost(view, req, settings)
+    return usecases.compute_run_cost(view, req, settings)
 
 
 @router.post("/carbon", response_model=CarbonResult, summary="Energy and emissions")
 async def compute_carbon(req: CarbonRequest, view: ViewDep, settings: SettingsDep) -> CarbonResult:
     """`energy_kwh = (gpu_count x gpu_power_w + base_power_w) x busy_hours / 1000 x pue`,
     `co2e_kg = energy_kwh x carbon_intensity_g_per_kwh / 1000`."""
-    return calc.compute_carbon(view, req, settings)
+    return usecases.compute_carbon(view, req, settings)

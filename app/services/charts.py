@@ -6,11 +6,11 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from app import charts
+from app import charts, usecases
 from app.catalog.view import CatalogView
 from app.models.calc import BreakEvenRequest, BreakEvenResult, RunCostResult
 from app.models.compare import CompareRequest, CompareResult, SweepRequest
-from app.services import calc, compare, query
+from app.services import compare, query
 from app.settings import Settings
 
 MAX_BARS = 30
@@ -57,7 +57,7 @@ def cumulative_chart(
     fmt: charts.Format,
 ) -> charts.Chart:
     """Cumulative cost of desktop vs cloud for a ``/v1/break-even`` request."""
-    return cumulative_from_result(calc.compute_break_even(view, req, settings), days, fmt)
+    return cumulative_from_result(usecases.compute_break_even(view, req, settings), days, fmt)
 
 
 def sweep_chart(

@@ -26,28 +26,20 @@ from app.models.compare import (
     SweepRequest,
     SweepResult,
 )
-from app.services.calc import (
-    SEED_001,
-    Trail,
-    benchmark_reference,
-    benchmark_time,
+from app.services.ownership import Scaling, memory_need, resolve_scaling
+from app.settings import Settings
+from app.usecases.desktop import resolve_desktop
+from app.usecases.inputs import (
     carbon_region,
-    cloud_speed,
-    currency_rate,
-    in_currency,
-    price_age,
     request_electricity,
     resolve_cloud,
     resolve_currency,
-    resolve_desktop,
     resolve_electricity,
     resolve_region,
     resolve_usage,
-    sig8,
-    speed,
 )
-from app.services.ownership import Scaling, memory_need, resolve_scaling
-from app.settings import Settings
+from app.usecases.speed import benchmark_reference, benchmark_time, cloud_speed, speed
+from app.usecases.trail import SEED_001, Trail, currency_rate, in_currency, price_age, sig8
 
 SEED_004 = "seed 004 (Paperspace blog, 'Best GPU for deep learning on Paperspace', 2022)"
 MULTI_GPU_NOTE = (

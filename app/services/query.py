@@ -27,7 +27,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from app import costing
+from app import costing, usecases
 from app.catalog.view import CatalogView
 from app.costing import CostingError
 from app.errors import DomainError, NotUnderstood
@@ -42,10 +42,11 @@ from app.models.calc import (
 from app.models.gpu import GpuPublic
 from app.models.query import Fact, QueryAnswer
 from app.query.parser import GpuMention, Interpretation, Lexicon, parse
-from app.services import calc, catalog
+from app.services import catalog
 from app.settings import Settings
+from app.usecases import trail
 
-SEED_001 = calc.SEED_001
+SEED_001 = trail.SEED_001
 SEED_BAREBONE = "barebone-2gpu-dettmers-2020"
 # seed 001: "AWS V100 spot instance at $2.14/h (similar performance to the RTX 3090)"
 SEED_COMPARABLE = {"rtx-3090": "aws-p3.2xlarge-spot-seed-2020"}
@@ -325,7 +326,7 @@ def _break_even(view: CatalogView, settings: Settings, out: _Answer) -> QueryAns
         cloud = {"offer_id": offer.id}
     body = {"desktop": desktop, "cloud": cloud, **_where_fields(it)}
     req = _validated(BreakEvenRequest, body, it)
-    res = calc.compute_break_even(view, req, settings)
+    res = usecases.compute_break_even(view, req, settings)
     resale = res.resale
     if res.break_even_days is not None:
         headline = f"Break-even: {res.break_even_days:,.0f} days"
@@ -458,7 +459,7 @@ def _run_cost(view: CatalogView, settings: Settings, out: _Answer) -> QueryAnswe
         )
     body = {"workload": workload, "options": options, **_where_fields(it)}
     req = _validated(RunCostRequest, body, it)
-    res = calc.compute_run_cost(view, req, settings)
+    res = usecases.compute_run_cost(view, req, settings)
     per_item = it.intent == "cost_per_item"
     metric = "cost_per_batch_item_usd" if per_item else "cost_usd"
     ranked = sorted(
@@ -504,7 +505,7 @@ def _carbon(view: CatalogView, settings: Settings, out: _Answer) -> QueryAnswer:
     if it.region:
         body["region"] = it.region
     req = _validated(CarbonRequest, body, it)
-    res = calc.compute_carbon(view, req, settings)
+    res = usecases.compute_carbon(view, req, settings)
     out.fact(
         "GPUs", f"{count}x {gpu.id}, {res.power_w:,.0f} W busy incl. {req.base_power_w:g} W host"
     )

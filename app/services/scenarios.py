@@ -10,13 +10,13 @@ from collections.abc import Sequence
 from sqlalchemy import Engine, func
 from sqlmodel import Session, select
 
+from app import usecases
 from app.catalog.view import CatalogView
 from app.db import writer
 from app.errors import NotFound
 from app.models import Scenario
 from app.models.calc import BreakEvenRequest, RunCostRequest
 from app.models.scenario import ScenarioCreate, ScenarioPublic, ScenarioResult
-from app.services import calc
 from app.settings import Settings
 
 
@@ -28,8 +28,8 @@ def public(row: Scenario) -> ScenarioPublic:
 
 def _evaluate(view: CatalogView, settings: Settings, kind: str, request: dict):
     if kind == "break_even":
-        return calc.compute_break_even(view, BreakEvenRequest.model_validate(request), settings)
-    return calc.compute_run_cost(view, RunCostRequest.model_validate(request), settings)
+        return usecases.compute_break_even(view, BreakEvenRequest.model_validate(request), settings)
+    return usecases.compute_run_cost(view, RunCostRequest.model_validate(request), settings)
 
 
 def create(

@@ -1,0 +1,124 @@
+"""Energy and emissions (``POST /v1/carbon``): operational and embodied."""
+
+from __future__ import annotations
+
+from app import costing
+from app.catalog.view import CatalogView
+from app.costing import ownership as own
+from app.models.calc import (
+    CarbonRequest,
+    CarbonResult,
+)
+from app.services.ownership import (
+    cloud_embodied,
+    desktop_embodied,
+)
+from app.settings import Settings
+from app.usecases.inputs import _gpu_or_none, carbon_region, resolve_region, resolve_usage
+from app.usecases.trail import (
+    DEFAULT_UTILIZATION_PROFILE,
+    LIFETIME_SOURCE,
+    Trail,
+    embodied_model,
+    sig8,
+)
+
+# ------------------------------------------------------------------------------------------
+# Carbon
+# ------------------------------------------------------------------------------------------
+
+
+def compute_carbon(view: CatalogView, req: CarbonRequest, settings: Settings) -> CarbonResult:
+    """Operational emissions (energy x PUE x grid intensity) and the share of the hardware's
+    manufacturing emissions the period carries; see :class:`CarbonResult`."""
+    trail = Trail()
+    gpu = _gpu_or_none(view, req.gpu, trail)
+    if req.gpu_power_w is not None:
+        gpu_power = req.gpu_power_w
+    else:
+        gpu_power = gpu.tdp_w  # type: ignore[union-attr]  (validated: gpu or gpu_power_w)
+        trail.assume("gpu_power_w", gpu_power, f"TDP of {gpu.id}")
+    power = req.gpu_count * gpu_power + req.base_power_w
+    hardware = req.hardware or "owned"
+    utilization: float | None = None
+    if req.hours is not None:
+        busy = req.hours
+    else:
+        usage = resolve_usage(view, req, trail)
+        utilization = usage.utilization
+        busy = req.days * usage.busy_hours_per_day  # type: ignore[operator]
+    region = resolve_region(view, req.region)
+    if req.carbon_intensity_g_per_kwh is not None:
+        ci = req.carbon_intensity_g_per_kwh
+    else:
+        ci = carbon_region(view, region, settings, trail).carbon_intensity_g_per_kwh
+    if req.pue is not None:
+        pue = req.pue
+    elif region is not None and region.pue is not None:
+        pue = region.pue
+        trail.cite(f"region {region.id}: pue", region.pue_source or region.source, region.as_of)
+    else:
+        pue = 1.0
+        trail.assume("pue", 1.0, "default: no datacenter overhead (a desktop in an office)")
+    energy = costing.energy_kwh(power, busy, pue)
+    operational = costing.co2e_kg(energy, ci)
+
+    if hardware == "owned":
+        total = desktop_embodied(view, req.gpu_count, trail)
+        life = req.lifetime_years or costing.DEFAULT_LIFETIME_YEARS
+        if req.days is not None:
+            share = own.owned_share_of_period(req.days, life)
+            how = f"{req.days:g} days / ({life:g} y x 365 d), capped at 1"
+        else:
+            if utilization is None:
+                utilization = view.profile(DEFAULT_UTILIZATION_PROFILE).utilization
+                trail.assume(
+                    "utilization",
+                    utilization,
+                    f"for the embodied share of {req.hours:g} busy hours: default profile "
+                    f"'{DEFAULT_UTILIZATION_PROFILE}'",
+                )
+            share = min(1.0, own.owned_share_of_run(busy, life, utilization))
+            how = f"{busy:g} h / ({life:g} y x 8760 h x {utilization:g}), capped at 1"
+        trail.assume(
+            "embodied_share",
+            sig8(share),
+            f"owned: the machine (barebone + {req.gpu_count} GPU(s)) carries all its "
+            f"manufacturing emissions over its life; {how}",
+        )
+    else:
+        total, default_life = cloud_embodied(view, req.gpu_count, trail)
+        life = req.lifetime_years or default_life
+        share = min(1.0, own.rented_share(busy, life))
+        trail.assume(
+            "embodied_share",
+            sig8(share),
+            f"rented: {busy:g} busy hours / ({life:g} y x 8760 h), capped at 1",
+        )
+    if req.lifetime_years is None:
+        trail.assume(
+            "lifetime_years",
+            life,
+            f"default: {LIFETIME_SOURCE}"
+            if hardware == "owned"
+            else "default: EcoDiag's server life, 5 years",
+        )
+    embodied = total.scaled(share)
+    return CarbonResult(
+        gpu_id=gpu.id if gpu else None,
+        gpu_count=req.gpu_count,
+        power_w=power,
+        busy_hours=sig8(busy),
+        pue=pue,
+        carbon_intensity_g_per_kwh=ci,
+        energy_kwh=sig8(energy),
+        co2e_kg=sig8(operational),
+        operational_co2e_kg=sig8(operational),
+        hardware=hardware,
+        embodied_share=sig8(share),
+        embodied=embodied_model(embodied),
+        total_co2e_kg=sig8(operational + embodied.co2e_kg),
+        assumptions=trail.assumptions,
+        sources=trail.sources,
+        **trail.price_fields(view, settings),
+    )

@@ -1,0 +1,221 @@
+"""Resolution of the desktop side: the machine (catalog GPU and barebone, or given prices and
+powers, each default stated) and its resale (given, or the depreciation curve of its GPUs'
+class)."""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+
+from app import costing
+from app.catalog.view import CatalogView
+from app.costing.money import USD, ExchangeRate
+from app.errors import CatalogGap, InvalidRequest
+from app.models import Barebone, Gpu
+from app.models.calc import (
+    DesktopSpec,
+)
+from app.usecases.inputs import _gpu_or_none
+from app.usecases.trail import (
+    DEFAULT_BASE_POWER_W,
+    LIFETIME_SOURCE,
+    SEED_001,
+    Trail,
+    given_usd,
+    sig8,
+)
+
+
+@dataclass(frozen=True)
+class ResolvedResale:
+    """Selling the desktop: when (``purchase_date``, ``years`` later, ``resale_on``), for how
+    much (``value_usd``), and on what basis (``given`` or ``depreciation curve`` with the
+    GPUs' ``retained_fraction`` and the curve's ``annual_decay``)."""
+
+    purchase_date: dt.date
+    years: float | None
+    resale_on: dt.date | None
+    value_usd: float
+    basis: str
+    retained_fraction: float | None
+    annual_decay: float | None
+
+
+@dataclass
+class ResolvedDesktop:
+    """A desktop as the model needs it (see :class:`costing.Desktop` for units), its GPU,
+    the GPUs' price (USD, each) and the resale when the machine is sold."""
+
+    desktop: costing.Desktop
+    gpu: Gpu | None
+    gpu_price_usd: float | None = None
+    resale: ResolvedResale | None = None
+
+    @property
+    def horizon_years(self) -> float:
+        """Years owned: until resale, else the lifetime."""
+        if self.resale is not None and self.resale.years is not None:
+            return self.resale.years
+        return self.desktop.lifetime_years
+
+
+def note_catalog_gpu_price(spec: DesktopSpec, gpu: Gpu | None, trail: Trail, prefix: str) -> None:
+    """State the GPU's catalog launch price (and its date, for price age) when it stands in
+    for a ``gpu_price_usd`` the request did not give."""
+    if spec.gpu_price_usd is None and gpu is not None and gpu.price_new_usd is not None:
+        trail.assume(
+            f"{prefix}.gpu_price_usd", gpu.price_new_usd, gpu.price_new_source or gpu.source
+        )
+        trail.price(f"gpu {gpu.id}: price_new_usd", gpu.price_new_as_of)
+
+
+def _add_years(day: dt.date, years: float) -> dt.date | None:
+    try:
+        return day + dt.timedelta(days=round(years * costing.DAYS_PER_YEAR))
+    except OverflowError:
+        return None
+
+
+def resolve_resale(
+    view: CatalogView,
+    spec: DesktopSpec,
+    desk: ResolvedDesktop,
+    rate: ExchangeRate,
+    trail: Trail,
+    prefix: str = "desktop",
+) -> ResolvedResale | None:
+    """The resale of ``spec``'s desktop: a given value, else (with ``resell_after_years``)
+    the GPUs' price times the depreciation curve of their class (the barebone counts 0);
+    None when the machine is not resold (seed 001's assumption)."""
+    given = given_usd(
+        spec.resale_value_usd, spec.resale_value, rate, f"{prefix}.resale_value_usd", trail
+    )
+    years = spec.resell_after_years
+    if given is None and years is None:
+        return None
+    purchase = spec.purchase_date or view.day
+    resale_on = _add_years(purchase, years) if years is not None else None
+    if given is not None:
+        return ResolvedResale(purchase, years, resale_on, given, "given", None, None)
+    if desk.gpu_price_usd is None and desk.gpu is not None:
+        raise CatalogGap(
+            f"{prefix}: {desk.gpu.id} has no catalog price to value its resale; give "
+            "gpu_price_usd or resale_value_usd"
+        )
+    if desk.gpu_price_usd is None:
+        raise InvalidRequest(
+            f"{prefix}: the depreciation curve values the GPUs; give gpu or gpu_price_usd, or "
+            "give resale_value_usd"
+        )
+    note_catalog_gpu_price(spec, desk.gpu, trail, prefix)
+    curve, note = view.depreciation_curve(desk.gpu)
+    kept = curve.retained_fraction(years)
+    value = desk.gpu_price_usd * desk.desktop.gpu_count * kept
+    trail.assume(
+        f"{prefix}.resale_value_usd",
+        sig8(value),
+        f"{desk.desktop.gpu_count} x ${desk.gpu_price_usd:g} x exp(-{curve.annual_decay:.4f} x "
+        f"{years:g} y) = {kept:.4f} of the GPUs' price ({note}); the barebone is counted at 0 "
+        "(no used-price source)",
+    )
+    trail.cite(f"depreciation curve ({note})", curve.source, None)
+    return ResolvedResale(
+        purchase, years, resale_on, value, "depreciation curve", kept, curve.annual_decay
+    )
+
+
+def resolve_desktop(
+    view: CatalogView,
+    spec: DesktopSpec,
+    trail: Trail,
+    prefix: str = "desktop",
+    *,
+    rate: ExchangeRate = USD,
+    with_resale: bool = True,
+) -> ResolvedDesktop:
+    """Build a :class:`costing.Desktop` from a request, stating every default used. Money
+    given in the request's currency is converted at ``rate``; with ``with_resale`` the resale
+    (:func:`resolve_resale`) is resolved too."""
+    gpu = _gpu_or_none(view, spec.gpu, trail)
+    gpu_price: float | None = spec.gpu_price_usd
+    if gpu_price is None and gpu is not None and gpu.price_new_usd is not None:
+        gpu_price = gpu.price_new_usd  # noted below where it is used
+    total_price = given_usd(
+        spec.total_price_usd, spec.total_price, rate, f"{prefix}.total_price_usd", trail
+    )
+    barebone: Barebone | None = None
+    if spec.barebone:
+        barebone = view.barebone(spec.barebone)
+        trail.cite(f"barebone {barebone.id}", barebone.source, barebone.as_of)
+
+    if spec.gpu_power_w is not None:
+        gpu_power = spec.gpu_power_w
+    elif gpu is not None:
+        gpu_power = gpu.tdp_w
+        trail.assume(f"{prefix}.gpu_power_w", gpu_power, f"TDP of {gpu.id} ({gpu.source})")
+    else:
+        raise InvalidRequest(f"{prefix}: give gpu or gpu_power_w")
+
+    if total_price is not None:
+        upfront = total_price
+    else:
+        if gpu_price is None:
+            raise CatalogGap(
+                f"{prefix}: no catalog price for this GPU; give total_price_usd or gpu_price_usd"
+            )
+        note_catalog_gpu_price(spec, gpu, trail, prefix)
+        if spec.barebone_price_usd is not None:
+            base_price = spec.barebone_price_usd
+        else:
+            if barebone is None:
+                barebone = view.smallest_barebone(spec.gpu_count)
+                if barebone is None:
+                    raise CatalogGap(
+                        f"{prefix}: no catalog barebone takes {spec.gpu_count} GPUs; give "
+                        "barebone_price_usd or total_price_usd"
+                    )
+                trail.assume(
+                    f"{prefix}.barebone",
+                    barebone.id,
+                    f"smallest catalog barebone for {spec.gpu_count} GPU(s): {barebone.source}",
+                )
+            base_price = float(barebone.price_usd)
+            trail.price(f"barebone {barebone.id}", barebone.as_of)
+        upfront = gpu_price * spec.gpu_count + base_price
+
+    if spec.base_power_w is not None:
+        base_power = spec.base_power_w
+    elif barebone is not None:
+        base_power = barebone.base_power_w
+    else:
+        base_power = DEFAULT_BASE_POWER_W
+        trail.assume(f"{prefix}.base_power_w", base_power, f"default: {SEED_001}, '100 W (CPU)'")
+    idle = spec.idle_power_w
+    if idle is None:
+        idle = barebone.idle_power_w if barebone and barebone.idle_power_w is not None else 0.0
+    psu = spec.psu_efficiency
+    if psu is None:
+        psu = barebone.psu_efficiency if barebone and barebone.psu_efficiency else 1.0
+        if psu == 1.0:
+            trail.assume(
+                f"{prefix}.psu_efficiency",
+                1.0,
+                f"default: component power counted as wall power, as {SEED_001}",
+            )
+    lifetime = spec.lifetime_years
+    if lifetime is None:
+        lifetime = costing.DEFAULT_LIFETIME_YEARS
+        trail.assume(f"{prefix}.lifetime_years", lifetime, f"default: {LIFETIME_SOURCE}")
+    desktop = costing.Desktop(
+        upfront_usd=upfront,
+        gpu_power_w=gpu_power,
+        gpu_count=spec.gpu_count,
+        base_power_w=base_power,
+        idle_power_w=idle,
+        psu_efficiency=psu,
+        lifetime_years=lifetime,
+    )
+    resolved = ResolvedDesktop(desktop, gpu, gpu_price)
+    if with_resale:
+        resolved.resale = resolve_resale(view, spec, resolved, rate, trail, prefix)
+    return resolved

@@ -1,0 +1,204 @@
+"""Resolution steps shared by the use cases: the answer's currency, utilization, region,
+electricity price, carbon region, GPUs named in a request, and the cloud side. Every default
+is decided here and stated in the trail (given / catalog id, source, as-of / default, source)."""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+
+from app import costing
+from app.catalog.sources.reference import PUE_UNKNOWN
+from app.catalog.view import CatalogView
+from app.costing import ownership as own
+from app.costing.money import USD, ExchangeRate
+from app.errors import CatalogGap
+from app.models import CloudOffer, Gpu, Region
+from app.models.calc import (
+    CloudSpec,
+)
+from app.services.ownership import (
+    cite_rate,
+)
+from app.settings import Settings
+from app.usecases.trail import DEFAULT_UTILIZATION_PROFILE, SEED_001, Trail, given_usd
+
+
+def prices_day(view: CatalogView) -> dt.date:
+    """The day whose prices an answer reads: the pinned ``as_of``, else today (UTC)."""
+    return view.day
+
+
+def resolve_currency(view: CatalogView, req, trail: Trail) -> ExchangeRate:
+    """The rate of the request's ``currency`` in force on the prices' day (USD: 1), cited."""
+    rate = view.fx_rate(req.currency)
+    cite_rate(trail, rate, "the answer's currency")
+    return rate
+
+
+def resolve_usage(
+    view: CatalogView, req, trail: Trail, *, idle_on_fraction: float = 0.0
+) -> costing.Usage:
+    """Utilization from the request, its named profile, or the seed's 15 % default."""
+    if req.utilization is not None:
+        u = req.utilization
+    else:
+        profile_id = req.utilization_profile or DEFAULT_UTILIZATION_PROFILE
+        profile = view.profile(profile_id)
+        u = profile.utilization
+        how = "requested profile" if req.utilization_profile else "default profile"
+        trail.assume("utilization", u, f"{how} '{profile.id}': {profile.source}")
+    return costing.Usage(u, idle_on_fraction)
+
+
+def resolve_region(view: CatalogView, region_id: str | None) -> Region | None:
+    return view.region(region_id) if region_id else None
+
+
+def resolve_electricity(
+    view: CatalogView,
+    given_usd_per_kwh: float | None,
+    region: Region | None,
+    settings: Settings,
+    trail: Trail,
+) -> float:
+    """Electricity price, USD/kWh: given > region's > settings default (seed 001's $0.12/kWh).
+    A region priced in another currency (Eurostat: EUR) is converted at the catalog's rate in
+    force on the view's day, and the rate is cited. Raises :class:`CatalogGap`
+    (404) for a region without a price."""
+    if given_usd_per_kwh is not None:
+        return given_usd_per_kwh
+    if region is not None:
+        if region.electricity_price_usd_per_kwh is None:
+            raise CatalogGap(
+                f"region '{region.id}' has no electricity price in the catalog; "
+                "give electricity_price_usd_per_kwh",
+            )
+        trail.price(f"region {region.id}: electricity", region.electricity_as_of)
+        local, currency = region.electricity_price_local, region.electricity_currency
+        if local is not None and currency and currency != "USD":
+            rate = view.fx_rate(currency)
+            trail.cite(
+                f"region {region.id}: electricity price {local:g} {currency}/kWh",
+                region.electricity_source or region.source,
+                region.electricity_as_of,
+            )
+            cite_rate(trail, rate, f"region {region.id}'s electricity price")
+            return own.to_usd(local, rate.usd_per_unit)
+        trail.cite(
+            f"region {region.id}: electricity_price_usd_per_kwh",
+            region.electricity_source or region.source,
+            region.electricity_as_of,
+        )
+        return region.electricity_price_usd_per_kwh
+    price = settings.default_electricity_price_usd_per_kwh
+    trail.assume("electricity_price_usd_per_kwh", price, f"default: {SEED_001}, US price")
+    return price
+
+
+def request_electricity(
+    view: CatalogView,
+    req,
+    region: Region | None,
+    settings: Settings,
+    trail: Trail,
+    rate: ExchangeRate,
+) -> float:
+    """Electricity price of a break-even, run-cost or compare request, USD/kWh: its
+    ``electricity_price_usd_per_kwh``, else its ``electricity_price_per_kwh`` converted at
+    ``rate``, else :func:`resolve_electricity`'s region or default, on the prices' day."""
+    given = given_usd(
+        req.electricity_price_usd_per_kwh,
+        req.electricity_price_per_kwh,
+        rate,
+        "electricity_price_usd_per_kwh",
+        trail,
+    )
+    return resolve_electricity(view, given, region, settings, trail)
+
+
+def carbon_region(
+    view: CatalogView, region: Region | None, settings: Settings, trail: Trail
+) -> Region:
+    """The region whose carbon intensity applies: the given one or the default (world)."""
+    if region is not None:
+        trail.cite(
+            f"region {region.id}: carbon_intensity_g_per_kwh",
+            region.carbon_source,
+            region.carbon_as_of,
+        )
+        return region
+    default = view.region(settings.default_region)
+    trail.assume(
+        "carbon_intensity_g_per_kwh",
+        default.carbon_intensity_g_per_kwh,
+        f"default region '{default.id}': {default.carbon_source}",
+    )
+    return default
+
+
+def _gpu_or_none(view: CatalogView, name: str | None, trail: Trail) -> Gpu | None:
+    if name is None:
+        return None
+    gpu = view.resolve_gpu(name)
+    trail.cite(f"gpu {gpu.id}: specs and TDP", gpu.source, gpu.as_of)
+    return gpu
+
+
+@dataclass
+class ResolvedCloud:
+    """The cloud side as the model needs it: billing (``rate``, USD/h and USD/month), the
+    catalog offer if any, its GPU and count, datacenter ``pue`` (>= 1) and region."""
+
+    rate: costing.CloudRate
+    offer: CloudOffer | None
+    gpu: Gpu | None
+    gpu_count: int | None
+    pue: float
+    region: Region | None
+
+
+def rate_for_offer(offer: CloudOffer) -> costing.CloudRate:
+    """The billing of a catalog offer as a :class:`costing.CloudRate`."""
+    return costing.CloudRate(
+        price_usd_per_hour=float(offer.price_usd_per_hour),
+        monthly_fee_usd=float(offer.monthly_fee_usd),
+        included_compute_units_per_month=offer.included_compute_units_per_month,
+        compute_units_per_hour=offer.compute_units_per_hour,
+        billing_increment_s=offer.billing_increment_s,
+        billing_minimum_s=offer.billing_minimum_s,
+    )
+
+
+def resolve_cloud(
+    view: CatalogView, spec: CloudSpec, trail: Trail, *, rate: ExchangeRate = USD
+) -> ResolvedCloud:
+    """The cloud side: a catalog offer (with its billing and region), or a bare price (USD,
+    or ``price_per_hour`` in the request's currency converted at ``rate``)."""
+    if spec.offer_id is not None:
+        offer = view.offer(spec.offer_id)
+        trail.cite(f"offer {offer.id}: price_usd_per_hour", offer.source, offer.as_of)
+        trail.price(f"offer {offer.id}", offer.as_of)
+        gpu = view.gpu(offer.gpu_id)
+        provider = view.provider(offer.provider)
+        region = view.offer_region(offer)
+        pue = region.pue if region and region.pue else (provider.pue if provider else 1.0)
+        if provider:
+            trail.assume(
+                "cloud.pue",
+                pue,
+                region.pue_source if region and region.pue else provider.pue_source,
+            )
+        return ResolvedCloud(rate_for_offer(offer), offer, gpu, offer.gpu_count, pue, region)
+    gpu = _gpu_or_none(view, spec.gpu, trail)
+    price = given_usd(
+        spec.price_usd_per_hour, spec.price_per_hour, rate, "cloud.price_usd_per_hour", trail
+    )
+    billing = costing.CloudRate(
+        price_usd_per_hour=price or 0.0,
+        monthly_fee_usd=spec.monthly_fee_usd or 0.0,
+    )
+    unknown = view.reference_value(PUE_UNKNOWN)
+    pue = unknown.value
+    trail.assume("cloud.pue", pue, f"default for an unnamed provider: {unknown.source}")
+    return ResolvedCloud(billing, None, gpu, spec.gpu_count or (1 if gpu else None), pue, None)

@@ -1,0 +1,297 @@
+"""Per-run cost (``POST /v1/run-cost``): one run of a workload priced on each option."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any
+
+from app import costing
+from app.catalog.view import CatalogView
+from app.costing import ownership as own
+from app.costing.money import USD, ExchangeRate
+from app.errors import InvalidRequest
+from app.models import Gpu, Region
+from app.models.calc import (
+    CloudSpec,
+    RunCostRequest,
+    RunCostResult,
+    RunOption,
+    RunOptionResult,
+)
+from app.services.ownership import (
+    DEFAULT_SCALING,
+    MemoryNeed,
+    Scaling,
+    cloud_embodied,
+    desktop_embodied,
+    memory_need,
+    resolve_scaling,
+)
+from app.settings import Settings
+from app.usecases.desktop import resolve_desktop
+from app.usecases.inputs import (
+    _gpu_or_none,
+    carbon_region,
+    request_electricity,
+    resolve_cloud,
+    resolve_currency,
+    resolve_region,
+    resolve_usage,
+)
+from app.usecases.speed import benchmark_reference, benchmark_time, measured_runtimes, speed
+from app.usecases.trail import Trail, currency_rate, in_currency, sig8
+
+
+@dataclass
+class _Runtime:
+    """Runtime of one run on an option: ``seconds`` (s, None when it does not fit or is
+    unknown), ``basis`` (`benchmark`, `given`, `estimate`), ``fits`` (None = unknown),
+    ``max_batch_size`` (items, per GPU x count) and a ``note`` saying how it was obtained."""
+
+    seconds: float | None
+    basis: str | None
+    fits: bool | None
+    max_batch_size: int | None
+    note: str | None
+
+
+@dataclass
+class _RunContext:
+    """What one run-cost request resolves once and every option reuses."""
+
+    req: RunCostRequest
+    trail: Trail
+    usage: costing.Usage
+    electricity_price_usd_per_kwh: float
+    carbon: Region
+    bench_results: dict[str, Any]  # this benchmark's results by GPU id
+    bench_reference: tuple[Any, Gpu] | None  # (result, GPU) with the highest bandwidth
+    ref_gpu: Gpu | None  # the GPU `runtime_s` was measured on
+    by_bench: dict[str, dict[str, float]]  # measured_runtimes(), when ref_gpu is set
+    scaling: Scaling = DEFAULT_SCALING  # multi-GPU speed-ups
+    rate: ExchangeRate = USD  # the answer's currency
+    memory: MemoryNeed | None = None  # the workload's memory need, when a preset is named
+
+
+def _runtime_on(ctx: _RunContext, gpu: Gpu, count: int) -> _Runtime:
+    """Runtime of one run on ``count`` x ``gpu``: measured, given, or estimated (and said)."""
+    w = ctx.req.workload
+    if w.benchmark:
+        bt = benchmark_time(w.benchmark, ctx.bench_results, ctx.bench_reference, gpu)
+        batch = w.max_batch_size or bt.max_batch_size
+        note = bt.note
+        gain = ctx.scaling.speedup(count)
+        if bt.seconds is not None and count > 1:
+            note = "; ".join(
+                filter(
+                    None,
+                    [
+                        note,
+                        f"{count} GPUs run {gain:.4g}x as fast as one ({ctx.scaling.model} scaling)",
+                    ],
+                )
+            )
+        return _Runtime(
+            None if bt.seconds is None else bt.seconds / gain,
+            bt.basis,
+            bt.fits,
+            batch * count if batch else None,
+            note,
+        )
+    runtime = w.runtime_s or 0.0
+    ref_gpu = ctx.ref_gpu
+    if ref_gpu is None:
+        return _Runtime(
+            runtime,
+            "given",
+            None,
+            w.max_batch_size,
+            "runtime taken as given on every option (no workload GPU named)",
+        )
+    ratio = speed(ctx.by_bench, ref_gpu, w.gpu_count, gpu, count, ctx.scaling)
+    basis = "given" if ref_gpu.id == gpu.id and count == w.gpu_count else ratio.basis
+    return _Runtime(
+        runtime * ratio.time_factor,
+        basis,
+        None,
+        w.max_batch_size * count if w.max_batch_size else None,
+        None if basis == "given" else ratio.detail,
+    )
+
+
+def compute_run_cost(view: CatalogView, req: RunCostRequest, settings: Settings) -> RunCostResult:
+    """Per-option cost of one run; see :class:`RunCostResult`."""
+    trail = Trail()
+    w = req.workload
+    bench_results: dict[str, Any] = {}
+    bench_reference = None
+    if w.benchmark:
+        bench = view.benchmark(w.benchmark)
+        trail.cite(f"benchmark {bench.id}", bench.source, bench.as_of)
+        bench_results = {r.gpu_id: r for r in view.results_of(bench.id)}
+        bench_reference = benchmark_reference(bench_results, view.gpu)
+    ref_gpu = _gpu_or_none(view, w.gpu, trail)
+    region = resolve_region(view, req.region)
+    rate = resolve_currency(view, req, trail)
+    ctx = _RunContext(
+        req=req,
+        trail=trail,
+        usage=resolve_usage(view, req, trail),
+        electricity_price_usd_per_kwh=request_electricity(view, req, region, settings, trail, rate),
+        carbon=carbon_region(view, region, settings, trail),
+        bench_results=bench_results,
+        bench_reference=bench_reference,
+        ref_gpu=ref_gpu,
+        by_bench=measured_runtimes(view) if ref_gpu is not None else {},
+        scaling=resolve_scaling(req),
+        rate=rate,
+        memory=memory_need(req.memory_preset, req.precision, trail),
+    )
+    options = [_run_option(view, ctx, opt, i) for i, opt in enumerate(req.options)]
+    ctx.scaling.note(trail, [w.gpu_count, *(o.gpu_count for o in options)])
+    gpus = [ref_gpu, *(view.gpu(o.gpu_id) for o in options)]
+    memory, warnings = ctx.memory.check(gpus) if ctx.memory else (None, [])
+    fields = trail.price_fields(view, settings)
+    fields["warnings"] = warnings + fields["warnings"]
+    return RunCostResult(
+        workload=w.model_dump(exclude_none=True),
+        options=options,
+        currency_rate=currency_rate(rate),
+        memory=memory,
+        assumptions=trail.assumptions,
+        sources=trail.sources,
+        **fields,
+    )
+
+
+def _run_option(view: CatalogView, ctx: _RunContext, opt: RunOption, i: int) -> RunOptionResult:
+    """One option's run cost, energy and emissions."""
+    trail, usage, ci_region = ctx.trail, ctx.usage, ctx.carbon
+    items = ctx.req.workload.items
+    rate = ctx.rate
+    if opt.desktop is not None:
+        desk = resolve_desktop(view, opt.desktop, trail, prefix=f"options[{i}].desktop", rate=rate)
+        if desk.gpu is None:
+            raise InvalidRequest(f"options[{i}].desktop: name the gpu to cost a run")
+        rt = _runtime_on(ctx, desk.gpu, desk.desktop.gpu_count)
+        label = f"desktop {desk.desktop.gpu_count}x {desk.gpu.id}"
+        base = dict(
+            label=label,
+            kind="desktop",
+            offer_id=None,
+            gpu_id=desk.gpu.id,
+            gpu_count=desk.desktop.gpu_count,
+            fits=rt.fits,
+            runtime_s=sig8(rt.seconds),
+            runtime_basis=rt.basis,
+            billed_s=None,
+            max_batch_size=rt.max_batch_size,
+            note=rt.note,
+        )
+        if rt.seconds is None:
+            return RunOptionResult(
+                **base,
+                price_usd_per_hour=None,
+                cost_usd=None,
+                marginal_cost_usd=None,
+                energy_kwh=None,
+                co2e_kg=None,
+                embodied_co2e_kg=None,
+                cost_in_currency=None,
+                cost_per_item_in_currency=None,
+                cost_per_batch_item_usd=None,
+                cost_per_item_usd=None,
+            )
+        owned = desk.desktop
+        if desk.resale is not None:
+            owned = replace(
+                owned, resale_usd=desk.resale.value_usd, lifetime_years=desk.horizon_years
+            )
+        run = costing.desktop_run_cost(rt.seconds, owned, usage, ctx.electricity_price_usd_per_kwh)
+        hourly = run.fully_loaded_cost_usd / (rt.seconds / 3600.0)
+        machine = desktop_embodied(view, owned.gpu_count, trail)
+        share = own.owned_share_of_run(rt.seconds / 3600.0, owned.lifetime_years, usage.utilization)
+        per_item = costing.cost_per_item_usd(run.fully_loaded_cost_usd, items) if items else None
+        return RunOptionResult(
+            **base,
+            price_usd_per_hour=sig8(hourly),
+            cost_usd=sig8(run.fully_loaded_cost_usd),
+            marginal_cost_usd=sig8(run.marginal_cost_usd),
+            energy_kwh=sig8(run.energy_kwh),
+            co2e_kg=sig8(costing.co2e_kg(run.energy_kwh, ci_region.carbon_intensity_g_per_kwh)),
+            embodied_co2e_kg=sig8(machine.co2e_kg * share),
+            cost_in_currency=in_currency(run.fully_loaded_cost_usd, rate),
+            cost_per_item_in_currency=in_currency(per_item, rate),
+            cost_per_batch_item_usd=sig8(costing.cost_per_batch_item_usd(hourly, rt.max_batch_size))
+            if rt.max_batch_size
+            else None,
+            cost_per_item_usd=sig8(per_item),
+        )
+    if opt.offer_id is not None:
+        cloud = resolve_cloud(view, CloudSpec(offer_id=opt.offer_id), trail)
+        label = (
+            f"{cloud.offer.provider} {cloud.offer.instance_type}"
+            + (f" {cloud.offer.region}" if cloud.offer.region else "")
+            + f" ({cloud.offer.pricing_model})"
+        )
+    else:
+        cloud = resolve_cloud(
+            view,
+            CloudSpec(
+                price_usd_per_hour=opt.price_usd_per_hour, gpu=opt.gpu, gpu_count=opt.gpu_count
+            ),
+            trail,
+            rate=rate,
+        )
+        label = f"{cloud.gpu_count}x {cloud.gpu.id} at ${opt.price_usd_per_hour:g}/h"
+    gpu, count = cloud.gpu, cloud.gpu_count or 1
+    rt = _runtime_on(ctx, gpu, count)
+    base = dict(
+        label=label,
+        kind="cloud",
+        offer_id=cloud.offer.id if cloud.offer else None,
+        gpu_id=gpu.id,
+        gpu_count=count,
+        fits=rt.fits,
+        runtime_s=sig8(rt.seconds),
+        runtime_basis=rt.basis,
+        price_usd_per_hour=cloud.rate.price_usd_per_hour,
+        marginal_cost_usd=None,
+        max_batch_size=rt.max_batch_size,
+        note=rt.note,
+    )
+    batch_cost = (
+        sig8(costing.cost_per_batch_item_usd(cloud.rate.price_usd_per_hour, rt.max_batch_size))
+        if rt.max_batch_size
+        else None
+    )
+    if rt.seconds is None:
+        return RunOptionResult(
+            **base,
+            billed_s=None,
+            cost_usd=None,
+            energy_kwh=None,
+            co2e_kg=None,
+            embodied_co2e_kg=None,
+            cost_in_currency=None,
+            cost_per_item_in_currency=None,
+            cost_per_batch_item_usd=batch_cost,
+            cost_per_item_usd=None,
+        )
+    run = costing.cloud_run_cost(rt.seconds, cloud.rate)
+    energy = costing.energy_kwh(gpu.tdp_w * count, rt.seconds / 3600.0, cloud.pue)
+    ci = (cloud.region or ci_region).carbon_intensity_g_per_kwh
+    gpus_embodied, life = cloud_embodied(view, count, trail)
+    per_item = costing.cost_per_item_usd(run.cost_usd, items) if items else None
+    return RunOptionResult(
+        **base,
+        billed_s=sig8(run.billed_s),
+        cost_usd=sig8(run.cost_usd),
+        energy_kwh=sig8(energy),
+        co2e_kg=sig8(costing.co2e_kg(energy, ci)),
+        embodied_co2e_kg=sig8(gpus_embodied.co2e_kg * own.rented_share(rt.seconds / 3600.0, life)),
+        cost_in_currency=in_currency(run.cost_usd, rate),
+        cost_per_item_in_currency=in_currency(per_item, rate),
+        cost_per_batch_item_usd=batch_cost,
+        cost_per_item_usd=sig8(per_item),
+    )

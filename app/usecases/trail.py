@@ -1,0 +1,134 @@
+"""What an answer rests on: the assumptions and sources collected while a request is resolved
+(:class:`Trail`), the age of the catalog prices used, and the edge's one rounding rule
+(:func:`sig8`). Shared by every use case."""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass, field
+from typing import Any
+
+from app.catalog.view import CatalogView
+from app.costing import ownership as own
+from app.costing.money import ExchangeRate
+from app.models.calc import (
+    Assumption,
+    CurrencyRate,
+    EmbodiedCarbon,
+    PriceAge,
+    SourceRef,
+)
+from app.settings import Settings
+
+SEED_001 = "seed 001 (Tim Dettmers, 'Which GPU for deep learning', 2020-09-07)"
+DEFAULT_BASE_POWER_W = 100.0  # seed 001: "100 W (CPU)"
+DEFAULT_UTILIZATION_PROFILE = "phd-desktop"  # seed 001: 15 %
+LIFETIME_SOURCE = (
+    "IRS Publication 946 (2024), Table B-1, asset class 00.12, 5-year recovery for computers"
+)
+
+
+def sig8(x: float | None) -> float | None:
+    """Round to 8 significant digits (None stays None)."""
+    return None if x is None else float(f"{x:.8g}")
+
+
+@dataclass
+class Trail:
+    """Assumptions made and sources used while building one answer, each listed once in the
+    order first met."""
+
+    assumptions: list[Assumption] = field(default_factory=list)
+    sources: list[SourceRef] = field(default_factory=list)
+    prices: dict[str, dt.date] = field(default_factory=dict)
+    _seen: set[tuple] = field(default_factory=set, repr=False)
+
+    def _first(self, key: tuple) -> bool:
+        """Whether ``key`` is met for the first time (a set, not a scan of model equality)."""
+        if key in self._seen:
+            return False
+        self._seen.add(key)
+        return True
+
+    def assume(self, name: str, value: Any, source: str) -> None:
+        if self._first(("assume", name, repr(value), source)):
+            self.assumptions.append(Assumption(name=name, value=value, source=source))
+
+    def cite(self, what: str, source: str, as_of) -> None:
+        if self._first(("cite", what, source, as_of)):
+            self.sources.append(SourceRef(what=what, source=source, as_of=as_of))
+
+    def price(self, what: str, as_of: dt.date | None) -> None:
+        """Note a catalog price used, with its date, for :meth:`price_age`."""
+        if as_of is not None:
+            self.prices[what] = as_of
+
+    def price_fields(self, view: CatalogView, settings: Settings) -> dict[str, Any]:
+        """A result's ``prices`` and ``warnings`` fields for the prices noted."""
+        age, warnings = price_age(view, settings, self.prices)
+        return {"prices": age, "warnings": warnings}
+
+
+def price_age(
+    view: CatalogView, settings: Settings, prices: dict[str, dt.date]
+) -> tuple[PriceAge, list[str]]:
+    """:class:`PriceAge` of ``prices`` ({what: date}) against the day read (the pinned
+    ``as_of``, else today, UTC), and a warning per price older than
+    ``settings.price_max_age_days``, oldest first."""
+    day = view.day
+    limit = settings.price_max_age_days
+    by_age = sorted(prices.items(), key=lambda kv: (kv[1], kv[0]))  # oldest first
+    oldest = by_age[0] if by_age else None
+    warnings = [
+        f"{what}: price dated {when.isoformat()}, {(day - when).days} days before "
+        f"{day.isoformat()} (limit {limit} days)"
+        for what, when in by_age
+        if (day - when).days > limit
+    ]
+    age = PriceAge(
+        prices_as_of=day,
+        oldest_price_date=oldest[1] if oldest else None,
+        oldest_price=oldest[0] if oldest else None,
+        oldest_price_age_days=(day - oldest[1]).days if oldest else None,
+        max_age_days=limit,
+        prices_used=len(prices),
+    )
+    return age, warnings
+
+
+def currency_rate(rate: ExchangeRate) -> CurrencyRate:
+    """The answer's ``currency_rate`` field."""
+    return CurrencyRate(
+        currency=rate.currency, usd_per_unit=rate.usd_per_unit, as_of=rate.as_of, source=rate.source
+    )
+
+
+def in_currency(amount_usd: float | None, rate: ExchangeRate) -> float | None:
+    """``amount_usd`` in the rate's currency (8 significant digits); None stays None."""
+    return None if amount_usd is None else sig8(own.from_usd(amount_usd, rate.usd_per_unit))
+
+
+def given_usd(
+    usd: float | None, neutral: float | None, rate: ExchangeRate, name: str, trail: Trail
+) -> float | None:
+    """A money input in USD: the ``_usd`` field as given, else the currency-neutral field
+    converted at ``rate`` (and said so), else None."""
+    if usd is not None or neutral is None:
+        return usd
+    if rate.currency == "USD":
+        return neutral
+    value = own.to_usd(neutral, rate.usd_per_unit)
+    trail.assume(
+        name,
+        sig8(value),
+        f"{neutral:g} {rate.currency} x {rate.usd_per_unit:g} USD/{rate.currency} "
+        f"({rate.source}, {rate.as_of})",
+    )
+    return value
+
+
+def embodied_model(e: own.Embodied) -> EmbodiedCarbon:
+    """An :class:`EmbodiedCarbon` field from the model's amount (8 significant digits)."""
+    return EmbodiedCarbon(
+        co2e_kg=sig8(e.co2e_kg), low_co2e_kg=sig8(e.low_co2e_kg), high_co2e_kg=sig8(e.high_co2e_kg)
+    )
