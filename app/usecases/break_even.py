@@ -1,10 +1,21 @@
-"""Break-even (``POST /v1/break-even``): resolve the request into a scenario, then compute."""
+"""Break-even (``POST /v1/break-even``): :func:`resolve` turns the request into a
+:class:`BreakEvenScenario` (every input concrete, every default stated once, in the order an
+answer lists them), :func:`compose` computes the answer from it with the pure model.
+
+Every default a break-even can take is decided in :func:`resolve` and the helpers it calls
+(:mod:`app.usecases.inputs`, :mod:`app.usecases.desktop`, :mod:`app.usecases.speed`), and
+the answer's ``assumptions`` and ``sources`` are the scenario's trail.
+"""
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 from app import costing
 from app.catalog.view import CatalogView
 from app.costing import ownership as own
+from app.costing.money import ExchangeRate
+from app.models import Region
 from app.models.calc import (
     BreakEvenMoney,
     BreakEvenRequest,
@@ -16,14 +27,16 @@ from app.models.calc import (
     TotalCostOfOwnership,
 )
 from app.services.ownership import (
+    MemoryNeed,
     cloud_embodied,
     desktop_embodied,
     memory_need,
     resolve_scaling,
 )
 from app.settings import Settings
-from app.usecases.desktop import resolve_desktop
+from app.usecases.desktop import ResolvedDesktop, resolve_desktop
 from app.usecases.inputs import (
+    ResolvedCloud,
     carbon_region,
     request_electricity,
     resolve_cloud,
@@ -35,12 +48,45 @@ from app.usecases.speed import cloud_speed
 from app.usecases.trail import Trail, currency_rate, embodied_model, in_currency, sig8
 
 
-def compute_break_even(
-    view: CatalogView, req: BreakEvenRequest, settings: Settings
-) -> BreakEvenResult:
-    """Break-even days, both sides' running costs, total cost of ownership over the horizon
-    (resale included), operational and embodied emissions, and the money in the request's
-    currency; see :class:`BreakEvenResult`."""
+@dataclass(frozen=True)
+class CloudFootprint:
+    """The rented GPUs' operational and embodied carbon inputs: their power (W, GPU TDP x
+    count; the host is not counted), the datacenter PUE, the grid intensity (gCO2e/kWh) of
+    the offer's region (else the request's), and their embodied carbon (kg CO2e) spread over
+    ``lifetime_years``."""
+
+    power_w: float
+    pue: float
+    carbon_intensity_g_per_kwh: float
+    embodied: own.Embodied
+    lifetime_years: float
+
+
+@dataclass(frozen=True)
+class BreakEvenScenario:
+    """A break-even with every input explicit (see the fields' own types for units):
+    the answer's currency, the desktop and its resale, the cloud side, usage, the desktop's
+    electricity price (USD/kWh) and grid region, the cloud's speed relative to the desktop
+    (None: cloud hours = desktop busy hours), the workload's memory need, the desktop's
+    embodied carbon, the cloud's footprint (None without a cloud GPU), and the trail of
+    assumptions and sources."""
+
+    rate: ExchangeRate
+    desk: ResolvedDesktop
+    cloud: ResolvedCloud
+    usage: costing.Usage
+    electricity_price_usd_per_kwh: float
+    carbon: Region
+    speed: costing.SpeedRatio | None
+    memory: MemoryNeed | None
+    machine_embodied: own.Embodied
+    cloud_footprint: CloudFootprint | None
+    trail: Trail
+
+
+def resolve(view: CatalogView, req: BreakEvenRequest, settings: Settings) -> BreakEvenScenario:
+    """The scenario of ``req`` over ``view``. Raises the domain errors of the steps it calls
+    (404 for unknown catalog names, 422 for inputs that do not make a computable request)."""
     trail = Trail()
     rate = resolve_currency(view, req, trail)
     desk = resolve_desktop(view, req.desktop, trail, rate=rate)
@@ -53,112 +99,101 @@ def compute_break_even(
     scaling.note(trail, (desk.desktop.gpu_count, cloud.gpu_count or 1))
     perf = cloud_speed(view, req.normalize_performance, desk, cloud, trail, scaling)
     need = memory_need(req.memory_preset, req.precision, trail)
-
-    result = costing.break_even(
-        desk.desktop, cloud.rate, usage, price, cloud_time_factor=perf.time_factor if perf else 1.0
-    )
-    resale = desk.resale
-    horizon_years = desk.horizon_years
-    owned = own.ownership(
-        desk.desktop.upfront_usd,
-        resale.value_usd if resale else 0.0,
-        result.desktop.cost_usd_per_day,
-        result.cloud.cost_usd_per_day,
-        horizon_years * costing.DAYS_PER_YEAR,
-    )
-    if resale is None:
+    if desk.resale is None:
         trail.assume(
             "tco.horizon_years",
-            horizon_years,
+            desk.horizon_years,
             "no resale: the desktop's lifetime_years (seed 001 counts no resale value)",
         )
-    days = result.days if resale is None else owned.break_even_days
-    reason = result.reason if days is None else None
-
-    desktop_kwh_year = result.desktop.energy_kwh_per_year or 0.0
-    ci = ci_region.carbon_intensity_g_per_kwh
     machine = desktop_embodied(view, desk.desktop.gpu_count, trail)
-    cloud_kwh_year = None
-    cloud_co2 = None
-    cloud_embodied_year = None
-    if cloud.gpu is not None:
-        cloud_ci_region = cloud.region or ci_region
-        cloud_hours_year = result.cloud_busy_hours_per_day * costing.DAYS_PER_YEAR
-        cloud_kwh_year = costing.energy_kwh(
-            cloud.gpu.tdp_w * (cloud.gpu_count or 1), cloud_hours_year, cloud.pue
-        )
-        cloud_co2 = costing.co2e_kg(cloud_kwh_year, cloud_ci_region.carbon_intensity_g_per_kwh)
-        trail.assume(
-            "cloud.energy",
-            "GPU TDP x GPU count x busy hours x PUE",
-            "host CPU and memory power are not counted",
-        )
-        gpus_embodied, life = cloud_embodied(view, cloud.gpu_count or 1, trail)
-        cloud_embodied_year = gpus_embodied.co2e_kg * own.rented_share(cloud_hours_year, life)
-        if cloud.region is not None:
-            trail.cite(
-                f"region {cloud.region.id}: carbon_intensity_g_per_kwh",
-                cloud.region.carbon_source,
-                cloud.region.carbon_as_of,
-            )
+    return BreakEvenScenario(
+        rate=rate,
+        desk=desk,
+        cloud=cloud,
+        usage=usage,
+        electricity_price_usd_per_kwh=price,
+        carbon=ci_region,
+        speed=perf,
+        memory=need,
+        machine_embodied=machine,
+        cloud_footprint=_cloud_footprint(view, cloud, ci_region, trail),
+        trail=trail,
+    )
 
-    offer = cloud.offer
-    memory, warnings = need.check([desk.gpu, cloud.gpu]) if need else (None, [])
-    fields = trail.price_fields(view, settings)
+
+def _cloud_footprint(
+    view: CatalogView, cloud: ResolvedCloud, ci_region: Region, trail: Trail
+) -> CloudFootprint | None:
+    if cloud.gpu is None:
+        return None
+    trail.assume(
+        "cloud.energy",
+        "GPU TDP x GPU count x busy hours x PUE",
+        "host CPU and memory power are not counted",
+    )
+    count = cloud.gpu_count or 1
+    gpus_embodied, life = cloud_embodied(view, count, trail)
+    if cloud.region is not None:
+        trail.cite(
+            f"region {cloud.region.id}: carbon_intensity_g_per_kwh",
+            cloud.region.carbon_source,
+            cloud.region.carbon_as_of,
+        )
+    return CloudFootprint(
+        power_w=cloud.gpu.tdp_w * count,
+        pue=cloud.pue,
+        carbon_intensity_g_per_kwh=(cloud.region or ci_region).carbon_intensity_g_per_kwh,
+        embodied=gpus_embodied,
+        lifetime_years=life,
+    )
+
+
+def compute_break_even(
+    view: CatalogView, req: BreakEvenRequest, settings: Settings
+) -> BreakEvenResult:
+    """Break-even days, both sides' running costs, total cost of ownership over the horizon
+    (resale included), operational and embodied emissions, and the money in the request's
+    currency; see :class:`BreakEvenResult`."""
+    return compose(resolve(view, req, settings), view, settings)
+
+
+def compose(s: BreakEvenScenario, view: CatalogView, settings: Settings) -> BreakEvenResult:
+    """The answer to scenario ``s`` (the view gives only the day the prices' age is counted
+    to)."""
+    desk, cloud = s.desk, s.cloud
+    result = costing.break_even(
+        desk.desktop,
+        cloud.rate,
+        s.usage,
+        s.electricity_price_usd_per_kwh,
+        cloud_time_factor=s.speed.time_factor if s.speed else 1.0,
+    )
+    owned = own.ownership(
+        desk.desktop.upfront_usd,
+        desk.resale.value_usd if desk.resale else 0.0,
+        result.desktop.cost_usd_per_day,
+        result.cloud.cost_usd_per_day,
+        desk.horizon_years * costing.DAYS_PER_YEAR,
+    )
+    days = result.days if desk.resale is None else owned.break_even_days
+    memory, warnings = s.memory.check([desk.gpu, cloud.gpu]) if s.memory else (None, [])
+    fields = s.trail.price_fields(view, settings)
     fields["warnings"] = warnings + fields["warnings"]
     return BreakEvenResult(
         break_even_days=None if days is None else round(days, 2),
-        break_even_reason=reason,
-        utilization=usage.utilization,
+        break_even_reason=result.reason if days is None else None,
+        utilization=s.usage.utilization,
         daily_saving_usd=sig8(result.daily_saving_usd),
-        desktop=DesktopSide(
-            gpu_id=desk.gpu.id if desk.gpu else None,
-            gpu_count=desk.desktop.gpu_count,
-            upfront_usd=sig8(desk.desktop.upfront_usd),
-            busy_power_w=sig8(desk.desktop.busy_power_w),
-            electricity_price_usd_per_kwh=sig8(price),
-            cost_usd_per_day=sig8(result.desktop.cost_usd_per_day),
-            cost_usd_per_year=sig8(result.desktop.cost_usd_per_year),
-            energy_kwh_per_year=sig8(desktop_kwh_year),
-            co2e_kg_per_year=sig8(costing.co2e_kg(desktop_kwh_year, ci)),
-            carbon_intensity_g_per_kwh=ci,
-            embodied=embodied_model(machine),
-            embodied_co2e_kg_per_year=sig8(machine.co2e_kg / desk.desktop.lifetime_years),
-        ),
-        cloud=CloudSide(
-            offer_id=offer.id if offer else None,
-            provider=offer.provider if offer else None,
-            pricing_model=offer.pricing_model if offer else None,
-            gpu_id=cloud.gpu.id if cloud.gpu else None,
-            gpu_count=cloud.gpu_count,
-            price_usd_per_hour=cloud.rate.price_usd_per_hour,
-            monthly_fee_usd=cloud.rate.monthly_fee_usd,
-            busy_hours_per_day=sig8(result.cloud_busy_hours_per_day),
-            cost_usd_per_day=sig8(result.cloud.cost_usd_per_day),
-            cost_usd_per_year=sig8(result.cloud.cost_usd_per_year),
-            energy_kwh_per_year=sig8(cloud_kwh_year),
-            co2e_kg_per_year=sig8(cloud_co2),
-            embodied_co2e_kg_per_year=sig8(cloud_embodied_year),
-        ),
+        desktop=_desktop_side(s, result),
+        cloud=_cloud_side(s, result),
         performance=Performance(
-            time_factor=sig8(perf.time_factor), basis=perf.basis, detail=perf.detail
+            time_factor=sig8(s.speed.time_factor), basis=s.speed.basis, detail=s.speed.detail
         )
-        if perf
+        if s.speed
         else None,
-        resale=Resale(
-            purchase_date=resale.purchase_date,
-            resell_after_years=resale.years,
-            resale_on=resale.resale_on,
-            resale_value_usd=sig8(resale.value_usd),
-            basis=resale.basis,
-            gpu_retained_fraction=sig8(resale.retained_fraction),
-            annual_decay=sig8(resale.annual_decay),
-            break_even_days_without_resale=None if result.days is None else round(result.days, 2),
-        )
-        if resale
-        else None,
+        resale=_resale(s, result),
         tco=TotalCostOfOwnership(
-            horizon_years=horizon_years,
+            horizon_years=desk.horizon_years,
             horizon_days=sig8(owned.horizon_days),
             desktop_tco_usd=sig8(owned.desktop_tco_usd),
             cloud_tco_usd=sig8(owned.cloud_tco_usd),
@@ -166,20 +201,88 @@ def compute_break_even(
             cheaper="desktop" if owned.tco_saving_usd > 0 else "cloud",
             pays_back_within_horizon=owned.pays_back_within_horizon,
         ),
-        currency_rate=currency_rate(rate),
+        currency_rate=currency_rate(s.rate),
         memory=memory,
-        in_currency=BreakEvenMoney(
-            upfront=in_currency(desk.desktop.upfront_usd, rate),
-            resale_value=in_currency(owned.resale_usd, rate),
-            daily_saving=in_currency(result.daily_saving_usd, rate),
-            desktop_cost_per_year=in_currency(result.desktop.cost_usd_per_year, rate),
-            cloud_cost_per_year=in_currency(result.cloud.cost_usd_per_year, rate),
-            desktop_tco=in_currency(owned.desktop_tco_usd, rate),
-            cloud_tco=in_currency(owned.cloud_tco_usd, rate),
-            electricity_price_per_kwh=in_currency(price, rate),
-            cloud_price_per_hour=in_currency(cloud.rate.price_usd_per_hour, rate),
-        ),
-        assumptions=trail.assumptions,
-        sources=trail.sources,
+        in_currency=_money(s, result, owned),
+        assumptions=s.trail.assumptions,
+        sources=s.trail.sources,
         **fields,
+    )
+
+
+def _desktop_side(s: BreakEvenScenario, result: costing.BreakEven) -> DesktopSide:
+    desk = s.desk
+    kwh_year = result.desktop.energy_kwh_per_year or 0.0
+    ci = s.carbon.carbon_intensity_g_per_kwh
+    return DesktopSide(
+        gpu_id=desk.gpu.id if desk.gpu else None,
+        gpu_count=desk.desktop.gpu_count,
+        upfront_usd=sig8(desk.desktop.upfront_usd),
+        busy_power_w=sig8(desk.desktop.busy_power_w),
+        electricity_price_usd_per_kwh=sig8(s.electricity_price_usd_per_kwh),
+        cost_usd_per_day=sig8(result.desktop.cost_usd_per_day),
+        cost_usd_per_year=sig8(result.desktop.cost_usd_per_year),
+        energy_kwh_per_year=sig8(kwh_year),
+        co2e_kg_per_year=sig8(costing.co2e_kg(kwh_year, ci)),
+        carbon_intensity_g_per_kwh=ci,
+        embodied=embodied_model(s.machine_embodied),
+        embodied_co2e_kg_per_year=sig8(s.machine_embodied.co2e_kg / desk.desktop.lifetime_years),
+    )
+
+
+def _cloud_side(s: BreakEvenScenario, result: costing.BreakEven) -> CloudSide:
+    cloud, offer, fp = s.cloud, s.cloud.offer, s.cloud_footprint
+    kwh_year = co2_year = embodied_year = None
+    if fp is not None:
+        hours_year = result.cloud_busy_hours_per_day * costing.DAYS_PER_YEAR
+        kwh_year = costing.energy_kwh(fp.power_w, hours_year, fp.pue)
+        co2_year = costing.co2e_kg(kwh_year, fp.carbon_intensity_g_per_kwh)
+        embodied_year = fp.embodied.co2e_kg * own.rented_share(hours_year, fp.lifetime_years)
+    return CloudSide(
+        offer_id=offer.id if offer else None,
+        provider=offer.provider if offer else None,
+        pricing_model=offer.pricing_model if offer else None,
+        gpu_id=cloud.gpu.id if cloud.gpu else None,
+        gpu_count=cloud.gpu_count,
+        price_usd_per_hour=cloud.rate.price_usd_per_hour,
+        monthly_fee_usd=cloud.rate.monthly_fee_usd,
+        busy_hours_per_day=sig8(result.cloud_busy_hours_per_day),
+        cost_usd_per_day=sig8(result.cloud.cost_usd_per_day),
+        cost_usd_per_year=sig8(result.cloud.cost_usd_per_year),
+        energy_kwh_per_year=sig8(kwh_year),
+        co2e_kg_per_year=sig8(co2_year),
+        embodied_co2e_kg_per_year=sig8(embodied_year),
+    )
+
+
+def _resale(s: BreakEvenScenario, result: costing.BreakEven) -> Resale | None:
+    resale = s.desk.resale
+    if resale is None:
+        return None
+    return Resale(
+        purchase_date=resale.purchase_date,
+        resell_after_years=resale.years,
+        resale_on=resale.resale_on,
+        resale_value_usd=sig8(resale.value_usd),
+        basis=resale.basis,
+        gpu_retained_fraction=sig8(resale.retained_fraction),
+        annual_decay=sig8(resale.annual_decay),
+        break_even_days_without_resale=None if result.days is None else round(result.days, 2),
+    )
+
+
+def _money(
+    s: BreakEvenScenario, result: costing.BreakEven, owned: own.Ownership
+) -> BreakEvenMoney:
+    rate = s.rate
+    return BreakEvenMoney(
+        upfront=in_currency(s.desk.desktop.upfront_usd, rate),
+        resale_value=in_currency(owned.resale_usd, rate),
+        daily_saving=in_currency(result.daily_saving_usd, rate),
+        desktop_cost_per_year=in_currency(result.desktop.cost_usd_per_year, rate),
+        cloud_cost_per_year=in_currency(result.cloud.cost_usd_per_year, rate),
+        desktop_tco=in_currency(owned.desktop_tco_usd, rate),
+        cloud_tco=in_currency(owned.cloud_tco_usd, rate),
+        electricity_price_per_kwh=in_currency(s.electricity_price_usd_per_kwh, rate),
+        cloud_price_per_hour=in_currency(s.cloud.rate.price_usd_per_hour, rate),
     )
