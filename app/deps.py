@@ -70,18 +70,24 @@ AsOf = Annotated[
 ]
 
 
-async def live(engine: EngineDep, settings: SettingsDep) -> LiveCatalog:
+def _live(engine: Engine) -> LiveCatalog:
+    return live_catalog(engine, get_settings().catalog_poll_interval_s)
+
+
+async def live(engine: EngineDep) -> LiveCatalog:
     """The live catalog of the request's database."""
-    return live_catalog(engine, settings.catalog_poll_interval_s)
+    return _live(engine)
 
 
 LiveDep = Annotated[LiveCatalog, Depends(live)]
 
 
-async def view(catalog: LiveDep, as_of: AsOf = None) -> CatalogView:
+async def view(engine: EngineDep, as_of: AsOf = None) -> CatalogView:
     """The catalog view a request reads: the current one, or that of ``as_of``. Only the very
     first request of a process (before start-up read the catalog) waits for the database, in a
-    worker thread."""
+    worker thread. (One dependency level: each level FastAPI resolves costs microseconds on
+    every calculation.)"""
+    catalog = _live(engine)
     if not catalog.ready:
         await run_in_threadpool(lambda: catalog.view)
     return catalog.view_on(as_of)
@@ -90,8 +96,9 @@ async def view(catalog: LiveDep, as_of: AsOf = None) -> CatalogView:
 ViewDep = Annotated[CatalogView, Depends(view)]
 
 
-async def current_view(catalog: LiveDep) -> CatalogView:
+async def current_view(engine: EngineDep) -> CatalogView:
     """The catalog view with the current prices (for routes that take no ``as_of``)."""
+    catalog = _live(engine)
     if not catalog.ready:
         await run_in_threadpool(lambda: catalog.view)
     return catalog.view

@@ -104,13 +104,14 @@ def create_app() -> FastAPI:
             expose_headers=["ETag", "Location", "Server-Timing", "X-Request-ID"],
         )
     errors.install(app)
+    # Routes are matched in order, one router after another: the hot paths first.
     app.include_router(health.router)
-    app.include_router(catalog.router)
     app.include_router(calc.router)
-    app.include_router(compare.router)
-    app.include_router(charts.router)
     app.include_router(query.router)
     app.include_router(slack.router)
+    app.include_router(compare.router)
+    app.include_router(catalog.router)
+    app.include_router(charts.router)
     app.include_router(scenarios.router)
     app.include_router(admin.router)
     problem_only_errors(app)

@@ -157,8 +157,8 @@ class RequestGuard:
         route = scope.get("route")
         template = getattr(route, "path", "unmatched")  # bounded label set
         method = scope["method"]
-        obs.REQUESTS.labels(method, template, str(status)).inc()
-        obs.LATENCY.labels(method, template).observe(elapsed)
+        obs.REQUEST_COUNTS.get(method, template, str(status)).inc()
+        obs.REQUEST_LATENCIES.get(method, template).observe(elapsed)
         if access.isEnabledFor(logging.INFO):
             access.info(
                 "%s %s %s %.1f ms",

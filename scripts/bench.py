@@ -111,12 +111,8 @@ def _throughput(bare_base: str, base: str, work: Path, seconds: int, rounds: int
         "rounds": runs,
         "median_rps": med,
         "product_healthz_over_bare": round(med["product_healthz"] / med["bare_healthz"], 3),
-        "break_even_over_bare_healthz": round(
-            med["product_break_even"] / med["bare_healthz"], 3
-        ),
-        "bare_validate_over_bare_healthz": round(
-            med["bare_validate"] / med["bare_healthz"], 3
-        ),
+        "break_even_over_bare_healthz": round(med["product_break_even"] / med["bare_healthz"], 3),
+        "bare_validate_over_bare_healthz": round(med["bare_validate"] / med["bare_healthz"], 3),
         "errors": errors,
     }
 

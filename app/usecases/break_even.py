@@ -271,9 +271,7 @@ def _resale(s: BreakEvenScenario, result: costing.BreakEven) -> Resale | None:
     )
 
 
-def _money(
-    s: BreakEvenScenario, result: costing.BreakEven, owned: own.Ownership
-) -> BreakEvenMoney:
+def _money(s: BreakEvenScenario, result: costing.BreakEven, owned: own.Ownership) -> BreakEvenMoney:
     rate = s.rate
     return BreakEvenMoney(
         upfront=in_currency(s.desk.desktop.upfront_usd, rate),
