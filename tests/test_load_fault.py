@@ -237,3 +237,40 @@ def test_kill_9_during_an_import_leaves_the_catalog_unchanged(backend, tmp_path)
 
 if __name__ == "__main__":  # pragma: no cover
     sys.exit(pytest.main([__file__, "-v", "-s"]))
+
+
+@needs_pg
+def test_a_catalog_write_by_another_process_is_seen_by_every_worker_within_1_s(pg_env):
+    """Two workers each hold the catalog in memory. Another process (here the test, as
+    `gpucost catalog import` or a second replica would) changes a barebone's price and bumps
+    the revision in one transaction: within 1 s every worker answers with the new price (each
+    worker's poller reads the revision every 0.5 s). 40 fresh connections reach both."""
+    from app.catalog.writes import bump_revision
+
+    srv = start_server(pg_env, workers=2)
+    barebone = "barebone-2gpu-dettmers-2020"
+
+    def prices() -> set[float]:
+        seen = set()
+        for _ in range(40):
+            with httpx.Client(base_url=srv.base, timeout=5) as c:  # a new connection each
+                rows = c.get("/v1/barebones").json()["data"]
+            seen |= {r["price_usd"] for r in rows if r["id"] == barebone}
+        return seen
+
+    try:
+        before = prices()
+        assert len(before) == 1
+        new_price = next(iter(before)) + 123.0
+        engine = make_engine(pg_env["GPUCOST_DATABASE_URL"])
+        with engine.begin() as conn:
+            conn.execute(
+                text("UPDATE barebone SET price_usd = :p WHERE id = :i"),
+                {"p": new_price, "i": barebone},
+            )
+            bump_revision(conn)
+        engine.dispose()
+        time.sleep(1.0)
+        assert prices() == {new_price}
+    finally:
+        srv.stop()
