@@ -9,12 +9,11 @@ lock instead of failing with "database is locked" on a lock upgrade.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from functools import lru_cache
 from pathlib import Path
 
 from sqlalchemy import Engine, event
-from sqlmodel import Session, create_engine
+from sqlmodel import create_engine
 
 from app.settings import get_settings
 
@@ -63,12 +62,6 @@ def writer(engine: Engine) -> Engine:
 def get_engine() -> Engine:
     """The process-wide engine for the configured database URL."""
     return make_engine(get_settings().database_url)
-
-
-def get_session() -> Iterator[Session]:
-    """A session per request; commits happen in service functions, never here."""
-    with Session(get_engine()) as session:
-        yield session
 
 
 ROOT = Path(__file__).resolve().parent.parent

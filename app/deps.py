@@ -74,14 +74,6 @@ def _live(engine: Engine) -> LiveCatalog:
     return live_catalog(engine, get_settings().catalog_poll_interval_s)
 
 
-async def live(engine: EngineDep) -> LiveCatalog:
-    """The live catalog of the request's database."""
-    return _live(engine)
-
-
-LiveDep = Annotated[LiveCatalog, Depends(live)]
-
-
 async def view(engine: EngineDep, as_of: AsOf = None) -> CatalogView:
     """The catalog view a request reads: the current one, or that of ``as_of``. Only the very
     first request of a process (before start-up read the catalog) waits for the database, in a

@@ -50,11 +50,13 @@ LATENCY = Histogram(
 )
 CATALOG_REVISION = Gauge(
     "gpucost_catalog_revision",
-    "Catalog revision of this worker's in-memory snapshot.",
+    "Catalog revision of this worker's in-memory catalog view.",
     multiprocess_mode="max",
 )
 SNAPSHOT_BUILDS = Counter(
-    "gpucost_snapshot_builds_total", "In-memory catalog snapshots built.", ["kind"]
+    "gpucost_snapshot_builds_total",
+    "In-memory catalog views built (`current`: a new revision read; `dated`: an as_of view).",
+    ["kind"],
 )
 DATABASE_ERRORS = Counter(
     "gpucost_database_errors_total", "Requests answered 503 because the database failed."

@@ -14,7 +14,6 @@ from dataclasses import dataclass
 
 from app.costing.errors import InvalidInput
 from app.costing.model import DAYS_PER_YEAR, HOURS_PER_DAY
-from app.costing.money import from_usd, to_usd  # noqa: F401  (re-exported)
 
 HOURS_PER_YEAR = DAYS_PER_YEAR * HOURS_PER_DAY
 

@@ -5,7 +5,7 @@ only through the in-memory catalog view (:mod:`app.catalog.view`)."""
 
 from __future__ import annotations
 
-from sqlmodel import Field, SQLModel
+from sqlmodel import Field
 
 from app.models.common import Provenance
 
@@ -43,10 +43,9 @@ class ReferenceValue(Provenance, table=True):
 
     __tablename__ = "reference_value"
 
-    id: str = Field(primary_key=True, max_length=64, description="Key, e.g. `pue-unknown`.")
+    id: str = Field(primary_key=True, max_length=64, description="Key, e.g. `pue-unknown-datacenter`.")
     value: float = Field(description="The number, in `unit`.")
     unit: str = Field(max_length=32, description="Its unit, e.g. `ratio`, `W`, `USD/kWh`.")
     description: str = Field(max_length=500, description="What it stands for.")
 
 
-__all__ = ["EmbodiedFactor", "FxRate", "ReferenceValue", "SQLModel"]

@@ -10,8 +10,7 @@ from dataclasses import dataclass
 from app import costing
 from app.catalog.sources.reference import PUE_UNKNOWN
 from app.catalog.view import CatalogView
-from app.costing import ownership as own
-from app.costing.money import USD, ExchangeRate
+from app.costing.money import USD, ExchangeRate, to_usd
 from app.errors import CatalogGap
 from app.models import CloudOffer, Gpu, Region
 from app.models.calc import (
@@ -84,7 +83,7 @@ def resolve_electricity(
                 region.electricity_as_of,
             )
             cite_rate(trail, rate, f"region {region.id}'s electricity price")
-            return own.to_usd(local, rate.usd_per_unit)
+            return to_usd(local, rate.usd_per_unit)
         trail.cite(
             f"region {region.id}: electricity_price_usd_per_kwh",
             region.electricity_source or region.source,

@@ -10,7 +10,7 @@ from typing import Any
 
 from app.catalog.view import CatalogView
 from app.costing import ownership as own
-from app.costing.money import ExchangeRate
+from app.costing.money import ExchangeRate, from_usd, to_usd
 from app.models.calc import (
     Assumption,
     CurrencyRate,
@@ -105,7 +105,7 @@ def currency_rate(rate: ExchangeRate) -> CurrencyRate:
 
 def in_currency(amount_usd: float | None, rate: ExchangeRate) -> float | None:
     """``amount_usd`` in the rate's currency (8 significant digits); None stays None."""
-    return None if amount_usd is None else sig8(own.from_usd(amount_usd, rate.usd_per_unit))
+    return None if amount_usd is None else sig8(from_usd(amount_usd, rate.usd_per_unit))
 
 
 def given_usd(
@@ -117,7 +117,7 @@ def given_usd(
         return usd
     if rate.currency == "USD":
         return neutral
-    value = own.to_usd(neutral, rate.usd_per_unit)
+    value = to_usd(neutral, rate.usd_per_unit)
     trail.assume(
         name,
         sig8(value),
