@@ -182,8 +182,9 @@ def compare(
     from rich.table import Table
 
     from app.models.compare import CompareRequest
-    from app.services import charts, compare
+    from app.services import charts
     from app.settings import get_settings
+    from app.usecases import compare
 
     body: dict = {
         "workload": {

@@ -21,6 +21,7 @@ import numpy as np
 from sqlmodel import Session, select
 
 from app.catalog.layout import (
+    Build,
     BuildArrays,
     Curves,
     OfferArrays,
@@ -93,6 +94,7 @@ class CatalogView:
     gpu_memory_gb: np.ndarray = field(default_factory=lambda: np.zeros(0))
     offer_by_id: dict[str, CloudOffer] = field(default_factory=dict)
     barebone_by_id: dict[str, Barebone] = field(default_factory=dict)
+    build_by_id: dict[str, Build] = field(default_factory=dict)
     runtimes_s: dict[str, dict[str, float]] = field(default_factory=dict)
     curves: Curves = field(default_factory=dict)
     # Derived read models other layers build once per view (the query parser's lexicon).
@@ -260,12 +262,13 @@ def assemble(
     offer_rows = tuple(sorted(offers, key=lambda o: o.id))
     by_slots = tuple(sorted(barebones, key=lambda b: (b.gpu_slots, b.price_usd, b.id)))
     position = {g.id: i for i, g in enumerate(gpu_rows)}
+    builds = lay_out_builds(gpu_rows, by_slots, position)
     return CatalogView(
         revision=revision,
         as_of=as_of,
         gpus=gpu_rows,
         offers=lay_out_offers(offer_rows, position, regions, providers),
-        builds=lay_out_builds(gpu_rows, by_slots, position),
+        builds=builds,
         regions=regions,
         providers=providers,
         barebones=by_slots,
@@ -283,6 +286,7 @@ def assemble(
         gpu_memory_gb=np.array([g.memory_gb for g in gpu_rows], dtype=float),
         offer_by_id={o.id: o for o in offer_rows},
         barebone_by_id={b.id: b for b in by_slots},
+        build_by_id={b.id: b for b in builds.builds},
         runtimes_s={
             bid: {gid: r.seconds for gid, r in by_gpu.items() if r.seconds is not None}
             for bid, by_gpu in benchmark_results.items()

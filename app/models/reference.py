@@ -43,9 +43,9 @@ class ReferenceValue(Provenance, table=True):
 
     __tablename__ = "reference_value"
 
-    id: str = Field(primary_key=True, max_length=64, description="Key, e.g. `pue-unknown-datacenter`.")
+    id: str = Field(
+        primary_key=True, max_length=64, description="Key, e.g. `pue-unknown-datacenter`."
+    )
     value: float = Field(description="The number, in `unit`.")
     unit: str = Field(max_length=32, description="Its unit, e.g. `ratio`, `W`, `USD/kWh`.")
     description: str = Field(max_length=500, description="What it stands for.")
-
-

@@ -8,7 +8,7 @@ from fastapi import APIRouter
 from app.deps import SettingsDep, ViewDep
 from app.models.common import PROBLEM_RESPONSES
 from app.models.compare import CompareRequest, CompareResult, SweepRequest, SweepResult
-from app.services import compare
+from app.usecases import compare, sweep
 
 router = APIRouter(
     prefix="/v1",
@@ -40,4 +40,4 @@ async def compute_sweep(req: SweepRequest, view: ViewDep, settings: SettingsDep)
     """The `/v1/break-even` formula on a grid: rows are electricity prices (USD/kWh), columns
     utilizations (default 1 %, 2 % ... 100 %); each cell is break-even days (null = never),
     with desktop and cloud totals after `horizon_days`."""
-    return compare.compute_sweep(view, req, settings)
+    return sweep.compute_sweep(view, req, settings)

@@ -10,8 +10,9 @@ from app import charts, usecases
 from app.catalog.view import CatalogView
 from app.models.calc import BreakEvenRequest, BreakEvenResult, RunCostResult
 from app.models.compare import CompareRequest, CompareResult, SweepRequest
-from app.services import compare, query
+from app.services import query
 from app.settings import Settings
+from app.usecases import compare, sweep
 
 MAX_BARS = 30
 
@@ -64,7 +65,7 @@ def sweep_chart(
     view: CatalogView, req: SweepRequest, settings: Settings, fmt: charts.Format
 ) -> charts.Chart:
     """Break-even days against utilization for a ``/v1/break-even/sweep`` request."""
-    res = compare.compute_sweep(view, req, settings)
+    res = sweep.compute_sweep(view, req, settings)
     desk = req.desktop.gpu or "desktop"
     cloud = req.cloud.offer_id or f"${res.cloud_price_usd_per_hour:g}/h"
     series = [

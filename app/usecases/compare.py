@@ -1,0 +1,438 @@
+"""Rank every option for a workload (``POST /v1/compare``).
+
+Resolution (names, defaults, the reference GPU, per-GPU speed, which options qualify) happens
+once per request over the in-memory catalog view; the arithmetic over all options is
+:mod:`app.costing.vector`'s, in NumPy. The steps: :func:`compute_compare` resolves the inputs,
+:func:`_select` masks the offers and builds, :func:`_candidates` lays them out for the model,
+:func:`_one_per_family` keeps each instance type's cheapest region, and :class:`_Listing`
+writes the ranked options.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from app.catalog.view import CatalogView
+from app.costing import vector
+from app.costing.money import ExchangeRate
+from app.models.calc import PriceAge
+from app.models.compare import CompareOption, CompareRequest, CompareResult, CompareSummary
+from app.services.ownership import Scaling, memory_need, resolve_scaling
+from app.settings import Settings
+from app.usecases.compare_speed import (
+    GpuSpeed,
+    Reference,
+    benchmark_speed,
+    filter_gpus,
+    relative_speed,
+)
+from app.usecases.inputs import (
+    carbon_region,
+    request_electricity,
+    resolve_currency,
+    resolve_region,
+    resolve_usage,
+)
+from app.usecases.trail import SEED_001, Trail, currency_rate, in_currency, price_age, sig8
+
+MULTI_GPU_NOTE = (
+    "runtime on N GPUs is the 1-GPU runtime / N (linear scaling, an upper bound: seed 001 "
+    "reports 8x A100 at about 7x one A100)"
+)
+PURCHASE_NOTE = (
+    "desktops: the purchase is counted in full over the horizon (no resale value); cloud "
+    "energy counts GPU power (TDP x count x PUE) only"
+)
+
+
+@dataclass(frozen=True)
+class Selection:
+    """The options a request ranks: indexes into the view's offers (``oi``) and builds
+    (``bi``), whether the workload fits each catalog GPU (1, 0, -1 unknown; memory filters
+    applied) and how many options were considered before the filters."""
+
+    oi: np.ndarray
+    bi: np.ndarray
+    gpu_fits: np.ndarray
+    considered: int
+
+
+@dataclass(frozen=True)
+class Candidates:
+    """The selected options laid out for :func:`app.costing.vector.rank`, cloud offers first
+    (``n_o`` of them) then desktop builds: GPU index and count, desktop or spot offer, fit,
+    hours per reference hour (``time_factor``, NaN = unknown), the spot overhead factor, grid
+    intensity (gCO2e/kWh; the request's where the offer has no catalog region),
+    the model's arrays, the interruption model (None unless asked) and warnings so far."""
+
+    sel: Selection
+    n_o: int
+    g: np.ndarray
+    count: np.ndarray
+    is_desk: np.ndarray
+    spot: np.ndarray
+    fits: np.ndarray
+    time_factor: np.ndarray
+    overhead: np.ndarray
+    ci: np.ndarray
+    opts: vector.Options
+    risk: vector.InterruptionRisk | None
+    warnings: list[str]
+
+    def ident(self, view: CatalogView, j: int) -> str:
+        """Id of option ``j``: the offer's, or the desktop build's."""
+        if j < self.n_o:
+            return view.offers.offers[self.sel.oi[j]].id
+        return view.builds.builds[self.sel.bi[j - self.n_o]].id
+
+
+def compute_compare(snap: CatalogView, req: CompareRequest, settings: Settings) -> CompareResult:
+    """Rank every option; see :class:`CompareResult` and :func:`app.costing.vector.rank`."""
+    trail = Trail()
+    scaling = resolve_scaling(req)
+    gpu_speed, ref = (
+        benchmark_speed(snap, req, trail, scaling)
+        if req.workload.benchmark
+        else relative_speed(snap, req, trail, scaling)
+    )
+    ref_hours = _reference_hours(snap, req, ref, trail)
+    region = resolve_region(snap, req.region)
+    rate = resolve_currency(snap, req, trail)
+    price = request_electricity(snap, req, region, settings, trail, rate)
+    ci_default = carbon_region(snap, region, settings, trail).carbon_intensity_g_per_kwh
+    sel = _select(snap, req, gpu_speed, trail)
+    cand = _candidates(snap, req, sel, gpu_speed, scaling, ci_default)
+    work = vector.Workload(ref_hours, ref.run_hours, req.horizon_months, price)
+    costs = vector.rank(cand.opts, work)
+    order, others = _one_per_family(snap, req, cand, costs.order)
+    listing = _Listing(snap, cand, costs, gpu_speed, ref, rate, others)
+    listed = [listing.option(int(j), r + 1) for r, j in enumerate(order[: req.limit])]
+    unfit = np.flatnonzero(cand.fits == 0)
+    if req.filters.include_unfit and len(listed) < req.limit:
+        listed += [listing.option(int(j), None) for j in unfit[: req.limit - len(listed)]]
+    warnings = cand.warnings + _ranking_warnings(req, cand, order, ref, trail)
+    age, stale = _listed_price_age(settings, snap, listed, trail)
+    if stale:
+        warnings.append(
+            f"{len(stale)} of the {age.prices_used} catalog prices behind the listed options "
+            f"are older than {age.max_age_days} days (oldest: {age.oldest_price}, dated "
+            f"{age.oldest_price_date}); see `prices`"
+        )
+    scaling.note(trail, [req.workload.gpu_count, *(o.gpu_count for o in listed)])
+    desk_order = order[cand.is_desk[order]]
+    return CompareResult(
+        currency_rate=currency_rate(rate),
+        reference=ref.label,
+        reference_hours_per_month=sig8(ref_hours),
+        runs_per_month=sig8(work.runs_per_month),
+        horizon_months=req.horizon_months,
+        electricity_price_usd_per_kwh=price,
+        best_id=listed[0].id if len(order) else None,
+        best_cloud_id=cand.ident(snap, costs.best_cloud) if costs.best_cloud >= 0 else None,
+        best_desktop_id=cand.ident(snap, int(desk_order[0])) if len(desk_order) else None,
+        summary=CompareSummary(
+            considered=int(cand.sel.considered),
+            ranked=len(costs.order),
+            filtered_out=int(cand.sel.considered - len(cand.g)),
+            does_not_fit=len(unfit),
+            no_runtime=int(np.sum(~np.isfinite(cand.time_factor) & (cand.fits != 0))),
+            over_capacity=int(costs.over_capacity.sum()),
+            other_regions=int(len(costs.order) - len(order)),
+        ),
+        options=listed,
+        warnings=warnings,
+        assumptions=trail.assumptions,
+        sources=trail.sources,
+        prices=age,
+    )
+
+
+def _reference_hours(snap: CatalogView, req: CompareRequest, ref: Reference, trail: Trail) -> float:
+    """Work per month, in hours on the reference: given GPU-hours, runs x run time, or the
+    utilization (given, or the default profile) of a 730-hour month."""
+    if req.gpu_hours_per_month is not None:
+        return req.gpu_hours_per_month
+    if req.runs_per_month is not None:
+        return req.runs_per_month * ref.run_hours  # type: ignore[operator]  (validated)
+    usage = resolve_usage(snap, req, trail)
+    trail.assume(
+        "usage",
+        f"{usage.utilization:g} x 730 h/month on {ref.label}",
+        "utilization is the fraction of the month the reference is busy",
+    )
+    return usage.utilization * vector.HOURS_PER_MONTH
+
+
+def _select(snap: CatalogView, req: CompareRequest, speed: GpuSpeed, trail: Trail) -> Selection:
+    """Masks over offers and builds from the request's filters and memory needs."""
+    f, w = req.filters, req.workload
+    offers, builds = snap.offers, snap.builds
+    o_gpu, b_gpu = offers.gpu_index, builds.gpu_index
+    o_keep = np.full(len(offers.offers), f.include_cloud)
+    b_keep = np.full(len(builds.builds), f.include_desktop)
+    if f.providers:
+        o_keep &= np.isin(offers.provider, [str(p) for p in f.providers])
+    if f.pricing_models:
+        o_keep &= np.isin(offers.pricing_model, [str(p) for p in f.pricing_models])
+    if f.regions:
+        o_keep &= np.isin(offers.region, f.regions)
+    if f.max_price_usd_per_hour is not None:
+        o_keep &= offers.price_usd_per_hour <= f.max_price_usd_per_hour
+    if not f.include_free_tiers:
+        o_keep &= ~offers.free
+    if f.gpus:
+        wanted = [snap.gpu_position[g] for g in filter_gpus(snap, f.gpus)]
+        o_keep &= np.isin(o_gpu, wanted)
+        b_keep &= np.isin(b_gpu, wanted)
+    gpu_fits = speed.fits.copy()
+    if w.memory_gb is not None:
+        gpu_fits = np.where(snap.gpu_memory_gb < w.memory_gb, 0, gpu_fits).astype(np.int8)
+    need = memory_need(req.memory_preset, req.precision, trail)
+    floors = [m for m in (f.min_gpu_memory_gb, need.required_gb if need else None) if m]
+    if floors:
+        o_keep &= snap.gpu_memory_gb[o_gpu] >= max(floors) - 1e-9
+        b_keep &= snap.gpu_memory_gb[b_gpu] >= max(floors) - 1e-9
+    considered = len(offers.offers) * f.include_cloud + len(builds.builds) * f.include_desktop
+    return Selection(np.flatnonzero(o_keep), np.flatnonzero(b_keep), gpu_fits, considered)
+
+
+def _spot_risk(req: CompareRequest) -> vector.InterruptionRisk | None:
+    """The request's spot interruption model, hours (None: spot priced as never
+    interrupted)."""
+    if req.spot is None:
+        return None
+    s = req.spot
+    return vector.InterruptionRisk(
+        s.interruptions_per_hour,
+        s.checkpoint_interval_min / 60.0,
+        s.restart_overhead_min / 60.0,
+        s.checkpoint_write_min / 60.0,
+    )
+
+
+def _candidates(
+    snap: CatalogView,
+    req: CompareRequest,
+    sel: Selection,
+    speed: GpuSpeed,
+    scaling: Scaling,
+    ci_default: float,
+) -> Candidates:
+    """The selected options as the model's arrays; ``ci_default`` (gCO2e/kWh) where an
+    offer has no catalog region, and for desktops."""
+    offers, builds, oi, bi = snap.offers, snap.builds, sel.oi, sel.bi
+    n_o, n_b = len(oi), len(bi)
+    g = np.concatenate([offers.gpu_index[oi], builds.gpu_index[bi]])
+    count = np.concatenate([offers.gpu_count[oi], builds.gpu_count[bi]])
+    fits = sel.gpu_fits[g]
+    counts, where = np.unique(count, return_inverse=True)
+    gain = np.array([scaling.speedup(int(n)) for n in counts])[where]
+    tf = np.where(fits == 0, np.nan, speed.hours[g] / gain)
+    overhead = np.ones(n_o + n_b)
+    warnings: list[str] = []
+    risk = _spot_risk(req)
+    if risk is not None:
+        overhead[:n_o] = np.where(offers.spot[oi], risk.time_factor, 1.0)
+        if math.isinf(risk.time_factor):
+            warnings.append(
+                "spot and interruptible offers are not costed: with these interruption, "
+                "checkpoint and restart times the job would practically never finish"
+            )
+    ci = np.concatenate([offers.carbon_intensity_g_per_kwh[oi], np.full(n_b, np.nan)])
+    ci = np.where(np.isnan(ci), ci_default, ci)
+    cloud_zeros = np.zeros(n_b)
+    opts = vector.Options(
+        is_desktop=np.concatenate([np.zeros(n_o, bool), np.ones(n_b, bool)]),
+        price_usd_per_hour=np.concatenate([offers.price_usd_per_hour[oi], cloud_zeros]),
+        monthly_fee_usd=np.concatenate([offers.monthly_fee_usd[oi], cloud_zeros]),
+        included_hours_per_month=np.concatenate([offers.included_hours_per_month[oi], cloud_zeros]),
+        billing_increment_h=np.concatenate([offers.billing_increment_h[oi], cloud_zeros]),
+        billing_minimum_h=np.concatenate([offers.billing_minimum_h[oi], cloud_zeros]),
+        upfront_usd=np.concatenate([np.zeros(n_o), builds.upfront_usd[bi]]),
+        power_w=np.concatenate(
+            [snap.gpu_tdp_w[offers.gpu_index[oi]] * offers.gpu_count[oi], builds.power_w[bi]]
+        ),
+        pue=np.concatenate([offers.pue[oi], np.ones(n_b)]),
+        carbon_intensity_g_per_kwh=ci,
+        time_factor=tf,
+        overhead_factor=overhead,
+        max_batch_size=speed.max_batch_size[g] * count,
+    )
+    spot = np.concatenate([offers.spot[oi], np.zeros(n_b, bool)])
+    return Candidates(
+        sel, n_o, g, count, opts.is_desktop, spot, fits, tf, overhead, ci, opts, risk, warnings
+    )
+
+
+def _one_per_family(
+    snap: CatalogView, req: CompareRequest, cand: Candidates, order: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """With ``cheapest_region_only``, the ranking keeps each (provider, instance type,
+    pricing model)'s cheapest region; returns the kept order and, per option, how many other
+    regions it stands for."""
+    others = np.zeros(len(cand.g), dtype=np.int64)
+    if not (req.filters.cheapest_region_only and len(order)):
+        return order, others
+    family_of = snap.offers.family
+    n_b = len(cand.g) - cand.n_o
+    # Desktops get their own family numbers after the offers'.
+    family = np.concatenate([family_of[cand.sel.oi], family_of.max(initial=0) + 1 + np.arange(n_b)])
+    _, first, counts = np.unique(family[order], return_index=True, return_counts=True)
+    others[order[first]] = counts - 1
+    return order[np.sort(first)], others
+
+
+class _Listing:
+    """Writes ranked option ``j`` as a :class:`CompareOption` (8 significant digits)."""
+
+    def __init__(
+        self,
+        snap: CatalogView,
+        cand: Candidates,
+        costs: vector.Costs,
+        speed: GpuSpeed,
+        ref: Reference,
+        rate: ExchangeRate,
+        others: np.ndarray,
+    ) -> None:
+        self.snap, self.cand, self.costs = snap, cand, costs
+        self.speed, self.ref, self.rate, self.others = speed, ref, rate, others
+
+    def _what(self, j: int, gpu) -> dict:
+        """Label, provider, instance, pricing, region, source and date of option ``j``."""
+        cand, n = self.cand, int(self.cand.count[j])
+        if cand.is_desk[j]:
+            build = self.snap.builds.builds[cand.sel.bi[j - cand.n_o]]
+            as_of = gpu.price_new_as_of or gpu.as_of
+            return dict(
+                label=f"desktop {n}x {gpu.name} in {build.barebone.id}",
+                provider=None,
+                instance_type=build.barebone.id,
+                pricing_model=None,
+                region=None,
+                source=f"{build.barebone.source}; GPU: {gpu.price_new_source or gpu.source}",
+                as_of=as_of.isoformat() if as_of else None,
+            )
+        offer = self.snap.offers.offers[cand.sel.oi[j]]
+        return dict(
+            label=f"{offer.provider} {offer.instance_type}"
+            + (f" {offer.region}" if offer.region else "")
+            + f" ({offer.pricing_model})",
+            provider=str(offer.provider),
+            instance_type=offer.instance_type,
+            pricing_model=offer.pricing_model,
+            region=offer.region,
+            source=offer.source,
+            as_of=offer.as_of.isoformat() if offer.as_of else None,
+        )
+
+    def _notes(self, j: int, gi: int) -> str | None:
+        cand = self.cand
+        notes = [self.speed.note[gi]] if self.speed.note[gi] else []
+        if cand.count[j] > 1 and math.isfinite(cand.time_factor[j]):
+            notes.append(MULTI_GPU_NOTE)
+        if cand.overhead[j] > 1:
+            notes.append(f"spot: {cand.overhead[j]:.4g} billed hours per useful hour (Daly 2006)")
+        return "; ".join(notes) or None
+
+    def option(self, j: int, rank: int | None) -> CompareOption:
+        """Option ``j`` at ``rank`` (None: listed unranked, e.g. does not fit)."""
+        cand, costs, ref = self.cand, self.costs, self.ref
+        gi = int(cand.g[j])
+        gpu = self.snap.gpus[gi]
+        tf = float(cand.time_factor[j])
+        costed = math.isfinite(costs.total_cost_usd[j])
+
+        def val(a: np.ndarray) -> float | None:
+            x = float(a[j])
+            return sig8(x) if costed and math.isfinite(x) else None
+
+        return CompareOption(
+            rank=rank,
+            id=cand.ident(self.snap, j),
+            kind="desktop" if cand.is_desk[j] else "cloud",
+            gpu_id=gpu.id,
+            gpu_count=int(cand.count[j]),
+            gpu_memory_gb=gpu.memory_gb,
+            fits=None if cand.fits[j] < 0 else bool(cand.fits[j]),
+            time_factor=sig8(tf) if math.isfinite(tf) else None,
+            runtime_basis=self.speed.basis[gi],
+            runtime_s=sig8(ref.run_hours * tf * 3600.0)
+            if ref.run_hours is not None and math.isfinite(tf)
+            else None,
+            price_usd_per_hour=val(costs.effective_usd_per_hour),
+            monthly_fee_usd=float(cand.opts.monthly_fee_usd[j]),
+            upfront_usd=sig8(float(cand.opts.upfront_usd[j])),
+            interruption_overhead=sig8(float(cand.overhead[j])),
+            busy_hours_per_month=val(costs.busy_hours_per_month),
+            cost_usd_per_month=val(costs.cost_usd_per_month),
+            total_cost_usd=val(costs.total_cost_usd),
+            total_cost_in_currency=in_currency(val(costs.total_cost_usd), self.rate),
+            run_cost_usd=val(costs.run_cost_usd),
+            cost_per_run_usd=val(costs.cost_per_run_usd),
+            cost_per_batch_item_usd=val(costs.cost_per_batch_item_usd),
+            energy_kwh=val(costs.energy_kwh),
+            co2e_kg=val(costs.co2e_kg),
+            carbon_intensity_g_per_kwh=float(cand.ci[j]),
+            break_even_days=round(float(costs.break_even_days[j]), 2)
+            if math.isfinite(costs.break_even_days[j])
+            else None,
+            other_regions=int(self.others[j]),
+            note=self._notes(j, gi),
+            **self._what(j, gpu),
+        )
+
+
+def _ranking_warnings(
+    req: CompareRequest, cand: Candidates, order: np.ndarray, ref: Reference, trail: Trail
+) -> list[str]:
+    """What the ranking leaves out (warnings), and the assumptions behind it (trail)."""
+    warnings = [PURCHASE_NOTE]
+    spot_ranked = int(np.sum(cand.spot[order]))
+    risk = cand.risk
+    if risk is None and spot_ranked:
+        warnings.append(
+            f"{spot_ranked} spot or interruptible offers are priced as if never interrupted; "
+            "give `spot` (interruptions per hour, checkpoint interval) to price re-done work"
+        )
+    if risk is not None and math.isfinite(risk.time_factor):
+        trail.assume("spot.billed_hours_per_useful_hour", sig8(risk.time_factor), vector.DALY_2006)
+    if ref.run_hours is None:
+        trail.assume(
+            "billing",
+            "continuous",
+            "a GPU-hours workload is billed as whole sessions, without per-run rounding",
+        )
+    trail.assume(
+        "horizon_months",
+        req.horizon_months,
+        "requested"
+        if "horizon_months" in req.model_fields_set
+        else f"default: {SEED_001}, 'if you do deep learning for more than a year, buy a desktop'",
+    )
+    return warnings
+
+
+def _listed_price_age(
+    settings: Settings,
+    snap: CatalogView,
+    listed: list[CompareOption],
+    trail: Trail,
+) -> tuple[PriceAge, list[str]]:
+    """Age of the catalog prices behind the listed options (each offer's price, each
+    desktop's GPU and barebone prices) and of those the trail noted (electricity)."""
+    prices: dict[str, dt.date] = dict(trail.prices)
+    for opt in listed:
+        offer = snap.offer_by_id.get(opt.id)
+        build = snap.build_by_id.get(opt.id)
+        if offer is not None:
+            prices[f"offer {offer.id}"] = offer.as_of
+        elif build is not None:
+            if build.gpu.price_new_as_of is not None:
+                prices[f"gpu {build.gpu.id}: price_new_usd"] = build.gpu.price_new_as_of
+            prices[f"barebone {build.barebone.id}"] = build.barebone.as_of
+    return price_age(snap, settings, prices)
