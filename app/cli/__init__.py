@@ -1,0 +1,21 @@
+"""The ``gpucost`` command line: database set-up and catalog seeding.
+
+gpucost migrate      # alembic upgrade head
+gpucost seed         # load the shipped catalog (idempotent)
+gpucost serve        # uvicorn app.main:app
+gpucost ask "break-even for 3090 at 15% util"   # the Slack bot's parser, on a terminal
+gpucost compare --benchmark stylegan_xl --runs-per-month 200   # every option, ranked
+gpucost chart query -q "break-even for 3090 at 15% util" -o be.png
+gpucost catalog import ../shared/data/skypilot-catalog   # SkyPilot CSVs or our CSV/JSON
+gpucost keys create "budget admin" --scope read --scope write
+"""
+
+from app.cli import answers, catalog, compare, keys, setup  # noqa: F401  (register commands)
+from app.cli.base import app
+
+__all__ = ["app", "main"]
+
+
+def main() -> None:
+    """Entry point of the ``gpucost`` script."""
+    app()

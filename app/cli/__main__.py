@@ -1,0 +1,5 @@
+"""``python -m app.cli``."""
+
+from app.cli import main
+
+main()

@@ -1,0 +1,90 @@
+"""Answers on a terminal: ``ask`` (the chat parser) and ``chart``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from app.cli.base import app, catalog_view, chart_format, fail, refusals, write_chart
+
+
+@app.command()
+def ask(
+    question: list[str] = typer.Argument(..., help="The question, e.g. break-even for 3090."),
+    as_json: bool = typer.Option(False, "--json", help="Print the full answer as JSON."),
+) -> None:
+    """Answer a plain-language question with the same parser as Slack and `GET /v1/query`.
+    Exits 1 when the question cannot be answered."""
+    from rich.console import Console
+    from rich.table import Table
+
+    from app.services.query import respond
+    from app.settings import get_settings
+
+    ans = respond(catalog_view(), get_settings(), " ".join(question))
+    console = Console()
+    if as_json:
+        console.print_json(ans.model_dump_json())
+    else:
+        console.print(f"[bold]{ans.headline}[/bold]", highlight=False)
+        if ans.facts:
+            table = Table(show_header=False, box=None)
+            for f in ans.facts:
+                table.add_row(f.label, f.value)
+            console.print(table)
+        for d in ans.defaults:
+            console.print(f"[dim]assumed {d.name} = {d.value}: {d.source}[/dim]", highlight=False)
+        if ans.suggestions:
+            console.print("Did you mean: " + ", ".join(ans.suggestions) + "?", highlight=False)
+        for example in ans.examples:
+            console.print(f'  try: gpucost ask "{example}"', highlight=False)
+        if ans.ignored:
+            console.print(f"[dim]ignored: {', '.join(ans.ignored)}[/dim]", highlight=False)
+    if not ans.answered:
+        raise typer.Exit(1)
+
+
+@app.command("chart")
+def chart_command(
+    kind: str = typer.Argument(..., help="query, cumulative-cost, break-even-sweep or compare."),
+    output: Path = typer.Option(..., "-o", "--output", help="File to write, .png or .svg."),
+    question: str | None = typer.Option(None, "-q", "--query", help="For `query`: a question."),
+    request: Path | None = typer.Option(
+        None, "-r", "--request", help="JSON request body, as for the API endpoint of KIND."
+    ),
+) -> None:
+    """Draw a chart: `query` takes a break-even or run-cost question (-q); the other kinds
+    take the JSON body of `/v1/break-even`, `/v1/break-even/sweep` or `/v1/compare` (-r)."""
+
+    from app.models.calc import BreakEvenRequest
+    from app.models.compare import CompareRequest, SweepRequest
+    from app.services import charts
+    from app.settings import get_settings
+
+    fmt = chart_format(output)
+    kinds = {
+        "cumulative-cost": BreakEvenRequest,
+        "break-even-sweep": SweepRequest,
+        "compare": CompareRequest,
+    }
+    if kind != "query" and kind not in kinds:
+        raise typer.BadParameter(f"unknown kind {kind!r}", param_hint="KIND")
+    if (kind == "query") != (question is not None) or (kind != "query") != (request is not None):
+        raise typer.BadParameter("`query` takes -q QUESTION; the other kinds take -r FILE")
+    settings = get_settings()
+    try:
+        view = catalog_view()
+        if kind == "query":
+            drawn = charts.query_chart(view, settings, question, fmt)
+        else:
+            req = kinds[kind].model_validate_json(request.read_bytes())
+            if kind == "cumulative-cost":
+                drawn = charts.cumulative_chart(view, req, settings, None, fmt)
+            elif kind == "break-even-sweep":
+                drawn = charts.sweep_chart(view, req, settings, fmt)
+            else:
+                drawn = charts.compare_chart(view, req, settings, fmt)
+    except refusals() as exc:
+        raise fail(exc) from None
+    write_chart(drawn, output)

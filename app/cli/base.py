@@ -1,0 +1,57 @@
+"""The ``gpucost`` Typer app and what its commands share: the catalog view of the configured
+database, and how a refused request is reported (the API's 4xx detail, exit status 2)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+app = typer.Typer(help="gpucost: rent cloud GPUs or buy a desktop?", no_args_is_help=True)
+
+
+def catalog_view():
+    """The catalog view of the configured database, read once for this command."""
+    from app.catalog.live import live_catalog
+    from app.db import get_engine
+
+    return live_catalog(get_engine(), poll_interval_s=0).view
+
+
+def fail(exc: Exception) -> typer.Exit:
+    """Print why a request was refused (the API's 4xx detail) and exit 2."""
+    from pydantic import ValidationError
+    from rich.console import Console
+
+    if isinstance(exc, ValidationError):
+        detail = "; ".join(
+            f"{'.'.join(str(p) for p in e['loc']) or 'request'}: {e['msg']}" for e in exc.errors()
+        )
+    else:
+        detail = getattr(exc, "detail", None) or getattr(exc, "message", None) or str(exc)
+        candidates = getattr(exc, "extra", {}).get("candidates")
+        if candidates:
+            detail += f" (did you mean: {', '.join(candidates)}?)"
+    Console(stderr=True).print(f"[red]error:[/red] {detail}", highlight=False)
+    return typer.Exit(2)
+
+
+def refusals() -> tuple[type[Exception], ...]:
+    from pydantic import ValidationError
+
+    from app.costing import CostingError
+    from app.errors import DomainError
+
+    return (ValidationError, DomainError, CostingError)
+
+
+def chart_format(path: Path) -> str:
+    fmt = path.suffix.lower().lstrip(".")
+    if fmt not in ("png", "svg"):
+        raise typer.BadParameter("the chart file must end in .png or .svg", param_hint="-o")
+    return fmt
+
+
+def write_chart(chart, path: Path) -> None:
+    path.write_bytes(chart.content)
+    typer.echo(f"wrote {path} ({len(chart.content):,} bytes): {chart.title.splitlines()[0]}")
