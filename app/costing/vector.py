@@ -192,7 +192,7 @@ class Costs:
 
 
 def billed_hours(run_h: np.ndarray, increment_h: np.ndarray, minimum_h: np.ndarray) -> np.ndarray:
-    """Element-wise :func:`app.costing.model.billed_seconds` in hours: ``max(minimum,
+    """Element-wise :func:`app.costing.run_cost.billed_seconds` in hours: ``max(minimum,
     ceil(run / increment) x increment)``; 0 means no increment or no minimum."""
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         rounded = np.where(
