@@ -14,7 +14,7 @@ from app.services.ownership import (
     desktop_embodied,
 )
 from app.settings import Settings
-from app.usecases.inputs import _gpu_or_none, carbon_region, resolve_region, resolve_usage
+from app.usecases.inputs import carbon_region, gpu_or_none, resolve_region, resolve_usage
 from app.usecases.trail import (
     DEFAULT_UTILIZATION_PROFILE,
     LIFETIME_SOURCE,
@@ -32,7 +32,7 @@ def compute_carbon(view: CatalogView, req: CarbonRequest, settings: Settings) ->
     """Operational emissions (energy x PUE x grid intensity) and the share of the hardware's
     manufacturing emissions the period carries; see :class:`CarbonResult`."""
     trail = Trail()
-    gpu = _gpu_or_none(view, req.gpu, trail)
+    gpu = gpu_or_none(view, req.gpu, trail)
     if req.gpu_power_w is not None:
         gpu_power = req.gpu_power_w
     else:

@@ -32,6 +32,7 @@ from app.usecases.compare_speed import (
 )
 from app.usecases.inputs import (
     carbon_region,
+    offer_label,
     request_electricity,
     resolve_currency,
     resolve_region,
@@ -319,9 +320,7 @@ class _Listing:
             )
         offer = self.snap.offers.offers[cand.sel.oi[j]]
         return dict(
-            label=f"{offer.provider} {offer.instance_type}"
-            + (f" {offer.region}" if offer.region else "")
-            + f" ({offer.pricing_model})",
+            label=offer_label(offer),
             provider=str(offer.provider),
             instance_type=offer.instance_type,
             pricing_model=offer.pricing_model,

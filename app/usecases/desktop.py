@@ -15,7 +15,7 @@ from app.models import Barebone, Gpu
 from app.models.calc import (
     DesktopSpec,
 )
-from app.usecases.inputs import _gpu_or_none
+from app.usecases.inputs import gpu_or_none
 from app.usecases.trail import (
     DEFAULT_BASE_POWER_W,
     LIFETIME_SOURCE,
@@ -136,7 +136,7 @@ def resolve_desktop(
     """Build a :class:`costing.Desktop` from a request, stating every default used. Money
     given in the request's currency is converted at ``rate``; with ``with_resale`` the resale
     (:func:`resolve_resale`) is resolved too."""
-    gpu = _gpu_or_none(view, spec.gpu, trail)
+    gpu = gpu_or_none(view, spec.gpu, trail)
     gpu_price: float | None = spec.gpu_price_usd
     if gpu_price is None and gpu is not None and gpu.price_new_usd is not None:
         gpu_price = gpu.price_new_usd  # noted below where it is used

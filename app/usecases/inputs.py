@@ -136,7 +136,9 @@ def carbon_region(
     return default
 
 
-def _gpu_or_none(view: CatalogView, name: str | None, trail: Trail) -> Gpu | None:
+def gpu_or_none(view: CatalogView, name: str | None, trail: Trail) -> Gpu | None:
+    """The GPU ``name`` designates, its specs cited (None for no name); 404 or 422 as
+    :meth:`CatalogView.resolve_gpu`."""
     if name is None:
         return None
     gpu = view.resolve_gpu(name)
@@ -155,6 +157,12 @@ class ResolvedCloud:
     gpu_count: int | None
     pue: float
     region: Region | None
+
+
+def offer_label(offer: CloudOffer) -> str:
+    """How an answer names an offer: ``{provider} {instance type} [{region}] ({pricing})``."""
+    region = f" {offer.region}" if offer.region else ""
+    return f"{offer.provider} {offer.instance_type}{region} ({offer.pricing_model})"
 
 
 def rate_for_offer(offer: CloudOffer) -> costing.CloudRate:
@@ -189,7 +197,7 @@ def resolve_cloud(
                 region.pue_source if region and region.pue else provider.pue_source,
             )
         return ResolvedCloud(rate_for_offer(offer), offer, gpu, offer.gpu_count, pue, region)
-    gpu = _gpu_or_none(view, spec.gpu, trail)
+    gpu = gpu_or_none(view, spec.gpu, trail)
     price = given_usd(
         spec.price_usd_per_hour, spec.price_per_hour, rate, "cloud.price_usd_per_hour", trail
     )

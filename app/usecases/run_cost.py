@@ -30,8 +30,10 @@ from app.services.ownership import (
 from app.settings import Settings
 from app.usecases.desktop import resolve_desktop
 from app.usecases.inputs import (
-    _gpu_or_none,
+    ResolvedCloud,
     carbon_region,
+    gpu_or_none,
+    offer_label,
     request_electricity,
     resolve_cloud,
     resolve_currency,
@@ -130,7 +132,7 @@ def compute_run_cost(view: CatalogView, req: RunCostRequest, settings: Settings)
         trail.cite(f"benchmark {bench.id}", bench.source, bench.as_of)
         bench_results = {r.gpu_id: r for r in view.results_of(bench.id)}
         bench_reference = benchmark_reference(bench_results, view.gpu)
-    ref_gpu = _gpu_or_none(view, w.gpu, trail)
+    ref_gpu = gpu_or_none(view, w.gpu, trail)
     region = resolve_region(view, req.region)
     rate = resolve_currency(view, req, trail)
     ctx = _RunContext(
@@ -164,86 +166,93 @@ def compute_run_cost(view: CatalogView, req: RunCostRequest, settings: Settings)
     )
 
 
+# A run that cannot be timed (does not fit, or no runtime) is listed without cost figures.
+_UNCOSTED = dict(
+    cost_usd=None,
+    energy_kwh=None,
+    co2e_kg=None,
+    embodied_co2e_kg=None,
+    cost_in_currency=None,
+    cost_per_item_in_currency=None,
+    cost_per_item_usd=None,
+)
+
+
 def _run_option(view: CatalogView, ctx: _RunContext, opt: RunOption, i: int) -> RunOptionResult:
     """One option's run cost, energy and emissions."""
-    trail, usage, ci_region = ctx.trail, ctx.usage, ctx.carbon
-    items = ctx.req.workload.items
-    rate = ctx.rate
     if opt.desktop is not None:
-        desk = resolve_desktop(view, opt.desktop, trail, prefix=f"options[{i}].desktop", rate=rate)
-        if desk.gpu is None:
-            raise InvalidRequest(f"options[{i}].desktop: name the gpu to cost a run")
-        rt = _runtime_on(ctx, desk.gpu, desk.desktop.gpu_count)
-        label = f"desktop {desk.desktop.gpu_count}x {desk.gpu.id}"
-        base = dict(
-            label=label,
-            kind="desktop",
-            offer_id=None,
-            gpu_id=desk.gpu.id,
-            gpu_count=desk.desktop.gpu_count,
-            fits=rt.fits,
-            runtime_s=sig8(rt.seconds),
-            runtime_basis=rt.basis,
-            billed_s=None,
-            max_batch_size=rt.max_batch_size,
-            note=rt.note,
+        return _desktop_option(view, ctx, opt, i)
+    if opt.offer_id is not None:
+        cloud = resolve_cloud(view, CloudSpec(offer_id=opt.offer_id), ctx.trail)
+        label = offer_label(cloud.offer)
+    else:
+        spec = CloudSpec(
+            price_usd_per_hour=opt.price_usd_per_hour, gpu=opt.gpu, gpu_count=opt.gpu_count
         )
-        if rt.seconds is None:
-            return RunOptionResult(
-                **base,
-                price_usd_per_hour=None,
-                cost_usd=None,
-                marginal_cost_usd=None,
-                energy_kwh=None,
-                co2e_kg=None,
-                embodied_co2e_kg=None,
-                cost_in_currency=None,
-                cost_per_item_in_currency=None,
-                cost_per_batch_item_usd=None,
-                cost_per_item_usd=None,
-            )
-        owned = desk.desktop
-        if desk.resale is not None:
-            owned = replace(
-                owned, resale_usd=desk.resale.value_usd, lifetime_years=desk.horizon_years
-            )
-        run = costing.desktop_run_cost(rt.seconds, owned, usage, ctx.electricity_price_usd_per_kwh)
-        hourly = run.fully_loaded_cost_usd / (rt.seconds / 3600.0)
-        machine = desktop_embodied(view, owned.gpu_count, trail)
-        share = own.owned_share_of_run(rt.seconds / 3600.0, owned.lifetime_years, usage.utilization)
-        per_item = costing.cost_per_item_usd(run.fully_loaded_cost_usd, items) if items else None
+        cloud = resolve_cloud(view, spec, ctx.trail, rate=ctx.rate)
+        label = f"{cloud.gpu_count}x {cloud.gpu.id} at ${opt.price_usd_per_hour:g}/h"
+    return _cloud_option(view, ctx, cloud, label)
+
+
+def _desktop_option(view: CatalogView, ctx: _RunContext, opt: RunOption, i: int) -> RunOptionResult:
+    """A desktop option: marginal (electricity) and fully-loaded (purchase amortized over the
+    owned busy hours, net of resale) cost of one run."""
+    trail, usage, rate = ctx.trail, ctx.usage, ctx.rate
+    desk = resolve_desktop(view, opt.desktop, trail, prefix=f"options[{i}].desktop", rate=rate)
+    if desk.gpu is None:
+        raise InvalidRequest(f"options[{i}].desktop: name the gpu to cost a run")
+    rt = _runtime_on(ctx, desk.gpu, desk.desktop.gpu_count)
+    base = dict(
+        label=f"desktop {desk.desktop.gpu_count}x {desk.gpu.id}",
+        kind="desktop",
+        offer_id=None,
+        gpu_id=desk.gpu.id,
+        gpu_count=desk.desktop.gpu_count,
+        fits=rt.fits,
+        runtime_s=sig8(rt.seconds),
+        runtime_basis=rt.basis,
+        billed_s=None,
+        max_batch_size=rt.max_batch_size,
+        note=rt.note,
+    )
+    if rt.seconds is None:
         return RunOptionResult(
             **base,
-            price_usd_per_hour=sig8(hourly),
-            cost_usd=sig8(run.fully_loaded_cost_usd),
-            marginal_cost_usd=sig8(run.marginal_cost_usd),
-            energy_kwh=sig8(run.energy_kwh),
-            co2e_kg=sig8(costing.co2e_kg(run.energy_kwh, ci_region.carbon_intensity_g_per_kwh)),
-            embodied_co2e_kg=sig8(machine.co2e_kg * share),
-            cost_in_currency=in_currency(run.fully_loaded_cost_usd, rate),
-            cost_per_item_in_currency=in_currency(per_item, rate),
-            cost_per_batch_item_usd=sig8(costing.cost_per_batch_item_usd(hourly, rt.max_batch_size))
-            if rt.max_batch_size
-            else None,
-            cost_per_item_usd=sig8(per_item),
+            **_UNCOSTED,
+            price_usd_per_hour=None,
+            marginal_cost_usd=None,
+            cost_per_batch_item_usd=None,
         )
-    if opt.offer_id is not None:
-        cloud = resolve_cloud(view, CloudSpec(offer_id=opt.offer_id), trail)
-        label = (
-            f"{cloud.offer.provider} {cloud.offer.instance_type}"
-            + (f" {cloud.offer.region}" if cloud.offer.region else "")
-            + f" ({cloud.offer.pricing_model})"
-        )
-    else:
-        cloud = resolve_cloud(
-            view,
-            CloudSpec(
-                price_usd_per_hour=opt.price_usd_per_hour, gpu=opt.gpu, gpu_count=opt.gpu_count
-            ),
-            trail,
-            rate=rate,
-        )
-        label = f"{cloud.gpu_count}x {cloud.gpu.id} at ${opt.price_usd_per_hour:g}/h"
+    owned = desk.desktop
+    if desk.resale is not None:
+        owned = replace(owned, resale_usd=desk.resale.value_usd, lifetime_years=desk.horizon_years)
+    run = costing.desktop_run_cost(rt.seconds, owned, usage, ctx.electricity_price_usd_per_kwh)
+    hourly = run.fully_loaded_cost_usd / (rt.seconds / 3600.0)
+    machine = desktop_embodied(view, owned.gpu_count, trail)
+    share = own.owned_share_of_run(rt.seconds / 3600.0, owned.lifetime_years, usage.utilization)
+    items = ctx.req.workload.items
+    per_item = costing.cost_per_item_usd(run.fully_loaded_cost_usd, items) if items else None
+    return RunOptionResult(
+        **base,
+        price_usd_per_hour=sig8(hourly),
+        cost_usd=sig8(run.fully_loaded_cost_usd),
+        marginal_cost_usd=sig8(run.marginal_cost_usd),
+        energy_kwh=sig8(run.energy_kwh),
+        co2e_kg=sig8(costing.co2e_kg(run.energy_kwh, ctx.carbon.carbon_intensity_g_per_kwh)),
+        embodied_co2e_kg=sig8(machine.co2e_kg * share),
+        cost_in_currency=in_currency(run.fully_loaded_cost_usd, rate),
+        cost_per_item_in_currency=in_currency(per_item, rate),
+        cost_per_batch_item_usd=sig8(costing.cost_per_batch_item_usd(hourly, rt.max_batch_size))
+        if rt.max_batch_size
+        else None,
+        cost_per_item_usd=sig8(per_item),
+    )
+
+
+def _cloud_option(
+    view: CatalogView, ctx: _RunContext, cloud: ResolvedCloud, label: str
+) -> RunOptionResult:
+    """A cloud option: billed time (increments, minimum) x price; GPU energy x PUE."""
     gpu, count = cloud.gpu, cloud.gpu_count or 1
     rt = _runtime_on(ctx, gpu, count)
     base = dict(
@@ -259,29 +268,19 @@ def _run_option(view: CatalogView, ctx: _RunContext, opt: RunOption, i: int) -> 
         marginal_cost_usd=None,
         max_batch_size=rt.max_batch_size,
         note=rt.note,
-    )
-    batch_cost = (
-        sig8(costing.cost_per_batch_item_usd(cloud.rate.price_usd_per_hour, rt.max_batch_size))
+        cost_per_batch_item_usd=sig8(
+            costing.cost_per_batch_item_usd(cloud.rate.price_usd_per_hour, rt.max_batch_size)
+        )
         if rt.max_batch_size
-        else None
+        else None,
     )
     if rt.seconds is None:
-        return RunOptionResult(
-            **base,
-            billed_s=None,
-            cost_usd=None,
-            energy_kwh=None,
-            co2e_kg=None,
-            embodied_co2e_kg=None,
-            cost_in_currency=None,
-            cost_per_item_in_currency=None,
-            cost_per_batch_item_usd=batch_cost,
-            cost_per_item_usd=None,
-        )
+        return RunOptionResult(**base, **_UNCOSTED, billed_s=None)
     run = costing.cloud_run_cost(rt.seconds, cloud.rate)
     energy = costing.energy_kwh(gpu.tdp_w * count, rt.seconds / 3600.0, cloud.pue)
-    ci = (cloud.region or ci_region).carbon_intensity_g_per_kwh
-    gpus_embodied, life = cloud_embodied(view, count, trail)
+    ci = (cloud.region or ctx.carbon).carbon_intensity_g_per_kwh
+    gpus_embodied, life = cloud_embodied(view, count, ctx.trail)
+    items = ctx.req.workload.items
     per_item = costing.cost_per_item_usd(run.cost_usd, items) if items else None
     return RunOptionResult(
         **base,
@@ -290,8 +289,7 @@ def _run_option(view: CatalogView, ctx: _RunContext, opt: RunOption, i: int) -> 
         energy_kwh=sig8(energy),
         co2e_kg=sig8(costing.co2e_kg(energy, ci)),
         embodied_co2e_kg=sig8(gpus_embodied.co2e_kg * own.rented_share(rt.seconds / 3600.0, life)),
-        cost_in_currency=in_currency(run.cost_usd, rate),
-        cost_per_item_in_currency=in_currency(per_item, rate),
-        cost_per_batch_item_usd=batch_cost,
+        cost_in_currency=in_currency(run.cost_usd, ctx.rate),
+        cost_per_item_in_currency=in_currency(per_item, ctx.rate),
         cost_per_item_usd=sig8(per_item),
     )
