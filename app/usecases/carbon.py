@@ -5,6 +5,7 @@ from __future__ import annotations
 from app import costing
 from app.catalog.view import CatalogView
 from app.costing import ownership as own
+from app.models import Region
 from app.models.calc import (
     CarbonRequest,
     CarbonResult,
@@ -52,20 +53,58 @@ def compute_carbon(view: CatalogView, req: CarbonRequest, settings: Settings) ->
         ci = req.carbon_intensity_g_per_kwh
     else:
         ci = carbon_region(view, region, settings, trail).carbon_intensity_g_per_kwh
-    if req.pue is not None:
-        pue = req.pue
-    elif region is not None and region.pue is not None:
-        pue = region.pue
-        trail.cite(f"region {region.id}: pue", region.pue_source or region.source, region.as_of)
-    else:
-        pue = 1.0
-        trail.assume("pue", 1.0, "default: no datacenter overhead (a desktop in an office)")
+    pue = _pue(req, region, trail)
     energy = costing.energy_kwh(power, busy, pue)
     operational = costing.co2e_kg(energy, ci)
 
+    total, share = _embodied(view, req, busy, utilization, trail)
+    embodied = total.scaled(share)
+    return CarbonResult(
+        gpu_id=gpu.id if gpu else None,
+        gpu_count=req.gpu_count,
+        power_w=power,
+        busy_hours=sig8(busy),
+        pue=pue,
+        carbon_intensity_g_per_kwh=ci,
+        energy_kwh=sig8(energy),
+        co2e_kg=sig8(operational),
+        operational_co2e_kg=sig8(operational),
+        hardware=hardware,
+        embodied_share=sig8(share),
+        embodied=embodied_model(embodied),
+        total_co2e_kg=sig8(operational + embodied.co2e_kg),
+        assumptions=trail.assumptions,
+        sources=trail.sources,
+        **trail.price_fields(view, settings),
+    )
+
+
+def _pue(req: CarbonRequest, region: Region | None, trail: Trail) -> float:
+    """Datacenter overhead: given, else the region's, else 1.0 (a desktop in an office)."""
+    if req.pue is not None:
+        return req.pue
+    if region is not None and region.pue is not None:
+        trail.cite(f"region {region.id}: pue", region.pue_source or region.source, region.as_of)
+        return region.pue
+    trail.assume("pue", 1.0, "default: no datacenter overhead (a desktop in an office)")
+    return 1.0
+
+
+def _embodied(
+    view: CatalogView,
+    req: CarbonRequest,
+    busy: float,
+    utilization: float | None,
+    trail: Trail,
+) -> tuple[own.Embodied, float]:
+    """The hardware's embodied carbon (kg CO2e) and the share ``busy`` hours carry: an owned
+    machine carries all of it over its life (per day owned, or per busy hour at its
+    utilization); a rented GPU spreads it over every hour of its life."""
+    hardware = req.hardware or "owned"
     if hardware == "owned":
         total = desktop_embodied(view, req.gpu_count, trail)
         life = req.lifetime_years or costing.DEFAULT_LIFETIME_YEARS
+        life_source = f"default: {LIFETIME_SOURCE}"
         if req.days is not None:
             share = own.owned_share_of_period(req.days, life)
             how = f"{req.days:g} days / ({life:g} y x 365 d), capped at 1"
@@ -89,6 +128,7 @@ def compute_carbon(view: CatalogView, req: CarbonRequest, settings: Settings) ->
     else:
         total, default_life = cloud_embodied(view, req.gpu_count, trail)
         life = req.lifetime_years or default_life
+        life_source = f"default: EcoDiag's server life, {default_life:g} years"
         share = min(1.0, own.rented_share(busy, life))
         trail.assume(
             "embodied_share",
@@ -96,29 +136,5 @@ def compute_carbon(view: CatalogView, req: CarbonRequest, settings: Settings) ->
             f"rented: {busy:g} busy hours / ({life:g} y x 8760 h), capped at 1",
         )
     if req.lifetime_years is None:
-        trail.assume(
-            "lifetime_years",
-            life,
-            f"default: {LIFETIME_SOURCE}"
-            if hardware == "owned"
-            else "default: EcoDiag's server life, 5 years",
-        )
-    embodied = total.scaled(share)
-    return CarbonResult(
-        gpu_id=gpu.id if gpu else None,
-        gpu_count=req.gpu_count,
-        power_w=power,
-        busy_hours=sig8(busy),
-        pue=pue,
-        carbon_intensity_g_per_kwh=ci,
-        energy_kwh=sig8(energy),
-        co2e_kg=sig8(operational),
-        operational_co2e_kg=sig8(operational),
-        hardware=hardware,
-        embodied_share=sig8(share),
-        embodied=embodied_model(embodied),
-        total_co2e_kg=sig8(operational + embodied.co2e_kg),
-        assumptions=trail.assumptions,
-        sources=trail.sources,
-        **trail.price_fields(view, settings),
-    )
+        trail.assume("lifetime_years", life, life_source)
+    return total, share

@@ -156,33 +156,69 @@ def resolve_desktop(
     else:
         raise InvalidRequest(f"{prefix}: give gpu or gpu_power_w")
 
-    if total_price is not None:
-        upfront = total_price
-    else:
-        if gpu_price is None:
-            raise CatalogGap(
-                f"{prefix}: no catalog price for this GPU; give total_price_usd or gpu_price_usd"
-            )
-        note_catalog_gpu_price(spec, gpu, trail, prefix)
-        if spec.barebone_price_usd is not None:
-            base_price = spec.barebone_price_usd
-        else:
-            if barebone is None:
-                barebone = view.smallest_barebone(spec.gpu_count)
-                if barebone is None:
-                    raise CatalogGap(
-                        f"{prefix}: no catalog barebone takes {spec.gpu_count} GPUs; give "
-                        "barebone_price_usd or total_price_usd"
-                    )
-                trail.assume(
-                    f"{prefix}.barebone",
-                    barebone.id,
-                    f"smallest catalog barebone for {spec.gpu_count} GPU(s): {barebone.source}",
-                )
-            base_price = float(barebone.price_usd)
-            trail.price(f"barebone {barebone.id}", barebone.as_of)
-        upfront = gpu_price * spec.gpu_count + base_price
+    upfront, barebone = _upfront(view, spec, gpu, gpu_price, total_price, barebone, trail, prefix)
+    base_power, idle, psu = _powers(spec, barebone, trail, prefix)
+    lifetime = spec.lifetime_years
+    if lifetime is None:
+        lifetime = costing.DEFAULT_LIFETIME_YEARS
+        trail.assume(f"{prefix}.lifetime_years", lifetime, f"default: {LIFETIME_SOURCE}")
+    desktop = costing.Desktop(
+        upfront_usd=upfront,
+        gpu_power_w=gpu_power,
+        gpu_count=spec.gpu_count,
+        base_power_w=base_power,
+        idle_power_w=idle,
+        psu_efficiency=psu,
+        lifetime_years=lifetime,
+    )
+    resolved = ResolvedDesktop(desktop, gpu, gpu_price)
+    if with_resale:
+        resolved.resale = resolve_resale(view, spec, resolved, rate, trail, prefix)
+    return resolved
 
+
+def _upfront(
+    view: CatalogView,
+    spec: DesktopSpec,
+    gpu: Gpu | None,
+    gpu_price: float | None,
+    total_price: float | None,
+    barebone: Barebone | None,
+    trail: Trail,
+    prefix: str,
+) -> tuple[float, Barebone | None]:
+    """The purchase, USD: the given total, else GPUs x price + the barebone (given price, the
+    named one, or the smallest catalog barebone that holds them); and the barebone used."""
+    if total_price is not None:
+        return total_price, barebone
+    if gpu_price is None:
+        raise CatalogGap(
+            f"{prefix}: no catalog price for this GPU; give total_price_usd or gpu_price_usd"
+        )
+    note_catalog_gpu_price(spec, gpu, trail, prefix)
+    if spec.barebone_price_usd is not None:
+        return gpu_price * spec.gpu_count + spec.barebone_price_usd, barebone
+    if barebone is None:
+        barebone = view.smallest_barebone(spec.gpu_count)
+        if barebone is None:
+            raise CatalogGap(
+                f"{prefix}: no catalog barebone takes {spec.gpu_count} GPUs; give "
+                "barebone_price_usd or total_price_usd"
+            )
+        trail.assume(
+            f"{prefix}.barebone",
+            barebone.id,
+            f"smallest catalog barebone for {spec.gpu_count} GPU(s): {barebone.source}",
+        )
+    trail.price(f"barebone {barebone.id}", barebone.as_of)
+    return gpu_price * spec.gpu_count + float(barebone.price_usd), barebone
+
+
+def _powers(
+    spec: DesktopSpec, barebone: Barebone | None, trail: Trail, prefix: str
+) -> tuple[float, float, float]:
+    """Base power while busy (W), idle wall power (W) and PSU efficiency: given, else the
+    barebone's, else seed 001's 100 W, 0 W (off when idle) and 1.0 (TDP as wall power)."""
     if spec.base_power_w is not None:
         base_power = spec.base_power_w
     elif barebone is not None:
@@ -202,20 +238,4 @@ def resolve_desktop(
                 1.0,
                 f"default: component power counted as wall power, as {SEED_001}",
             )
-    lifetime = spec.lifetime_years
-    if lifetime is None:
-        lifetime = costing.DEFAULT_LIFETIME_YEARS
-        trail.assume(f"{prefix}.lifetime_years", lifetime, f"default: {LIFETIME_SOURCE}")
-    desktop = costing.Desktop(
-        upfront_usd=upfront,
-        gpu_power_w=gpu_power,
-        gpu_count=spec.gpu_count,
-        base_power_w=base_power,
-        idle_power_w=idle,
-        psu_efficiency=psu,
-        lifetime_years=lifetime,
-    )
-    resolved = ResolvedDesktop(desktop, gpu, gpu_price)
-    if with_resale:
-        resolved.resale = resolve_resale(view, spec, resolved, rate, trail, prefix)
-    return resolved
+    return base_power, idle, psu
