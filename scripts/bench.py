@@ -40,7 +40,7 @@ import httpx
 from fastapi import FastAPI
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from app.models.calc import BreakEvenRequest  # noqa: E402
+from app.models.break_even import BreakEvenRequest  # noqa: E402
 from scripts.loadlib import (  # noqa: E402
     BREAK_EVEN,
     QUESTION,

@@ -57,7 +57,7 @@ def chart_command(
     """Draw a chart: `query` takes a break-even or run-cost question (-q); the other kinds
     take the JSON body of `/v1/break-even`, `/v1/break-even/sweep` or `/v1/compare` (-r)."""
 
-    from app.models.calc import BreakEvenRequest
+    from app.models.break_even import BreakEvenRequest
     from app.models.compare import CompareRequest, SweepRequest
     from app.services import charts
     from app.settings import get_settings

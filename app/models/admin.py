@@ -15,10 +15,10 @@ from typing import Annotated, Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from app.models.benchmark import BenchmarkPublic, BenchmarkResultPublic
-from app.models.calc import NO_CONTROL
 from app.models.catalog_misc import BarebonePublic, UtilizationProfilePublic
 from app.models.common import IsoDate, described_by
 from app.models.gpu import FormFactor, GpuPublic
+from app.models.inputs import NO_CONTROL
 from app.models.offer import CloudOfferPublic, PricingModel, Provider
 from app.models.region import RegionKind, RegionPublic
 

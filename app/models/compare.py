@@ -1,7 +1,7 @@
 """Request and result schemas of ``POST /v1/compare`` (rank every option for a workload) and
 ``POST /v1/break-even/sweep`` (break-even over utilization and electricity price).
 
-Same conventions as :mod:`app.models.calc`: unknown fields and non-finite numbers are refused,
+Same conventions as :mod:`app.models.inputs`: unknown fields and non-finite numbers are refused,
 every number is bounded, money is USD, energy kWh, emissions kg CO2e, time in the unit its
 name says.
 """
@@ -12,18 +12,15 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, Strict, model_validator
 
-from app.models.calc import (
+from app.models.answers import Assumption, CurrencyRate, PriceAge, SourceRef
+from app.models.inputs import (
     ELECTRICITY,
     NO_CONTROL,
     STRICT,
-    Assumption,
     CloudSpec,
-    CurrencyRate,
+    CommonInputs,
     DesktopSpec,
-    PriceAge,
-    SourceRef,
-    _Body,
-    _Where,
+    StrictBody,
     name_field,
     not_both,
 )
@@ -43,7 +40,7 @@ def _at_most_one(*fields: str) -> dict[str, Any]:
     return {"not": {"anyOf": [{"required": p} for p in pairs]}}
 
 
-class CompareWorkload(_Body):
+class CompareWorkload(StrictBody):
     """What one run is: a catalog benchmark, a runtime measured on a GPU, or (neither) an
     hour of work on the reference GPU."""
 
@@ -81,7 +78,7 @@ class CompareWorkload(_Body):
         return self
 
 
-class SpotModel(_Body):
+class SpotModel(StrictBody):
     """Expected cost of spot and interruptible capacity: lost work is re-done.
 
     The expected billed hours per useful hour follow Daly (2006), 'A higher order estimate of
@@ -106,7 +103,7 @@ class SpotModel(_Body):
     )
 
 
-class CompareFilters(_Body):
+class CompareFilters(StrictBody):
     """Which options to rank. Provider, pricing, region and price filters apply to cloud
     offers; memory to both."""
 
@@ -151,7 +148,7 @@ class CompareFilters(_Body):
     )
 
 
-class CompareRequest(_Where):
+class CompareRequest(CommonInputs):
     """Rank every option in the catalog (cloud offers of every provider, region and pricing
     model, Colab plans, desktop builds from catalog barebones and GPUs) for one workload.
     Utilization, electricity price and region are those of ``/v1/break-even``; the region's
@@ -343,7 +340,7 @@ class CompareResult(BaseModel):
     prices: PriceAge = Field(description="Age of the catalog prices used.")
 
 
-class SweepRequest(_Body):
+class SweepRequest(StrictBody):
     """Break-even days over a grid of utilization (and optionally electricity price)."""
 
     model_config = ConfigDict(

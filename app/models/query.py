@@ -6,7 +6,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from app.models.calc import Assumption
+from app.models.answers import Assumption
 from app.query.parser import Interpretation
 
 

@@ -8,15 +8,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, model_validator
 
-from app.models.calc import (
-    NO_CONTROL,
-    STRICT,
-    BreakEvenRequest,
-    BreakEvenResult,
-    RunCostRequest,
-    RunCostResult,
-    exactly_one,
-)
+from app.models.break_even import BreakEvenRequest, BreakEvenResult
+from app.models.inputs import NO_CONTROL, STRICT, exactly_one
+from app.models.run_cost import RunCostRequest, RunCostResult
 
 ScenarioKind = Literal["break_even", "run_cost"]
 

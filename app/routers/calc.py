@@ -6,15 +6,10 @@ from fastapi import APIRouter
 
 from app import usecases
 from app.deps import SettingsDep, ViewDep
-from app.models.calc import (
-    BreakEvenRequest,
-    BreakEvenResult,
-    CarbonRequest,
-    CarbonResult,
-    RunCostRequest,
-    RunCostResult,
-)
+from app.models.break_even import BreakEvenRequest, BreakEvenResult
+from app.models.carbon import CarbonRequest, CarbonResult
 from app.models.common import PROBLEM_RESPONSES
+from app.models.run_cost import RunCostRequest, RunCostResult
 
 router = APIRouter(
     prefix="/v1",

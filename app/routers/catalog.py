@@ -8,7 +8,6 @@ from fastapi import APIRouter, Query
 
 from app.deps import CurrentViewDep, ViewDep
 from app.models.benchmark import BenchmarkPublic, BenchmarkResultPublic, BenchmarksPublic
-from app.models.calc import MemoryPresetId, Precision
 from app.models.catalog_misc import (
     BarebonePublic,
     BarebonesPublic,
@@ -17,6 +16,7 @@ from app.models.catalog_misc import (
 )
 from app.models.common import PROBLEM_RESPONSES
 from app.models.gpu import GpuPublic, GpusPublic
+from app.models.inputs import MemoryPresetId, Precision
 from app.models.offer import CloudOfferPublic, CloudOffersPublic, PricingModel, Provider
 from app.models.ownership import (
     EmbodiedFactorsPublic,

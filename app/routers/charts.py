@@ -10,7 +10,7 @@ from fastapi.concurrency import run_in_threadpool
 
 from app.charts import Format
 from app.deps import SettingsDep, ViewDep
-from app.models.calc import BreakEvenRequest
+from app.models.break_even import BreakEvenRequest
 from app.models.common import PROBLEM_RESPONSES
 from app.models.compare import CompareRequest, SweepRequest
 from app.query.parser import MAX_QUERY_CHARS

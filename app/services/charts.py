@@ -8,8 +8,9 @@ from typing import Any
 
 from app import charts, usecases
 from app.catalog.view import CatalogView
-from app.models.calc import BreakEvenRequest, BreakEvenResult, RunCostResult
+from app.models.break_even import BreakEvenRequest, BreakEvenResult
 from app.models.compare import CompareRequest, CompareResult, SweepRequest
+from app.models.run_cost import RunCostResult
 from app.services import query
 from app.settings import Settings
 from app.usecases import compare, sweep

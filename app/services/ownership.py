@@ -14,7 +14,7 @@ from app.costing import ownership as own
 from app.costing.money import ExchangeRate
 from app.errors import InvalidRequest
 from app.models import EmbodiedFactor, Gpu
-from app.models.calc import MemoryCheck
+from app.models.answers import MemoryCheck
 from app.models.ownership import (
     EmbodiedFactorPublic,
     EmbodiedFactorsPublic,

@@ -32,15 +32,12 @@ from app.catalog.view import CatalogView
 from app.costing import CostingError
 from app.errors import DomainError, NotUnderstood
 from app.models import CloudOffer, Gpu
-from app.models.calc import (
-    Assumption,
-    BreakEvenRequest,
-    CarbonRequest,
-    CurrencyRate,
-    RunCostRequest,
-)
+from app.models.answers import Assumption, CurrencyRate
+from app.models.break_even import BreakEvenRequest
+from app.models.carbon import CarbonRequest
 from app.models.gpu import GpuPublic
 from app.models.query import Fact, QueryAnswer
+from app.models.run_cost import RunCostRequest
 from app.query.parser import GpuMention, Interpretation, Lexicon, parse
 from app.services import catalog
 from app.settings import Settings

@@ -15,7 +15,8 @@ from app.catalog.view import CatalogView
 from app.db import writer
 from app.errors import NotFound
 from app.models import Scenario
-from app.models.calc import BreakEvenRequest, RunCostRequest
+from app.models.break_even import BreakEvenRequest
+from app.models.run_cost import RunCostRequest
 from app.models.scenario import ScenarioCreate, ScenarioPublic, ScenarioResult
 from app.settings import Settings
 

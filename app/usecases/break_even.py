@@ -16,15 +16,13 @@ from app.catalog.view import CatalogView
 from app.costing import ownership as own
 from app.costing.money import ExchangeRate
 from app.models import Region
-from app.models.calc import (
+from app.models.answers import Performance, Resale, TotalCostOfOwnership
+from app.models.break_even import (
     BreakEvenMoney,
     BreakEvenRequest,
     BreakEvenResult,
     CloudSide,
     DesktopSide,
-    Performance,
-    Resale,
-    TotalCostOfOwnership,
 )
 from app.services.ownership import (
     MemoryNeed,

@@ -6,10 +6,7 @@ from app import costing
 from app.catalog.view import CatalogView
 from app.costing import ownership as own
 from app.models import Region
-from app.models.calc import (
-    CarbonRequest,
-    CarbonResult,
-)
+from app.models.carbon import CarbonRequest, CarbonResult
 from app.services.ownership import (
     cloud_embodied,
     desktop_embodied,

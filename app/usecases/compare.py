@@ -19,7 +19,7 @@ import numpy as np
 from app.catalog.view import CatalogView
 from app.costing import vector
 from app.costing.money import ExchangeRate
-from app.models.calc import PriceAge
+from app.models.answers import PriceAge
 from app.models.compare import CompareOption, CompareRequest, CompareResult, CompareSummary
 from app.services.ownership import Scaling, memory_need, resolve_scaling
 from app.settings import Settings

@@ -12,9 +12,7 @@ from app.catalog.view import CatalogView
 from app.costing.money import USD, ExchangeRate
 from app.errors import CatalogGap, InvalidRequest
 from app.models import Barebone, Gpu
-from app.models.calc import (
-    DesktopSpec,
-)
+from app.models.inputs import DesktopSpec
 from app.usecases.inputs import gpu_or_none
 from app.usecases.trail import (
     DEFAULT_BASE_POWER_W,

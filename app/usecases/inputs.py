@@ -13,9 +13,7 @@ from app.catalog.view import CatalogView
 from app.costing.money import USD, ExchangeRate, to_usd
 from app.errors import CatalogGap
 from app.models import CloudOffer, Gpu, Region
-from app.models.calc import (
-    CloudSpec,
-)
+from app.models.inputs import CloudSpec
 from app.services.ownership import (
     cite_rate,
 )

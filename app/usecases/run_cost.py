@@ -11,13 +11,8 @@ from app.costing import ownership as own
 from app.costing.money import USD, ExchangeRate
 from app.errors import InvalidRequest
 from app.models import Gpu, Region
-from app.models.calc import (
-    CloudSpec,
-    RunCostRequest,
-    RunCostResult,
-    RunOption,
-    RunOptionResult,
-)
+from app.models.inputs import CloudSpec
+from app.models.run_cost import RunCostRequest, RunCostResult, RunOption, RunOptionResult
 from app.services.ownership import (
     DEFAULT_SCALING,
     MemoryNeed,

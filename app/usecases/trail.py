@@ -11,13 +11,7 @@ from typing import Any
 from app.catalog.view import CatalogView
 from app.costing import ownership as own
 from app.costing.money import ExchangeRate, from_usd, to_usd
-from app.models.calc import (
-    Assumption,
-    CurrencyRate,
-    EmbodiedCarbon,
-    PriceAge,
-    SourceRef,
-)
+from app.models.answers import Assumption, CurrencyRate, EmbodiedCarbon, PriceAge, SourceRef
 from app.settings import Settings
 
 SEED_001 = "seed 001 (Tim Dettmers, 'Which GPU for deep learning', 2020-09-07)"

@@ -1,0 +1,136 @@
+"""``POST /v1/carbon``: energy and emissions of a period or a number of busy hours."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Annotated
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    Strict,
+    model_validator,
+)
+
+from app.models.answers import Assumption, EmbodiedCarbon, PriceAge, SourceRef
+from app.models.inputs import (
+    NO_CONTROL,
+    STRICT,
+    StrictBody,
+    Utilization,
+    exactly_one,
+    name_field,
+    not_both,
+)
+
+
+class Hardware(StrEnum):
+    """Whose hardware runs the work: `owned` (a bought desktop) or `rented` (a cloud GPU)."""
+
+    owned = "owned"
+    rented = "rented"
+
+
+class CarbonRequest(StrictBody):
+    """Energy and emissions of running GPUs for a while."""
+
+    model_config = ConfigDict(
+        **STRICT,
+        json_schema_extra={
+            "allOf": [
+                *exactly_one("days", "hours")["allOf"],
+                {"anyOf": [{"required": ["gpu"]}, {"required": ["gpu_power_w"]}]},
+                not_both("utilization", "hours"),
+                not_both("utilization_profile", "hours"),
+                not_both("utilization", "utilization_profile"),
+            ],
+            "examples": [{"gpu": "rtx-3090", "utilization": 0.15, "days": 365, "region": "us-ca"}],
+        },
+    )
+
+    gpu: str = Field(
+        default=None, min_length=1, pattern=NO_CONTROL, max_length=100, description="GPU."
+    )
+    gpu_count: int = Field(default=1, ge=1, le=10_000, description="GPUs.")
+    gpu_power_w: float = Field(
+        default=None, ge=0, le=2000, description="Power per GPU, W; default TDP."
+    )
+    base_power_w: float = Field(
+        default=100.0,
+        ge=0,
+        le=100_000,
+        description="Host power while busy, W; default 100 W (seed 001).",
+    )
+    utilization_profile: str = name_field(
+        "Profile id (`GET /v1/utilization-profiles`), instead of `utilization`.",
+        max_length=64,
+    )
+    utilization: float = Utilization
+    days: float = Field(
+        default=None,
+        gt=0,
+        le=36_500,
+        description="Calendar days (busy hours = days x 24 x utilization).",
+    )
+    hours: float = Field(default=None, gt=0, le=10_000_000, description="Busy hours.")
+    region: str | None = name_field(
+        "Region id, for carbon intensity (and PUE).",
+        max_length=64,
+    )
+    carbon_intensity_g_per_kwh: float | None = Field(
+        default=None, ge=0, le=2000, description="Grid carbon intensity, gCO2e/kWh."
+    )
+    pue: float | None = Field(
+        default=None,
+        ge=1.0,
+        le=3.0,
+        description="Power usage effectiveness; default 1.0, or the cloud region's.",
+    )
+    hardware: Annotated[Hardware, Strict(False)] = Field(
+        default=None,
+        description="How the GPUs' manufacturing emissions are allocated: `owned` (default; "
+        "a bought desktop carries all of them over its life, barebone included) or `rented` "
+        "(a cloud GPU's usage share, host not counted).",
+    )
+    lifetime_years: float | None = Field(
+        default=None,
+        ge=0.25,
+        le=20,
+        description="Hardware life the embodied emissions are spread over, years; default 5 "
+        "(owned: IRS Publication 946 (2024) 5-year recovery; rented: EcoDiag's server life).",
+    )
+
+    @model_validator(mode="after")
+    def _check(self) -> CarbonRequest:
+        if (self.days is None) == (self.hours is None):
+            raise ValueError("give exactly one of days or hours")
+        if self.gpu is None and self.gpu_power_w is None:
+            raise ValueError("give gpu or gpu_power_w")
+        return self
+
+
+class CarbonResult(BaseModel):
+    gpu_id: str | None = Field(description="GPU id.")
+    gpu_count: int = Field(description="GPUs counted.")
+    power_w: float = Field(description="Power while busy, W.")
+    busy_hours: float = Field(description="Busy hours, h.")
+    pue: float = Field(description="PUE used.")
+    carbon_intensity_g_per_kwh: float = Field(description="Carbon intensity used, gCO2e/kWh.")
+    energy_kwh: float = Field(description="Energy incl. PUE, kWh.")
+    co2e_kg: float = Field(description="Operational emissions (electricity), kg CO2e.")
+    operational_co2e_kg: float = Field(description="Same as `co2e_kg`, kg CO2e.")
+    hardware: Hardware = Field(description="How embodied emissions were allocated.")
+    embodied_share: float = Field(
+        description="Share of the hardware's manufacturing emissions this period carries: "
+        "owned, days / (life x 365) (by `hours`: hours / (life x 8,760 x utilization)); "
+        "rented, busy hours / (life x 8,760)."
+    )
+    embodied: EmbodiedCarbon = Field(
+        description="Manufacturing emissions carried by this period, kg CO2e."
+    )
+    total_co2e_kg: float = Field(description="`operational_co2e_kg + embodied.co2e_kg`.")
+    assumptions: list[Assumption]
+    sources: list[SourceRef]
+    prices: PriceAge = Field(description="Age of the catalog prices used.")
+    warnings: list[str] = Field(description="Prices older than `prices.max_age_days`.")

@@ -1,0 +1,336 @@
+"""Request building blocks shared by the calculations: strict bodies, the desktop and cloud
+sides, the inputs every calculation shares (utilization, electricity, region, currency,
+scaling, memory) and the field helpers that keep them valid. Units in field names."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from types import UnionType
+from typing import Annotated, Any, Union, get_args, get_origin
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    Strict,
+    StringConstraints,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
+
+from app.costing import ownership as own
+from app.models.common import IsoDate
+
+STRICT = ConfigDict(extra="forbid", allow_inf_nan=False, strict=True)
+# Names and ids: printable text only (no NUL, newlines or other control characters).
+NO_CONTROL = r"^[^\u0000-\u001f\u007f]*$"
+
+
+def exactly_one(*fields: str) -> dict[str, Any]:
+    """JSON Schema for 'exactly one of these fields', matching a model validator. (Wrapped in
+    allOf: generated clients then keep one named model instead of a union of anonymous ones.)"""
+    return {"allOf": [{"oneOf": [{"required": [f]} for f in fields]}]}
+
+
+def not_both(a: str, b: str) -> dict[str, Any]:
+    """JSON Schema for 'not both of these fields', matching :func:`refuse_both`."""
+    return {"not": {"required": [a, b]}}
+
+
+def refuse_both(model: BaseModel, *pairs: tuple[str, str]) -> None:
+    """The validator side of :func:`not_both`: ValueError when both fields of a pair are set."""
+    for a, b in pairs:
+        if getattr(model, a) is not None and getattr(model, b) is not None:
+            raise ValueError(f"give {a} or {b}, not both")
+
+
+# A money field in USD and its twin in the request's `currency`: at most one of each pair.
+DESKTOP_MONEY = (("total_price_usd", "total_price"), ("resale_value_usd", "resale_value"))
+ELECTRICITY = ("electricity_price_usd_per_kwh", "electricity_price_per_kwh")
+
+
+class StrictBody(BaseModel):
+    model_config = STRICT
+
+    @field_validator("*", mode="before")
+    @classmethod
+    def _integral_floats(cls, value: Any, info: ValidationInfo) -> Any:
+        """JSON Schema counts 14.0 as an integer: accept it as 14 for integer fields (strict
+        mode would refuse it). Booleans and strings stay refused."""
+        if isinstance(value, float) and value.is_integer() and abs(value) < 2**53:
+            annotation = cls.model_fields[info.field_name].annotation
+            if annotation is int or (
+                get_origin(annotation) in (Union, UnionType) and int in get_args(annotation)
+            ):
+                return int(value)
+        return value
+
+
+def name_field(description: str, max_length: int = 100) -> Any:
+    """An optional id or name: 1..max_length printable characters, never null."""
+    return Field(
+        default=None,
+        min_length=1,
+        max_length=max_length,
+        pattern=NO_CONTROL,
+        description=description,
+    )
+
+
+# ISO 4217 code; which ones have a dated rate is catalog data (`GET /v1/fx-rates`), checked
+# when the request is resolved (422 for a currency without a rate).
+Currency = Annotated[str, StringConstraints(pattern=r"^[A-Z]{3}$")]
+
+ScalingModel = StrEnum("ScalingModel", {p: p for p in own.SCALING_PRESETS})  # type: ignore[misc]
+ScalingModel.__doc__ = "Multi-GPU scaling presets (Amdahl's law): " + "; ".join(
+    f"`{p.id}` {p.anchor_speedup:g}x on {p.anchor_gpu_count} GPUs ({p.source})"
+    for p in own.SCALING_PRESETS.values()
+)
+
+MemoryPresetId = StrEnum("MemoryPresetId", {p: p for p in own.MEMORY_PRESETS})  # type: ignore[misc]
+MemoryPresetId.__doc__ = (
+    "Memory needs at 32-bit (seed 001, Tim Dettmers, 2020-09-07): "
+    + ", ".join(f"`{p.id}` {p.min_memory_gb:g} GB" for p in own.MEMORY_PRESETS.values())
+)
+
+
+class Precision(StrEnum):
+    """Training precision: `fp16` needs 8/12 of the 32-bit memory (seed 002, 2019)."""
+
+    fp32 = "fp32"
+    fp16 = "fp16"
+
+
+# Fields whose presence selects a mode ("exactly one of", "not both") are typed without
+# `| None`: they may be omitted but not sent as null, so the schema's `required` rules mean
+# what the validators enforce.
+Utilization = Field(
+    default=None,
+    gt=0.0,
+    le=1.0,
+    description="Fraction of wall-clock time the GPUs are busy, 0 < u <= 1 (0.15 = 15 %).",
+)
+
+
+class DesktopSpec(StrictBody):
+    """A desktop to buy. Give ``total_price_usd``, or let it be assembled from GPU and
+    barebone prices (catalog or given)."""
+
+    model_config = ConfigDict(
+        **STRICT,
+        json_schema_extra={
+            "allOf": [
+                {"anyOf": [{"required": ["gpu"]}, {"required": ["gpu_power_w"]}]},
+                {
+                    "anyOf": [
+                        {"required": ["total_price_usd"]},
+                        {"required": ["total_price"]},
+                        {"required": ["gpu"]},
+                        {"required": ["gpu_price_usd"]},
+                    ]
+                },
+                *(not_both(*pair) for pair in DESKTOP_MONEY),
+                {
+                    "anyOf": [
+                        {"not": {"required": ["resell_after_years"]}},
+                        {"required": ["resale_value_usd"]},
+                        {"required": ["resale_value"]},
+                        {"required": ["gpu"]},
+                        {"required": ["gpu_price_usd"]},
+                    ]
+                },
+            ]
+        },
+    )
+
+    gpu: str = name_field(
+        "GPU id or name (`rtx-3090`, `3090`, `RTX 3090`).",
+        max_length=100,
+    )
+    gpu_count: int = Field(default=1, ge=1, le=16, description="GPUs in the desktop.")
+    total_price_usd: float = Field(
+        default=None, ge=0, le=10_000_000, description="Price of the whole machine, USD."
+    )
+    gpu_price_usd: float = Field(
+        default=None,
+        ge=0,
+        le=1_000_000,
+        description="Price of one GPU, USD; default: the GPU's launch MSRP in the catalog.",
+    )
+    barebone: str | None = name_field(
+        "Barebone id (`GET /v1/barebones`).",
+        max_length=100,
+    )
+    barebone_price_usd: float | None = Field(
+        default=None, ge=0, le=1_000_000, description="Price of the machine without GPUs, USD."
+    )
+    gpu_power_w: float = Field(
+        default=None, ge=0, le=2000, description="Power of one GPU while busy, W; default TDP."
+    )
+    base_power_w: float | None = Field(
+        default=None,
+        ge=0,
+        le=10_000,
+        description="CPU, board and drives while busy, W; default: the barebone's, else 100 W "
+        "(seed 001, Tim Dettmers 2020-09-07).",
+    )
+    idle_power_w: float | None = Field(
+        default=None,
+        ge=0,
+        le=10_000,
+        description="Wall power while on but idle, W; default 0 (off when idle, as seed 001).",
+    )
+    idle_on_fraction: float | None = Field(
+        default=None,
+        ge=0,
+        le=1,
+        description="Fraction of the not-busy time the machine stays on, drawing "
+        "`idle_power_w` (0 = off when idle, the default as in seed 001; 1 = always on).",
+    )
+    psu_efficiency: float | None = Field(
+        default=None,
+        ge=0.5,
+        le=1.0,
+        description="PSU efficiency; default: the barebone's if known, else 1.0 (seed 001 "
+        "counts component power as wall power).",
+    )
+    lifetime_years: float | None = Field(
+        default=None,
+        ge=0.25,
+        le=20,
+        description="Amortization period for fully-loaded run cost and embodied carbon, and "
+        "the TCO horizon when the machine is not resold, years; default 5 (IRS Publication "
+        "946, 2024, asset class 00.12).",
+    )
+    total_price: float = Field(
+        default=None,
+        ge=0,
+        le=10_000_000,
+        description="Price of the whole machine in the request's `currency` (instead of "
+        "`total_price_usd`).",
+    )
+    purchase_date: IsoDate = Field(
+        default=None,
+        description="Day the machine is bought; default: the day whose prices are read "
+        "(`as_of`, else today). The resale day is `purchase_date + resell_after_years`.",
+    )
+    resell_after_years: float | None = Field(
+        default=None,
+        gt=0,
+        le=20,
+        description="Years after purchase the machine is sold; sets the TCO horizon. Without "
+        "`resale_value_usd` the GPUs' value comes from the catalog's depreciation curve for "
+        "their class (fitted to seed 001's used prices); the barebone is counted at 0.",
+    )
+    resale_value_usd: float = Field(
+        default=None,
+        ge=0,
+        le=10_000_000,
+        description="What the whole machine sells for at the end, USD; default 0 without "
+        "`resell_after_years` (seed 001 counts no resale).",
+    )
+    resale_value: float = Field(
+        default=None,
+        ge=0,
+        le=10_000_000,
+        description="`resale_value_usd` in the request's `currency`.",
+    )
+
+    @model_validator(mode="after")
+    def _money_once(self) -> DesktopSpec:
+        refuse_both(self, *DESKTOP_MONEY)
+        return self
+
+
+class CloudSpec(StrictBody):
+    """The cloud side: a catalog offer, or a price per hour."""
+
+    model_config = ConfigDict(
+        **STRICT, json_schema_extra=exactly_one("offer_id", "price_usd_per_hour", "price_per_hour")
+    )
+
+    offer_id: str = name_field(
+        "Offer id from `GET /v1/cloud-offers`.",
+        max_length=160,
+    )
+    price_usd_per_hour: float = Field(
+        default=None, ge=0, le=10_000, description="Price of the instance, USD/h."
+    )
+    price_per_hour: float = Field(
+        default=None,
+        ge=0,
+        le=10_000,
+        description="Price of the instance per hour in the request's `currency`.",
+    )
+    gpu: str | None = name_field(
+        "GPU of the instance (for performance normalization and carbon).",
+        max_length=100,
+    )
+    gpu_count: int | None = Field(default=None, ge=1, le=64, description="GPUs in the instance.")
+    monthly_fee_usd: float | None = Field(
+        default=None, ge=0, le=1_000_000, description="Fixed monthly plan fee, USD."
+    )
+
+    @model_validator(mode="after")
+    def _one_source(self) -> CloudSpec:
+        given = [self.offer_id, self.price_usd_per_hour, self.price_per_hour]
+        if sum(v is not None for v in given) != 1:
+            raise ValueError("give exactly one of offer_id, price_usd_per_hour, price_per_hour")
+        return self
+
+
+class CommonInputs(StrictBody):
+    utilization: float = Utilization
+    utilization_profile: str = name_field(
+        "Profile id (`GET /v1/utilization-profiles`), instead of `utilization`.",
+        max_length=64,
+    )
+    electricity_price_usd_per_kwh: float | None = Field(
+        default=None,
+        ge=0,
+        le=5,
+        description="Electricity price, USD/kWh; default: the region's, else 0.12 (seed 001).",
+    )
+    electricity_price_per_kwh: float = Field(
+        default=None,
+        ge=0,
+        le=5,
+        description="Electricity price per kWh in the request's `currency` (instead of "
+        "`electricity_price_usd_per_kwh`).",
+    )
+    region: str | None = name_field(
+        "Region id (`de`, `us-ca`, ...) for electricity price and carbon intensity.",
+        max_length=64,
+    )
+    currency: Currency = Field(
+        default="USD",
+        description="Currency of the `*_in_currency` results and of the currency-neutral "
+        "inputs (`total_price`, `resale_value`, `price_per_hour`, "
+        "`electricity_price_per_kwh`). Converted at the catalog's rate in force on the "
+        "prices' day, named in `currency_rate`. Default USD.",
+    )
+    scaling: Annotated[ScalingModel, Strict(False)] = Field(
+        default=None,
+        description="Multi-GPU scaling preset; default `tuned` (see `ScalingModel`).",
+    )
+    parallel_fraction: float = Field(
+        default=None,
+        gt=0,
+        le=1,
+        description="Override: Amdahl parallel fraction p, speed-up on n GPUs = 1 / ((1 - p) "
+        "+ p / n). Wins over `scaling`.",
+    )
+    memory_preset: Annotated[MemoryPresetId, Strict(False)] = Field(
+        default=None,
+        description="Workload memory need (seed 001); a GPU below it is named in `warnings`.",
+    )
+    precision: Annotated[Precision, Strict(False)] = Field(
+        default=None,
+        description="Precision of `memory_preset`; default fp32 (`fp16` needs 8/12 of it).",
+    )
+
+    @model_validator(mode="after")
+    def _one_utilization(self):
+        refuse_both(self, ("utilization", "utilization_profile"), ELECTRICITY)
+        return self

@@ -1,0 +1,195 @@
+"""``POST /v1/run-cost``: the workload, the options, and the per-option result."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    model_validator,
+)
+
+from app.models.answers import Assumption, CurrencyRate, MemoryCheck, PriceAge, SourceRef
+from app.models.inputs import (
+    ELECTRICITY,
+    NO_CONTROL,
+    STRICT,
+    CommonInputs,
+    DesktopSpec,
+    StrictBody,
+    exactly_one,
+    name_field,
+    not_both,
+)
+
+
+class Workload(StrictBody):
+    """What is run: a catalog benchmark, or a runtime measured on a GPU."""
+
+    model_config = ConfigDict(**STRICT, json_schema_extra=exactly_one("benchmark", "runtime_s"))
+
+    benchmark: str = name_field(
+        "Benchmark id (`GET /v1/benchmarks`).",
+        max_length=64,
+    )
+    runtime_s: float = Field(default=None, gt=0.001, le=1e9, description="Runtime of one run, s.")
+    gpu: str | None = name_field(
+        "GPU `runtime_s` was measured on.",
+        max_length=100,
+    )
+    gpu_count: int = Field(default=1, ge=1, le=64, description="GPUs `runtime_s` used.")
+    items: int | None = Field(
+        default=None, ge=1, le=10**12, description="Items processed by one run (for cost per item)."
+    )
+    max_batch_size: int | None = Field(
+        default=None, ge=1, le=10**7, description="Largest batch per GPU, when known."
+    )
+
+    @model_validator(mode="after")
+    def _one_workload(self) -> Workload:
+        if (self.benchmark is None) == (self.runtime_s is None):
+            raise ValueError("give exactly one of benchmark or runtime_s")
+        return self
+
+
+class RunOption(StrictBody):
+    """An option to run on: a catalog offer, a GPU at a price per hour, or a desktop."""
+
+    model_config = ConfigDict(
+        **STRICT,
+        json_schema_extra={
+            "allOf": [
+                {
+                    "oneOf": [
+                        {
+                            "required": ["offer_id"],
+                            "not": {
+                                "anyOf": [
+                                    {"required": ["price_usd_per_hour"]},
+                                    {"required": ["desktop"]},
+                                ]
+                            },
+                        },
+                        {
+                            "required": ["price_usd_per_hour", "gpu"],
+                            "not": {
+                                "anyOf": [{"required": ["offer_id"]}, {"required": ["desktop"]}]
+                            },
+                        },
+                        {
+                            "required": ["desktop"],
+                            "properties": {"desktop": {"required": ["gpu"]}},
+                            "not": {
+                                "anyOf": [
+                                    {"required": ["offer_id"]},
+                                    {"required": ["price_usd_per_hour"]},
+                                ]
+                            },
+                        },
+                    ]
+                }
+            ]
+        },
+    )
+
+    offer_id: str = Field(
+        default=None, min_length=1, pattern=NO_CONTROL, max_length=160, description="Offer id."
+    )
+    gpu: str = name_field(
+        "GPU id or name, with `price_usd_per_hour`.",
+        max_length=100,
+    )
+    gpu_count: int | None = Field(default=None, ge=1, le=64, description="GPUs.")
+    price_usd_per_hour: float = Field(default=None, ge=0, le=10_000, description="Price, USD/h.")
+    desktop: DesktopSpec = Field(default=None, description="A desktop instead.")
+
+    @model_validator(mode="after")
+    def _one_kind(self) -> RunOption:
+        kinds = [
+            self.offer_id is not None,
+            self.price_usd_per_hour is not None,
+            self.desktop is not None,
+        ]
+        if sum(kinds) != 1:
+            raise ValueError("give exactly one of offer_id, gpu + price_usd_per_hour, desktop")
+        if self.price_usd_per_hour is not None and self.gpu is None:
+            raise ValueError("price_usd_per_hour needs gpu")
+        return self
+
+
+class RunCostRequest(CommonInputs):
+    """Cost of one run of a workload on each option."""
+
+    model_config = ConfigDict(
+        **STRICT,
+        json_schema_extra={
+            "allOf": [
+                not_both("utilization", "utilization_profile"),
+                not_both(*ELECTRICITY),
+            ],
+            "examples": [
+                {
+                    "workload": {"benchmark": "efficientnet"},
+                    "options": [
+                        {"offer_id": "paperspace-gradient-a6000-on-demand-2022"},
+                        {"desktop": {"gpu": "rtx-3090", "total_price_usd": 2200}},
+                    ],
+                }
+            ],
+        },
+    )
+
+    workload: Workload
+    options: list[RunOption] = Field(min_length=1, max_length=50)
+
+
+class RunOptionResult(BaseModel):
+    label: str = Field(description="Readable name of the option.")
+    kind: str = Field(description="`cloud` or `desktop`.")
+    offer_id: str | None = Field(description="Offer id, for catalog offers.")
+    gpu_id: str = Field(description="GPU id.")
+    gpu_count: int = Field(description="GPUs.")
+    fits: bool | None = Field(
+        description="False when the benchmark ran out of memory on this GPU; null when unknown."
+    )
+    runtime_s: float | None = Field(description="Runtime of one run, s.")
+    runtime_basis: str | None = Field(description="`benchmark`, `given` or `estimate`.")
+    billed_s: float | None = Field(description="Billed time, s (cloud).")
+    price_usd_per_hour: float | None = Field(
+        description="Cloud: instance price; desktop: fully-loaded cost per busy hour, USD/h."
+    )
+    cost_usd: float | None = Field(description="Cost of one run, USD (desktop: fully loaded).")
+    marginal_cost_usd: float | None = Field(description="Desktop: electricity only, USD.")
+    energy_kwh: float | None = Field(description="Energy of one run (cloud incl. PUE), kWh.")
+    co2e_kg: float | None = Field(description="Operational emissions of one run, kg CO2e.")
+    embodied_co2e_kg: float | None = Field(
+        description="Manufacturing emissions one run carries, kg CO2e: desktop, its share of "
+        "the machine's busy hours over its life; cloud, runtime / (GPU life x 8,760 h)."
+    )
+    cost_in_currency: float | None = Field(description="`cost_usd` in the request's currency.")
+    cost_per_item_in_currency: float | None = Field(
+        description="`cost_per_item_usd` in the request's currency."
+    )
+    max_batch_size: int | None = Field(description="Largest batch before OOM, when known.")
+    cost_per_batch_item_usd: float | None = Field(
+        description="Seed 004's metric: `price_usd_per_hour / max_batch_size`."
+    )
+    cost_per_item_usd: float | None = Field(description="`cost_usd / items`, when items given.")
+    note: str | None = Field(description="Why a figure is missing, or how it was estimated.")
+
+
+class RunCostResult(BaseModel):
+    """Per-option run costs."""
+
+    workload: dict[str, Any] = Field(description="The workload as resolved.")
+    options: list[RunOptionResult]
+    currency_rate: CurrencyRate = Field(description="Rate behind the `*_in_currency` figures.")
+    memory: MemoryCheck | None = Field(description="The `memory_preset` check, when one is named.")
+    assumptions: list[Assumption]
+    sources: list[SourceRef]
+    prices: PriceAge = Field(description="Age of the catalog prices used.")
+    warnings: list[str] = Field(
+        description="Prices older than `prices.max_age_days`, and GPUs below `memory_preset`."
+    )
