@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 
 from app.catalog.live import live_catalog
-from app.query.parser import Interpretation, parse
+from app.query.interpretation import Interpretation
+from app.query.parser import parse
 from app.services.query import lexicon
 from tests.query_corpus import CORPUS
 

@@ -35,404 +35,39 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
-from typing import Annotated, Literal
 
-from pydantic import Field
 from rapidfuzz import fuzz, process
 
-from app.catalog.resolve import NameIndex
-
-
-def Doc(description: str):  # noqa: N802  (reads as a type annotation)
-    """A field's description for the API schema (the parser's results are answered as JSON)."""
-    return Field(description=description)
-
-
-Intent = Literal[
-    "break_even", "run_cost", "cost_per_item", "carbon", "offers", "gpu_info", "help", "unknown"
-]
-
-MAX_QUERY_CHARS = 500
-DAYS_PER_UNIT = {"day": 1.0, "week": 7.0, "month": 365.0 / 12, "year": 365.0}
-HOURS_PER_MONTH = 24 * DAYS_PER_UNIT["month"]  # 730 h = 8,760 h / 12
-
-NUMBER_WORDS = {
-    "a": 1, "an": 1, "one": 1, "single": 1, "two": 2, "dual": 2, "pair": 2, "three": 3,
-    "four": 4, "quad": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10,
-    "twelve": 12, "sixteen": 16,
-}  # fmt: skip
-
-PROVIDERS = {
-    "aws": "aws", "amazon": "aws", "ec2": "aws",
-    "gcp": "gcp", "google cloud": "gcp", "gce": "gcp",
-    "azure": "azure", "microsoft": "azure",
-    "lambda": "lambda", "lambda labs": "lambda", "lambdalabs": "lambda",
-    "runpod": "runpod", "run pod": "runpod",
-    "paperspace": "paperspace", "gradient": "paperspace",
-    "colab": "colab", "google colab": "colab", "collab": "colab",
-}  # fmt: skip
-
-PRICING = {
-    "spot": "spot", "preemptible": "spot", "pre-emptible": "spot",
-    "interruptible": "interruptible", "community": "interruptible",
-    "on-demand": "on_demand", "on demand": "on_demand", "ondemand": "on_demand",
-}  # fmt: skip
-
-# Colab plans (catalog ids of colab_plan); "pro+" is written many ways.
-COLAB_PLANS = {
-    "pro+": "colab-pro-plus", "pro plus": "colab-pro-plus", "proplus": "colab-pro-plus",
-    "pro": "colab-pro", "pay as you go": "colab-payg", "payg": "colab-payg",
-    "pay-as-you-go": "colab-payg", "free": "colab-free",
-}  # fmt: skip
-
-# Extra ways people name the catalog's utilization profiles (by profile id).
-PROFILE_SYNONYMS = {
-    "phd-desktop": ["phd desktop", "phd student desktop", "personal desktop", "phd"],
-    "personal-typical": ["typical personal", "most personal systems", "personal system",
-                         "hobby", "hobbyist"],
-    "phd-slurm-cluster": ["slurm cluster", "phd slurm", "phd cluster", "slurm", "gpu cluster"],
-    "company-slurm-cluster": ["company cluster", "company slurm", "research cluster",
-                              "company-wide cluster", "company wide cluster"],
-    "always-on": ["always on", "24/7", "24x7", "full time", "around the clock", "nonstop"],
-}  # fmt: skip
-
-# Common ways of naming places whose catalog name differs.
-REGION_SYNONYMS = {
-    "us": ["usa", "the us", "the usa", "united states", "america", "the states"],
-    "gb": ["uk", "the uk", "britain", "great britain", "england"],
-    "nl": ["holland", "the netherlands"],
-    "kr": ["korea", "south korea"],
-}
-
-INTENT_PATTERNS: list[tuple[Intent, re.Pattern[str]]] = [
-    (
-        "break_even",
-        re.compile(
-            r"break[\s-]*even|breakeven|pay(?:s)?[\s-]*(?:back|off)|payback|buy\s+or\s+rent|"
-            r"rent\s+or\s+buy|worth\s+buying|should\s+(?:i|we)\s+buy|\broi\b|\btco\b"
-        ),
-    ),
-    (
-        "cost_per_item",
-        re.compile(
-            r"(?:cost\s+)?per\s+(?:batch[\s-]+)?(?:item|image|sample|example|img)s?\b|"
-            r"batch[\s-]+items?|cost\s+per\s+batch"
-        ),
-    ),
-    (
-        "run_cost",
-        re.compile(
-            r"run[\s-]*cost|cost\s+(?:of|per|for)\s+(?:a\s+|one\s+|the\s+)?(?:run|training|job)|"
-            r"per[\s-]+run|how\s+much(?!\s+(?:memory|vram|power|ram))|price\s+of\s+(?:a\s+)?run|cost\s+to\s+(?:train|run)|"
-            r"\bcost\b|\btrain(?:ing)?\b"
-        ),
-    ),
-    (
-        "carbon",
-        re.compile(r"carbon|\bco2e?\b|emission|footprint|\benergy\b|\bkwh\b|\bghg\b|\bkg\b"),
-    ),
-    (
-        "offers",
-        re.compile(
-            r"cheapest|\bcompare\b|\boffers?\b|\bprices?\b|\bpricing\b|where\s+(?:can|to|should)|"
-            r"\brent(?:al|ing)?\b|\boptions\b|\blist\b"
-        ),
-    ),
-    (
-        "gpu_info",
-        re.compile(
-            r"\binfo\b|\bspecs?\b|specification|\btdp\b|\bvram\b|\bmemory\b|what\s+is|"
-            r"what's|tell\s+me\s+about|\bdetails\b|\bpower\b"
-        ),
-    ),
-]
-HELP = re.compile(r"^\s*(?:help|\?+|usage|commands|how\s+do\s+i\s+use(?:\s+this|\s+it)?)\s*\??\s*$")
-
-# Single words people misspell, for the fuzzy intent fallback.
-FUZZY_INTENT_WORDS: dict[str, Intent] = {
-    "breakeven": "break_even",
-    "payback": "break_even",
-    "carbon": "carbon",
-    "emissions": "carbon",
-    "footprint": "carbon",
-    "cheapest": "offers",
-    "compare": "offers",
-    "specs": "gpu_info",
-}
-
-STOPWORDS = frozenset(
-    [
-        "a",
-        "an",
-        "the",
-        "for",
-        "of",
-        "on",
-        "at",
-        "in",
-        "to",
-        "with",
-        "and",
-        "or",
-        "is",
-        "are",
-        "be",
-        "by",
-        "my",
-        "our",
-        "me",
-        "we",
-        "i",
-        "it",
-        "this",
-        "that",
-        "what",
-        "whats",
-        "how",
-        "much",
-        "does",
-        "do",
-        "would",
-        "will",
-        "should",
-        "can",
-        "could",
-        "vs",
-        "versus",
-        "against",
-        "compared",
-        "please",
-        "pls",
-        "plz",
-        "than",
-        "about",
-        "gpu",
-        "gpus",
-        "card",
-        "cards",
-        "desktop",
-        "machine",
-        "box",
-        "build",
-        "rig",
-        "cloud",
-        "instance",
-        "instances",
-        "util",
-        "utilization",
-        "utilisation",
-        "usage",
-        "time",
-        "per",
-        "from",
-        "when",
-        "if",
-        "get",
-        "give",
-        "show",
-        "tell",
-        "hey",
-        "hi",
-        "using",
-        "use",
-        "run",
-        "runs",
-        "running",
-        "rent",
-        "renting",
-        "buy",
-        "buying",
-        "one",
-        "x",
-        "over",
-        "next",
-        "during",
-        "days",
-    ]
+from app.query.interpretation import GpuMention, Interpretation
+from app.query.lexicon import Lexicon
+from app.query.vocabulary import (
+    AMOUNT,
+    BRANDS,
+    CLOUD_MARKER,
+    COLAB_PLANS,
+    CURRENCY_NAMES,
+    CURRENCY_WORDS,
+    DAYS_PER_UNIT,
+    FUZZY_INTENT_WORDS,
+    HELP,
+    HOURS_PER_MONTH,
+    INTENT_PATTERNS,
+    MAX_QUERY_CHARS,
+    MEMORY_NAMES,
+    MEMORY_WORDS,
+    NUM,
+    NUMBER_WORDS,
+    PLAN_WORDS,
+    PRICING,
+    PRICING_WORDS,
+    PROVIDER_WORDS,
+    PROVIDERS,
+    STOPWORDS,
+    WORD,
+    amount_of,
+    to_number,
+    unit_days,
 )
-
-
-def _longest_first(mapping: Mapping[str, str]) -> dict[str, str]:
-    """The same mapping, iterated longest phrase first (so `pro+` wins over `pro`)."""
-    return dict(sorted(mapping.items(), key=lambda kv: -len(kv[0])))
-
-
-_PROVIDER_WORDS = tuple(_longest_first(PROVIDERS))
-_PRICING_WORDS = tuple(_longest_first(PRICING))
-_PLAN_WORDS = tuple(_longest_first(COLAB_PLANS))
-
-_BRANDS = frozenset({"nvidia", "geforce", "tesla", "rtx", "gtx", "quadro"})
-_WORD = re.compile(r"[a-z0-9]+")
-_NUM = r"(-?\d+(?:,\d{3})*(?:\.\d+)?|-?\.\d+)"
-# A number or a number word (``3``, ``three``, ``a``): two groups, read by :func:`_amount`.
-_AMOUNT = r"(?:{num}|\b({words}))".format(
-    num=_NUM, words="|".join(k for k in NUMBER_WORDS if len(k) > 1 or k == "a")
-)
-
-
-def _amount(m: re.Match[str], group: int) -> float:
-    """The value of an :data:`_AMOUNT` whose first group is ``group``."""
-    digits = m.group(group)
-    return _num(digits) if digits else float(NUMBER_WORDS[m.group(group + 1)])
-
-
-def _unit_days(unit: str) -> float:
-    """Days in a duration unit as typed (``years``, ``mo``, ``wks``, ``day``)."""
-    key = (
-        "year" if unit.startswith("y") else
-        "month" if unit.startswith("mo") else
-        "week" if unit.startswith("w") else "day"
-    )  # fmt: skip
-    return DAYS_PER_UNIT[key]
-
-
-def _num(text: str) -> float:
-    return float(text.replace(",", ""))
-
-
-# ------------------------------------------------------------------------------------------
-# The catalog's vocabulary
-# ------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Lexicon:
-    """Catalog names the parser recognises.
-
-    The phrase mappings iterate longest phrase first.
-
-    Attributes:
-        gpus: name index over (id, name, aliases) of every catalog GPU.
-        profiles: phrase (lower case) -> utilization profile id.
-        regions: place name (lower case) -> region id (countries and US states).
-        state_codes: upper-case two-letter US state code -> region id (``CA`` -> ``us-ca``).
-        benchmarks: phrase (lower case) -> benchmark id.
-        currencies: ISO 4217 codes with a rate in the catalog (and USD).
-    """
-
-    gpus: NameIndex
-    profiles: Mapping[str, str]
-    regions: Mapping[str, str]
-    state_codes: Mapping[str, str]
-    benchmarks: Mapping[str, str]
-    currencies: frozenset[str] = frozenset({"USD"})
-
-    @classmethod
-    def build(
-        cls,
-        gpus: Iterable[tuple[str, str, Iterable[str]]],
-        profiles: Iterable[tuple[str, str]],
-        regions: Iterable[tuple[str, str, str]],
-        benchmarks: Iterable[tuple[str, str]],
-        currencies: Iterable[str] = (),
-    ) -> Lexicon:
-        """Build from catalog rows: GPUs ``(id, name, aliases)``, profiles ``(id, name)``,
-        regions ``(id, name, kind)`` and benchmarks ``(id, name)``."""
-        prof: dict[str, str] = {}
-        for pid, name in profiles:
-            prof[name.lower()] = pid
-            prof[pid.replace("-", " ")] = pid
-            for syn in PROFILE_SYNONYMS.get(pid, ()):
-                prof[syn] = pid
-        reg: dict[str, str] = {}
-        codes: dict[str, str] = {}
-        for rid, name, kind in regions:
-            if kind not in ("country", "us_state", "world"):
-                continue
-            reg[name.lower()] = rid
-            if kind == "us_state" and rid.startswith("us-") and len(rid) == 5:
-                codes[rid[3:].upper()] = rid
-            for syn in REGION_SYNONYMS.get(rid, ()):
-                reg[syn] = rid
-        bench: dict[str, str] = {}
-        for bid, name in benchmarks:
-            base = bid.split("_")[0]
-            for phrase in {bid, bid.replace("_", " "), bid.replace("_", "-"), base,
-                           name.lower().split(" ")[0]}:  # fmt: skip
-                bench[phrase] = bid
-        return cls(
-            NameIndex(gpus),
-            _longest_first(prof),
-            _longest_first(reg),
-            codes,
-            _longest_first(bench),
-            frozenset({"USD", *currencies}),
-        )
-
-
-# ------------------------------------------------------------------------------------------
-# The interpretation
-# ------------------------------------------------------------------------------------------
-
-
-@dataclass
-class GpuMention:
-    """A GPU named in the text: ``ids`` has one id, or several when the name is a family
-    (``h100`` -> PCIe, SXM, NVL); ``count`` GPUs."""
-
-    text: Annotated[str, Doc("The words that named the GPU, as typed.")]
-    ids: Annotated[tuple[str, ...], Doc("Catalog GPU ids it may mean (several: a family).")]
-    count: Annotated[int, Doc("How many GPUs (`2x 3090` -> 2).")] = 1
-
-
-@dataclass
-class CloudQuery:
-    """The cloud side as typed: any of provider, pricing model, Colab plan, GPU, a price."""
-
-    provider: Annotated[str | None, Doc("Cloud provider id, e.g. `aws`.")] = None
-    pricing_model: Annotated[str | None, Doc("`on_demand`, `spot`, ...")] = None
-    colab_plan: Annotated[str | None, Doc("Colab plan id, e.g. `colab-pro`.")] = None
-    gpu: GpuMention | None = None
-    price_usd_per_hour: Annotated[float | None, Doc("A price typed for the cloud, USD/h.")] = None
-
-    def is_empty(self) -> bool:
-        return not (
-            self.provider
-            or self.pricing_model
-            or self.colab_plan
-            or self.gpu
-            or self.price_usd_per_hour is not None
-        )
-
-
-@dataclass
-class Interpretation:
-    """What a query asks, as typed values (units in names). ``None`` means "not given"."""
-
-    text: Annotated[str, Doc("The question as received.")]
-    intent: Annotated[Intent, Doc("What is asked: break-even, run cost, carbon, ...")] = "unknown"
-    gpu: GpuMention | None = None
-    cloud: CloudQuery = field(default_factory=CloudQuery)
-    utilization: Annotated[float | None, Doc("Fraction of time busy (0-1).")] = None
-    utilization_profile: Annotated[str | None, Doc("Profile id, e.g. `phd-desktop`.")] = None
-    electricity_price_usd_per_kwh: Annotated[float | None, Doc("USD/kWh.")] = None
-    region: Annotated[str | None, Doc("Region id, e.g. `de`, `us-ca`.")] = None
-    horizon_days: Annotated[float | None, Doc("Time horizon, days.")] = None
-    resell_after_years: Annotated[
-        float | None, Doc("Years after purchase the desktop is sold.")
-    ] = None
-    currency: Annotated[str | None, Doc("ISO 4217 code of the answer's currency.")] = None
-    memory_preset: Annotated[str | None, Doc("Memory preset id, e.g. `transformers`.")] = None
-    precision: Annotated[str | None, Doc("`fp16` when 16-bit training was asked for.")] = None
-    runtime_s: Annotated[float | None, Doc("Runtime of one run, s.")] = None
-    gpu_hours: Annotated[float | None, Doc("GPU-hours of work, h.")] = None
-    gpu_hours_per_month: Annotated[float | None, Doc("GPU-hours per month, h.")] = None
-    benchmark: Annotated[str | None, Doc("Benchmark id, e.g. `stylegan_xl`.")] = None
-    share: Annotated[bool, Doc("Post the answer to the channel (Slack).")] = False
-    ignored: Annotated[list[str], Doc("Words not understood.")] = field(default_factory=list)
-    problems: Annotated[list[str], Doc("Why the question cannot be answered.")] = field(
-        default_factory=list
-    )
-    suggestions: Annotated[list[str], Doc("Did-you-mean catalog ids.")] = field(
-        default_factory=list
-    )
-
-
-# ------------------------------------------------------------------------------------------
-# The parser
-# ------------------------------------------------------------------------------------------
 
 
 class _Work:
@@ -503,11 +138,11 @@ def _share(w: _Work, it: Interpretation) -> None:
 
 def _cloud_price(w: _Work, it: Interpretation) -> None:
     hour = r"(?:/|per|an?|each)\s*(?:gpu[\s-]*)?(?:h|hr|hrs|hour)\b"
-    found = w.take(rf"(?:\$|usd\s*)\s*{_NUM}\s*(?:usd\s*|dollars?\s*)?{hour}") or w.take(
-        rf"{_NUM}\s*(?:\$|usd|dollars?)\s*{hour}"
+    found = w.take(rf"(?:\$|usd\s*)\s*{NUM}\s*(?:usd\s*|dollars?\s*)?{hour}") or w.take(
+        rf"{NUM}\s*(?:\$|usd|dollars?)\s*{hour}"
     )
     if found:
-        price = _num(found[0].group(1))
+        price = to_number(found[0].group(1))
         if price < 0:
             it.problems.append("a cloud price cannot be negative")
         else:
@@ -517,17 +152,17 @@ def _cloud_price(w: _Work, it: Interpretation) -> None:
 def _electricity(w: _Work, it: Interpretation) -> None:
     kwh = r"(?:/|per|a|an)\s*kwh\b"
     price: float | None = None
-    if m := w.take(rf"(?:\$|usd\s*)\s*{_NUM}\s*(?:usd\s*)?{kwh}") or w.take(
-        rf"{_NUM}\s*(?:\$|usd|dollars?)?\s*{kwh}"
+    if m := w.take(rf"(?:\$|usd\s*)\s*{NUM}\s*(?:usd\s*)?{kwh}") or w.take(
+        rf"{NUM}\s*(?:\$|usd|dollars?)?\s*{kwh}"
     ):
-        price = _num(m[0].group(1))
-    elif m := w.take(rf"{_NUM}\s*(?:cents?|ct|c|¢)\s*{kwh}"):
-        price = _num(m[0].group(1)) / 100
+        price = to_number(m[0].group(1))
+    elif m := w.take(rf"{NUM}\s*(?:cents?|ct|c|¢)\s*{kwh}"):
+        price = to_number(m[0].group(1)) / 100
     elif m := w.take(
         rf"(?:electricity|power\s+price|energy\s+price)\s*(?:at|is|=|of|costs?|:)?\s*"
-        rf"(?:\$|usd\s*)\s*{_NUM}"
+        rf"(?:\$|usd\s*)\s*{NUM}"
     ):
-        price = _num(m[0].group(1))
+        price = to_number(m[0].group(1))
     if price is None:
         return
     if price < 0:
@@ -549,15 +184,15 @@ def _set_utilization(it: Interpretation, u: float, said: str) -> None:
 def _utilization(w: _Work, it: Interpretation, lex: Lexicon) -> None:
     util_word = r"(?:util\w*|utili[sz]ation|usage|usage\s+rate|busy|load|of\s+the\s+time)"
     lead = rf"(?:(?:at|with|@)\s+)?(?:{util_word}\s*(?:of|at|=|:|is)?\s*)?"
-    for m in w.take(rf"{lead}{_NUM}\s*(?:%|percent|pct|per\s?cent)(?:\s*{util_word})?"):
-        _set_utilization(it, _num(m.group(1)) / 100, m.group(0).strip())
-    for m in w.take(rf"\b{util_word}\s*(?:of|at|=|:|is)?\s*{_NUM}\b(?!\s*%)"):
-        _set_utilization(it, _num(m.group(1)), m.group(0).strip())
+    for m in w.take(rf"{lead}{NUM}\s*(?:%|percent|pct|per\s?cent)(?:\s*{util_word})?"):
+        _set_utilization(it, to_number(m.group(1)) / 100, m.group(0).strip())
+    for m in w.take(rf"\b{util_word}\s*(?:of|at|=|:|is)?\s*{NUM}\b(?!\s*%)"):
+        _set_utilization(it, to_number(m.group(1)), m.group(0).strip())
     for m in w.take(
-        rf"{_NUM}\s*(?:h|hrs?|hours?)\s*(?:/|a|per|each)\s*day\b|"
-        rf"{_NUM}\s*(?:h|hrs?|hours?)\s+daily\b"
+        rf"{NUM}\s*(?:h|hrs?|hours?)\s*(?:/|a|per|each)\s*day\b|"
+        rf"{NUM}\s*(?:h|hrs?|hours?)\s+daily\b"
     ):
-        hours = _num(m.group(1) or m.group(2))
+        hours = to_number(m.group(1) or m.group(2))
         _set_utilization(it, hours / 24, m.group(0).strip())
     for phrase in lex.profiles:
         pattern = rf"(?<![a-z0-9]){re.escape(phrase)}(?:\s+(?:profile|usage|level))?(?![a-z0-9])"
@@ -566,45 +201,26 @@ def _utilization(w: _Work, it: Interpretation, lex: Lexicon) -> None:
             it.utilization_profile = lex.profiles[phrase]
 
 
-MEMORY_WORDS = {
-    "pretrained transformers": "transformers",
-    "transformers": "transformers",
-    "transformer": "transformers",
-    "llms": "transformers",
-    "kaggle": "kaggle",
-    "prototyping": "prototyping",
-    "computer vision": "computer-vision",
-    "vision": "computer-vision",
-    "cv": "computer-vision",
-    "research": "research",
-    "large models": "research",
-}
-CURRENCY_WORDS = {"euros": "EUR", "euro": "EUR", "eur": "EUR", "€": "EUR",
-                  "usd": "USD", "dollars": "USD", "us dollars": "USD"}  # fmt: skip
-_CURRENCY_NAMES = "|".join(re.escape(k) for k in sorted(CURRENCY_WORDS, key=len, reverse=True))
-_MEMORY_NAMES = "|".join(re.escape(k) for k in sorted(MEMORY_WORDS, key=len, reverse=True))
-
-
 def _ownership(w: _Work, it: Interpretation, lex: Lexicon) -> None:
     """Resale horizon, answer currency, memory preset and 16-bit precision."""
     for m in w.take(
         rf"\b(?:re-?sell(?:ing)?|sell(?:ing)?|resale)(?:\s+(?:it|them|the\s+\w+))?\s+"
-        rf"(?:after|in|at|within)\s+{_AMOUNT}\s*(?:-\s*)?(years?|yrs?|y|months?|mos?)\b"
+        rf"(?:after|in|at|within)\s+{AMOUNT}\s*(?:-\s*)?(years?|yrs?|y|months?|mos?)\b"
     ):
-        years = _amount(m, 1) * _unit_days(m.group(3)) / DAYS_PER_UNIT["year"]
+        years = amount_of(m, 1) * unit_days(m.group(3)) / DAYS_PER_UNIT["year"]
         if not 0 < years <= 20:
             it.problems.append(f"'{m.group(0).strip()}': resale must be within 20 years")
         else:
             it.resell_after_years = years
     codes = "|".join(re.escape(c.lower()) for c in sorted(lex.currencies, key=len, reverse=True))
-    for m in w.take(rf"(?:\b(?:in|into|as)\s+)?(?<![\w])({_CURRENCY_NAMES}|{codes})(?![\w])"):
+    for m in w.take(rf"(?:\b(?:in|into|as)\s+)?(?<![\w])({CURRENCY_NAMES}|{codes})(?![\w])"):
         said = m.group(1)
         code = CURRENCY_WORDS.get(said, said.upper())
         if code in lex.currencies:
             it.currency = code
         else:
             it.problems.append(f"no exchange rate for '{said}' in the catalog")
-    for m in w.take(rf"\b(?:for|doing|with)\s+(?:a\s+|the\s+)?({_MEMORY_NAMES})(?:\s+work)?\b"):
+    for m in w.take(rf"\b(?:for|doing|with)\s+(?:a\s+|the\s+)?({MEMORY_NAMES})(?:\s+work)?\b"):
         it.memory_preset = it.memory_preset or MEMORY_WORDS[m.group(1)]
     if w.take(r"\b(?:fp16|bf16|16[\s-]?bit|half[\s-]precision|mixed[\s-]precision|amp)\b"):
         it.precision = "fp16"
@@ -612,10 +228,10 @@ def _ownership(w: _Work, it: Interpretation, lex: Lexicon) -> None:
 
 def _durations(w: _Work, it: Interpretation) -> None:
     for m in w.take(
-        rf"{_NUM}\s*(k)?\s*gpu[\s-]*(?:hours?|hrs?|h)\b"
+        rf"{NUM}\s*(k)?\s*gpu[\s-]*(?:hours?|hrs?|h)\b"
         rf"(?:\s*(?:(?:/|per|a|an|each|every)\s*(month|mo|week|day)|(monthly|weekly|daily)))?"
     ):
-        value = _num(m.group(1)) * (1000 if m.group(2) else 1)
+        value = to_number(m.group(1)) * (1000 if m.group(2) else 1)
         if value <= 0:
             it.problems.append("GPU-hours must be positive")
             continue
@@ -631,17 +247,17 @@ def _durations(w: _Work, it: Interpretation) -> None:
             it.gpu_hours = value
     for m in w.take(
         rf"(?:\b(?:for|over|next|during|within|in)\s+(?:the\s+)?(?:next\s+)?)?"
-        rf"{_AMOUNT}\s*(?:-\s*)?(years?|yrs?|y|months?|mos?|weeks?|wks?|days?)\b"
+        rf"{AMOUNT}\s*(?:-\s*)?(years?|yrs?|y|months?|mos?|weeks?|wks?|days?)\b"
     ):
-        n = _amount(m, 1)
+        n = amount_of(m, 1)
         if n <= 0:
             it.problems.append(f"a duration of '{m.group(0).strip()}' must be positive")
         else:
-            it.horizon_days = n * _unit_days(m.group(3))
+            it.horizon_days = n * unit_days(m.group(3))
     for m in w.take(
-        rf"{_NUM}\s*(hours?|hrs?|h|minutes?|mins?|seconds?|secs?)\b(?!\s*(?:/|a|per)\s*day)"
+        rf"{NUM}\s*(hours?|hrs?|h|minutes?|mins?|seconds?|secs?)\b(?!\s*(?:/|a|per)\s*day)"
     ):
-        n = _num(m.group(1))
+        n = to_number(m.group(1))
         unit = m.group(2)
         scale = 3600 if unit.startswith("h") else 60 if unit.startswith("m") else 1
         if n <= 0:
@@ -653,7 +269,7 @@ def _durations(w: _Work, it: Interpretation) -> None:
 def _bare_utilization(w: _Work, it: Interpretation) -> None:
     """A lone fraction (``0.15``) left after prices and durations is a utilization."""
     for m in w.take(r"(?<![\w.$/-])(?:(?:at|with|@)\s+)?(0?\.\d+|1\.0+)(?![\w.%/])"):
-        _set_utilization(it, _num(m.group(1)), m.group(0).strip())
+        _set_utilization(it, to_number(m.group(1)), m.group(0).strip())
 
 
 def _monthly_gpu_hours(it: Interpretation) -> None:
@@ -690,7 +306,7 @@ def _benchmark(w: _Work, it: Interpretation, lex: Lexicon) -> None:
     if it.benchmark:
         return
     # Typos: a word close to a benchmark name ("effcientnet", "stylegn").
-    for m in _WORD.finditer(w.text):
+    for m in WORD.finditer(w.text):
         word = m.group(0)
         if len(word) < 5 or word.isdigit():
             continue
@@ -703,33 +319,27 @@ def _benchmark(w: _Work, it: Interpretation, lex: Lexicon) -> None:
 
 def _cloud_words(w: _Work, it: Interpretation) -> None:
     c = it.cloud
-    for name in _PROVIDER_WORDS:
+    for name in PROVIDER_WORDS:
         if w.take(rf"(?<![a-z0-9]){re.escape(name)}(?![a-z0-9])"):
             c.provider = c.provider or PROVIDERS[name]
-    for name in _PRICING_WORDS:
+    for name in PRICING_WORDS:
         if w.take(rf"(?<![a-z0-9]){re.escape(name)}(?![a-z0-9])"):
             c.pricing_model = c.pricing_model or PRICING[name]
     if c.provider == "colab":
-        for name in _PLAN_WORDS:
+        for name in PLAN_WORDS:
             if w.take(rf"(?<![a-z0-9]){re.escape(name)}(?![a-z0-9+])"):
                 c.colab_plan = c.colab_plan or COLAB_PLANS[name]
-
-
-CLOUD_MARKER = re.compile(
-    r"\b(?:vs\.?|v\.?s\.?|versus|against|compared\s+(?:to|with)|instead\s+of|or\s+rent\w*|"
-    r"rent(?:ing)?\s+(?:on|from|at|an?))(?![a-z0-9])"
-)
 
 
 def _gpus(w: _Work, it: Interpretation, lex: Lexicon) -> None:
     found_marker = CLOUD_MARKER.search(w.text)
     marker = found_marker.start() if found_marker else None
-    tokens = list(_WORD.finditer(w.text))
+    tokens = list(WORD.finditer(w.text))
     mentions: list[tuple[GpuMention, int, int, bool]] = []  # mention, span, after "vs"
     i = 0
     while i < len(tokens):
         found = None
-        if tokens[i].group(0) not in STOPWORDS or tokens[i].group(0) in _BRANDS:
+        if tokens[i].group(0) not in STOPWORDS or tokens[i].group(0) in BRANDS:
             for j in range(min(len(tokens), i + 4), i, -1):
                 phrase = " ".join(t.group(0) for t in tokens[i:j])
                 ids = lex.gpus.exact(phrase)
@@ -782,7 +392,7 @@ def _intent(w: _Work, it: Interpretation) -> None:
             it.intent = intent
             break
     if it.intent == "unknown":  # a misspelt keyword, one word or two run together
-        tokens = list(_WORD.finditer(w.text))
+        tokens = list(WORD.finditer(w.text))
         spans = [
             (a.group(0) + b.group(0), a.start(), b.end())
             for a, b in zip(tokens, tokens[1:], strict=False)
@@ -816,9 +426,9 @@ def _intent(w: _Work, it: Interpretation) -> None:
 
 
 def _leftovers(w: _Work, it: Interpretation, lex: Lexicon) -> None:
-    for m in _WORD.finditer(w.text):
+    for m in WORD.finditer(w.text):
         word = m.group(0)
-        if word in STOPWORDS or word in _BRANDS or word in NUMBER_WORDS:
+        if word in STOPWORDS or word in BRANDS or word in NUMBER_WORDS:
             continue
         it.ignored.append(word)
         # A model-number-looking word that is not a GPU: suggest the closest ones.

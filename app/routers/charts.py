@@ -13,7 +13,7 @@ from app.deps import SettingsDep, ViewDep
 from app.models.break_even import BreakEvenRequest
 from app.models.common import PROBLEM_RESPONSES
 from app.models.compare import CompareRequest, SweepRequest
-from app.query.parser import MAX_QUERY_CHARS
+from app.query.vocabulary import MAX_QUERY_CHARS
 from app.services import charts
 
 IMAGE = {

@@ -9,7 +9,7 @@ from fastapi import APIRouter, Query
 from app.deps import SettingsDep, ViewDep
 from app.models.common import PROBLEM_RESPONSES
 from app.models.query import QueryAnswer
-from app.query.parser import MAX_QUERY_CHARS
+from app.query.vocabulary import MAX_QUERY_CHARS
 from app.services import query
 
 router = APIRouter(

@@ -38,7 +38,9 @@ from app.models.carbon import CarbonRequest
 from app.models.gpu import GpuPublic
 from app.models.query import Fact, QueryAnswer
 from app.models.run_cost import RunCostRequest
-from app.query.parser import GpuMention, Interpretation, Lexicon, parse
+from app.query.interpretation import GpuMention, Interpretation
+from app.query.lexicon import Lexicon
+from app.query.parser import parse
 from app.services import catalog
 from app.settings import Settings
 from app.usecases import trail

@@ -1,0 +1,82 @@
+"""What the parser makes of a question: the intent, the GPUs mentioned, the cloud side and
+every number it read (each field described for the API schema)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Annotated, Literal
+
+from pydantic import Field
+
+
+def Doc(description: str):  # noqa: N802  (reads as a type annotation)
+    """A field's description for the API schema (the parser's results are answered as JSON)."""
+    return Field(description=description)
+
+
+Intent = Literal[
+    "break_even", "run_cost", "cost_per_item", "carbon", "offers", "gpu_info", "help", "unknown"
+]
+
+
+@dataclass
+class GpuMention:
+    """A GPU named in the text: ``ids`` has one id, or several when the name is a family
+    (``h100`` -> PCIe, SXM, NVL); ``count`` GPUs."""
+
+    text: Annotated[str, Doc("The words that named the GPU, as typed.")]
+    ids: Annotated[tuple[str, ...], Doc("Catalog GPU ids it may mean (several: a family).")]
+    count: Annotated[int, Doc("How many GPUs (`2x 3090` -> 2).")] = 1
+
+
+@dataclass
+class CloudQuery:
+    """The cloud side as typed: any of provider, pricing model, Colab plan, GPU, a price."""
+
+    provider: Annotated[str | None, Doc("Cloud provider id, e.g. `aws`.")] = None
+    pricing_model: Annotated[str | None, Doc("`on_demand`, `spot`, ...")] = None
+    colab_plan: Annotated[str | None, Doc("Colab plan id, e.g. `colab-pro`.")] = None
+    gpu: GpuMention | None = None
+    price_usd_per_hour: Annotated[float | None, Doc("A price typed for the cloud, USD/h.")] = None
+
+    def is_empty(self) -> bool:
+        return not (
+            self.provider
+            or self.pricing_model
+            or self.colab_plan
+            or self.gpu
+            or self.price_usd_per_hour is not None
+        )
+
+
+@dataclass
+class Interpretation:
+    """What a query asks, as typed values (units in names). ``None`` means "not given"."""
+
+    text: Annotated[str, Doc("The question as received.")]
+    intent: Annotated[Intent, Doc("What is asked: break-even, run cost, carbon, ...")] = "unknown"
+    gpu: GpuMention | None = None
+    cloud: CloudQuery = field(default_factory=CloudQuery)
+    utilization: Annotated[float | None, Doc("Fraction of time busy (0-1).")] = None
+    utilization_profile: Annotated[str | None, Doc("Profile id, e.g. `phd-desktop`.")] = None
+    electricity_price_usd_per_kwh: Annotated[float | None, Doc("USD/kWh.")] = None
+    region: Annotated[str | None, Doc("Region id, e.g. `de`, `us-ca`.")] = None
+    horizon_days: Annotated[float | None, Doc("Time horizon, days.")] = None
+    resell_after_years: Annotated[
+        float | None, Doc("Years after purchase the desktop is sold.")
+    ] = None
+    currency: Annotated[str | None, Doc("ISO 4217 code of the answer's currency.")] = None
+    memory_preset: Annotated[str | None, Doc("Memory preset id, e.g. `transformers`.")] = None
+    precision: Annotated[str | None, Doc("`fp16` when 16-bit training was asked for.")] = None
+    runtime_s: Annotated[float | None, Doc("Runtime of one run, s.")] = None
+    gpu_hours: Annotated[float | None, Doc("GPU-hours of work, h.")] = None
+    gpu_hours_per_month: Annotated[float | None, Doc("GPU-hours per month, h.")] = None
+    benchmark: Annotated[str | None, Doc("Benchmark id, e.g. `stylegan_xl`.")] = None
+    share: Annotated[bool, Doc("Post the answer to the channel (Slack).")] = False
+    ignored: Annotated[list[str], Doc("Words not understood.")] = field(default_factory=list)
+    problems: Annotated[list[str], Doc("Why the question cannot be answered.")] = field(
+        default_factory=list
+    )
+    suggestions: Annotated[list[str], Doc("Did-you-mean catalog ids.")] = field(
+        default_factory=list
+    )

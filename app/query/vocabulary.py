@@ -1,0 +1,272 @@
+"""The words people use that the catalog does not hold: number words, duration units,
+providers, pricing models, Colab plans, profile and region synonyms, memory and currency
+words, stopwords, and the number patterns the parser reads amounts with."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+
+from app.query.interpretation import Intent
+
+MAX_QUERY_CHARS = 500
+DAYS_PER_UNIT = {"day": 1.0, "week": 7.0, "month": 365.0 / 12, "year": 365.0}
+HOURS_PER_MONTH = 24 * DAYS_PER_UNIT["month"]  # 730 h = 8,760 h / 12
+
+NUMBER_WORDS = {
+    "a": 1, "an": 1, "one": 1, "single": 1, "two": 2, "dual": 2, "pair": 2, "three": 3,
+    "four": 4, "quad": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10,
+    "twelve": 12, "sixteen": 16,
+}  # fmt: skip
+
+PROVIDERS = {
+    "aws": "aws", "amazon": "aws", "ec2": "aws",
+    "gcp": "gcp", "google cloud": "gcp", "gce": "gcp",
+    "azure": "azure", "microsoft": "azure",
+    "lambda": "lambda", "lambda labs": "lambda", "lambdalabs": "lambda",
+    "runpod": "runpod", "run pod": "runpod",
+    "paperspace": "paperspace", "gradient": "paperspace",
+    "colab": "colab", "google colab": "colab", "collab": "colab",
+}  # fmt: skip
+
+PRICING = {
+    "spot": "spot", "preemptible": "spot", "pre-emptible": "spot",
+    "interruptible": "interruptible", "community": "interruptible",
+    "on-demand": "on_demand", "on demand": "on_demand", "ondemand": "on_demand",
+}  # fmt: skip
+
+# Colab plans (catalog ids of colab_plan); "pro+" is written many ways.
+COLAB_PLANS = {
+    "pro+": "colab-pro-plus", "pro plus": "colab-pro-plus", "proplus": "colab-pro-plus",
+    "pro": "colab-pro", "pay as you go": "colab-payg", "payg": "colab-payg",
+    "pay-as-you-go": "colab-payg", "free": "colab-free",
+}  # fmt: skip
+
+# Extra ways people name the catalog's utilization profiles (by profile id).
+PROFILE_SYNONYMS = {
+    "phd-desktop": ["phd desktop", "phd student desktop", "personal desktop", "phd"],
+    "personal-typical": ["typical personal", "most personal systems", "personal system",
+                         "hobby", "hobbyist"],
+    "phd-slurm-cluster": ["slurm cluster", "phd slurm", "phd cluster", "slurm", "gpu cluster"],
+    "company-slurm-cluster": ["company cluster", "company slurm", "research cluster",
+                              "company-wide cluster", "company wide cluster"],
+    "always-on": ["always on", "24/7", "24x7", "full time", "around the clock", "nonstop"],
+}  # fmt: skip
+
+# Common ways of naming places whose catalog name differs.
+REGION_SYNONYMS = {
+    "us": ["usa", "the us", "the usa", "united states", "america", "the states"],
+    "gb": ["uk", "the uk", "britain", "great britain", "england"],
+    "nl": ["holland", "the netherlands"],
+    "kr": ["korea", "south korea"],
+}
+
+INTENT_PATTERNS: list[tuple[Intent, re.Pattern[str]]] = [
+    (
+        "break_even",
+        re.compile(
+            r"break[\s-]*even|breakeven|pay(?:s)?[\s-]*(?:back|off)|payback|buy\s+or\s+rent|"
+            r"rent\s+or\s+buy|worth\s+buying|should\s+(?:i|we)\s+buy|\broi\b|\btco\b"
+        ),
+    ),
+    (
+        "cost_per_item",
+        re.compile(
+            r"(?:cost\s+)?per\s+(?:batch[\s-]+)?(?:item|image|sample|example|img)s?\b|"
+            r"batch[\s-]+items?|cost\s+per\s+batch"
+        ),
+    ),
+    (
+        "run_cost",
+        re.compile(
+            r"run[\s-]*cost|cost\s+(?:of|per|for)\s+(?:a\s+|one\s+|the\s+)?(?:run|training|job)|"
+            r"per[\s-]+run|how\s+much(?!\s+(?:memory|vram|power|ram))|price\s+of\s+(?:a\s+)?run|cost\s+to\s+(?:train|run)|"
+            r"\bcost\b|\btrain(?:ing)?\b"
+        ),
+    ),
+    (
+        "carbon",
+        re.compile(r"carbon|\bco2e?\b|emission|footprint|\benergy\b|\bkwh\b|\bghg\b|\bkg\b"),
+    ),
+    (
+        "offers",
+        re.compile(
+            r"cheapest|\bcompare\b|\boffers?\b|\bprices?\b|\bpricing\b|where\s+(?:can|to|should)|"
+            r"\brent(?:al|ing)?\b|\boptions\b|\blist\b"
+        ),
+    ),
+    (
+        "gpu_info",
+        re.compile(
+            r"\binfo\b|\bspecs?\b|specification|\btdp\b|\bvram\b|\bmemory\b|what\s+is|"
+            r"what's|tell\s+me\s+about|\bdetails\b|\bpower\b"
+        ),
+    ),
+]
+HELP = re.compile(r"^\s*(?:help|\?+|usage|commands|how\s+do\s+i\s+use(?:\s+this|\s+it)?)\s*\??\s*$")
+
+# Single words people misspell, for the fuzzy intent fallback.
+FUZZY_INTENT_WORDS: dict[str, Intent] = {
+    "breakeven": "break_even",
+    "payback": "break_even",
+    "carbon": "carbon",
+    "emissions": "carbon",
+    "footprint": "carbon",
+    "cheapest": "offers",
+    "compare": "offers",
+    "specs": "gpu_info",
+}
+
+STOPWORDS = frozenset(
+    [
+        "a",
+        "an",
+        "the",
+        "for",
+        "of",
+        "on",
+        "at",
+        "in",
+        "to",
+        "with",
+        "and",
+        "or",
+        "is",
+        "are",
+        "be",
+        "by",
+        "my",
+        "our",
+        "me",
+        "we",
+        "i",
+        "it",
+        "this",
+        "that",
+        "what",
+        "whats",
+        "how",
+        "much",
+        "does",
+        "do",
+        "would",
+        "will",
+        "should",
+        "can",
+        "could",
+        "vs",
+        "versus",
+        "against",
+        "compared",
+        "please",
+        "pls",
+        "plz",
+        "than",
+        "about",
+        "gpu",
+        "gpus",
+        "card",
+        "cards",
+        "desktop",
+        "machine",
+        "box",
+        "build",
+        "rig",
+        "cloud",
+        "instance",
+        "instances",
+        "util",
+        "utilization",
+        "utilisation",
+        "usage",
+        "time",
+        "per",
+        "from",
+        "when",
+        "if",
+        "get",
+        "give",
+        "show",
+        "tell",
+        "hey",
+        "hi",
+        "using",
+        "use",
+        "run",
+        "runs",
+        "running",
+        "rent",
+        "renting",
+        "buy",
+        "buying",
+        "one",
+        "x",
+        "over",
+        "next",
+        "during",
+        "days",
+    ]
+)
+
+
+def longest_first(mapping: Mapping[str, str]) -> dict[str, str]:
+    """The same mapping, iterated longest phrase first (so `pro+` wins over `pro`)."""
+    return dict(sorted(mapping.items(), key=lambda kv: -len(kv[0])))
+
+
+PROVIDER_WORDS = tuple(longest_first(PROVIDERS))
+PRICING_WORDS = tuple(longest_first(PRICING))
+PLAN_WORDS = tuple(longest_first(COLAB_PLANS))
+
+BRANDS = frozenset({"nvidia", "geforce", "tesla", "rtx", "gtx", "quadro"})
+WORD = re.compile(r"[a-z0-9]+")
+NUM = r"(-?\d+(?:,\d{3})*(?:\.\d+)?|-?\.\d+)"
+# A number or a number word (``3``, ``three``, ``a``): two groups, read by :func:`amount_of`.
+AMOUNT = r"(?:{num}|\b({words}))".format(
+    num=NUM, words="|".join(k for k in NUMBER_WORDS if len(k) > 1 or k == "a")
+)
+
+
+def amount_of(m: re.Match[str], group: int) -> float:
+    """The value of an :data:`AMOUNT` whose first group is ``group``."""
+    digits = m.group(group)
+    return to_number(digits) if digits else float(NUMBER_WORDS[m.group(group + 1)])
+
+
+def unit_days(unit: str) -> float:
+    """Days in a duration unit as typed (``years``, ``mo``, ``wks``, ``day``)."""
+    key = (
+        "year" if unit.startswith("y") else
+        "month" if unit.startswith("mo") else
+        "week" if unit.startswith("w") else "day"
+    )  # fmt: skip
+    return DAYS_PER_UNIT[key]
+
+
+def to_number(text: str) -> float:
+    return float(text.replace(",", ""))
+
+
+MEMORY_WORDS = {
+    "pretrained transformers": "transformers",
+    "transformers": "transformers",
+    "transformer": "transformers",
+    "llms": "transformers",
+    "kaggle": "kaggle",
+    "prototyping": "prototyping",
+    "computer vision": "computer-vision",
+    "vision": "computer-vision",
+    "cv": "computer-vision",
+    "research": "research",
+    "large models": "research",
+}
+CURRENCY_WORDS = {"euros": "EUR", "euro": "EUR", "eur": "EUR", "€": "EUR",
+                  "usd": "USD", "dollars": "USD", "us dollars": "USD"}  # fmt: skip
+CURRENCY_NAMES = "|".join(re.escape(k) for k in sorted(CURRENCY_WORDS, key=len, reverse=True))
+MEMORY_NAMES = "|".join(re.escape(k) for k in sorted(MEMORY_WORDS, key=len, reverse=True))
+
+
+CLOUD_MARKER = re.compile(
+    r"\b(?:vs\.?|v\.?s\.?|versus|against|compared\s+(?:to|with)|instead\s+of|or\s+rent\w*|"
+    r"rent(?:ing)?\s+(?:on|from|at|an?))(?![a-z0-9])"
+)
