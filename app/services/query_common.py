@@ -1,0 +1,243 @@
+"""What every chat answer builder shares: the answer being built, refusals, request fields
+from an interpretation, money formatting, and the defaults for a desktop and a cloud side
+(see :mod:`app.services.query` for the defaults' sources)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import ValidationError
+
+from app.catalog.view import CatalogView
+from app.errors import NotUnderstood
+from app.models import CloudOffer, Gpu
+from app.models.answers import Assumption, CurrencyRate
+from app.models.query import Fact, QueryAnswer
+from app.query.interpretation import GpuMention, Interpretation
+from app.services import catalog
+from app.usecases import trail
+
+SEED_001 = trail.SEED_001
+
+
+SEED_BAREBONE = "barebone-2gpu-dettmers-2020"
+
+
+# seed 001: "AWS V100 spot instance at $2.14/h (similar performance to the RTX 3090)"
+SEED_COMPARABLE = {"rtx-3090": "aws-p3.2xlarge-spot-seed-2020"}
+
+
+# gpucost's rule, not a published figure: memory bandwidth within +-25 % (the engine's speed
+# estimate, costing.speed_ratio_from_bandwidth) counts as similar performance.
+SIMILAR_BANDWIDTH = 0.25
+
+
+CARBON_DEFAULT_DAYS = 365.0
+
+
+MAX_OPTIONS = 5
+
+
+EXAMPLES = [
+    "break-even for 3090 at 15% util",
+    "two 4090s vs lambda h100 at $0.30/kWh for 2 years",
+    "4x a6000 vs aws spot v100 in germany, slurm cluster",
+    "cost per batch item for stylegan",
+    "10 hours on an a100 vs colab pro",
+    "carbon of 100 gpu-hours on h100 sxm in CA",
+    "cheapest h100 spot",
+    "3090 specs",
+]
+
+
+class Answer:
+    """Accumulates what the answer needs while a builder runs."""
+
+    def __init__(self, it: Interpretation) -> None:
+        self.it = it
+        self.defaults: list[Assumption] = []
+        self.facts: list[Fact] = []
+
+    def default(self, name: str, value: Any, source: str) -> None:
+        self.defaults.append(Assumption(name=name, value=value, source=source))
+
+    def fact(self, label: str, value: str) -> None:
+        self.facts.append(Fact(label=label, value=value))
+
+    def done(
+        self,
+        headline: str,
+        endpoint: str | None = None,
+        request: dict[str, Any] | None = None,
+        result: Any = None,
+        *,
+        answered: bool = True,
+        suggestions: list[str] | None = None,
+        examples: list[str] | None = None,
+    ) -> QueryAnswer:
+        return QueryAnswer(
+            query=self.it.text,
+            answered=answered,
+            intent=self.it.intent,
+            headline=headline,
+            facts=self.facts,
+            interpretation=self.it,
+            endpoint=endpoint,
+            request=request,
+            defaults=self.defaults,
+            ignored=self.it.ignored,
+            result=result,
+            share=self.it.share and answered,
+            suggestions=suggestions or [],
+            examples=examples or [],
+        )
+
+
+def refuse(it: Interpretation, detail: str, suggestions: list[str] | None = None) -> NotUnderstood:
+    return NotUnderstood(
+        detail,
+        suggestions=suggestions if suggestions is not None else it.suggestions,
+        ignored=it.ignored,
+        examples=EXAMPLES[:4],
+    )
+
+
+def validated(model, body: dict[str, Any], it: Interpretation):
+    """The typed engine request, or a refusal that says which value is out of range."""
+    try:
+        return model.model_validate(body)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"])
+        raise refuse(it, f"{where}: {first['msg']}") from None
+
+
+def one_gpu(view: CatalogView, it: Interpretation, mention: GpuMention) -> Gpu:
+    if len(mention.ids) > 1:
+        raise refuse(
+            it,
+            f"'{mention.text}' is several GPUs: {', '.join(mention.ids)}; say which",
+            list(mention.ids),
+        )
+    return view.gpu(mention.ids[0])  # type: ignore[return-value]
+
+
+def usage_fields(it: Interpretation) -> dict[str, Any]:
+    body: dict[str, Any] = {}
+    if it.utilization is not None:
+        body["utilization"] = it.utilization
+    if it.utilization_profile:
+        body["utilization_profile"] = it.utilization_profile
+    return body
+
+
+def where_fields(it: Interpretation) -> dict[str, Any]:
+    body = usage_fields(it)
+    if it.electricity_price_usd_per_kwh is not None:
+        body["electricity_price_usd_per_kwh"] = it.electricity_price_usd_per_kwh
+    if it.region:
+        body["region"] = it.region
+    if it.currency:
+        body["currency"] = it.currency
+    if it.memory_preset:
+        body["memory_preset"] = it.memory_preset
+    if it.precision:
+        body["precision"] = it.precision
+    return body
+
+
+def in_currency_text(amount_usd: float | None, rate: CurrencyRate) -> str:
+    """``amount_usd`` as money in the answer's currency (USD prints as before)."""
+    if amount_usd is None or rate.currency == "USD":
+        return money(amount_usd)
+    x = amount_usd / rate.usd_per_unit
+    return f"{x:,.2f} {rate.currency}" if abs(x) >= 1 else f"{x:.4g} {rate.currency}"
+
+
+def pick_cloud_offer(
+    view: CatalogView, out: Answer, desktop_gpu: Gpu, count: int
+) -> CloudOffer | None:
+    """The cloud offer a break-even compares against (see the module docstring)."""
+    c = out.it.cloud
+    typed = not c.is_empty()
+    if not typed and desktop_gpu.id in SEED_COMPARABLE and count == 1:
+        offer = view.offer_by_id.get(SEED_COMPARABLE[desktop_gpu.id])
+        if offer is not None:
+            out.default(
+                "cloud.offer_id",
+                offer.id,
+                f"{SEED_001}: 'AWS V100 spot instance at $2.14/h (similar performance to the "
+                "RTX 3090)'",
+            )
+            return offer
+    # Typed words filter as given; with none, on-demand and no Colab (its usage limits make
+    # it no like-for-like substitute for a desktop).
+    filters = dict(
+        provider=c.provider,
+        pricing_model=c.pricing_model or (None if typed else "on_demand"),
+        colab_plan=c.colab_plan,
+    )
+    what = ", ".join(f"{k}={v}" for k, v in filters.items() if v) or "any provider"
+    if c.gpu is not None:
+        tiers: list[tuple[str, tuple[str, ...] | None]] = [("the GPU asked for", c.gpu.ids)]
+    else:
+        tiers = [
+            ("the desktop's GPU", (desktop_gpu.id,)),
+            (
+                f"a GPU with memory bandwidth within {SIMILAR_BANDWIDTH:.0%} of the desktop's and "
+                "as much memory (the engine's speed estimate)",
+                catalog.similar_gpu_ids(view, desktop_gpu, SIMILAR_BANDWIDTH),
+            ),
+        ]
+        if typed:  # "vs colab pro": the plan's own GPUs when none is comparable
+            tiers.append(("any GPU (none comparable to the desktop's is offered)", None))
+    for why, ids in tiers:
+        if ids is not None and not ids:
+            continue
+        for count_rule, n in (("same GPU count", count), ("any GPU count", None)):
+            found = catalog.find_offers(
+                view,
+                gpu_ids=ids,
+                gpu_count=n,
+                exclude_provider=None if typed else "colab",
+                **filters,
+            )
+            if found:
+                offer = found[0]
+                out.default(
+                    "cloud.offer_id",
+                    offer.id,
+                    f"cheapest of {len(found)} offers ({what}; {why}; "
+                    f"{count_rule}), per GPU-hour, as of {offer.as_of}",
+                )
+                return offer
+    return None
+
+
+def money(x: float | None) -> str:
+    if x is None:
+        return "n/a"
+    return f"${x:,.2f}" if abs(x) >= 1 else f"${x:.4g}"
+
+
+def desktop_spec(view: CatalogView, out: Answer, gpu: Gpu, count: int) -> dict[str, Any]:
+    """A desktop with ``count`` x ``gpu``: seed 001's barebone when it has the slots, else
+    the engine picks the smallest catalog barebone that does."""
+    desktop: dict[str, Any] = {"gpu": gpu.id, "gpu_count": count}
+    seed = view.barebone_by_id.get(SEED_BAREBONE)
+    if seed is not None and seed.gpu_slots >= count:
+        desktop["barebone"] = seed.id
+        out.default("desktop.barebone", seed.id, f"{seed.source}")
+    return desktop
+
+
+def cloud_words(it: Interpretation) -> dict[str, str]:
+    c = it.cloud
+    words = {"provider": c.provider, "pricing_model": c.pricing_model, "plan": c.colab_plan}
+    if c.gpu:
+        words["gpu"] = "/".join(c.gpu.ids)
+    return {k: v for k, v in words.items() if v}
+
+
+def dump(result) -> dict[str, Any]:
+    return result.model_dump(mode="json")

@@ -1,0 +1,252 @@
+"""Chat answers that cost something: break-even, run cost (and cost per batch item) and
+carbon. Each fills what the question left out with a stated default and asks the engine."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from app import costing, usecases
+from app.catalog.view import CatalogView
+from app.models import CloudOffer, Gpu
+from app.models.break_even import BreakEvenRequest
+from app.models.carbon import CarbonRequest
+from app.models.query import QueryAnswer
+from app.models.run_cost import RunCostRequest
+from app.query.interpretation import Interpretation
+from app.services import catalog
+from app.services.query_common import (
+    CARBON_DEFAULT_DAYS,
+    MAX_OPTIONS,
+    Answer,
+    cloud_words,
+    desktop_spec,
+    dump,
+    in_currency_text,
+    one_gpu,
+    pick_cloud_offer,
+    refuse,
+    usage_fields,
+    validated,
+    where_fields,
+)
+from app.settings import Settings
+
+
+def break_even_answer(view: CatalogView, settings: Settings, out: Answer) -> QueryAnswer:
+    it = out.it
+    gpu = one_gpu(view, it, it.gpu)  # type: ignore[arg-type]  (checked by the parser)
+    count = it.gpu.count  # type: ignore[union-attr]
+    desktop = desktop_spec(view, out, gpu, count)
+    if it.resell_after_years is not None:
+        desktop["resell_after_years"] = it.resell_after_years
+    cloud: dict[str, Any]
+    if it.cloud.price_usd_per_hour is not None:
+        cloud = {"price_usd_per_hour": it.cloud.price_usd_per_hour}
+        if it.cloud.gpu is not None and len(it.cloud.gpu.ids) == 1:
+            cloud["gpu"] = it.cloud.gpu.ids[0]
+    else:
+        offer = pick_cloud_offer(view, out, gpu, count)
+        if offer is None:
+            raise refuse(
+                it,
+                "no cloud offer in the catalog matches "
+                + (", ".join(f"{k}={v}" for k, v in cloud_words(it).items()) or gpu.id)
+                + "; name one (`vs lambda h100`) or a price (`vs $2.14/h`)",
+            )
+        cloud = {"offer_id": offer.id}
+    body = {"desktop": desktop, "cloud": cloud, **where_fields(it)}
+    req = validated(BreakEvenRequest, body, it)
+    res = usecases.compute_break_even(view, req, settings)
+    resale = res.resale
+    if res.break_even_days is not None:
+        headline = f"Break-even: {res.break_even_days:,.0f} days"
+        if resale is not None and resale.resell_after_years is not None:
+            headline += f" if you resell after {resale.resell_after_years:g} years"
+    else:
+        headline = f"Break-even: never ({res.break_even_reason})"
+    d, c, r = res.desktop, res.cloud, res.currency_rate
+    out.fact("Desktop", f"{d.gpu_count}x {d.gpu_id}, {in_currency_text(d.upfront_usd, r)} upfront")
+    out.fact(
+        "Cloud",
+        f"{c.offer_id or 'given price'} ({c.provider or '-'}, "
+        f"{c.pricing_model if c.pricing_model else '-'}) at "
+        f"{in_currency_text(c.price_usd_per_hour, r)}/h",
+    )
+    out.fact("Utilization", f"{res.utilization:.0%}")
+    out.fact("Electricity", f"{in_currency_text(d.electricity_price_usd_per_kwh, r)}/kWh")
+    out.fact(
+        "Running cost",
+        f"desktop {in_currency_text(d.cost_usd_per_year, r)}/yr ({d.energy_kwh_per_year:,.0f} kWh), "
+        f"cloud {in_currency_text(c.cost_usd_per_year, r)}/yr",
+    )
+    if resale is not None:
+        out.fact(
+            "Resale",
+            f"{in_currency_text(resale.resale_value_usd, r)} on {resale.resale_on} ({resale.basis}); "
+            f"without resale {resale.break_even_days_without_resale} days",
+        )
+        out.fact(
+            f"TCO over {res.tco.horizon_years:g} years",
+            f"desktop {in_currency_text(res.tco.desktop_tco_usd, r)} vs cloud {in_currency_text(res.tco.cloud_tco_usd, r)}"
+            f": {res.tco.cheaper} is cheaper",
+        )
+    if r.currency != "USD":
+        out.fact("Exchange rate", f"{r.usd_per_unit:g} USD/{r.currency} ({r.as_of})")
+    if res.memory is not None and res.memory.gpus_below:
+        out.fact(
+            "Memory",
+            f"{', '.join(res.memory.gpus_below)} below the {res.memory.required_gb:g} GB "
+            f"'{res.memory.preset}' needs at {res.memory.precision}",
+        )
+    if it.horizon_days:
+        desk_total = costing.cumulative_cost_usd(d.upfront_usd, d.cost_usd_per_day, it.horizon_days)
+        cloud_total = costing.cumulative_cost_usd(0.0, c.cost_usd_per_day, it.horizon_days)
+        cheaper = "desktop" if desk_total < cloud_total else "cloud"
+        out.fact(
+            f"Over {it.horizon_days:,.0f} days",
+            f"desktop {in_currency_text(desk_total, r)} vs cloud {in_currency_text(cloud_total, r)}: {cheaper} is cheaper",
+        )
+    return out.done(headline, "/v1/break-even", req.model_dump(exclude_none=True), dump(res))
+
+
+def run_cost_answer(view: CatalogView, settings: Settings, out: Answer) -> QueryAnswer:
+    """A run-cost (or cost-per-batch-item) question: the workload, the options (defaults
+    stated), then the engine's cheapest options."""
+    it = out.it
+    gpu = one_gpu(view, it, it.gpu) if it.gpu else None
+    count = it.gpu.count if it.gpu else 1
+    workload, what = _workload(it, gpu, count)
+    body = {"workload": workload, "options": _options(view, out, gpu, count), **where_fields(it)}
+    req = validated(RunCostRequest, body, it)
+    res = usecases.compute_run_cost(view, req, settings)
+    per_item = it.intent == "cost_per_item"
+    metric = "cost_per_batch_item_usd" if per_item else "cost_usd"
+    ranked = sorted(
+        (o for o in res.options if getattr(o, metric) is not None and o.fits is not False),
+        key=lambda o: getattr(o, metric),
+    )
+    if not ranked:
+        headline = f"No option can run {what}" + (
+            " (out of memory or no max batch size known)" if per_item else ""
+        )
+    else:
+        best, rate = ranked[0], res.currency_rate
+        label = "Cost per batch item" if per_item else "Run cost"
+        headline = f"{label}: {in_currency_text(getattr(best, metric), rate)} on {best.label}"
+    out.fact("Workload", what)
+    for o in ranked[:MAX_OPTIONS]:
+        extra = f", {o.runtime_s / 3600:.2f} h" if o.runtime_s else ""
+        out.fact(o.label, f"{in_currency_text(getattr(o, metric), res.currency_rate)}{extra}")
+    skipped = [o.label for o in res.options if o.fits is False]
+    if skipped:
+        out.fact("Out of memory", ", ".join(skipped))
+    return out.done(headline, "/v1/run-cost", req.model_dump(exclude_none=True), dump(res))
+
+
+def _workload(it: Interpretation, gpu: Gpu | None, count: int) -> tuple[dict[str, Any], str]:
+    """The run-cost workload (a benchmark, or a runtime on the named GPU) and how the answer
+    names it; refuses a question without either."""
+    if it.benchmark:
+        return {"benchmark": it.benchmark}, it.benchmark
+    runtime_s = it.runtime_s
+    if runtime_s is None and it.gpu_hours is not None:
+        runtime_s = it.gpu_hours * 3600 / count
+    if runtime_s is None or gpu is None:
+        raise refuse(
+            it,
+            "How long does one run take, and on which GPU? e.g. `10 hours on an a100`, or "
+            "a benchmark: stylegan, yolor, efficientnet",
+        )
+    workload = {"runtime_s": runtime_s, "gpu": gpu.id, "gpu_count": count}
+    return workload, f"{runtime_s / 3600:g} h on {count}x {gpu.id}"
+
+
+def _options(view: CatalogView, out: Answer, gpu: Gpu | None, count: int) -> list[dict[str, Any]]:
+    """The options to cost: the question's cloud side (a price, or matching offers); else
+    for a GPU its cheapest offer per provider and a desktop; else seed 004's Paperspace
+    offers. Each default is stated in the answer."""
+    it, c = out.it, out.it.cloud
+    if c.price_usd_per_hour is not None:
+        target = c.gpu.ids[0] if c.gpu and len(c.gpu.ids) == 1 else (gpu.id if gpu else None)
+        if target is None:
+            raise refuse(it, "Which GPU does the $/h price buy? e.g. `vs $2.14/h v100`")
+        return [{"price_usd_per_hour": c.price_usd_per_hour, "gpu": target}]
+    if not c.is_empty():
+        ids = c.gpu.ids if c.gpu else ((gpu.id,) if gpu else None)
+        found = catalog.find_offers(
+            view, gpu_ids=ids, provider=c.provider, pricing_model=c.pricing_model,
+            colab_plan=c.colab_plan,
+        )  # fmt: skip
+        if not found:
+            raise refuse(it, f"no cloud offer matches {cloud_words(it)}")
+        options = [{"offer_id": o.id} for o in found[:MAX_OPTIONS]]
+        out.default(
+            "options",
+            [o["offer_id"] for o in options],
+            f"the {len(options)} cheapest per GPU-hour of {len(found)} matching offers",
+        )
+        return options
+    if gpu is not None:
+        cheapest: dict[str, CloudOffer] = {}  # per provider; offers come cheapest first
+        for offer in catalog.find_offers(view, gpu_ids=(gpu.id,), gpu_count=count):
+            cheapest.setdefault(offer.provider, offer)
+        options = [{"offer_id": o.id} for o in list(cheapest.values())[:MAX_OPTIONS]]
+        if gpu.price_new_usd is not None:
+            options.append({"desktop": desktop_spec(view, out, gpu, count)})
+        if not options:
+            raise refuse(it, f"no offer or desktop price for {gpu.id} in the catalog")
+        out.default(
+            "options",
+            [o.get("offer_id", "desktop") for o in options],
+            "the cheapest offer of this GPU per provider (up to 5), and a desktop with it "
+            "when its launch price is known",
+        )
+        return options
+    found = [
+        o for o in catalog.find_offers(view, gpu_ids=None, provider="paperspace")
+        if o.id.endswith("-2022")
+    ]  # fmt: skip
+    out.default(
+        "options",
+        len(found),
+        "seed 004's Paperspace offers (Paperspace, 'Best GPU for deep learning', 2022)",
+    )
+    return [{"offer_id": o.id} for o in found]
+
+
+def carbon_answer(view: CatalogView, settings: Settings, out: Answer) -> QueryAnswer:
+    it = out.it
+    mention = it.gpu or it.cloud.gpu
+    gpu = one_gpu(view, it, mention)  # type: ignore[arg-type]  (checked by the parser)
+    count = mention.count  # type: ignore[union-attr]
+    body: dict[str, Any] = {"gpu": gpu.id, "gpu_count": count}
+    if it.gpu_hours is not None:
+        body["hours"] = it.gpu_hours / count
+    elif it.runtime_s is not None:
+        body["hours"] = it.runtime_s / 3600
+    else:
+        body["days"] = it.horizon_days or CARBON_DEFAULT_DAYS
+        if not it.horizon_days:
+            out.default("days", CARBON_DEFAULT_DAYS, "default: one year")
+        body.update(usage_fields(it))
+    if it.region:
+        body["region"] = it.region
+    req = validated(CarbonRequest, body, it)
+    res = usecases.compute_carbon(view, req, settings)
+    out.fact(
+        "GPUs", f"{count}x {gpu.id}, {res.power_w:,.0f} W busy incl. {req.base_power_w:g} W host"
+    )
+    out.fact("Busy hours", f"{res.busy_hours:,.0f} h")
+    out.fact("Grid", f"{res.carbon_intensity_g_per_kwh:,.0f} gCO2e/kWh ({it.region or 'world'})")
+    out.fact("Energy", f"{res.energy_kwh:,.1f} kWh (PUE {res.pue:g})")
+    out.fact(
+        "Embodied",
+        f"{res.embodied.co2e_kg:,.1f} kg CO2e ({res.embodied.low_co2e_kg:,.1f}-"
+        f"{res.embodied.high_co2e_kg:,.1f}), {res.embodied_share:.1%} of the hardware's "
+        "manufacturing emissions",
+    )
+    headline = (
+        f"Carbon: {res.co2e_kg:,.1f} kg CO2e ({res.energy_kwh:,.0f} kWh) + "
+        f"{res.embodied.co2e_kg:,.1f} kg embodied"
+    )
+    return out.done(headline, "/v1/carbon", req.model_dump(exclude_none=True), dump(res))
