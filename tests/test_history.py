@@ -20,12 +20,14 @@ import pytest
 from sqlalchemy import func, select, text
 from sqlmodel import Session
 
-from app.catalog import importer, loaders
+from app.catalog import importer
+from app.catalog.sources import skypilot
+from app.catalog.sources.files import SOURCES
 from app.models import CloudOffer, PricePoint
 from app.services import imports, keys
 from tests.dbs import seeded_client, seeded_engine  # noqa: F401  (fixtures)
 
-SKYPILOT = loaders.SOURCES / "skypilot-catalog"
+SKYPILOT = SOURCES / "skypilot-catalog"
 AWS = SKYPILOT / "catalogs/v8/aws/vms_gpu_subset.csv"
 TODAY = dt.datetime.now(dt.UTC).date()
 SEED_DESKTOP = {"gpu": "3090", "total_price_usd": 2200}
@@ -75,10 +77,10 @@ def test_importing_the_shipped_skypilot_catalogs_changes_nothing(engine):
     assert report.price_points_added == 0 and report.revision is None
     assert _count(engine, PricePoint) == points
     with engine.connect() as conn:
-        for provider, meta in loaders.SKYPILOT_FILES.items():
+        for provider, meta in skypilot.SKYPILOT_FILES.items():
             n = conn.execute(
                 select(func.count()).where(
-                    CloudOffer.__table__.c.source == loaders.skypilot_url(meta.path)
+                    CloudOffer.__table__.c.source == skypilot.skypilot_url(meta.path)
                 )
             ).scalar_one()
             assert report.unchanged[provider] == n > 0, provider
@@ -140,7 +142,7 @@ def test_a_price_change_is_dated_and_the_old_price_stays_readable(client, engine
     assert now["price_usd_per_hour"] == pytest.approx(new)
     assert now["as_of"] == "2026-01-15"
     assert then["price_usd_per_hour"] == pytest.approx(old)
-    assert then["as_of"] == loaders.SKYPILOT_FILES["aws"].as_of.isoformat()
+    assert then["as_of"] == skypilot.SKYPILOT_FILES["aws"].as_of.isoformat()
 
     # A calculation on either day uses that day's price: 30 busy days x 24 h at 100 %.
     req = {"desktop": SEED_DESKTOP, "cloud": {"offer_id": offer_id}, "utilization": 1.0}

@@ -22,7 +22,7 @@ import math
 
 import pytest
 
-from app.catalog.loaders import CURATED, read_csv
+from app.catalog.sources.files import CURATED, read_csv
 from app.costing import InvalidInput, speedup
 from app.costing import ownership as own
 from app.query.parser import parse

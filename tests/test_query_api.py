@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from typer.testing import CliRunner
 
-from app.catalog.loaders import CURATED, read_csv
+from app.catalog.sources.files import CURATED, read_csv
 from app.cli import app as cli
 from tests.seed_values import BATCH_ITEM_USD, GPUS, SEED_001, printed
 

@@ -25,7 +25,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from app.catalog import loaders
+from app.catalog.sources import skypilot
+from app.catalog.sources.offers import with_billing
 from app.catalog.writes import future_date_problem
 from app.models.common import described_by
 from app.models.offer import CloudOfferPublic, PricingModel, Provider
@@ -107,10 +108,10 @@ class OfferImportFile(BaseModel):
     offers: list[OfferImportRow] = Field(max_length=100_000)
 
 
-def _known_file(name: str) -> loaders.CatalogFile | None:
+def _known_file(name: str) -> skypilot.CatalogFile | None:
     """The shipped SkyPilot file whose path ``name`` ends with, if any."""
     norm = name.replace("\\", "/")
-    for meta in loaders.SKYPILOT_FILES.values():
+    for meta in skypilot.SKYPILOT_FILES.values():
         tail = meta.path.split("/", 1)[1]  # catalogs/vN/provider/file.csv
         if norm.endswith(tail):
             return meta
@@ -201,7 +202,7 @@ def _parse_skypilot(name, reader, provider, as_of, source, today) -> ParsedFile:
         meta = known
     else:
         day = _check_date(as_of or today, today)
-        meta = loaders.CatalogFile(name, day, f"imported from {name}")
+        meta = skypilot.CatalogFile(name, day, f"imported from {name}")
     out = ParsedFile(name, f"skypilot {_schema_version(name)}", provider, meta.as_of)
     rows = []
     for raw in reader:
@@ -212,10 +213,10 @@ def _parse_skypilot(name, reader, provider, as_of, source, today) -> ParsedFile:
             continue
         row["_line"] = str(reader.line_num)
         rows.append(row)
-    src = source or (loaders.skypilot_url(known.path) if known else f"import of {name}")
-    report = loaders.LoadReport({})
-    offers = loaders.load_skypilot(provider, report, loaders.SkyPilotInput(meta, rows, src))
-    out.offers = loaders.with_billing(offers)
+    src = source or (skypilot.skypilot_url(known.path) if known else f"import of {name}")
+    report = skypilot.LoadReport({})
+    offers = skypilot.load_skypilot(provider, report, skypilot.SkyPilotInput(meta, rows, src))
+    out.offers = with_billing(offers)
     out.skipped = report.skipped
     return out
 
@@ -224,7 +225,7 @@ def _own_row(name: str, line: int, data: dict[str, Any], as_of, source, today) -
     data = {k: (None if v == "" else v) for k, v in data.items() if k is not None}
     row = OfferImportRow.model_validate(data)
     day = _check_date(row.as_of or as_of or today, today)
-    offer = loaders.offer_row(
+    offer = skypilot.offer_row(
         row.provider.value,
         row.instance_type,
         row.gpu_id,
@@ -264,7 +265,7 @@ def _parse_own(name, fmt, items, as_of, source, today) -> ParsedFile:
             out.offers.append(_own_row(name, line, item, as_of, source, today))
         except (ValidationError, ImportError_) as exc:
             out.rejected.append(Rejected(name, line, _reason(exc)))
-    out.offers = loaders.with_billing(out.offers)
+    out.offers = with_billing(out.offers)
     return out
 
 

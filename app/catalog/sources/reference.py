@@ -8,7 +8,8 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-from app.catalog.loaders import CURATED, _date, pue_defaults, read_csv
+from app.catalog.sources.files import CURATED, parse_date, read_csv
+from app.catalog.sources.offers import pue_defaults
 
 Row = dict[str, Any]
 
@@ -26,7 +27,7 @@ def load_fx_rates() -> list[Row]:
             "usd_per_unit": float(r["usd_per_unit"]),
             "period": r["period"],
             "source": f"{r['source']} (period {r['period']})",
-            "as_of": _date(r["as_of"]),
+            "as_of": parse_date(r["as_of"]),
         }
         for r in read_csv(CURATED / "fx_rates.csv")
     ]
@@ -41,7 +42,7 @@ def load_embodied_factors() -> list[Row]:
             "relative_sd": float(r["relative_sd"]),
             "lifetime_years": float(r["lifetime_years"]),
             "source": r["source"],
-            "as_of": _date(r["as_of"]),
+            "as_of": parse_date(r["as_of"]),
         }
         for r in read_csv(CURATED / "embodied_carbon.csv")
     ]

@@ -1,0 +1,474 @@
+"""Cloud offers from SkyPilot's catalogs (AWS, GCP, Azure, and the flat Lambda, RunPod and
+Paperspace files): accelerator names mapped to our GPU ids, one row per priced offer, and
+the rows skipped on purpose counted with their reason."""
+
+from __future__ import annotations
+
+import datetime as dt
+import statistics
+from collections import defaultdict
+from dataclasses import dataclass
+from typing import Any
+
+from app.catalog.sources.files import SOURCES, CatalogDataError, Row, opt_float, read_csv, slug
+
+
+@dataclass(frozen=True)
+class CatalogFile:
+    """A SkyPilot catalog file and the date its prices are taken to hold."""
+
+    path: str
+    as_of: dt.date
+    note: str
+
+
+# SOURCES.md gives commits but, for transcribed files, no commit date; the dates below are the
+# earliest the data can be (see each note) and are stated as approximate in every row.
+SKYPILOT_FILES = {
+    "aws": CatalogFile(
+        "skypilot-catalog/catalogs/v8/aws/vms_gpu_subset.csv",
+        dt.date(2025, 11, 1),
+        "approximate date: the file lists p6-b300 instances, so it is late 2025 or later "
+        "(SkyPilot catalog v8, commit 00148f2a)",
+    ),
+    "gcp": CatalogFile(
+        "skypilot-catalog/catalogs/v8/gcp/vms_gpu_subset.csv",
+        dt.date(2025, 11, 1),
+        "approximate date: SkyPilot catalog v8 (commit 006059e0), fetched with the AWS file",
+    ),
+    "azure": CatalogFile(
+        "skypilot-catalog/catalogs/v6/azure/vms_gpu_subset.csv",
+        dt.date(2024, 6, 30),
+        "approximate date: SkyPilot catalog v6 schema, '2024-era' (commit 098741e7)",
+    ),
+    "lambda": CatalogFile(
+        "skypilot-catalog/catalogs/v9/lambda/vms.csv",
+        dt.date(2025, 11, 1),
+        "approximate date: lists B200 and GH200, so 2025 or later (SkyPilot catalog v9, "
+        "commit 2c3d7ea7)",
+    ),
+    "runpod": CatalogFile(
+        "skypilot-catalog/catalogs/v6/runpod/vms.csv",
+        dt.date(2024, 6, 30),
+        "approximate date: SkyPilot catalog v6 schema, '2024-era' (commit 098741e7); SECURE cloud",
+    ),
+    "paperspace": CatalogFile(
+        "skypilot-catalog/catalogs/v6/paperspace/vms.csv",
+        dt.date(2024, 6, 30),
+        "approximate date: SkyPilot catalog v6 schema, '2024-era' (commit e5200541)",
+    ),
+}
+
+
+# Accelerator names in the SkyPilot catalogs -> our GPU ids. Instance-type hints come first
+# where one name covers two parts (Lambda's 'A100' is PCIe or SXM4 by instance type).
+ACCELERATOR_GPU = {
+    "T4": "tesla-t4",
+    "A10G": "a10g",
+    "A10": "a10",
+    "L4": "l4",
+    "L40S": "l40s",
+    "L40": "l40",
+    "V100": "v100-16gb",
+    "V100-32GB": "v100-32gb",
+    "A100": "a100-sxm4-40gb",
+    "A100-80GB": "a100-sxm4-80gb",
+    "H100": "h100-sxm",
+    "H200": "h200",
+    "B200": "b200",
+    "K80": "tesla-k80",
+    "P100": "tesla-p100",
+    "P4": "tesla-p4",
+    "P40": "tesla-p40",
+    "A6000": "rtx-a6000",
+    "RTX6000": "quadro-rtx-6000",
+    "A40": "a40",
+    "A100-80GB-SXM": "a100-sxm4-80gb",
+    "H100-SXM": "h100-sxm",
+    "RTX3090": "rtx-3090",
+    "RTX4090": "rtx-4090",
+    "RTX4000-Ada": "rtx-4000-ada",
+    "RTX6000-Ada": "rtx-6000-ada",
+    "RTXA4000": "rtx-a4000",
+    "RTXA4500": "rtx-a4500",
+    "RTXA5000": "rtx-a5000",
+    "RTXA6000": "rtx-a6000",
+    "M4000": "quadro-m4000",
+    "P4000": "quadro-p4000",
+    "A4000": "rtx-a4000",
+}
+
+
+PROVIDER_ACCELERATOR_GPU = {
+    # (provider, accelerator): gpu id, where a provider's part differs from the default above.
+    ("azure", "A100-80GB"): "a100-80gb",  # NC A100 v4 series: A100 80GB PCIe
+    ("azure", "H100"): "h100-nvl",  # NC H100 v5 series: H100 NVL
+    ("runpod", "A100-80GB"): "a100-80gb",  # RunPod lists the SXM part separately
+    ("runpod", "H100"): "h100-pcie",  # RunPod lists the SXM part separately
+    ("paperspace", "A100-80GB"): "a100-80gb",
+}
+
+
+def gpu_for(provider: str, accelerator: str, instance_type: str) -> str | None:
+    """Our GPU id for a catalog row, or None when the catalog has no such GPU."""
+    itype = instance_type.lower()
+    if provider == "lambda":
+        if "a100_80gb" in itype:
+            return "a100-sxm4-80gb"
+        if "a100" in itype:
+            return "a100-sxm4-40gb" if "sxm" in itype else "a100-40gb"
+        if "h100_pcie" in itype:
+            return "h100-pcie"
+    if provider == "azure" and accelerator == "H100" and itype.startswith("standard_nd"):
+        return "h100-sxm"  # ND H100 v5: HGX H100 SXM
+    return PROVIDER_ACCELERATOR_GPU.get((provider, accelerator), ACCELERATOR_GPU.get(accelerator))
+
+
+def offer_row(
+    provider: str,
+    instance_type: str,
+    gpu_id: str,
+    gpu_count: int,
+    pricing_model: str,
+    price: float,
+    region: str | None,
+    *,
+    source: str,
+    as_of: dt.date,
+    vcpus: float | None = None,
+    ram_gb: float | None = None,
+    availability_zone: str | None = None,
+    monthly_fee_usd: float = 0.0,
+    notes: str | None = None,
+    id_suffix: str = "",
+    **extra: Any,
+) -> Row:
+    """One ``cloud_offer`` row; its id is ``{provider}-{instance}[-{region}]-{pricing}`` (slugged)
+    plus ``id_suffix``. ``price`` is the whole instance's USD/h; ``monthly_fee_usd`` USD/month;
+    ``ram_gb`` GB; the provider's billing rules are added by :func:`with_billing`."""
+    parts = [provider, slug(instance_type)]
+    if region:
+        parts.append(slug(region))
+    parts.append(pricing_model.replace("_", "-"))
+    row: Row = {
+        "id": "-".join(parts) + id_suffix,
+        "provider": provider,
+        "instance_type": instance_type,
+        "gpu_id": gpu_id,
+        "gpu_count": gpu_count,
+        "pricing_model": pricing_model,
+        "price_usd_per_hour": round(price, 6),
+        "region": region,
+        "availability_zone": availability_zone,
+        "vcpus": vcpus,
+        "ram_gb": ram_gb,
+        "monthly_fee_usd": monthly_fee_usd,
+        "included_compute_units_per_month": 0.0,
+        "compute_units_per_hour": None,
+        "usd_per_compute_unit": None,
+        "source": source,
+        "as_of": as_of,
+        "notes": notes,
+    }
+    row.update(extra)
+    return row
+
+
+@dataclass
+class LoadReport:
+    """What a loader kept and skipped (rows, with a reason each), for the seed summary."""
+
+    skipped: dict[str, int]
+
+    def skip(self, reason: str) -> None:
+        self.skipped[reason] = self.skipped.get(reason, 0) + 1
+
+
+@dataclass(frozen=True)
+class SkyPilotInput:
+    """SkyPilot catalog rows to load instead of the shipped file: the file's date and note
+    (``meta``), its rows (dicts by column name, each may carry ``_line``), and ``source``."""
+
+    meta: CatalogFile
+    rows: list[dict[str, str]]
+    source: str
+
+
+def skypilot_url(path: str) -> str:
+    """The upstream URL of a shipped SkyPilot catalog file (``skypilot-catalog/...``)."""
+    return (
+        "https://github.com/skypilot-org/skypilot-catalog/blob/master/"
+        + path[len("skypilot-catalog/") :]
+    )
+
+
+def _skypilot_rows(
+    provider: str, given: SkyPilotInput | None = None
+) -> tuple[CatalogFile, list[dict[str, str]], str]:
+    if given is not None:
+        return given.meta, given.rows, given.source
+    meta = SKYPILOT_FILES[provider]
+    return meta, read_csv(SOURCES / meta.path), skypilot_url(meta.path)
+
+
+def _is_real_spot(price: float | None, spot: float | None) -> bool:
+    """A spot price equal to (or above) on-demand is the catalogs' placeholder for no spot."""
+    return spot is not None and spot > 0 and (price is None or spot < price)
+
+
+def load_aws_offers(report: LoadReport, given: SkyPilotInput | None = None) -> list[Row]:
+    """AWS on-demand per region and spot per region (cheapest availability zone)."""
+    meta, rows, source = _skypilot_rows("aws", given)
+    grouped: dict[tuple[str, str], list[dict[str, str]]] = defaultdict(list)
+    for r in rows:
+        grouped[(r["InstanceType"], r["Region"])].append(r)
+    out: list[Row] = []
+    for (itype, region), group in sorted(grouped.items()):
+        first = group[0]
+        gpu_id = gpu_for("aws", first["AcceleratorName"], itype)
+        if gpu_id is None:
+            report.skip(f"aws: no catalog GPU for {first['AcceleratorName']}")
+            continue
+        common = dict(
+            source=source,
+            vcpus=opt_float(first["vCPUs"]),
+            ram_gb=opt_float(first["MemoryGiB"]),
+        )
+        count = int(float(first["AcceleratorCount"]))
+        od_prices = {opt_float(r["Price"]) for r in group} - {None}
+        if od_prices:
+            od = min(od_prices)
+            out.append(
+                offer_row(
+                    "aws",
+                    itype,
+                    gpu_id,
+                    count,
+                    "on_demand",
+                    od,
+                    region,
+                    as_of=meta.as_of,
+                    notes=meta.note,
+                    **common,
+                )
+            )
+        else:
+            report.skip("aws: no on-demand price (p5e)")
+        spots = [
+            (float(r["SpotPrice"]), r["AvailabilityZone"])
+            for r in group
+            if _is_real_spot(opt_float(r["Price"]), opt_float(r["SpotPrice"]))
+        ]
+        if spots:
+            price, zone = min(spots)
+            out.append(
+                offer_row(
+                    "aws",
+                    itype,
+                    gpu_id,
+                    count,
+                    "spot",
+                    price,
+                    region,
+                    availability_zone=zone,
+                    as_of=meta.as_of,
+                    notes=f"cheapest of {len(spots)} availability zone(s) with a spot price; "
+                    f"median {statistics.median(p for p, _ in spots):.4f}; {meta.note}",
+                    **common,
+                )
+            )
+        else:
+            report.skip("aws: spot = on-demand placeholder (no spot)")
+    return out
+
+
+GCP_HOST_FOR = {
+    ("A100", 1): "a2-highgpu-1g",
+    ("A100-80GB", 1): "a2-ultragpu-1g",
+    ("H100", 1): "a3-highgpu-1g",
+}
+
+
+def load_gcp_offers(report: LoadReport, given: SkyPilotInput | None = None) -> list[Row]:
+    """GCP: GPU price + host VM price in the same region (and zone, for spot), summed.
+
+    GCP prices accelerators separately from the VM; a GPU-only figure understates the bill,
+    so GPU rows without a host row in the shipped subset are not shipped.
+    """
+    meta, rows, source = _skypilot_rows("gcp", given)
+    hosts: dict[tuple[str, str], list[dict[str, str]]] = defaultdict(list)
+    gpus: dict[tuple[str, int, str], list[dict[str, str]]] = defaultdict(list)
+    for r in rows:
+        if r["InstanceType"]:
+            hosts[(r["InstanceType"], r["Region"])].append(r)
+        else:
+            gpus[(r["AcceleratorName"], int(float(r["AcceleratorCount"])), r["Region"])].append(r)
+    out: list[Row] = []
+    for (acc, count, region), group in sorted(gpus.items()):
+        host_type = GCP_HOST_FOR.get((acc, count))
+        host_rows = hosts.get((host_type, region)) if host_type else None
+        if not host_rows:
+            report.skip("gcp: GPU-only price with no host VM row in the subset")
+            continue
+        gpu_id = gpu_for("gcp", acc, host_type or "")
+        if gpu_id is None:
+            report.skip(f"gcp: no catalog GPU for {acc}")
+            continue
+        host = host_rows[0]
+        gpu_od = min(float(r["Price"]) for r in group if r["Price"])
+        host_od = min(float(r["Price"]) for r in host_rows if r["Price"])
+        common = dict(
+            source=source,
+            vcpus=opt_float(host["vCPUs"]),
+            ram_gb=opt_float(host["MemoryGiB"]),
+            as_of=meta.as_of,
+        )
+        out.append(
+            offer_row(
+                "gcp",
+                host_type,
+                gpu_id,
+                count,
+                "on_demand",
+                gpu_od + host_od,
+                region,
+                notes=f"host {host_type} ${host_od:g}/h + {count}x {acc} ${gpu_od:g}/h; {meta.note}",
+                **common,
+            )
+        )
+        host_spot = {r["AvailabilityZone"]: opt_float(r["SpotPrice"]) for r in host_rows}
+        zone_spots = [
+            (float(r["SpotPrice"]) + host_spot[r["AvailabilityZone"]], r["AvailabilityZone"])
+            for r in group
+            if _is_real_spot(opt_float(r["Price"]), opt_float(r["SpotPrice"]))
+            and host_spot.get(r["AvailabilityZone"])
+        ]
+        if zone_spots:
+            price, zone = min(zone_spots)
+            out.append(
+                offer_row(
+                    "gcp",
+                    host_type,
+                    gpu_id,
+                    count,
+                    "spot",
+                    price,
+                    region,
+                    availability_zone=zone,
+                    notes=f"host + GPU spot prices in zone {zone}, cheapest of {len(zone_spots)}; "
+                    f"{meta.note}",
+                    **common,
+                )
+            )
+    return out
+
+
+def load_azure_offers(report: LoadReport, given: SkyPilotInput | None = None) -> list[Row]:
+    """Azure pay-as-you-go and spot per region (US regions, SkyPilot v6)."""
+    meta, rows, source = _skypilot_rows("azure", given)
+    out: list[Row] = []
+    for r in rows:
+        itype = r["InstanceType"]
+        if not r["AcceleratorName"] or not r["Price"]:
+            report.skip("azure: row without accelerator or price")
+            continue
+        if itype.endswith("_Promo"):
+            report.skip("azure: promotional SKU")
+            continue
+        gpu_id = gpu_for("azure", r["AcceleratorName"], itype)
+        if gpu_id is None:
+            report.skip(f"azure: no catalog GPU for {r['AcceleratorName']}")
+            continue
+        count = int(float(r["AcceleratorCount"]))
+        notes = meta.note
+        if itype == "Standard_ND96isr_H100_v5" and count == 12:
+            count = 8
+            notes += "; GPU count corrected from the source's 12 to 8 (ND H100 v5 has 8 GPUs)"
+        price, spot = float(r["Price"]), opt_float(r["SpotPrice"])
+        common = dict(
+            source=source,
+            vcpus=opt_float(r["vCPUs"]),
+            ram_gb=opt_float(r["MemoryGiB"]),
+            as_of=meta.as_of,
+            notes=notes,
+        )
+        out.append(
+            offer_row("azure", itype, gpu_id, count, "on_demand", price, r["Region"], **common)
+        )
+        if _is_real_spot(price, spot):
+            out.append(
+                offer_row("azure", itype, gpu_id, count, "spot", spot, r["Region"], **common)
+            )
+        else:
+            report.skip("azure: spot = on-demand placeholder or empty")
+    return out
+
+
+def _load_flat_provider(
+    provider: str, interruptible: bool, report: LoadReport, given: SkyPilotInput | None = None
+) -> list[Row]:
+    meta, rows, source = _skypilot_rows(provider, given)
+    out: list[Row] = []
+    for r in rows:
+        if not r["AcceleratorName"]:
+            report.skip(f"{provider}: CPU-only instance")
+            continue
+        gpu_id = gpu_for(provider, r["AcceleratorName"], r["InstanceType"])
+        if gpu_id is None:
+            report.skip(f"{provider}: no catalog GPU for {r['AcceleratorName']}")
+            continue
+        count = int(float(r["AcceleratorCount"]))
+        price, spot = float(r["Price"]), opt_float(r["SpotPrice"])
+        common = dict(
+            source=source,
+            vcpus=opt_float(r["vCPUs"]),
+            ram_gb=opt_float(r["MemoryGiB"]),
+            as_of=meta.as_of,
+            notes=meta.note,
+        )
+        out.append(
+            offer_row(
+                provider,
+                r["InstanceType"],
+                gpu_id,
+                count,
+                "on_demand",
+                price,
+                r["Region"],
+                **common,
+            )
+        )
+        if interruptible and _is_real_spot(price, spot):
+            out.append(
+                offer_row(
+                    provider,
+                    r["InstanceType"],
+                    gpu_id,
+                    count,
+                    "interruptible",
+                    spot,
+                    r["Region"],
+                    **common,
+                )
+            )
+    return out
+
+
+def load_skypilot(
+    provider: str, report: LoadReport, given: SkyPilotInput | None = None
+) -> list[Row]:
+    """Offers from one provider's SkyPilot catalog (the shipped file, or ``given`` rows)."""
+    if provider == "aws":
+        return load_aws_offers(report, given)
+    if provider == "gcp":
+        return load_gcp_offers(report, given)
+    if provider == "azure":
+        return load_azure_offers(report, given)
+    if provider in FLAT_PROVIDERS:
+        return _load_flat_provider(provider, FLAT_PROVIDERS[provider], report, given)
+    raise CatalogDataError(f"no SkyPilot loader for provider '{provider}'")
+
+
+# Providers whose SkyPilot file has one row per instance and region; True: its SpotPrice is
+# RunPod's interruptible ("community spot") price.
+FLAT_PROVIDERS = {"lambda": False, "runpod": True, "paperspace": False}
