@@ -35,11 +35,12 @@ IMPORT_PATH = "/v1/admin/imports"
 _BODY_METHODS = frozenset({"POST", "PUT", "PATCH"})
 
 
-def _header(scope: Scope, name: bytes) -> str | None:
-    for key, value in scope["headers"]:
-        if key == name:
-            return value.decode("latin-1")
-    return None
+_WANTED = frozenset({b"x-request-id", b"content-type", b"content-length"})
+
+
+def _headers(scope: Scope) -> dict[bytes, str]:
+    """The request headers the guard reads, in one pass over the raw list."""
+    return {k: v.decode("latin-1") for k, v in scope["headers"] if k in _WANTED}
 
 
 def body_media_types(app: Any) -> dict[str, frozenset[str]]:
@@ -56,12 +57,14 @@ def body_media_types(app: Any) -> dict[str, frozenset[str]]:
     return types
 
 
-def _media_type_refused(scope: Scope) -> str | None:
+def _media_type_refused(scope: Scope, headers: dict[bytes, str]) -> str | None:
     """Why a POST body's media type is refused (415), or None."""
-    accepted = body_media_types(scope["app"]).get(scope["path"])
-    if scope["method"] != "POST" or not accepted:
+    if scope["method"] != "POST":
         return None
-    ctype = (_header(scope, b"content-type") or "").split(";")[0].strip().lower()
+    accepted = body_media_types(scope["app"]).get(scope["path"])
+    if not accepted:
+        return None
+    ctype = headers.get(b"content-type", "").split(";")[0].strip().lower()
     is_json = ctype == "application/json" or ctype.endswith("+json")
     if ctype in accepted or (is_json and "application/json" in accepted):
         return None
@@ -105,11 +108,12 @@ class RequestGuard:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        rid = obs.new_request_id(_header(scope, b"x-request-id"))
+        headers = _headers(scope)
+        rid = obs.new_request_id(headers.get(b"x-request-id"))
         obs.request_id.set(rid)
         scope.setdefault("state", {})["request_id"] = rid
         rid_header = (b"x-request-id", rid.encode("latin-1"))
-        refusal = _media_type_refused(scope)
+        refusal = _media_type_refused(scope, headers)
         if refusal is not None:
             await self._refuse(scope, send, rid_header, 415, "unsupported-media-type", refusal)
             return
@@ -119,7 +123,7 @@ class RequestGuard:
             if scope["path"] == IMPORT_PATH
             else settings.max_request_body_bytes
         )
-        length = _header(scope, b"content-length")
+        length = headers.get(b"content-length")
         too_big = False
         if length is not None:
             too_big = not length.isdigit() or int(length) > limit

@@ -118,6 +118,9 @@ def client_for(engine: Engine) -> Iterator[TestClient]:
 
     app.dependency_overrides[deps.session] = session
     app.dependency_overrides[deps.engine] = lambda: engine
+    view, current_view = deps.view_dependencies(lambda: engine)
+    app.dependency_overrides[deps.view] = view
+    app.dependency_overrides[deps.current_view] = current_view
     try:
         with TestClient(app, raise_server_exceptions=False) as c:
             yield c

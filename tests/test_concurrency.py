@@ -46,6 +46,9 @@ def server(request, tmp_path):
 
         app.dependency_overrides[deps.session] = session
         app.dependency_overrides[deps.engine] = lambda: engine
+        view, current_view = deps.view_dependencies(lambda: engine)
+        app.dependency_overrides[deps.view] = view
+        app.dependency_overrides[deps.current_view] = current_view
         port = _free_port()
         srv = uvicorn.Server(
             uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="off")

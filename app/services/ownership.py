@@ -84,41 +84,61 @@ def resolve_scaling(req) -> Scaling:
 # ------------------------------------------------------------------------------------------
 
 
-def _factor(row: EmbodiedFactor) -> own.EmbodiedFactor:
-    return own.EmbodiedFactor(row.co2e_kg, row.relative_sd, row.source)
+@dataclass(frozen=True)
+class _Factor:
+    """A catalog embodied-carbon row as the model takes it, and how an answer cites it."""
+
+    factor: own.EmbodiedFactor
+    what: str
+    row: EmbodiedFactor
+
+
+def _factor(view: CatalogView, part: str) -> _Factor:
+    """The factor of ``part`` in ``view``, converted once per view (the view never changes)."""
+
+    def build() -> dict[str, _Factor]:
+        return {
+            p: _Factor(
+                own.EmbodiedFactor(r.co2e_kg, r.relative_sd, r.source),
+                f"embodied carbon of a {p}: {r.co2e_kg:g} kg CO2e +/- {r.relative_sd:.1%} (1 sd)",
+                r,
+            )
+            for p, r in view.embodied.items()
+        }
+
+    found = view.memoized("usecases.embodied_factors", build).get(part)
+    if found is None:
+        view.embodied_factor(part)  # raises the catalog gap
+    return found  # type: ignore[return-value]
 
 
 def cite_embodied(view: CatalogView, trail, *parts: str) -> None:
     """Cite the embodied-carbon factors used."""
     for part in parts:
-        row = view.embodied_factor(part)
-        trail.cite(
-            f"embodied carbon of a {part}: {row.co2e_kg:g} kg CO2e "
-            f"+/- {row.relative_sd:.1%} (1 sd)",
-            row.source,
-            row.as_of,
-        )
+        f = _factor(view, part)
+        trail.cite(f.what, f.row.source, f.row.as_of)
 
 
 def desktop_embodied(view: CatalogView, gpu_count: int, trail) -> own.Embodied:
     """Manufacturing emissions of a desktop with ``gpu_count`` GPUs: the desktop (barebone)
     plus ``gpu_count`` GPUs, kg CO2e with a one-sigma range."""
-    desktop, gpu = view.embodied_factor("desktop"), view.embodied_factor("gpu")
+    desktop, gpu = _factor(view, "desktop").factor, _factor(view, "gpu").factor
     cite_embodied(view, trail, "desktop", "gpu")
-    return own.embodied_total([(_factor(desktop), 1), (_factor(gpu), gpu_count)])
+    return own.embodied_total([(desktop, 1), (gpu, gpu_count)])
 
 
 def cloud_embodied(view: CatalogView, gpu_count: int, trail) -> tuple[own.Embodied, float]:
     """Manufacturing emissions of a cloud instance's ``gpu_count`` GPUs (the host is not
     counted, as its power is not), and the lifetime they are spread over, years."""
-    row = view.embodied_factor("gpu")
+    gpu = _factor(view, "gpu")
+    row = gpu.row
     cite_embodied(view, trail, "gpu")
     trail.assume(
         "cloud.embodied",
         f"{gpu_count} GPU(s), spread over every hour of a {row.lifetime_years:g}-year life",
         "host server not counted (as for its power); " + row.source,
     )
-    return own.embodied_total([(_factor(row), gpu_count)]), row.lifetime_years
+    return own.embodied_total([(gpu.factor, gpu_count)]), row.lifetime_years
 
 
 # ------------------------------------------------------------------------------------------
