@@ -1,11 +1,15 @@
-"""Energy and emissions (``POST /v1/carbon``): operational and embodied."""
+"""Energy and emissions (``POST /v1/carbon``): :func:`resolve` turns the request into a
+:class:`CarbonScenario` (every input concrete, every default stated once), :func:`compose`
+computes operational and embodied emissions from it with the pure model."""
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 from app import costing
 from app.catalog.view import CatalogView
 from app.costing import ownership as own
-from app.models import Region
+from app.models import Gpu, Region
 from app.models.carbon import CarbonRequest, CarbonResult
 from app.services.ownership import (
     cloud_embodied,
@@ -21,14 +25,35 @@ from app.usecases.trail import (
     sig8,
 )
 
-# ------------------------------------------------------------------------------------------
-# Carbon
-# ------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class CarbonScenario:
+    """A carbon request with every input explicit: the GPU (None when only its power is
+    given), ``gpu_count``, the machine's busy power ``power_w`` (W: GPUs x power + base),
+    ``busy_hours`` (h), datacenter ``pue``, grid ``carbon_intensity_g_per_kwh``, whether the
+    hardware is ``owned`` or ``rented``, the hardware's embodied carbon and the share of it
+    the period carries (0..1), and the trail of assumptions and sources."""
+
+    gpu: Gpu | None
+    gpu_count: int
+    power_w: float
+    busy_hours: float
+    pue: float
+    carbon_intensity_g_per_kwh: float
+    hardware: str
+    embodied: own.Embodied
+    embodied_share: float
+    trail: Trail
 
 
 def compute_carbon(view: CatalogView, req: CarbonRequest, settings: Settings) -> CarbonResult:
     """Operational emissions (energy x PUE x grid intensity) and the share of the hardware's
     manufacturing emissions the period carries; see :class:`CarbonResult`."""
+    return compose(resolve(view, req, settings), view, settings)
+
+
+def resolve(view: CatalogView, req: CarbonRequest, settings: Settings) -> CarbonScenario:
+    """The scenario of ``req`` over ``view``: 404 for unknown GPUs, regions or profiles."""
     trail = Trail()
     gpu = gpu_or_none(view, req.gpu, trail)
     if req.gpu_power_w is not None:
@@ -36,8 +61,6 @@ def compute_carbon(view: CatalogView, req: CarbonRequest, settings: Settings) ->
     else:
         gpu_power = gpu.tdp_w  # type: ignore[union-attr]  (validated: gpu or gpu_power_w)
         trail.assume("gpu_power_w", gpu_power, f"TDP of {gpu.id}")
-    power = req.gpu_count * gpu_power + req.base_power_w
-    hardware = req.hardware or "owned"
     utilization: float | None = None
     if req.hours is not None:
         busy = req.hours
@@ -51,28 +74,43 @@ def compute_carbon(view: CatalogView, req: CarbonRequest, settings: Settings) ->
     else:
         ci = carbon_region(view, region, settings, trail).carbon_intensity_g_per_kwh
     pue = _pue(req, region, trail)
-    energy = costing.energy_kwh(power, busy, pue)
-    operational = costing.co2e_kg(energy, ci)
-
     total, share = _embodied(view, req, busy, utilization, trail)
-    embodied = total.scaled(share)
-    return CarbonResult(
-        gpu_id=gpu.id if gpu else None,
+    return CarbonScenario(
+        gpu=gpu,
         gpu_count=req.gpu_count,
-        power_w=power,
-        busy_hours=sig8(busy),
+        power_w=req.gpu_count * gpu_power + req.base_power_w,
+        busy_hours=busy,
         pue=pue,
         carbon_intensity_g_per_kwh=ci,
+        hardware=req.hardware or "owned",
+        embodied=total,
+        embodied_share=share,
+        trail=trail,
+    )
+
+
+def compose(s: CarbonScenario, view: CatalogView, settings: Settings) -> CarbonResult:
+    """The answer to scenario ``s`` (the view gives only the day prices' age is counted to)."""
+    energy = costing.energy_kwh(s.power_w, s.busy_hours, s.pue)
+    operational = costing.co2e_kg(energy, s.carbon_intensity_g_per_kwh)
+    embodied = s.embodied.scaled(s.embodied_share)
+    return CarbonResult(
+        gpu_id=s.gpu.id if s.gpu else None,
+        gpu_count=s.gpu_count,
+        power_w=s.power_w,
+        busy_hours=sig8(s.busy_hours),
+        pue=s.pue,
+        carbon_intensity_g_per_kwh=s.carbon_intensity_g_per_kwh,
         energy_kwh=sig8(energy),
         co2e_kg=sig8(operational),
         operational_co2e_kg=sig8(operational),
-        hardware=hardware,
-        embodied_share=sig8(share),
+        hardware=s.hardware,
+        embodied_share=sig8(s.embodied_share),
         embodied=embodied_model(embodied),
         total_co2e_kg=sig8(operational + embodied.co2e_kg),
-        assumptions=trail.assumptions,
-        sources=trail.sources,
-        **trail.price_fields(view, settings),
+        assumptions=s.trail.assumptions,
+        sources=s.trail.sources,
+        **s.trail.price_fields(view, settings),
     )
 
 

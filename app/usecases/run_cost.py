@@ -1,4 +1,7 @@
-"""Per-run cost (``POST /v1/run-cost``): one run of a workload priced on each option."""
+"""Per-run cost (``POST /v1/run-cost``): :func:`resolve` turns the request into a
+:class:`RunCostScenario` (the workload's runtime on each option, each option's price, power,
+grid and embodied carbon, every default stated once), :func:`compose` prices one run on each
+option from it with the pure model."""
 
 from __future__ import annotations
 
@@ -39,7 +42,7 @@ from app.usecases.speed import benchmark_reference, benchmark_time, measured_run
 from app.usecases.trail import Trail, currency_rate, in_currency, sig8
 
 
-@dataclass
+@dataclass(frozen=True)
 class _Runtime:
     """Runtime of one run on an option: ``seconds`` (s, None when it does not fit or is
     unknown), ``basis`` (`benchmark`, `given`, `estimate`), ``fits`` (None = unknown),
@@ -116,8 +119,54 @@ def _runtime_on(ctx: _RunContext, gpu: Gpu, count: int) -> _Runtime:
     )
 
 
+# An option that is not costed (no runtime) carries no embodied carbon.
+_NO_EMBODIED = own.Embodied(0.0, 0.0, 0.0)
+
+
+@dataclass(frozen=True)
+class OptionScenario:
+    """One option with every input explicit: its ``label``, the ``gpu`` and ``gpu_count``,
+    the run's ``runtime`` on it, either the owned ``desktop`` (purchase, resale folded in,
+    lifetime = holding period) or the rented ``cloud`` side, the grid intensity
+    (gCO2e/kWh) its energy is drawn from, the hardware's embodied carbon and, for rented
+    GPUs, the server life (years) it is spread over."""
+
+    label: str
+    gpu: Gpu
+    gpu_count: int
+    runtime: _Runtime
+    desktop: costing.Desktop | None
+    cloud: ResolvedCloud | None
+    carbon_intensity_g_per_kwh: float
+    embodied: own.Embodied
+    embodied_life_years: float
+
+
+@dataclass(frozen=True)
+class RunCostScenario:
+    """A run-cost request with every input explicit: the workload (as given), the answer's
+    currency, usage, the desktops' electricity price (USD/kWh), the options in request order,
+    the workload's memory need and the GPUs it is checked on, and the trail."""
+
+    workload: dict[str, Any]
+    items: int | None
+    rate: ExchangeRate
+    usage: costing.Usage
+    electricity_price_usd_per_kwh: float
+    options: tuple[OptionScenario, ...]
+    memory: MemoryNeed | None
+    memory_gpus: tuple[Gpu | None, ...]
+    trail: Trail
+
+
 def compute_run_cost(view: CatalogView, req: RunCostRequest, settings: Settings) -> RunCostResult:
     """Per-option cost of one run; see :class:`RunCostResult`."""
+    return compose(resolve(view, req, settings), view, settings)
+
+
+def resolve(view: CatalogView, req: RunCostRequest, settings: Settings) -> RunCostScenario:
+    """The scenario of ``req`` over ``view``: 404 for unknown catalog names, 422 for an
+    option that cannot be costed (a desktop without a GPU)."""
     trail = Trail()
     w = req.workload
     bench_results: dict[str, Any] = {}
@@ -144,19 +193,97 @@ def compute_run_cost(view: CatalogView, req: RunCostRequest, settings: Settings)
         rate=rate,
         memory=memory_need(req.memory_preset, req.precision, trail),
     )
-    options = [_run_option(view, ctx, opt, i) for i, opt in enumerate(req.options)]
+    options = tuple(_resolve_option(view, ctx, opt, i) for i, opt in enumerate(req.options))
     ctx.scaling.note(trail, [w.gpu_count, *(o.gpu_count for o in options)])
-    gpus = [ref_gpu, *(view.gpu(o.gpu_id) for o in options)]
-    memory, warnings = ctx.memory.check(gpus) if ctx.memory else (None, [])
-    fields = trail.price_fields(view, settings)
+    return RunCostScenario(
+        workload=w.model_dump(exclude_none=True),
+        items=w.items,
+        rate=rate,
+        usage=ctx.usage,
+        electricity_price_usd_per_kwh=ctx.electricity_price_usd_per_kwh,
+        options=options,
+        memory=ctx.memory,
+        memory_gpus=(ref_gpu, *(o.gpu for o in options)),
+        trail=trail,
+    )
+
+
+def _resolve_option(view: CatalogView, ctx: _RunContext, opt: RunOption, i: int) -> OptionScenario:
+    """One option's inputs: its hardware, the run's runtime on it, its grid and embodied carbon."""
+    if opt.desktop is not None:
+        return _resolve_desktop_option(view, ctx, opt, i)
+    if opt.offer_id is not None:
+        cloud = resolve_cloud(view, CloudSpec(offer_id=opt.offer_id), ctx.trail)
+        label = offer_label(cloud.offer)
+    else:
+        spec = CloudSpec(
+            price_usd_per_hour=opt.price_usd_per_hour, gpu=opt.gpu, gpu_count=opt.gpu_count
+        )
+        cloud = resolve_cloud(view, spec, ctx.trail, rate=ctx.rate)
+        label = f"{cloud.gpu_count}x {cloud.gpu.id} at ${opt.price_usd_per_hour:g}/h"
+    gpu, count = cloud.gpu, cloud.gpu_count or 1
+    runtime = _runtime_on(ctx, gpu, count)
+    embodied, life = (None, 0.0)
+    if runtime.seconds is not None:
+        embodied, life = cloud_embodied(view, count, ctx.trail)
+    return OptionScenario(
+        label=label,
+        gpu=gpu,
+        gpu_count=count,
+        runtime=runtime,
+        desktop=None,
+        cloud=cloud,
+        carbon_intensity_g_per_kwh=(cloud.region or ctx.carbon).carbon_intensity_g_per_kwh,
+        embodied=embodied or _NO_EMBODIED,
+        embodied_life_years=life,
+    )
+
+
+def _resolve_desktop_option(
+    view: CatalogView, ctx: _RunContext, opt: RunOption, i: int
+) -> OptionScenario:
+    """A desktop option's inputs; its resale (if any) folded into the owned machine, whose
+    lifetime becomes the holding period."""
+    desk = resolve_desktop(
+        view, opt.desktop, ctx.trail, prefix=f"options[{i}].desktop", rate=ctx.rate
+    )
+    if desk.gpu is None:
+        raise InvalidRequest(f"options[{i}].desktop: name the gpu to cost a run")
+    runtime = _runtime_on(ctx, desk.gpu, desk.desktop.gpu_count)
+    owned = desk.desktop
+    if desk.resale is not None:
+        owned = replace(owned, resale_usd=desk.resale.value_usd, lifetime_years=desk.horizon_years)
+    embodied = _NO_EMBODIED
+    if runtime.seconds is not None:
+        embodied = desktop_embodied(view, owned.gpu_count, ctx.trail)
+    return OptionScenario(
+        label=f"desktop {owned.gpu_count}x {desk.gpu.id}",
+        gpu=desk.gpu,
+        gpu_count=owned.gpu_count,
+        runtime=runtime,
+        desktop=owned,
+        cloud=None,
+        carbon_intensity_g_per_kwh=ctx.carbon.carbon_intensity_g_per_kwh,
+        embodied=embodied,
+        embodied_life_years=owned.lifetime_years,
+    )
+
+
+def compose(s: RunCostScenario, view: CatalogView, settings: Settings) -> RunCostResult:
+    """The answer to scenario ``s`` (the view gives only the day prices' age is counted to)."""
+    options = [
+        _desktop_option(s, o) if o.desktop is not None else _cloud_option(s, o) for o in s.options
+    ]
+    memory, warnings = s.memory.check(list(s.memory_gpus)) if s.memory else (None, [])
+    fields = s.trail.price_fields(view, settings)
     fields["warnings"] = warnings + fields["warnings"]
     return RunCostResult(
-        workload=w.model_dump(exclude_none=True),
+        workload=s.workload,
         options=options,
-        currency_rate=currency_rate(rate),
+        currency_rate=currency_rate(s.rate),
         memory=memory,
-        assumptions=trail.assumptions,
-        sources=trail.sources,
+        assumptions=s.trail.assumptions,
+        sources=s.trail.sources,
         **fields,
     )
 
@@ -173,36 +300,16 @@ _UNCOSTED = dict(
 )
 
 
-def _run_option(view: CatalogView, ctx: _RunContext, opt: RunOption, i: int) -> RunOptionResult:
-    """One option's run cost, energy and emissions."""
-    if opt.desktop is not None:
-        return _desktop_option(view, ctx, opt, i)
-    if opt.offer_id is not None:
-        cloud = resolve_cloud(view, CloudSpec(offer_id=opt.offer_id), ctx.trail)
-        label = offer_label(cloud.offer)
-    else:
-        spec = CloudSpec(
-            price_usd_per_hour=opt.price_usd_per_hour, gpu=opt.gpu, gpu_count=opt.gpu_count
-        )
-        cloud = resolve_cloud(view, spec, ctx.trail, rate=ctx.rate)
-        label = f"{cloud.gpu_count}x {cloud.gpu.id} at ${opt.price_usd_per_hour:g}/h"
-    return _cloud_option(view, ctx, cloud, label)
-
-
-def _desktop_option(view: CatalogView, ctx: _RunContext, opt: RunOption, i: int) -> RunOptionResult:
+def _desktop_option(s: RunCostScenario, o: OptionScenario) -> RunOptionResult:
     """A desktop option: marginal (electricity) and fully-loaded (purchase amortized over the
     owned busy hours, net of resale) cost of one run."""
-    trail, usage, rate = ctx.trail, ctx.usage, ctx.rate
-    desk = resolve_desktop(view, opt.desktop, trail, prefix=f"options[{i}].desktop", rate=rate)
-    if desk.gpu is None:
-        raise InvalidRequest(f"options[{i}].desktop: name the gpu to cost a run")
-    rt = _runtime_on(ctx, desk.gpu, desk.desktop.gpu_count)
+    rt, owned, rate = o.runtime, o.desktop, s.rate
     base = dict(
-        label=f"desktop {desk.desktop.gpu_count}x {desk.gpu.id}",
+        label=o.label,
         kind="desktop",
         offer_id=None,
-        gpu_id=desk.gpu.id,
-        gpu_count=desk.desktop.gpu_count,
+        gpu_id=o.gpu.id,
+        gpu_count=o.gpu_count,
         fits=rt.fits,
         runtime_s=sig8(rt.seconds),
         runtime_basis=rt.basis,
@@ -210,7 +317,7 @@ def _desktop_option(view: CatalogView, ctx: _RunContext, opt: RunOption, i: int)
         max_batch_size=rt.max_batch_size,
         note=rt.note,
     )
-    if rt.seconds is None:
+    if rt.seconds is None or owned is None:
         return RunOptionResult(
             **base,
             **_UNCOSTED,
@@ -218,23 +325,18 @@ def _desktop_option(view: CatalogView, ctx: _RunContext, opt: RunOption, i: int)
             marginal_cost_usd=None,
             cost_per_batch_item_usd=None,
         )
-    owned = desk.desktop
-    if desk.resale is not None:
-        owned = replace(owned, resale_usd=desk.resale.value_usd, lifetime_years=desk.horizon_years)
-    run = costing.desktop_run_cost(rt.seconds, owned, usage, ctx.electricity_price_usd_per_kwh)
+    run = costing.desktop_run_cost(rt.seconds, owned, s.usage, s.electricity_price_usd_per_kwh)
     hourly = run.fully_loaded_cost_usd / (rt.seconds / 3600.0)
-    machine = desktop_embodied(view, owned.gpu_count, trail)
-    share = own.owned_share_of_run(rt.seconds / 3600.0, owned.lifetime_years, usage.utilization)
-    items = ctx.req.workload.items
-    per_item = costing.cost_per_item_usd(run.fully_loaded_cost_usd, items) if items else None
+    share = own.owned_share_of_run(rt.seconds / 3600.0, owned.lifetime_years, s.usage.utilization)
+    per_item = costing.cost_per_item_usd(run.fully_loaded_cost_usd, s.items) if s.items else None
     return RunOptionResult(
         **base,
         price_usd_per_hour=sig8(hourly),
         cost_usd=sig8(run.fully_loaded_cost_usd),
         marginal_cost_usd=sig8(run.marginal_cost_usd),
         energy_kwh=sig8(run.energy_kwh),
-        co2e_kg=sig8(costing.co2e_kg(run.energy_kwh, ctx.carbon.carbon_intensity_g_per_kwh)),
-        embodied_co2e_kg=sig8(machine.co2e_kg * share),
+        co2e_kg=sig8(costing.co2e_kg(run.energy_kwh, o.carbon_intensity_g_per_kwh)),
+        embodied_co2e_kg=sig8(o.embodied.co2e_kg * share),
         cost_in_currency=in_currency(run.fully_loaded_cost_usd, rate),
         cost_per_item_in_currency=in_currency(per_item, rate),
         cost_per_batch_item_usd=sig8(costing.cost_per_batch_item_usd(hourly, rt.max_batch_size))
@@ -244,47 +346,42 @@ def _desktop_option(view: CatalogView, ctx: _RunContext, opt: RunOption, i: int)
     )
 
 
-def _cloud_option(
-    view: CatalogView, ctx: _RunContext, cloud: ResolvedCloud, label: str
-) -> RunOptionResult:
+def _cloud_option(s: RunCostScenario, o: OptionScenario) -> RunOptionResult:
     """A cloud option: billed time (increments, minimum) x price; GPU energy x PUE."""
-    gpu, count = cloud.gpu, cloud.gpu_count or 1
-    rt = _runtime_on(ctx, gpu, count)
+    rt, cloud = o.runtime, o.cloud
+    assert cloud is not None  # resolved as a cloud option
+    price = cloud.rate.price_usd_per_hour
     base = dict(
-        label=label,
+        label=o.label,
         kind="cloud",
         offer_id=cloud.offer.id if cloud.offer else None,
-        gpu_id=gpu.id,
-        gpu_count=count,
+        gpu_id=o.gpu.id,
+        gpu_count=o.gpu_count,
         fits=rt.fits,
         runtime_s=sig8(rt.seconds),
         runtime_basis=rt.basis,
-        price_usd_per_hour=cloud.rate.price_usd_per_hour,
+        price_usd_per_hour=price,
         marginal_cost_usd=None,
         max_batch_size=rt.max_batch_size,
         note=rt.note,
-        cost_per_batch_item_usd=sig8(
-            costing.cost_per_batch_item_usd(cloud.rate.price_usd_per_hour, rt.max_batch_size)
-        )
+        cost_per_batch_item_usd=sig8(costing.cost_per_batch_item_usd(price, rt.max_batch_size))
         if rt.max_batch_size
         else None,
     )
     if rt.seconds is None:
         return RunOptionResult(**base, **_UNCOSTED, billed_s=None)
     run = costing.cloud_run_cost(rt.seconds, cloud.rate)
-    energy = costing.energy_kwh(gpu.tdp_w * count, rt.seconds / 3600.0, cloud.pue)
-    ci = (cloud.region or ctx.carbon).carbon_intensity_g_per_kwh
-    gpus_embodied, life = cloud_embodied(view, count, ctx.trail)
-    items = ctx.req.workload.items
-    per_item = costing.cost_per_item_usd(run.cost_usd, items) if items else None
+    energy = costing.energy_kwh(o.gpu.tdp_w * o.gpu_count, rt.seconds / 3600.0, cloud.pue)
+    per_item = costing.cost_per_item_usd(run.cost_usd, s.items) if s.items else None
+    share = own.rented_share(rt.seconds / 3600.0, o.embodied_life_years)
     return RunOptionResult(
         **base,
         billed_s=sig8(run.billed_s),
         cost_usd=sig8(run.cost_usd),
         energy_kwh=sig8(energy),
-        co2e_kg=sig8(costing.co2e_kg(energy, ci)),
-        embodied_co2e_kg=sig8(gpus_embodied.co2e_kg * own.rented_share(rt.seconds / 3600.0, life)),
-        cost_in_currency=in_currency(run.cost_usd, ctx.rate),
-        cost_per_item_in_currency=in_currency(per_item, ctx.rate),
+        co2e_kg=sig8(costing.co2e_kg(energy, o.carbon_intensity_g_per_kwh)),
+        embodied_co2e_kg=sig8(o.embodied.co2e_kg * share),
+        cost_in_currency=in_currency(run.cost_usd, s.rate),
+        cost_per_item_in_currency=in_currency(per_item, s.rate),
         cost_per_item_usd=sig8(per_item),
     )
