@@ -49,15 +49,47 @@ class TestBreakEven:
         assert out["performance"]["time_factor"] == pytest.approx(expected, rel=1e-5)
         assert out["cloud"]["busy_hours_per_day"] == pytest.approx(12 * expected, rel=1e-5)
 
+    def test_the_seed_pair_is_like_for_like_by_its_own_published_statement(self, client):
+        # Seed 001, line 607: a 1x V100 spot instance and a desktop with one RTX 3090
+        # ("similar performance"): normalized by default at a published ratio of 1, the
+        # seed's 292.96 days stand.
+        body = {**SEED_BODY, "cloud": {"price_usd_per_hour": 2.14, "gpu": "v100-16gb"}}
+        out = client.post("/v1/break-even", json=body).json()
+        assert out["performance"]["basis"] == "published"
+        assert out["performance"]["time_factor"] == 1.0
+        assert out["break_even_days"] == pytest.approx(292.96, abs=0.005)
+        stated = {a["name"]: a for a in out["assumptions"]}["normalize_performance"]
+        assert stated["value"] is True and stated["source"].startswith("default: like-for-like")
+
     def test_normalize_performance_estimate_is_labelled(self, client):
+        # RTX 4090 vs L4: no benchmark ran both and no published comparison holds both.
         body = {
             **SEED_BODY,
-            "cloud": {"price_usd_per_hour": 2.14, "gpu": "v100-16gb"},
-            "normalize_performance": True,
+            "desktop": {"gpu": "rtx-4090", "total_price_usd": 2500},
+            "cloud": {"price_usd_per_hour": 0.8, "gpu": "l4"},
         }
         out = client.post("/v1/break-even", json=body).json()
         assert out["performance"]["basis"] == "estimate"
-        assert out["performance"]["time_factor"] == pytest.approx(935.8 / 900, rel=1e-6)
+        # Calibrated on the measured pairs: seed 004's 12 GPUs (66 pairs; EfficientNet's 8
+        # are among them) and 4 published pairs (seed 001: 3090/V100, A100/V100,
+        # 3090/2080 Ti; seed 003: 1080/1070).
+        assert "calibrated on 70 measured pairs" in out["performance"]["detail"]
+        # The L4 (300 GB/s) is slower than the 4090 (1,008 GB/s): more cloud hours.
+        assert out["performance"]["time_factor"] > 1
+        assert out["cloud"]["busy_hours_per_day"] == pytest.approx(
+            0.15 * 24 * out["performance"]["time_factor"], rel=1e-6
+        )
+
+    def test_opting_out_prices_the_same_hours(self, client):
+        body = {
+            **SEED_BODY,
+            "desktop": {"gpu": "rtx-4090", "total_price_usd": 2500},
+            "cloud": {"price_usd_per_hour": 0.8, "gpu": "l4"},
+            "normalize_performance": False,
+        }
+        out = client.post("/v1/break-even", json=body).json()
+        assert out["performance"] is None
+        assert out["cloud"]["busy_hours_per_day"] == pytest.approx(0.15 * 24)
 
     def test_unknown_offer_is_404_with_candidates(self, client):
         body = {**SEED_BODY, "cloud": {"offer_id": "aws-p3.2xlarge-us-east-1-spott"}}

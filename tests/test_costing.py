@@ -157,6 +157,36 @@ class TestSpeed:
         ratio = costing.speed_ratio_from_runtimes(19.34, 12.42, "yolor")
         assert ratio.time_factor == pytest.approx(12.42 / 19.34)
 
+    def test_calibration_recovers_known_weights(self):
+        # Pairs made from a known law (speed ~ bw^0.3 x fp32^0.35 x e^0.7 with tensor cores)
+        # are fitted back exactly, with zero leave-one-out error.
+        gpus = [
+            costing.GpuTraits(bw, fp, tc)
+            for bw, fp, tc in [
+                (192, 2.6, False),
+                (432, 12.0, False),
+                (900, 14.0, True),
+                (768, 38.7, True),
+                (1555, 19.5, True),
+                (256, 6.5, False),
+            ]
+        ]
+        law = costing.SpeedModel(0.3, 0.35, 0.7, 0, 0.0, 0.0, "law")
+        pairs = [(a, b, law.log_speedup(a, b)) for a in gpus for b in gpus if a is not b]
+        fit = costing.fit_speed_model(pairs, with_fp32=True, basis="synthetic")
+        assert (fit.w_bandwidth, fit.w_fp32, fit.w_tensor_cores) == pytest.approx((0.3, 0.35, 0.7))
+        assert fit.pairs == 30 and fit.loo_median_error == pytest.approx(0.0, abs=1e-9)
+        # A100 (1,555 GB/s, 19.5 TFLOPS) vs V100 (900, 14.0) under that law:
+        ratio = costing.estimated_ratio(fit, gpus[2], gpus[4])
+        expected = (1555 / 900) ** 0.3 * (19.5 / 14.0) ** 0.35
+        assert ratio.time_factor == pytest.approx(1 / expected) and ratio.basis == "estimate"
+
+    def test_too_few_pairs_fall_back_to_bandwidth(self):
+        a, b = costing.GpuTraits(900, None, True), costing.GpuTraits(1555, None, True)
+        fit = costing.fit_speed_model([(a, b, 0.4)], with_fp32=False, basis="x")
+        assert fit is costing.BANDWIDTH_ONLY
+        assert costing.estimated_ratio(fit, a, b).time_factor == pytest.approx(900 / 1555)
+
 
 class TestInvalidInput:
     @pytest.mark.parametrize("u", [0.0, -0.1, 1.5, math.nan, math.inf])

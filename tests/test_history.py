@@ -144,8 +144,14 @@ def test_a_price_change_is_dated_and_the_old_price_stays_readable(client, engine
     assert then["price_usd_per_hour"] == pytest.approx(old)
     assert then["as_of"] == skypilot.SKYPILOT_FILES["aws"].as_of.isoformat()
 
-    # A calculation on either day uses that day's price: 30 busy days x 24 h at 100 %.
-    req = {"desktop": SEED_DESKTOP, "cloud": {"offer_id": offer_id}, "utilization": 1.0}
+    # A calculation on either day uses that day's price: 24 busy hours a day at 100 % (the
+    # same hours on both sides, so the day's cost is the price x 24).
+    req = {
+        "desktop": SEED_DESKTOP,
+        "cloud": {"offer_id": offer_id},
+        "utilization": 1.0,
+        "normalize_performance": False,
+    }
     for day, price in (("2026-01-14", old), ("2026-02-01", new)):
         res = client.post("/v1/break-even", params={"as_of": day}, json=req).json()
         assert res["cloud"]["price_usd_per_hour"] == pytest.approx(price)

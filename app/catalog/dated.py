@@ -62,4 +62,5 @@ def dated_view(base: CatalogView, day: dt.date) -> CatalogView:
         embodied=base.embodied,
         reference=base.reference,
         history=h,
+        published=base.published,
     )

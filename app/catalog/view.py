@@ -47,6 +47,7 @@ from app.models import (
     Gpu,
     PricePoint,
     ProviderInfo,
+    PublishedSpeed,
     ReferenceValue,
     Region,
     UtilizationProfile,
@@ -86,6 +87,8 @@ class CatalogView:
     embodied: dict[str, EmbodiedFactor]
     reference: dict[str, ReferenceValue]
     history: PriceHistory
+    # Published relative speeds: {comparison: {gpu id: relative speed}} and their rows.
+    published: dict[str, dict[str, PublishedSpeed]] = field(default_factory=dict)
     as_of: dt.date | None = None
     # Derived indexes (filled by :func:`assemble`).
     gpu_position: dict[str, int] = field(default_factory=dict)
@@ -256,6 +259,7 @@ def assemble(
     embodied: dict[str, EmbodiedFactor],
     reference: dict[str, ReferenceValue],
     history: PriceHistory,
+    published: dict[str, dict[str, PublishedSpeed]],
 ) -> CatalogView:
     """A view of these rows with its indexes, arrays and depreciation curves built."""
     gpu_rows = tuple(sorted(gpus, key=lambda g: g.id))
@@ -280,6 +284,7 @@ def assemble(
         embodied=embodied,
         reference=reference,
         history=history,
+        published=published,
         gpu_position=position,
         gpu_names=NameIndex((g.id, g.name, g.aliases or []) for g in gpu_rows),
         gpu_tdp_w=np.array([g.tdp_w for g in gpu_rows], dtype=float),
@@ -310,6 +315,13 @@ def _history(session: Session) -> PriceHistory:
     for p in session.exec(stmt):
         out.setdefault((p.item_kind, p.item_id, p.field), []).append((p.valid_from, p.value))
     return {k: tuple(v) for k, v in out.items()}
+
+
+def _published(session: Session) -> dict[str, dict[str, PublishedSpeed]]:
+    out: dict[str, dict[str, PublishedSpeed]] = {}
+    for r in session.exec(select(PublishedSpeed).order_by(PublishedSpeed.id)):
+        out.setdefault(r.comparison, {})[r.gpu_id] = r
+    return out
 
 
 def current_revision(session: Session) -> int:
@@ -343,4 +355,5 @@ def read_view(session: Session) -> CatalogView:
         embodied=by_id(EmbodiedFactor),
         reference=by_id(ReferenceValue),
         history=_history(session),
+        published=_published(session),
     )

@@ -28,13 +28,23 @@ from app.costing.run_cost import (
     desktop_run_cost,
 )
 from app.costing.speed import (
+    BANDWIDTH_ONLY,
+    GpuTraits,
+    SpeedModel,
     SpeedRatio,
+    estimated_ratio,
+    fit_speed_model,
     speed_ratio_from_bandwidth,
     speed_ratio_from_runtimes,
     speedup,
 )
 
 __all__ = [
+    "BANDWIDTH_ONLY",
+    "GpuTraits",
+    "SpeedModel",
+    "estimated_ratio",
+    "fit_speed_model",
     "DAYS_PER_YEAR",
     "DEFAULT_LIFETIME_YEARS",
     "HOURS_PER_DAY",

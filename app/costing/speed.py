@@ -84,3 +84,125 @@ def speed_ratio_from_bandwidth(
         f"({gpu_count_a} x {bandwidth_a_gb_per_s:g} vs {gpu_count_b} x {bandwidth_b_gb_per_s:g}"
         f" GB/s; seed 001: speed scales with bandwidth within an architecture{counts})",
     )
+
+
+# ------------------------------------------------------------------------------------------
+# Calibrated estimate: memory bandwidth, FP32 throughput and tensor cores, fitted on the
+# measured pairs (benchmark runs and published ratios) of the catalog
+# ------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class GpuTraits:
+    """What the estimate reads of a GPU: memory bandwidth (GB/s), FP32 throughput (TFLOPS,
+    None when unknown) and whether it has tensor cores (Volta and later)."""
+
+    memory_bandwidth_gb_per_s: float
+    fp32_tflops: float | None
+    tensor_cores: bool
+
+
+@dataclass(frozen=True)
+class SpeedModel:
+    """``log(speed_b / speed_a) = w_bw log(bw_b / bw_a) + w_fp32 log(fp32_b / fp32_a) +
+    w_tc (tc_b - tc_a)`` (``w_fp32`` is 0 in the bandwidth-only variant used when a GPU has
+    no FP32 figure), fitted by least squares on ``pairs`` measured GPU pairs; its
+    leave-one-pair-out error (``|predicted / measured - 1|``) median and 90th percentile.
+    ``basis`` names what it was fitted on."""
+
+    w_bandwidth: float
+    w_fp32: float
+    w_tensor_cores: float
+    pairs: int
+    loo_median_error: float
+    loo_p90_error: float
+    basis: str
+
+    def log_speedup(self, a: GpuTraits, b: GpuTraits) -> float:
+        """``log(speed_b / speed_a)`` for one GPU of each."""
+        x = self.w_bandwidth * math.log(b.memory_bandwidth_gb_per_s / a.memory_bandwidth_gb_per_s)
+        if self.w_fp32 and a.fp32_tflops and b.fp32_tflops:
+            x += self.w_fp32 * math.log(b.fp32_tflops / a.fp32_tflops)
+        return x + self.w_tensor_cores * (float(b.tensor_cores) - float(a.tensor_cores))
+
+
+# Seed 001 (Tim Dettmers, 2020-09-07): 'speed scales with memory bandwidth within an
+# architecture': the uncalibrated estimate, used only when nothing was measured to fit on.
+BANDWIDTH_ONLY = SpeedModel(1.0, 0.0, 0.0, 0, math.nan, math.nan, "memory bandwidth (seed 001)")
+
+
+def pair_features(a: GpuTraits, b: GpuTraits, with_fp32: bool) -> list[float]:
+    """The regressors of one pair (see :class:`SpeedModel`)."""
+    row = [math.log(b.memory_bandwidth_gb_per_s / a.memory_bandwidth_gb_per_s)]
+    if with_fp32:
+        row.append(math.log(b.fp32_tflops / a.fp32_tflops))  # type: ignore[operator]
+    row.append(float(b.tensor_cores) - float(a.tensor_cores))
+    return row
+
+
+def fit_speed_model(
+    pairs: list[tuple[GpuTraits, GpuTraits, float]], *, with_fp32: bool, basis: str
+) -> SpeedModel:
+    """Least-squares fit of :class:`SpeedModel` on ``(a, b, log(speed_b / speed_a))``
+    measured pairs (pairs without an FP32 figure are left out of the FP32 variant), with its
+    leave-one-pair-out error. Fewer than 4 usable pairs give :data:`BANDWIDTH_ONLY`."""
+    import numpy as np
+
+    rows = [(a, b, y) for a, b, y in pairs if not with_fp32 or (a.fp32_tflops and b.fp32_tflops)]
+    if len(rows) < 4:
+        return BANDWIDTH_ONLY
+    x = np.array([pair_features(a, b, with_fp32) for a, b, _ in rows])
+    y = np.array([y for _, _, y in rows])
+    coef = np.linalg.lstsq(x, y, rcond=None)[0]
+    loo = np.empty(len(rows))
+    for i in range(len(rows)):
+        keep = np.arange(len(rows)) != i
+        loo[i] = x[i] @ np.linalg.lstsq(x[keep], y[keep], rcond=None)[0]
+    err = np.exp(np.abs(loo - y)) - 1.0
+    w = [float(c) for c in coef]
+    return SpeedModel(
+        w_bandwidth=w[0],
+        w_fp32=w[1] if with_fp32 else 0.0,
+        w_tensor_cores=w[-1],
+        pairs=len(rows),
+        loo_median_error=float(np.median(err)),
+        loo_p90_error=float(np.percentile(err, 90)),
+        basis=basis,
+    )
+
+
+def estimated_ratio(
+    model: SpeedModel,
+    a: GpuTraits,
+    b: GpuTraits,
+    gpu_count_a: int = 1,
+    gpu_count_b: int = 1,
+    parallel_fraction: float = 1.0,
+    names: tuple[str, str] = ("a", "b"),
+) -> SpeedRatio:
+    """Hours of ``gpu_count_b`` x b per hour of ``gpu_count_a`` x a's work, estimated by
+    ``model`` and the multi-GPU speed-ups :func:`speedup` (basis ``estimate``)."""
+    _finite_positive(a.memory_bandwidth_gb_per_s, "memory_bandwidth_gb_per_s")
+    _finite_positive(b.memory_bandwidth_gb_per_s, "memory_bandwidth_gb_per_s")
+    s_a = speedup(gpu_count_a, parallel_fraction)
+    s_b = speedup(gpu_count_b, parallel_fraction)
+    factor = math.exp(-model.log_speedup(a, b)) * s_a / s_b
+    if model.pairs == 0:
+        how = f"estimate from memory bandwidth ({a.memory_bandwidth_gb_per_s:g} vs {b.memory_bandwidth_gb_per_s:g} GB/s; {model.basis})"
+    else:
+        uses_fp32 = model.w_fp32 and a.fp32_tflops and b.fp32_tflops
+        how = (
+            f"estimate: {names[1]} {math.exp(model.log_speedup(a, b)):.3g}x as fast as {names[0]} from "
+            f"memory bandwidth ({a.memory_bandwidth_gb_per_s:g} vs {b.memory_bandwidth_gb_per_s:g} GB/s)"
+            + (f", FP32 ({a.fp32_tflops:g} vs {b.fp32_tflops:g} TFLOPS)" if uses_fp32 else "")
+            + f" and tensor cores ({_yes(a.tensor_cores)} vs {_yes(b.tensor_cores)}), calibrated on "
+            f"{model.pairs} measured pairs ({model.basis}; leave-one-out error median "
+            f"{model.loo_median_error:.0%}, p90 {model.loo_p90_error:.0%})"
+        )
+    if gpu_count_a > 1 or gpu_count_b > 1:
+        how += f"; {gpu_count_a} vs {gpu_count_b} GPUs, speed-ups {s_a:.3g}x and {s_b:.3g}x"
+    return SpeedRatio(factor, "estimate", how)
+
+
+def _yes(flag: bool) -> str:
+    return "yes" if flag else "no"

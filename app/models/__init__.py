@@ -12,7 +12,7 @@ from app.models.catalog_misc import (
 from app.models.gpu import Gpu
 from app.models.history import ApiKey, PricePoint, Scenario
 from app.models.offer import CloudOffer
-from app.models.reference import EmbodiedFactor, FxRate, ReferenceValue
+from app.models.reference import EmbodiedFactor, FxRate, PublishedSpeed, ReferenceValue
 from app.models.region import Region
 
 TABLES = {
@@ -29,6 +29,7 @@ TABLES = {
     "fx_rate": FxRate,
     "embodied_factor": EmbodiedFactor,
     "reference_value": ReferenceValue,
+    "published_speed": PublishedSpeed,
 }
 
 __all__ = [
@@ -46,6 +47,7 @@ __all__ = [
     "EmbodiedFactor",
     "FxRate",
     "ReferenceValue",
+    "PublishedSpeed",
     "Gpu",
     "ProviderInfo",
     "Region",

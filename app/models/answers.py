@@ -53,7 +53,10 @@ class Performance(BaseModel):
     """Relative speed used to scale cloud hours."""
 
     time_factor: float = Field(description="Cloud hours per desktop hour of work.")
-    basis: str = Field(description="`benchmark` (measured) or `estimate`.")
+    basis: str = Field(
+        description="`benchmark` (measured runs of the same benchmark), `published` (a published "
+        "comparison, e.g. seed 001's) or `estimate` (calibrated on the measured pairs)."
+    )
     detail: str = Field(description="What the figure rests on.")
 
 

@@ -46,10 +46,12 @@ class BreakEvenRequest(CommonInputs):
 
     desktop: DesktopSpec
     cloud: CloudSpec
-    normalize_performance: bool = Field(
-        default=False,
-        description="Scale cloud hours by the GPUs' relative speed (measured benchmark where "
-        "one exists, else a memory-bandwidth estimate).",
+    normalize_performance: bool | None = Field(
+        default=None,
+        description="Like-for-like: scale cloud hours by the GPUs' relative speed (measured "
+        "benchmark runs or published comparisons where they exist, else an estimate "
+        "calibrated on them; `performance` says which). Default (null): on whenever both GPUs "
+        "are known, stated in `assumptions`; `false`: cloud hours = desktop busy hours.",
     )
 
 

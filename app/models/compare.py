@@ -256,7 +256,8 @@ class CompareOption(BaseModel):
         description="Hours this option needs per hour of the reference's work."
     )
     runtime_basis: str | None = Field(
-        description="`benchmark` (measured), `estimate` (memory bandwidth) or `given`."
+        description="`benchmark` (measured), `published` (a published comparison), `estimate` "
+        "(calibrated on the measured pairs) or `given`."
     )
     runtime_s: float | None = Field(description="One run's runtime, s (null without runs).")
     price_usd_per_hour: float | None = Field(
@@ -381,9 +382,10 @@ class SweepRequest(StrictBody):
         description="Days after which total costs are reported; default 365 (seed 001 "
         "reports yearly costs).",
     )
-    normalize_performance: bool = Field(
-        default=False,
-        description="Scale cloud hours by the GPUs' relative speed, as in `/v1/break-even`.",
+    normalize_performance: bool | None = Field(
+        default=None,
+        description="Scale cloud hours by the GPUs' relative speed, as in `/v1/break-even` "
+        "(default: on when both GPUs are known).",
     )
 
 

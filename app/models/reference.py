@@ -1,5 +1,5 @@
 """Reference tables the model reads besides prices: dated exchange rates, embodied-carbon
-factors and single sourced reference values (such as the PUE of a datacenter nobody has
+factors, published relative speeds and single sourced reference values (such as the PUE of a datacenter nobody has
 measured). Like every catalog table they are seeded from ``app/data`` and read at run time
 only through the in-memory catalog view (:mod:`app.catalog.view`)."""
 
@@ -49,3 +49,19 @@ class ReferenceValue(Provenance, table=True):
     value: float = Field(description="The number, in `unit`.")
     unit: str = Field(max_length=32, description="Its unit, e.g. `ratio`, `W`, `USD/kWh`.")
     description: str = Field(max_length=500, description="What it stands for.")
+
+
+class PublishedSpeed(Provenance, table=True):
+    """One GPU's throughput in a published comparison, relative to the comparison's
+    reference (``relative_speed`` 1.0): e.g. seed 001's 'A100 is 1.43x a V100 on
+    SE-ResNeXt101'. Two GPUs of one comparison give a measured speed ratio for the pair."""
+
+    __tablename__ = "published_speed"
+
+    id: str = Field(primary_key=True, max_length=140, description="`{comparison}-{gpu_id}`.")
+    comparison: str = Field(max_length=100, index=True, description="Comparison id.")
+    gpu_id: str = Field(foreign_key="gpu.id", max_length=64, description="GPU id.")
+    relative_speed: float = Field(
+        description="Throughput relative to the comparison's reference GPU (1.0), ratio."
+    )
+    workload: str = Field(max_length=200, description="What was run or compared.")

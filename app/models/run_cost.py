@@ -155,7 +155,9 @@ class RunOptionResult(BaseModel):
         description="False when the benchmark ran out of memory on this GPU; null when unknown."
     )
     runtime_s: float | None = Field(description="Runtime of one run, s.")
-    runtime_basis: str | None = Field(description="`benchmark`, `given` or `estimate`.")
+    runtime_basis: str | None = Field(
+        description="`benchmark` (measured), `published`, `given` or `estimate` (calibrated)."
+    )
     billed_s: float | None = Field(description="Billed time, s (cloud).")
     price_usd_per_hour: float | None = Field(
         description="Cloud: instance price; desktop: fully-loaded cost per busy hour, USD/h."

@@ -1,6 +1,6 @@
 """Per-GPU speed for ranking (``/v1/compare``): how many hours each catalog GPU needs per
 hour of the reference's work, from a benchmark's runs (measured, else estimated) or from a
-runtime or GPU-hours on a reference GPU (measured ratios, else memory bandwidth)."""
+runtime or GPU-hours on a reference GPU (measured ratios, else the calibrated estimate)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from app.models.compare import (
     CompareRequest,
 )
 from app.services.ownership import Scaling
-from app.usecases.speed import benchmark_reference, benchmark_time, speed
+from app.usecases.speed import benchmark_reference, benchmark_time, measured_runtimes, speed
 from app.usecases.trail import Trail
 
 
@@ -61,8 +61,9 @@ def benchmark_speed(
     )
     if reference is None:
         raise CatalogGap(f"benchmark '{bench.id}' has no measured runtime in the catalog")
+    evidence = measured_runtimes(snap)
     for i, gpu in enumerate(snap.gpus):
-        bt = benchmark_time(bench.id, results, reference, gpu)
+        bt = benchmark_time(bench.id, results, reference, gpu, evidence)
         if bt.seconds is not None:
             seconds[i] = bt.seconds
         fits[i] = -1 if bt.fits is None else int(bt.fits)
@@ -117,7 +118,7 @@ def relative_speed(
         )
     ref = snap.resolve_gpu(w.gpu)
     trail.cite(f"gpu {ref.id}: specs and TDP", ref.source, ref.as_of)
-    by_bench = snap.runtimes_s
+    by_bench = measured_runtimes(snap)
     hours = np.full(n, np.nan)
     basis: list[str | None] = [None] * n
     note: list[str | None] = [None] * n

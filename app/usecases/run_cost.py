@@ -38,7 +38,14 @@ from app.usecases.inputs import (
     resolve_region,
     resolve_usage,
 )
-from app.usecases.speed import benchmark_reference, benchmark_time, measured_runtimes, speed
+from app.usecases.speed import (
+    NO_EVIDENCE,
+    SpeedEvidence,
+    benchmark_reference,
+    benchmark_time,
+    measured_runtimes,
+    speed,
+)
 from app.usecases.trail import Trail, currency_rate, in_currency, sig8
 
 
@@ -67,7 +74,7 @@ class _RunContext:
     bench_results: dict[str, Any]  # this benchmark's results by GPU id
     bench_reference: tuple[Any, Gpu] | None  # (result, GPU) with the highest bandwidth
     ref_gpu: Gpu | None  # the GPU `runtime_s` was measured on
-    by_bench: dict[str, dict[str, float]]  # measured_runtimes(), when ref_gpu is set
+    by_bench: SpeedEvidence  # measured_runtimes(), when a GPU or benchmark is named
     scaling: Scaling = DEFAULT_SCALING  # multi-GPU speed-ups
     rate: ExchangeRate = USD  # the answer's currency
     memory: MemoryNeed | None = None  # the workload's memory need, when a preset is named
@@ -77,7 +84,7 @@ def _runtime_on(ctx: _RunContext, gpu: Gpu, count: int) -> _Runtime:
     """Runtime of one run on ``count`` x ``gpu``: measured, given, or estimated (and said)."""
     w = ctx.req.workload
     if w.benchmark:
-        bt = benchmark_time(w.benchmark, ctx.bench_results, ctx.bench_reference, gpu)
+        bt = benchmark_time(w.benchmark, ctx.bench_results, ctx.bench_reference, gpu, ctx.by_bench)
         batch = w.max_batch_size or bt.max_batch_size
         note = bt.note
         gain = ctx.scaling.speedup(count)
@@ -188,7 +195,7 @@ def resolve(view: CatalogView, req: RunCostRequest, settings: Settings) -> RunCo
         bench_results=bench_results,
         bench_reference=bench_reference,
         ref_gpu=ref_gpu,
-        by_bench=measured_runtimes(view) if ref_gpu is not None else {},
+        by_bench=measured_runtimes(view) if ref_gpu is not None or w.benchmark else NO_EVIDENCE,
         scaling=resolve_scaling(req),
         rate=rate,
         memory=memory_need(req.memory_preset, req.precision, trail),

@@ -1,9 +1,12 @@
-"""How fast one GPU does another's work: measured benchmark ratios where both ran the same
-workload, else a memory-bandwidth estimate; multi-GPU counts through the scaling model. Also
-one benchmark run's time on a GPU (measured, out of memory, or estimated)."""
+"""How fast one GPU does another's work: measured ratios where both ran the same benchmark or
+a published comparison holds both, else an estimate from memory bandwidth, FP32 throughput and
+tensor cores calibrated on those measured pairs (:class:`SpeedEvidence`); multi-GPU counts
+through the scaling model. Also one benchmark run's time on a GPU (measured, out of memory,
+or estimated)."""
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -21,36 +24,110 @@ from app.usecases.desktop import ResolvedDesktop
 from app.usecases.inputs import ResolvedCloud
 from app.usecases.trail import SEED_001, Trail
 
+# NVIDIA introduced tensor cores with Volta (Tesla V100 whitepaper, 2017); every later
+# datacenter and RTX architecture has them. The estimate's third regressor.
+TENSOR_CORE_ARCHITECTURES = frozenset(
+    {"Volta", "Turing", "Ampere", "Ada Lovelace", "Hopper", "Blackwell"}
+)
 
-def measured_runtimes(view: CatalogView) -> dict[str, dict[str, float]]:
-    """Seconds per benchmark and GPU, for every non-OOM result: {benchmark: {gpu: s}}
-    (from the catalog view)."""
-    return view.runtimes_s
+
+def traits(gpu: Gpu) -> costing.GpuTraits:
+    """What the speed estimate reads of ``gpu`` (bandwidth 0 when the catalog has none)."""
+    return costing.GpuTraits(
+        gpu.memory_bandwidth_gb_per_s or 0.0,
+        gpu.fp32_tflops,
+        gpu.architecture in TENSOR_CORE_ARCHITECTURES,
+    )
+
+
+@dataclass(frozen=True)
+class SpeedEvidence:
+    """Everything the catalog knows about relative speed, built once per view:
+    ``runtimes_s`` ({benchmark: {gpu: s}}, every non-OOM run), ``published``
+    ({comparison: {gpu: relative speed}}), and the estimate for pairs neither covers,
+    calibrated on both: ``model`` (bandwidth, FP32, tensor cores) and ``fallback``
+    (bandwidth and tensor cores, for a GPU without an FP32 figure)."""
+
+    runtimes_s: dict[str, dict[str, float]]
+    published: dict[str, dict[str, float]]
+    model: costing.SpeedModel
+    fallback: costing.SpeedModel
+
+    def measured(self, a: str, b: str) -> list[tuple[str, float, str]]:
+        """``(label, runtime_b / runtime_a, detail)`` for every benchmark both ran and
+        every published comparison that holds both."""
+        out = [
+            (bid, t[b] / t[a], f"{bid} ({t[a]:g} s vs {t[b]:g} s)")
+            for bid, t in sorted(self.runtimes_s.items())
+            if a in t and b in t
+        ]
+        out += [
+            (cid, t[a] / t[b], f"{cid} (published: {t[b] / t[a]:.3g}x as fast)")
+            for cid, t in sorted(self.published.items())
+            if a in t and b in t
+        ]
+        return out
+
+    def estimate(
+        self, a: Gpu, n_a: int, b: Gpu, n_b: int, parallel_fraction: float
+    ) -> costing.SpeedRatio:
+        """The calibrated estimate for ``n_b`` x b per ``n_a`` x a (labelled ``estimate``)."""
+        ta, tb = traits(a), traits(b)
+        model = self.model if ta.fp32_tflops and tb.fp32_tflops else self.fallback
+        return costing.estimated_ratio(model, ta, tb, n_a, n_b, parallel_fraction, (a.id, b.id))
+
+
+def measured_runtimes(view: CatalogView) -> SpeedEvidence:
+    """The view's :class:`SpeedEvidence` (built on first use, kept with the view)."""
+    return view.memoized("speed_evidence", lambda: _evidence(view))
+
+
+def _evidence(view: CatalogView) -> SpeedEvidence:
+    published = {
+        cid: {gid: r.relative_speed for gid, r in rows.items()}
+        for cid, rows in view.published.items()
+    }
+    logs: dict[tuple[str, str], list[float]] = {}
+    for t in view.runtimes_s.values():
+        for a, b in itertools.combinations(sorted(t), 2):
+            logs.setdefault((a, b), []).append(math.log(t[a] / t[b]))
+    for t in published.values():
+        for a, b in itertools.combinations(sorted(t), 2):
+            logs.setdefault((a, b), []).append(math.log(t[b] / t[a]))
+    pairs = []
+    for (a, b), ys in sorted(logs.items()):
+        ga, gb = view.gpu(a), view.gpu(b)
+        if ga and gb and ga.memory_bandwidth_gb_per_s and gb.memory_bandwidth_gb_per_s:
+            pairs.append((traits(ga), traits(gb), sum(ys) / len(ys)))
+    basis = (
+        f"{len(view.runtimes_s)} benchmarks' runs and {len(published)} published comparisons "
+        "in the catalog"
+    )
+    return SpeedEvidence(
+        runtimes_s=view.runtimes_s,
+        published=published,
+        model=costing.fit_speed_model(pairs, with_fp32=True, basis=basis),
+        fallback=costing.fit_speed_model(pairs, with_fp32=False, basis=basis),
+    )
+
+
+NO_EVIDENCE = SpeedEvidence({}, {}, costing.BANDWIDTH_ONLY, costing.BANDWIDTH_ONLY)
 
 
 def speed(
-    by_bench: dict[str, dict[str, float]],
+    evidence: SpeedEvidence,
     a: Gpu,
     n_a: int,
     b: Gpu,
     n_b: int,
     scaling: Scaling = DEFAULT_SCALING,
 ) -> costing.SpeedRatio:
-    """Cloud (b) hours per desktop (a) hour: geometric mean of measured benchmark ratios where
-    both GPUs ran the same workload (``by_bench`` from :func:`measured_runtimes`), else a
-    memory-bandwidth estimate. GPU counts enter through ``scaling``'s speed-ups,
-    ``S(n_a) / S(n_b)`` (Amdahl's law, :func:`app.costing.speedup`)."""
+    """Cloud (b) hours per desktop (a) hour: the geometric mean of measured ratios (benchmark
+    runs both GPUs made, published comparisons holding both; basis ``benchmark`` or
+    ``published``), else the calibrated estimate (basis ``estimate``). GPU counts enter
+    through ``scaling``'s speed-ups, ``S(n_a) / S(n_b)`` (Amdahl's law,
+    :func:`app.costing.speedup`). Raises :class:`CatalogGap` when a GPU has no bandwidth."""
     s_a, s_b = scaling.speedup(n_a), scaling.speedup(n_b)
-    shared = [
-        (bid, t[a.id], t[b.id]) for bid, t in sorted(by_bench.items()) if a.id in t and b.id in t
-    ]
-    if shared and a.id != b.id:
-        logs = [math.log(tb / ta) for _, ta, tb in shared]
-        factor = math.exp(sum(logs) / len(logs)) * s_a / s_b
-        detail = "measured: geometric mean over benchmarks " + ", ".join(
-            f"{bid} ({ta:g} s vs {tb:g} s)" for bid, ta, tb in shared
-        )
-        return costing.SpeedRatio(factor, "benchmark", detail)
     if a.id == b.id:
         return costing.SpeedRatio(
             s_a / s_b,
@@ -58,43 +135,56 @@ def speed(
             f"same GPU; {n_a} vs {n_b} GPU(s), speed-ups {s_a:.4g}x and {s_b:.4g}x "
             f"({scaling.model} scaling)",
         )
+    shared = evidence.measured(a.id, b.id)
+    if shared:
+        factor = math.exp(sum(math.log(r) for _, r, _ in shared) / len(shared)) * s_a / s_b
+        runs = any(label in evidence.runtimes_s for label, _, _ in shared)
+        detail = "measured: geometric mean over " + ", ".join(d for _, _, d in shared)
+        if n_a > 1 or n_b > 1:
+            detail += f"; {n_a} vs {n_b} GPUs, speed-ups {s_a:.4g}x and {s_b:.4g}x"
+        return costing.SpeedRatio(factor, "benchmark" if runs else "published", detail)
     if not a.memory_bandwidth_gb_per_s or not b.memory_bandwidth_gb_per_s:
         raise CatalogGap(f"no benchmark or bandwidth to compare {a.id} and {b.id}")
-    return costing.speed_ratio_from_bandwidth(
-        a.memory_bandwidth_gb_per_s,
-        b.memory_bandwidth_gb_per_s,
-        n_a,
-        n_b,
-        scaling.parallel_fraction,
-    )
+    return evidence.estimate(a, n_a, b, n_b, scaling.parallel_fraction)
 
 
 def cloud_speed(
     view: CatalogView,
-    normalize: bool,
+    normalize: bool | None,
     desk: ResolvedDesktop,
     cloud: ResolvedCloud,
     trail: Trail,
     scaling: Scaling = DEFAULT_SCALING,
 ) -> costing.SpeedRatio | None:
-    """The cloud GPU's speed relative to the desktop's when ``normalize`` is asked for and
-    both GPUs are known (cloud hours are then scaled by its ``time_factor``); otherwise None,
-    with the assumption stated: cloud hours = desktop busy hours (seed 001)."""
-    if normalize and (desk.gpu is None or cloud.gpu is None):
+    """The cloud GPU's speed relative to the desktop's (cloud hours are then scaled by its
+    ``time_factor``): by default (``normalize`` None) whenever both GPUs are known, so the
+    two sides do the same work; None, with the assumption stated, when ``normalize`` is
+    False (seed 001's 'similar performance') or a GPU is unknown."""
+    known = desk.gpu is not None and cloud.gpu is not None
+    if normalize is False:
         trail.assume(
             "normalize_performance",
             False,
-            "requested, but skipped: name the desktop's gpu and the cloud's gpu (or offer) to "
-            "scale cloud hours; cloud hours = desktop busy hours",
+            f"requested: cloud hours = desktop busy hours ('similar performance', {SEED_001})",
         )
         return None
-    if not normalize:
+    if not known:
+        how = "requested, but skipped" if normalize else "default, but skipped"
         trail.assume(
             "normalize_performance",
             False,
-            f"cloud hours = desktop busy hours ('similar performance', {SEED_001})",
+            f"{how}: name the desktop's gpu and the cloud's gpu (or offer) to scale cloud "
+            "hours; cloud hours = desktop busy hours",
         )
         return None
+    if normalize is None:
+        trail.assume(
+            "normalize_performance",
+            True,
+            "default: like-for-like, cloud hours = desktop busy hours x the cloud GPU's time "
+            "factor (see `performance`); set normalize_performance false to price the same "
+            "hours on both sides",
+        )
     return speed(
         measured_runtimes(view),
         desk.gpu,
@@ -133,11 +223,15 @@ def benchmark_reference(
 
 
 def benchmark_time(
-    benchmark_id: str, results: dict[str, Any], reference: tuple[Any, Gpu] | None, gpu: Gpu
+    benchmark_id: str,
+    results: dict[str, Any],
+    reference: tuple[Any, Gpu] | None,
+    gpu: Gpu,
+    evidence: SpeedEvidence | None = None,
 ) -> BenchmarkTime:
     """One run of ``benchmark_id`` on one ``gpu``: measured when it ran there (out of memory
-    means it does not fit), else the reference's time scaled by the memory-bandwidth ratio
-    (seed 001: speed scales with bandwidth within an architecture), labelled an estimate."""
+    means it does not fit), else the reference's time scaled by ``evidence``'s calibrated
+    estimate (memory bandwidth alone without evidence, seed 001), labelled an estimate."""
     res = results.get(gpu.id)
     if res is not None and res.oom:
         # The timed run ran out of memory at the benchmark's settings; the max batch size was
@@ -157,9 +251,7 @@ def benchmark_time(
             None, None, None, None, f"{gpu.id} was not benchmarked and has no bandwidth figure"
         )
     ref_res, ref = reference
-    ratio = costing.speed_ratio_from_bandwidth(
-        ref.memory_bandwidth_gb_per_s, gpu.memory_bandwidth_gb_per_s
-    )
+    ratio = (evidence or NO_EVIDENCE).estimate(ref, 1, gpu, 1, 1.0)
     return BenchmarkTime(
         ref_res.seconds * ratio.time_factor,
         "estimate",

@@ -61,3 +61,19 @@ def load_reference_values() -> list[Row]:
             "as_of": GREEN_ALGORITHMS_AS_OF,
         }
     ]
+
+
+def load_published_speeds() -> list[Row]:
+    """One row per GPU of each published comparison (``curated/published_speeds.csv``)."""
+    return [
+        {
+            "id": f"{r['comparison']}-{r['gpu_id']}",
+            "comparison": r["comparison"],
+            "gpu_id": r["gpu_id"],
+            "relative_speed": float(r["relative_speed"]),
+            "workload": r["workload"],
+            "source": r["source"],
+            "as_of": parse_date(r["as_of"]),
+        }
+        for r in read_csv(CURATED / "published_speeds.csv")
+    ]
