@@ -246,3 +246,30 @@ def test_normalize_without_gpus_is_skipped_and_said(client):
     skipped = [a for a in out["assumptions"] if a["name"] == "normalize_performance"]
     assert skipped and "skipped" in skipped[0]["source"]
     assert abs(out["break_even_days"] - 293) <= 1
+
+
+def test_more_cloud_gpus_than_the_desktop_are_said_and_a_same_count_offer_is_given(client):
+    # AWS p4d.24xlarge: 8x A100 SXM4 40GB (SkyPilot's AWS catalog) against a 1-GPU desktop.
+    body = {
+        "desktop": {"gpu": "rtx-4090", "total_price_usd": 3200},
+        "cloud": {"offer_id": "aws-p4d.24xlarge-us-east-1-on-demand"},
+        "utilization": 0.15,
+    }
+    out = client.post("/v1/break-even", json=body).json()
+    assert out["cloud"]["gpu_count"] == 8
+    assert any("all 8 are paid for" in w for w in out["warnings"])
+    alt = out["same_gpu_count"]
+    assert alt["gpu_count"] == 1
+    singles = client.get(
+        "/v1/cloud-offers",
+        params={"gpu": "a100-sxm4-40gb", "pricing_model": "on_demand", "limit": 500},
+    ).json()["data"]
+    singles = [o for o in singles if o["gpu_count"] == 1]
+    assert singles, "the catalog sells 1x A100 SXM4 on demand (Lambda)"
+    assert alt["price_usd_per_hour"] == min(o["price_usd_per_hour"] for o in singles)
+    # The same desktop against that offer directly gives the same answer.
+    direct = client.post(
+        "/v1/break-even", json={**body, "cloud": {"offer_id": alt["offer_id"]}}
+    ).json()
+    assert direct["break_even_days"] == alt["break_even_days"]
+    assert direct["same_gpu_count"] is None

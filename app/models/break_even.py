@@ -113,6 +113,20 @@ class CloudSide(BaseModel):
     )
 
 
+class SameCountAlternative(BaseModel):
+    """The answer against the cheapest offer of the same GPU, pricing model and the desktop's
+    GPU count, given beside an answer whose cloud side has more GPUs than the desktop (the
+    extra GPUs are paid for whether the job uses them or not)."""
+
+    offer_id: str = Field(description="The alternative offer (same GPU and pricing model).")
+    provider: str = Field(description="Its provider.")
+    gpu_count: int = Field(description="Its GPUs: the desktop's count.")
+    price_usd_per_hour: float = Field(description="Its price, USD/h.")
+    break_even_days: float | None = Field(description="Break-even against it, days.")
+    break_even_reason: str | None = Field(description="Why `break_even_days` is null.")
+    tco_saving_usd: float = Field(description="Cloud TCO minus desktop TCO against it, USD.")
+
+
 class BreakEvenResult(BaseModel):
     """Break-even of buying a desktop vs renting, with both sides' running costs."""
 
@@ -135,6 +149,11 @@ class BreakEvenResult(BaseModel):
     currency_rate: CurrencyRate = Field(description="Rate behind `in_currency`.")
     in_currency: BreakEvenMoney = Field(description="Headline money in the request's currency.")
     memory: MemoryCheck | None = Field(description="The `memory_preset` check, when one is named.")
+    same_gpu_count: SameCountAlternative | None = Field(
+        default=None,
+        description="When the cloud side has more GPUs than the desktop: the answer against "
+        "the cheapest offer of the desktop's GPU count (same GPU and pricing model), if any.",
+    )
     assumptions: list[Assumption]
     sources: list[SourceRef]
     prices: PriceAge = Field(description="Age of the catalog prices used.")

@@ -23,7 +23,10 @@ from app.models.break_even import (
     BreakEvenResult,
     CloudSide,
     DesktopSide,
+    SameCountAlternative,
 )
+from app.models.inputs import CloudSpec
+from app.services.catalog import find_offers
 from app.services.ownership import (
     MemoryNeed,
     cloud_embodied,
@@ -80,6 +83,9 @@ class BreakEvenScenario:
     machine_embodied: own.Embodied
     cloud_footprint: CloudFootprint | None
     trail: Trail
+    # The cheapest offer of the desktop's GPU count (same GPU and pricing model) when the
+    # cloud side has more GPUs than the desktop, with its own scenario.
+    same_count: BreakEvenScenario | None = None
 
 
 def resolve(view: CatalogView, req: BreakEvenRequest, settings: Settings) -> BreakEvenScenario:
@@ -104,6 +110,9 @@ def resolve(view: CatalogView, req: BreakEvenRequest, settings: Settings) -> Bre
             "no resale: the desktop's lifetime_years (seed 001 counts no resale value)",
         )
     machine = desktop_embodied(view, desk.desktop.gpu_count, trail)
+    same_count = None
+    if (cloud.gpu_count or 1) > desk.desktop.gpu_count:
+        same_count = _same_count(view, req, settings, cloud, desk.desktop.gpu_count)
     return BreakEvenScenario(
         rate=rate,
         desk=desk,
@@ -116,7 +125,25 @@ def resolve(view: CatalogView, req: BreakEvenRequest, settings: Settings) -> Bre
         machine_embodied=machine,
         cloud_footprint=_cloud_footprint(view, cloud, ci_region, trail),
         trail=trail,
+        same_count=same_count,
     )
+
+
+def _same_count(
+    view: CatalogView, req: BreakEvenRequest, settings: Settings, cloud: ResolvedCloud, count: int
+) -> BreakEvenScenario | None:
+    """The scenario against the cheapest offer of ``count`` x the cloud's GPU at the same
+    pricing model (same provider first), or None when the catalog has none."""
+    if cloud.gpu is None:
+        return None
+    model = cloud.offer.pricing_model if cloud.offer else "on_demand"
+    found = find_offers(view, gpu_ids=[cloud.gpu.id], pricing_model=model, gpu_count=count)
+    if not found:
+        return None
+    provider = cloud.offer.provider if cloud.offer else None
+    offer = next((o for o in found if o.provider == provider), found[0])
+    alt = req.model_copy(update={"cloud": CloudSpec(offer_id=offer.id)})
+    return resolve(view, alt, settings)
 
 
 def _cloud_footprint(
@@ -176,6 +203,8 @@ def compose(s: BreakEvenScenario, view: CatalogView, settings: Settings) -> Brea
     days = result.days if desk.resale is None else owned.break_even_days
     memory, warnings = s.memory.check([desk.gpu, cloud.gpu]) if s.memory else (None, [])
     fields = s.trail.price_fields(view, settings)
+    same_count = _same_count_answer(s, view, settings)
+    warnings += _count_warning(s, same_count)
     fields["warnings"] = warnings + fields["warnings"]
     return BreakEvenResult(
         break_even_days=None if days is None else round(days, 2),
@@ -201,11 +230,49 @@ def compose(s: BreakEvenScenario, view: CatalogView, settings: Settings) -> Brea
         ),
         currency_rate=currency_rate(s.rate),
         memory=memory,
+        same_gpu_count=same_count,
         in_currency=_money(s, result, owned),
         assumptions=s.trail.assumptions,
         sources=s.trail.sources,
         **fields,
     )
+
+
+def _same_count_answer(
+    s: BreakEvenScenario, view: CatalogView, settings: Settings
+) -> SameCountAlternative | None:
+    if s.same_count is None or s.same_count.cloud.offer is None:
+        return None
+    alt = compose(s.same_count, view, settings)
+    offer = s.same_count.cloud.offer
+    return SameCountAlternative(
+        offer_id=offer.id,
+        provider=offer.provider,
+        gpu_count=offer.gpu_count,
+        price_usd_per_hour=offer.price_usd_per_hour,
+        break_even_days=alt.break_even_days,
+        break_even_reason=alt.break_even_reason,
+        tco_saving_usd=alt.tco.tco_saving_usd,
+    )
+
+
+def _count_warning(s: BreakEvenScenario, alt: SameCountAlternative | None) -> list[str]:
+    """Say that a cloud side with more GPUs than the desktop is paid for in full."""
+    n_cloud, n_desk = s.cloud.gpu_count or 1, s.desk.desktop.gpu_count
+    if n_cloud <= n_desk:
+        return []
+    text = (
+        f"the cloud side has {n_cloud} GPUs and the desktop {n_desk}: all {n_cloud} are paid "
+        "for whether the job uses them or not, and the answer assumes the job scales as "
+        "stated in multi_gpu_scaling"
+    )
+    if alt is None:
+        return [text + "; the catalog has no offer of the desktop's GPU count to compare"]
+    days = "never" if alt.break_even_days is None else f"{alt.break_even_days:g} days"
+    return [
+        text + f"; against {alt.offer_id} ({alt.gpu_count} GPU(s), ${alt.price_usd_per_hour:g}/h) "
+        f"the break-even is {days} (see same_gpu_count)"
+    ]
 
 
 def _desktop_side(s: BreakEvenScenario, result: costing.BreakEven) -> DesktopSide:
