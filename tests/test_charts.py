@@ -148,7 +148,7 @@ def _slack_reply(engine, settings: Settings, text: str) -> dict:
 
 def test_slack_links_the_chart_when_a_public_url_is_set(engine, monkeypatch):
     monkeypatch.setattr(slack_router, "_replays", None)  # the same command is sent twice
-    question = "break-even for 3090 at 15% util"
+    question = "break-even for 3090 vs $2.14/h at 15% util"
     plain = _slack_reply(engine, Settings(slack_signing_secret=SECRET), question)
     assert not [b for b in plain["blocks"] if b["type"] == "image"]
     settings = Settings(slack_signing_secret=SECRET, public_base_url="https://gpucost.example.org")

@@ -390,7 +390,7 @@ def test_parser_reads_ownership_phrases(view):
 
 
 def test_chat_break_even_with_resale_in_eur(client):
-    q = "break-even for 3090 at 15% util resell after 3 years in EUR"
+    q = "break-even for 3090 vs $2.14/h at 15% util resell after 3 years in EUR"
     res = client.get("/v1/query", params={"q": q}).json()
     assert res["answered"], res
     assert res["request"]["desktop"]["resell_after_years"] == 3
@@ -407,7 +407,7 @@ def test_compare_filters_by_memory_and_scales_multi_gpu_builds(client):
         client,
         "/v1/compare",
         {"workload": {"gpu": "rtx-3090"}, "utilization": 0.15, "memory_preset": "research",
-         "filters": {"include_cloud": False}, "limit": 500},
+         "scaling": "tuned", "filters": {"include_cloud": False}, "limit": 500},
     )  # fmt: skip
     memory = {g["id"]: g["memory_gb"] for g in client.get("/v1/gpus?limit=500").json()["data"]}
     assert res["options"] and all(memory[o["gpu_id"]] >= 24 for o in res["options"])
@@ -415,6 +415,23 @@ def test_compare_filters_by_memory_and_scales_multi_gpu_builds(client):
     # one hour on one RTX 3090 takes 1 / 3.7 h on four of them (tuned preset, seed 003)
     assert by_count[1]["time_factor"] == pytest.approx(1.0)
     assert by_count[4]["time_factor"] == pytest.approx(1 / 3.7, rel=1e-7)
+
+
+def test_compare_gives_no_speed_up_a_job_never_declared(client):
+    # A 1-GPU job without `scaling`: four GPUs take the same hours as one and all four are
+    # billed, so a 4-GPU build never outranks the 1-GPU build of the same GPU.
+    res = post(
+        client,
+        "/v1/compare",
+        {"workload": {"gpu": "rtx-3090"}, "utilization": 0.15,
+         "filters": {"include_cloud": False, "gpus": ["rtx-3090"]}, "limit": 50},
+    )  # fmt: skip
+    by_count = {o["gpu_count"]: o for o in res["options"]}
+    assert by_count[4]["time_factor"] == by_count[1]["time_factor"] == pytest.approx(1.0)
+    assert by_count[1]["rank"] < by_count[4]["rank"]
+    stated = {a["name"]: a for a in res["assumptions"]}["multi_gpu_scaling"]
+    assert stated["value"]["speedup_4_gpus"] == 1.0
+    assert stated["source"].startswith("default: no scaling declared")
 
 
 def test_dates_in_bodies_are_iso_strings_only(client):

@@ -24,17 +24,35 @@ def ask(client, q: str) -> dict:
 
 
 def test_seed_break_even_from_chat(client):
-    body = ask(client, "break-even for 3090 at 15% util")
+    # Seed 001 named: its V100 spot at $2.14/h (similar performance, published ratio 1).
+    body = ask(client, "break-even for 3090 vs v100 spot at $2.14/h at 15% util")
     assert body["answered"] and body["intent"] == "break_even"
     assert body["headline"] == f"Break-even: {SEED_DAYS:.0f} days" == "Break-even: 293 days"
     assert body["result"]["break_even_days"] == pytest.approx(SEED_DAYS, abs=0.005)
+    assert body["result"]["performance"]["basis"] == "published"
     defaults = {d["name"]: d["value"] for d in body["defaults"]}
-    assert defaults["cloud.offer_id"] == "aws-p3.2xlarge-spot-seed-2020"
     assert defaults["desktop.barebone"] == "barebone-2gpu-dettmers-2020"
     assert body["result"]["desktop"]["upfront_usd"] == S["desktop_usd"]
     # The typed request, POSTed as is, gives the same answer.
     again = client.post(body["endpoint"], json=body["request"]).json()
     assert again["break_even_days"] == body["result"]["break_even_days"]
+
+
+def test_default_cloud_is_todays_comparable_offer_not_the_2020_seed_rate(client):
+    body = ask(client, "break-even for 3090 at 15% util")
+    defaults = {d["name"]: d for d in body["defaults"]}
+    chosen = defaults["cloud.offer_id"]
+    assert chosen["value"] != "aws-p3.2xlarge-spot-seed-2020"
+    offer = client.get(f"/v1/cloud-offers/{chosen['value']}").json()
+    # The cheapest 1x RTX 3090 on demand in the catalog (Colab left out), named and dated.
+    listed = client.get(
+        "/v1/cloud-offers",
+        params={"gpu": "rtx-3090", "pricing_model": "on_demand", "limit": 500},
+    ).json()["data"]
+    singles = [o for o in listed if o["gpu_count"] == 1 and o["provider"] != "colab"]
+    assert offer["price_usd_per_hour"] == min(o["price_usd_per_hour"] for o in singles)
+    assert f"as of {offer['as_of']}" in chosen["source"]
+    assert body["result"]["cloud"]["price_usd_per_hour"] == offer["price_usd_per_hour"]
 
 
 def test_price_instead_of_offer_and_horizon(client):
@@ -48,12 +66,12 @@ def test_price_instead_of_offer_and_horizon(client):
 
 
 def test_electricity_and_region_reach_the_engine(client):
-    body = ask(client, "break-even 3090 at 15% util at 30 cents/kwh")
+    body = ask(client, "break-even 3090 vs $2.14/h at 15% util at 30 cents/kwh")
     assert body["request"]["electricity_price_usd_per_kwh"] == 0.30
     expected = S["desktop_usd"] / (CLOUD_PER_DAY - DESKTOP_PER_DAY / 0.12 * 0.30)
     assert body["result"]["break_even_days"] == pytest.approx(expected, abs=0.005)
     de = client.get("/v1/regions/de").json()
-    body = ask(client, "break-even 3090 at 15% util in germany")
+    body = ask(client, "break-even 3090 vs $2.14/h at 15% util in germany")
     assert body["request"]["region"] == "de"
     # Eurostat's EUR price, converted at the catalog's EUR rate (ECB 2024 average) per use.
     assert de["electricity_currency"] == "EUR"
@@ -131,7 +149,7 @@ def test_query_length_is_bounded(client):
 
 def test_cli_ask(engine):
     runner = CliRunner()
-    ok = runner.invoke(cli, ["ask", "break-even", "for", "3090", "at", "15%", "util"])
+    ok = runner.invoke(cli, ["ask", "break-even", "for", "3090", "vs", "$2.14/h", "at", "15%"])
     assert ok.exit_code == 0 and "Break-even: 293 days" in ok.output
     bad = runner.invoke(cli, ["ask", "break even for 3900"])
     assert bad.exit_code == 1 and "rtx-3090" in bad.output

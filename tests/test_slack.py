@@ -59,7 +59,7 @@ def post(client, body: bytes, headers: dict[str, str]):
 
 
 def test_valid_request_is_answered_with_blocks(slack):
-    body = form("break-even for 3090 at 15% util")
+    body = form("break-even for 3090 vs $2.14/h at 15% util")
     r = post(slack, body, signed(body))
     assert r.status_code == 200
     msg = r.json()

@@ -33,12 +33,14 @@ from app.models.ownership import (
 
 @dataclass(frozen=True)
 class Scaling:
-    """The multi-GPU model a request uses: preset id (or ``custom``), Amdahl fraction and
-    where it comes from."""
+    """The multi-GPU model a request uses: preset id (or ``custom``), Amdahl fraction, where
+    it comes from, and ``max_useful_gpus``: GPUs beyond this count add no speed (None: no
+    cap), for a job that never said it scales past its reference."""
 
     model: str
     parallel_fraction: float
     source: str
+    max_useful_gpus: int | None = None
 
     @classmethod
     def preset(cls, preset_id: str, how: str = "default") -> Scaling:
@@ -48,7 +50,10 @@ class Scaling:
         return cls(p.id, p.parallel_fraction, source)
 
     def speedup(self, gpu_count: int) -> float:
-        """Speed-up of ``gpu_count`` GPUs over one (1.0 for one GPU)."""
+        """Speed-up of ``gpu_count`` GPUs over one (1.0 for one GPU; counts above
+        ``max_useful_gpus`` count as that many)."""
+        if self.max_useful_gpus is not None:
+            gpu_count = min(gpu_count, self.max_useful_gpus)
         return costing.speedup(gpu_count, self.parallel_fraction)
 
     def note(self, trail, counts) -> None:
@@ -77,6 +82,24 @@ def resolve_scaling(req) -> Scaling:
     if req.scaling is not None:
         return Scaling.preset(req.scaling, "requested")
     return DEFAULT_SCALING
+
+
+def declared_scaling_only(req, reference_gpus: int) -> Scaling:
+    """The request's declared scaling (``parallel_fraction`` or ``scaling``); with none,
+    the default preset up to the workload's ``reference_gpus`` and no speed-up beyond: a job
+    that never said it scales is not ranked onto a larger instance by an assumed speed-up
+    (its extra GPUs are paid for and idle)."""
+    if req.parallel_fraction is not None or req.scaling is not None:
+        return resolve_scaling(req)
+    d = DEFAULT_SCALING
+    return Scaling(
+        d.model,
+        d.parallel_fraction,
+        f"default: no scaling declared, so GPUs beyond the workload's {reference_gpus} add no "
+        f"speed (declare `scaling` or `parallel_fraction` to rank larger instances); up to "
+        f"{reference_gpus}: {d.source}",
+        max_useful_gpus=reference_gpus,
+    )
 
 
 # ------------------------------------------------------------------------------------------

@@ -6,11 +6,11 @@ Defaults for parts a question leaves out (each is reported in ``defaults``):
 * **Desktop barebone** for 1-2 GPUs: seed 001's 2-GPU barebone (``barebone-2gpu-dettmers-2020``,
   $701), so ``break-even for 3090`` is the seed's $2,200 desktop. For more GPUs: the smallest
   catalog barebone that holds them (the engine's rule).
-* **Cloud side of a break-even**: for the RTX 3090, seed 001's own comparison, the AWS V100 spot
-  instance at $2.14/h ("similar performance to the RTX 3090"); for any other GPU, the cheapest
+* **Cloud side of a break-even**: today's comparable offer, named and dated: the cheapest
   on-demand offer of the same GPU and GPU count (Colab excluded: its usage limits make it no
   like-for-like substitute); failing that, the cheapest on-demand offer of a GPU with similar
-  memory bandwidth (within 25 %, the engine's own speed estimate) and at least the same memory.
+  memory bandwidth (within 25 %) and at least the same memory. Seed 001's 2020 V100 spot rate
+  is no default; naming it (``vs v100 spot at $2.14/h``) reproduces the seed.
 * **A provider or pricing model without a GPU** (``vs aws spot``): the cheapest matching offer
   of the same GPU, else of a similar GPU as above.
 * **Run-cost options**: the cloud side if given; else for a GPU the cheapest offer per provider

@@ -23,10 +23,6 @@ SEED_001 = trail.SEED_001
 SEED_BAREBONE = "barebone-2gpu-dettmers-2020"
 
 
-# seed 001: "AWS V100 spot instance at $2.14/h (similar performance to the RTX 3090)"
-SEED_COMPARABLE = {"rtx-3090": "aws-p3.2xlarge-spot-seed-2020"}
-
-
 # gpucost's rule, not a published figure: memory bandwidth within +-25 % (the engine's speed
 # estimate, costing.speed_ratio_from_bandwidth) counts as similar performance.
 SIMILAR_BANDWIDTH = 0.25
@@ -160,16 +156,6 @@ def pick_cloud_offer(
     """The cloud offer a break-even compares against (see the module docstring)."""
     c = out.it.cloud
     typed = not c.is_empty()
-    if not typed and desktop_gpu.id in SEED_COMPARABLE and count == 1:
-        offer = view.offer_by_id.get(SEED_COMPARABLE[desktop_gpu.id])
-        if offer is not None:
-            out.default(
-                "cloud.offer_id",
-                offer.id,
-                f"{SEED_001}: 'AWS V100 spot instance at $2.14/h (similar performance to the "
-                "RTX 3090)'",
-            )
-            return offer
     # Typed words filter as given; with none, on-demand and no Colab (its usage limits make
     # it no like-for-like substitute for a desktop).
     filters = dict(

@@ -21,7 +21,7 @@ from app.costing import vector
 from app.costing.money import ExchangeRate
 from app.models.answers import PriceAge
 from app.models.compare import CompareOption, CompareRequest, CompareResult, CompareSummary
-from app.services.ownership import Scaling, memory_need, resolve_scaling
+from app.services.ownership import Scaling, declared_scaling_only, memory_need
 from app.settings import Settings
 from app.usecases.compare_speed import (
     GpuSpeed,
@@ -41,8 +41,9 @@ from app.usecases.inputs import (
 from app.usecases.trail import SEED_001, Trail, currency_rate, in_currency, price_age, sig8
 
 MULTI_GPU_NOTE = (
-    "runtime on N GPUs is the 1-GPU runtime / N (linear scaling, an upper bound: seed 001 "
-    "reports 8x A100 at about 7x one A100)"
+    "runtime on N GPUs is the 1-GPU runtime / S(N), S the multi-GPU speed-up in "
+    "`multi_gpu_scaling` (Amdahl's law; seed 001 reports 8x A100 at about 7x one A100); "
+    "every GPU is billed"
 )
 PURCHASE_NOTE = (
     "desktops: the purchase is counted in full over the horizon (no resale value); cloud "
@@ -94,7 +95,7 @@ class Candidates:
 def compute_compare(snap: CatalogView, req: CompareRequest, settings: Settings) -> CompareResult:
     """Rank every option; see :class:`CompareResult` and :func:`app.costing.vector.rank`."""
     trail = Trail()
-    scaling = resolve_scaling(req)
+    scaling = declared_scaling_only(req, req.workload.gpu_count)
     gpu_speed, ref = (
         benchmark_speed(snap, req, trail, scaling)
         if req.workload.benchmark

@@ -62,7 +62,7 @@ class SpeedEvidence:
             if a in t and b in t
         ]
         out += [
-            (cid, t[a] / t[b], f"{cid} (published: {t[b] / t[a]:.3g}x as fast)")
+            (cid, t[a] / t[b], f"{cid} (published: {b} {t[b] / t[a]:.3g}x as fast as {a})")
             for cid, t in sorted(self.published.items())
             if a in t and b in t
         ]
