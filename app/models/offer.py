@@ -51,7 +51,8 @@ class CloudOfferBase(Provenance):
     availability_zone: str | None = Field(
         default=None,
         max_length=100,
-        description="Zone of the spot price (cheapest zone of the region).",
+        description="Zone of the spot price when only one standard zone priced it; null for a "
+        "median over several (see `notes` for min, max and Local Zones left out).",
     )
     vcpus: float | None = Field(default=None, description="vCPUs of the instance.")
     ram_gb: float | None = Field(default=None, description="Instance RAM, GB (GiB in the source).")

@@ -5,12 +5,12 @@ the rows skipped on purpose counted with their reason."""
 from __future__ import annotations
 
 import datetime as dt
-import statistics
 from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any
 
 from app.catalog.sources.files import SOURCES, CatalogDataError, Row, opt_float, read_csv, slug
+from app.catalog.sources.spot import is_real_spot, region_spot
 
 
 @dataclass(frozen=True)
@@ -211,13 +211,9 @@ def _skypilot_rows(
     return meta, read_csv(SOURCES / meta.path), skypilot_url(meta.path)
 
 
-def _is_real_spot(price: float | None, spot: float | None) -> bool:
-    """A spot price equal to (or above) on-demand is the catalogs' placeholder for no spot."""
-    return spot is not None and spot > 0 and (price is None or spot < price)
-
-
 def load_aws_offers(report: LoadReport, given: SkyPilotInput | None = None) -> list[Row]:
-    """AWS on-demand per region and spot per region (cheapest availability zone)."""
+    """AWS on-demand per region and spot per region (median of its standard availability
+    zones, :func:`_aws_spot`)."""
     meta, rows, source = _skypilot_rows("aws", given)
     grouped: dict[tuple[str, str], list[dict[str, str]]] = defaultdict(list)
     for r in rows:
@@ -254,31 +250,31 @@ def load_aws_offers(report: LoadReport, given: SkyPilotInput | None = None) -> l
             )
         else:
             report.skip("aws: no on-demand price (p5e)")
-        spots = [
-            (float(r["SpotPrice"]), r["AvailabilityZone"])
-            for r in group
-            if _is_real_spot(opt_float(r["Price"]), opt_float(r["SpotPrice"]))
-        ]
-        if spots:
-            price, zone = min(spots)
-            out.append(
-                offer_row(
-                    "aws",
-                    itype,
-                    gpu_id,
-                    count,
-                    "spot",
-                    price,
-                    region,
-                    availability_zone=zone,
-                    as_of=meta.as_of,
-                    notes=f"cheapest of {len(spots)} availability zone(s) with a spot price; "
-                    f"median {statistics.median(p for p, _ in spots):.4f}; {meta.note}",
-                    **common,
-                )
+        spot = region_spot(
+            [
+                (float(r["SpotPrice"]), r["AvailabilityZone"])
+                for r in group
+                if is_real_spot(opt_float(r["Price"]), opt_float(r["SpotPrice"]))
+            ]
+        )
+        if spot is None:
+            report.skip("aws: no spot price in a standard availability zone")
+            continue
+        out.append(
+            offer_row(
+                "aws",
+                itype,
+                gpu_id,
+                count,
+                "spot",
+                spot.price_usd_per_hour,
+                region,
+                availability_zone=spot.zone,
+                as_of=meta.as_of,
+                notes=f"{spot.note}; {meta.note}",
+                **common,
             )
-        else:
-            report.skip("aws: spot = on-demand placeholder (no spot)")
+        )
     return out
 
 
@@ -340,11 +336,11 @@ def load_gcp_offers(report: LoadReport, given: SkyPilotInput | None = None) -> l
         zone_spots = [
             (float(r["SpotPrice"]) + host_spot[r["AvailabilityZone"]], r["AvailabilityZone"])
             for r in group
-            if _is_real_spot(opt_float(r["Price"]), opt_float(r["SpotPrice"]))
+            if is_real_spot(opt_float(r["Price"]), opt_float(r["SpotPrice"]))
             and host_spot.get(r["AvailabilityZone"])
         ]
-        if zone_spots:
-            price, zone = min(zone_spots)
+        spot = region_spot(zone_spots)
+        if spot is not None:
             out.append(
                 offer_row(
                     "gcp",
@@ -352,11 +348,10 @@ def load_gcp_offers(report: LoadReport, given: SkyPilotInput | None = None) -> l
                     gpu_id,
                     count,
                     "spot",
-                    price,
+                    spot.price_usd_per_hour,
                     region,
-                    availability_zone=zone,
-                    notes=f"host + GPU spot prices in zone {zone}, cheapest of {len(zone_spots)}; "
-                    f"{meta.note}",
+                    availability_zone=spot.zone,
+                    notes=f"host + GPU spot prices per zone, {spot.note}; {meta.note}",
                     **common,
                 )
             )
@@ -395,7 +390,7 @@ def load_azure_offers(report: LoadReport, given: SkyPilotInput | None = None) ->
         out.append(
             offer_row("azure", itype, gpu_id, count, "on_demand", price, r["Region"], **common)
         )
-        if _is_real_spot(price, spot):
+        if is_real_spot(price, spot):
             out.append(
                 offer_row("azure", itype, gpu_id, count, "spot", spot, r["Region"], **common)
             )
@@ -438,7 +433,7 @@ def _load_flat_provider(
                 **common,
             )
         )
-        if interruptible and _is_real_spot(price, spot):
+        if interruptible and is_real_spot(price, spot):
             out.append(
                 offer_row(
                     provider,
