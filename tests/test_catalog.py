@@ -265,8 +265,43 @@ class TestPue:
         out = client.post("/v1/break-even", json=body).json()
         pue = next(a for a in out["assumptions"] if a["name"] == "cloud.pue")
         assert pue["value"] == 1.56 and "Unknown" in pue["source"]
-        # 300 W x 3.6 h/day x 365 d / 1000 x 1.56
-        assert out["cloud"]["energy_kwh_per_year"] == pytest.approx(300 * 3.6 * 365 / 1000 * 1.56)
+        # (300 W V100 + 100 W host: a bare price names no instance, so the host gets seed
+        # 001's 100 W, like the desktop's base) x 3.6 h/day x 365 d / 1000 x 1.56
+        host = next(a for a in out["assumptions"] if a["name"] == "cloud.host_power_w")
+        assert host["value"] == 100.0 and host["source"].startswith("default")
+        assert out["cloud"]["energy_kwh_per_year"] == pytest.approx(
+            (300 + 100) * 3.6 * 365 / 1000 * 1.56
+        )
+
+    def test_a_cloud_host_counts_its_cpus_and_memory(self, client):
+        # AWS p3.2xlarge: 8 vCPUs, 61 GiB (SkyPilot's AWS catalog). Green Algorithms: an
+        # unknown CPU draws 12 W per core, memory 0.3725 W/GB; 2 vCPUs per core (AWS).
+        ga = SRC / "green-algorithms-tool/data/latest"
+        per_core = float(
+            next(
+                r
+                for r in source_rows_skip("green-algorithms-tool/data/latest/TDP_cpu.csv")
+                if r["model"] == "Any"
+            )["TDP_per_core"]
+        )
+        memory = float(next(r for r in source_rows_skip(
+            "green-algorithms-tool/data/latest/referenceValues.csv")
+            if r["variable"] == "memoryPower")["value"])  # fmt: skip
+        assert ga.exists() and (per_core, memory) == (12.0, 0.3725)
+        body = {
+            "desktop": {"gpu": "rtx-3090", "total_price_usd": 2200},
+            "cloud": {"offer_id": "aws-p3.2xlarge-us-east-1-on-demand"},
+            "utilization": 0.15,
+            "normalize_performance": False,
+        }
+        out = client.post("/v1/break-even", json=body).json()
+        host_w = 8 / 2 * per_core + 61 * memory
+        host = next(a for a in out["assumptions"] if a["name"] == "cloud.host_power_w")
+        assert host["value"] == pytest.approx(host_w)
+        # AWS PUE 1.2 (Green Algorithms defaults_PUE.csv)
+        assert out["cloud"]["energy_kwh_per_year"] == pytest.approx(
+            (300 + host_w) * 3.6 * 365 / 1000 * 1.2
+        )
 
 
 def source_rows_skip(relative: str) -> list[dict[str, str]]:

@@ -17,6 +17,7 @@ from app.costing.model import (
     desktop_energy_kwh_per_day,
     electricity_cost_usd,
     energy_kwh,
+    host_power_w,
 )
 from app.costing.run_cost import (
     CloudRun,
@@ -40,6 +41,7 @@ from app.costing.speed import (
 )
 
 __all__ = [
+    "host_power_w",
     "BANDWIDTH_ONLY",
     "GpuTraits",
     "SpeedModel",

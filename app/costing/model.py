@@ -215,6 +215,18 @@ def energy_kwh(power_w: float, hours: float, pue: float = 1.0) -> float:
     return power_w * hours / 1000.0 * pue
 
 
+def host_power_w(
+    vcpus: float, ram_gb: float, w_per_core: float, vcpus_per_core: float, w_per_gb: float
+) -> float:
+    """A cloud host's busy power, W, Green Algorithms' model: ``vcpus / vcpus_per_core x
+    w_per_core + ram_gb x w_per_gb`` (CPU cores at their per-core TDP, memory per GB)."""
+    for value, name in ((vcpus, "vcpus"), (ram_gb, "ram_gb"), (w_per_core, "w_per_core"),
+                        (w_per_gb, "w_per_gb")):  # fmt: skip
+        _finite_positive(value, name, allow_zero=True)
+    _finite_positive(vcpus_per_core, "vcpus_per_core")
+    return vcpus / vcpus_per_core * w_per_core + ram_gb * w_per_gb
+
+
 def electricity_cost_usd(energy_kwh: float, price_usd_per_kwh: float) -> float:
     """Electricity cost, USD: ``energy_kwh x price_usd_per_kwh``."""
     _finite_positive(price_usd_per_kwh, "electricity_price_usd_per_kwh", allow_zero=True)

@@ -52,7 +52,7 @@ from app.usecases.trail import Trail, currency_rate, embodied_model, in_currency
 @dataclass(frozen=True)
 class CloudFootprint:
     """The rented GPUs' operational and embodied carbon inputs: their power (W, GPU TDP x
-    count; the host is not counted), the datacenter PUE, the grid intensity (gCO2e/kWh) of
+    count + the host's CPU and memory), the datacenter PUE, the grid intensity (gCO2e/kWh) of
     the offer's region (else the request's), and their embodied carbon (kg CO2e) spread over
     ``lifetime_years``."""
 
@@ -153,8 +153,9 @@ def _cloud_footprint(
         return None
     trail.assume(
         "cloud.energy",
-        "GPU TDP x GPU count x busy hours x PUE",
-        "host CPU and memory power are not counted",
+        "(GPU TDP x GPU count + host_power_w) x busy hours x PUE",
+        "one system boundary on both sides: GPUs + host (CPU, memory), x PUE; the desktop "
+        "counts its GPUs + base power (PUE 1, an office)",
     )
     count = cloud.gpu_count or 1
     gpus_embodied, life = cloud_embodied(view, count, trail)
@@ -165,7 +166,7 @@ def _cloud_footprint(
             cloud.region.carbon_as_of,
         )
     return CloudFootprint(
-        power_w=cloud.gpu.tdp_w * count,
+        power_w=cloud.gpu.tdp_w * count + cloud.host_power_w,
         pue=cloud.pue,
         carbon_intensity_g_per_kwh=(cloud.region or ci_region).carbon_intensity_g_per_kwh,
         embodied=gpus_embodied,

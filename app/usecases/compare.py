@@ -32,6 +32,7 @@ from app.usecases.compare_speed import (
 )
 from app.usecases.inputs import (
     carbon_region,
+    host_power,
     offer_label,
     request_electricity,
     resolve_currency,
@@ -46,9 +47,18 @@ MULTI_GPU_NOTE = (
     "every GPU is billed"
 )
 PURCHASE_NOTE = (
-    "desktops: the purchase is counted in full over the horizon (no resale value); cloud "
-    "energy counts GPU power (TDP x count x PUE) only"
+    "desktops: the purchase is counted in full over the horizon (no resale value); energy "
+    "counts GPUs + host on both sides: a desktop's base power, a cloud host's CPU and memory "
+    "(Green Algorithms' model from its vCPUs and GB, else 100 W), x PUE"
 )
+
+
+def offer_host_power_w(snap: CatalogView) -> np.ndarray:
+    """Every offer's host power (W), aligned with the view's offers; built once per view."""
+    return snap.memoized(
+        "offer_host_power_w",
+        lambda: np.array([host_power(snap, o)[0] for o in snap.offers.offers], dtype=float),
+    )
 
 
 @dataclass(frozen=True)
@@ -256,7 +266,11 @@ def _candidates(
         billing_minimum_h=np.concatenate([offers.billing_minimum_h[oi], cloud_zeros]),
         upfront_usd=np.concatenate([np.zeros(n_o), builds.upfront_usd[bi]]),
         power_w=np.concatenate(
-            [snap.gpu_tdp_w[offers.gpu_index[oi]] * offers.gpu_count[oi], builds.power_w[bi]]
+            [
+                snap.gpu_tdp_w[offers.gpu_index[oi]] * offers.gpu_count[oi]
+                + offer_host_power_w(snap)[oi],
+                builds.power_w[bi],
+            ]
         ),
         pue=np.concatenate([offers.pue[oi], np.ones(n_b)]),
         carbon_intensity_g_per_kwh=ci,

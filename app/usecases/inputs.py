@@ -8,7 +8,12 @@ import datetime as dt
 from dataclasses import dataclass
 
 from app import costing
-from app.catalog.sources.reference import PUE_UNKNOWN
+from app.catalog.sources.reference import (
+    CPU_W_PER_CORE,
+    MEMORY_W_PER_GB,
+    PUE_UNKNOWN,
+    VCPUS_PER_CORE,
+)
 from app.catalog.view import CatalogView
 from app.costing.money import USD, ExchangeRate, to_usd
 from app.errors import CatalogGap
@@ -19,6 +24,11 @@ from app.services.ownership import (
 )
 from app.settings import Settings
 from app.usecases.trail import DEFAULT_UTILIZATION_PROFILE, SEED_001, Trail, given_usd
+
+# Seed 001 (Tim Dettmers, 2020-09-07): "100 W (CPU)", the desktop's base power; a cloud host
+# whose vCPUs and memory are unknown gets the same.
+DEFAULT_HOST_POWER_W = 100.0
+HOST_SOURCE = f"{SEED_001}, '100 W (CPU)', the same base power a desktop gets"
 
 
 def prices_day(view: CatalogView) -> dt.date:
@@ -147,7 +157,8 @@ def gpu_or_none(view: CatalogView, name: str | None, trail: Trail) -> Gpu | None
 @dataclass
 class ResolvedCloud:
     """The cloud side as the model needs it: billing (``rate``, USD/h and USD/month), the
-    catalog offer if any, its GPU and count, datacenter ``pue`` (>= 1) and region."""
+    catalog offer if any, its GPU and count, datacenter ``pue`` (>= 1), region, and the
+    host's busy power ``host_power_w`` (W, CPU and memory, see :func:`host_power`)."""
 
     rate: costing.CloudRate
     offer: CloudOffer | None
@@ -155,6 +166,34 @@ class ResolvedCloud:
     gpu_count: int | None
     pue: float
     region: Region | None
+    host_power_w: float = DEFAULT_HOST_POWER_W
+
+
+def host_power(view: CatalogView, offer: CloudOffer | None) -> tuple[float, str]:
+    """A cloud host's busy power (W) and how it was obtained: from the instance's vCPUs and
+    memory with Green Algorithms' model (the catalog's reference values), else the default
+    :data:`DEFAULT_HOST_POWER_W`, the same base power a desktop gets (one system boundary:
+    GPUs + host, x PUE, on both sides)."""
+    if offer is None or not offer.vcpus or not offer.ram_gb:
+        return (
+            DEFAULT_HOST_POWER_W,
+            f"default: the host's vCPUs and memory are unknown; {HOST_SOURCE}",
+        )
+    core, per_core, mem = (
+        view.reference_value(k) for k in (CPU_W_PER_CORE, VCPUS_PER_CORE, MEMORY_W_PER_GB)
+    )
+    w = costing.host_power_w(offer.vcpus, offer.ram_gb, core.value, per_core.value, mem.value)
+    return w, (
+        f"{offer.vcpus:g} vCPUs / {per_core.value:g} per core x {core.value:g} W/core + "
+        f"{offer.ram_gb:g} GB x {mem.value:g} W/GB ({core.source}; {per_core.source}; "
+        f"{mem.source})"
+    )
+
+
+def _host(view: CatalogView, offer: CloudOffer | None, trail: Trail) -> float:
+    w, how = host_power(view, offer)
+    trail.assume("cloud.host_power_w", round(w, 4), how)
+    return w
 
 
 def offer_label(offer: CloudOffer) -> str:
@@ -194,7 +233,15 @@ def resolve_cloud(
                 pue,
                 region.pue_source if region and region.pue else provider.pue_source,
             )
-        return ResolvedCloud(rate_for_offer(offer), offer, gpu, offer.gpu_count, pue, region)
+        return ResolvedCloud(
+            rate_for_offer(offer),
+            offer,
+            gpu,
+            offer.gpu_count,
+            pue,
+            region,
+            _host(view, offer, trail),
+        )
     gpu = gpu_or_none(view, spec.gpu, trail)
     price = given_usd(
         spec.price_usd_per_hour, spec.price_per_hour, rate, "cloud.price_usd_per_hour", trail
@@ -206,4 +253,6 @@ def resolve_cloud(
     unknown = view.reference_value(PUE_UNKNOWN)
     pue = unknown.value
     trail.assume("cloud.pue", pue, f"default for an unnamed provider: {unknown.source}")
-    return ResolvedCloud(billing, None, gpu, spec.gpu_count or (1 if gpu else None), pue, None)
+    count = spec.gpu_count or (1 if gpu else None)
+    host = _host(view, None, trail) if gpu else DEFAULT_HOST_POWER_W
+    return ResolvedCloud(billing, None, gpu, count, pue, None, host)

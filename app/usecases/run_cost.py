@@ -354,7 +354,7 @@ def _desktop_option(s: RunCostScenario, o: OptionScenario) -> RunOptionResult:
 
 
 def _cloud_option(s: RunCostScenario, o: OptionScenario) -> RunOptionResult:
-    """A cloud option: billed time (increments, minimum) x price; GPU energy x PUE."""
+    """A cloud option: billed time (increments, minimum) x price; (GPU + host) energy x PUE."""
     rt, cloud = o.runtime, o.cloud
     assert cloud is not None  # resolved as a cloud option
     price = cloud.rate.price_usd_per_hour
@@ -378,7 +378,8 @@ def _cloud_option(s: RunCostScenario, o: OptionScenario) -> RunOptionResult:
     if rt.seconds is None:
         return RunOptionResult(**base, **_UNCOSTED, billed_s=None)
     run = costing.cloud_run_cost(rt.seconds, cloud.rate)
-    energy = costing.energy_kwh(o.gpu.tdp_w * o.gpu_count, rt.seconds / 3600.0, cloud.pue)
+    power = o.gpu.tdp_w * o.gpu_count + cloud.host_power_w
+    energy = costing.energy_kwh(power, rt.seconds / 3600.0, cloud.pue)
     per_item = costing.cost_per_item_usd(run.cost_usd, s.items) if s.items else None
     share = own.rented_share(rt.seconds / 3600.0, o.embodied_life_years)
     return RunOptionResult(

@@ -8,7 +8,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-from app.catalog.sources.files import CURATED, parse_date, read_csv
+from app.catalog.sources.files import CURATED, SOURCES, parse_date, read_csv
 from app.catalog.sources.offers import pue_defaults
 
 Row = dict[str, Any]
@@ -48,9 +48,22 @@ def load_embodied_factors() -> list[Row]:
     ]
 
 
+CPU_W_PER_CORE = "cpu-power-w-per-core"
+MEMORY_W_PER_GB = "memory-power-w-per-gb"
+VCPUS_PER_CORE = "vcpus-per-core"
+GA = "green-algorithms-tool/data/latest"
+
+
 def load_reference_values() -> list[Row]:
-    """Sourced single numbers: the PUE of a datacenter nobody has measured."""
+    """Sourced single numbers: the PUE of a datacenter nobody has measured, and the cloud
+    host power model (Green Algorithms' per-core CPU power of an unknown CPU and its memory
+    power per GB; two vCPUs per physical core)."""
     pue, source = pue_defaults()["Unknown"]
+    memory = next(r for r in read_csv(SOURCES / GA / "referenceValues.csv", skip_lines=1)
+                  if r["variable"] == "memoryPower")  # fmt: skip
+    cpu = next(
+        r for r in read_csv(SOURCES / GA / "TDP_cpu.csv", skip_lines=1) if r["model"] == "Any"
+    )
     return [
         {
             "id": PUE_UNKNOWN,
@@ -59,7 +72,34 @@ def load_reference_values() -> list[Row]:
             "description": "PUE of a datacenter nobody has measured (an unnamed provider)",
             "source": source,
             "as_of": GREEN_ALGORITHMS_AS_OF,
-        }
+        },
+        {
+            "id": MEMORY_W_PER_GB,
+            "value": float(memory["value"]),
+            "unit": "W/GB",
+            "description": "Power of memory per GB, for a cloud host's RAM",
+            "source": f"Green Algorithms referenceValues.csv 'memoryPower' ({memory['source']})",
+            "as_of": GREEN_ALGORITHMS_AS_OF,
+        },
+        {
+            "id": CPU_W_PER_CORE,
+            "value": float(cpu["TDP_per_core"]),
+            "unit": "W/core",
+            "description": "CPU power per core when the CPU model is unknown (a cloud host)",
+            "source": "Green Algorithms TDP_cpu.csv 'Any' (TDP per core of an unknown CPU)",
+            "as_of": GREEN_ALGORITHMS_AS_OF,
+        },
+        {
+            "id": VCPUS_PER_CORE,
+            "value": 2.0,
+            "unit": "vCPU/core",
+            "description": "vCPUs per physical core of a cloud host (two hardware threads)",
+            "source": "AWS EC2 API, CpuOptions 'ThreadsPerCore': 'the number of threads per "
+            "CPU core ... The default value is 2' (https://docs.aws.amazon.com/securityhub/1.0/"
+            "APIReference/API_AwsEc2LaunchTemplateDataCpuOptionsDetails.html; EC2 User Guide, "
+            "'Optimize CPU options'), read 2026-11-22",
+            "as_of": dt.date(2026, 11, 22),
+        },
     ]
 
 
