@@ -449,3 +449,30 @@ def test_dates_in_bodies_are_iso_strings_only(client):
             {"source": "x", "as_of": 0, "name": "n", "vendor": "v", "architecture": "a",
              "form_factor": "consumer_pcie", "memory_gb": 8, "tdp_w": 100}
         )  # fmt: skip
+
+
+def test_power_beyond_a_desktop_psu_and_a_household_circuit_is_warned(client):
+    # Seed 001: 4x RTX 3090 = 1,400 W of GPUs wants a PSU of 1,700 W or more, and no desktop
+    # PSU goes above 1,600 W; with the 100 W base, 1,500 W at the wall is above a 15 A /
+    # 120 V circuit's continuous 1,440 W (80 %, NEC 210.20(A)).
+    four = {"gpu": "rtx-3090", "gpu_count": 4, "total_price_usd": 8000}
+    res = post(client, "/v1/break-even", body(desktop=four))
+    assert any("want a PSU of 1700 W or more" in w for w in res["warnings"])
+    assert any("1500 W at the wall" in w and "1440 W" in w for w in res["warnings"])
+    # Seed 001: a 1,600 W PSU powers 4x RTX 3080 (4 x 320 W) well: no PSU warning.
+    ok = post(client, "/v1/break-even", body(desktop={**four, "gpu": "rtx-3080"}))
+    assert not any("PSU" in w or "circuit" in w for w in ok["warnings"])
+
+
+def test_a_datacenter_gpus_resale_on_the_consumer_curve_is_warned(client):
+    desk = {"gpu": "a100-80gb", "gpu_price_usd": 15000, "total_price_usd": 18000,
+            "resell_after_years": 3}  # fmt: skip
+    res = post(client, "/v1/break-even", body(desktop=desk))
+    assert res["resale"]["basis"] == "depreciation curve"
+    assert any("a100-80gb (datacenter_pcie)" in w for w in res["warnings"])
+    consumer = post(
+        client,
+        "/v1/break-even",
+        body(desktop={"gpu": "rtx-3090", "total_price_usd": 2200, "resell_after_years": 3}),
+    )
+    assert not any("depreciation curve" in w for w in consumer["warnings"])

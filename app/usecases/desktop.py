@@ -84,7 +84,13 @@ def resolve_resale(
 ) -> ResolvedResale | None:
     """The resale of ``spec``'s desktop: a given value, else (with ``resell_after_years``)
     the GPUs' price times the depreciation curve of their class (the barebone counts 0);
-    None when the machine is not resold (seed 001's assumption)."""
+    None when the machine is not resold (seed 001's assumption).
+
+    The curve is fitted on age since launch, ``exp(-k x age)``; the value at sale relative
+    to the value at purchase, ``exp(-k (a + h)) / exp(-k a) = exp(-k h)``, is the same for
+    any age ``a`` at purchase, so the holding period ``h`` applied to the price paid is the
+    age-relative value. A GPU whose class has no used prices gets the pooled curve and a
+    warning."""
     given = given_usd(
         spec.resale_value_usd, spec.resale_value, rate, f"{prefix}.resale_value_usd", trail
     )
@@ -107,6 +113,12 @@ def resolve_resale(
         )
     note_catalog_gpu_price(spec, desk.gpu, trail, prefix)
     curve, note = view.depreciation_curve(desk.gpu)
+    if desk.gpu is not None and note.startswith("no used prices"):
+        trail.warn(
+            f"{prefix}: the resale of {desk.gpu.id} ({desk.gpu.form_factor}) is valued with "
+            f"another class's depreciation curve ({note}); datacenter and workstation GPUs "
+            "resell differently from consumer cards: give resale_value_usd if you know it"
+        )
     kept = curve.retained_fraction(years)
     value = desk.gpu_price_usd * desk.desktop.gpu_count * kept
     trail.assume(
@@ -169,6 +181,7 @@ def resolve_desktop(
         psu_efficiency=psu,
         lifetime_years=lifetime,
     )
+    _power_checks(desktop, trail, prefix)
     resolved = ResolvedDesktop(desktop, gpu, gpu_price)
     if with_resale:
         resolved.resale = resolve_resale(view, spec, resolved, rate, trail, prefix)
@@ -237,3 +250,32 @@ def _powers(
                 f"default: component power counted as wall power, as {SEED_001}",
             )
     return base_power, idle, psu
+
+
+# Seed 001 (Tim Dettmers, 2020-09-07): "there seems to be no desktop PSU above 1600 W on the
+# market"; a 1600 W PSU powers 4x RTX 3080 (1,280 W of GPUs) well, while 4x RTX 3090 (1,400 W)
+# "better find a PSU of 1,700 W or more": a PSU of the GPUs' power + 300 W.
+LARGEST_DESKTOP_PSU_W = 1600.0
+PSU_HEADROOM_W = 300.0
+# US NEC 210.19(A)(1) / 210.20(A): a continuous load may use 80 % of a branch circuit's
+# rating; a 15 A, 120 V household circuit: 0.8 x 15 A x 120 V = 1,440 W.
+HOUSEHOLD_CIRCUIT_CONTINUOUS_W = 0.8 * 15 * 120
+
+
+def _power_checks(desktop: costing.Desktop, trail: Trail, prefix: str) -> None:
+    """Warn when the build draws more than a desktop PSU delivers or a household circuit
+    carries continuously."""
+    gpus_w = desktop.gpu_count * desktop.gpu_power_w
+    if gpus_w + PSU_HEADROOM_W > LARGEST_DESKTOP_PSU_W:
+        trail.warn(
+            f"{prefix}: {desktop.gpu_count} GPUs draw {gpus_w:g} W and want a PSU of "
+            f"{gpus_w + PSU_HEADROOM_W:g} W or more (GPUs + {PSU_HEADROOM_W:g} W, seed 001's "
+            f"4x RTX 3090 advice), above the largest desktop PSU ({LARGEST_DESKTOP_PSU_W:g} W, "
+            "seed 001): plan a server or dual PSU, or power-limit the GPUs"
+        )
+    if desktop.busy_power_w > HOUSEHOLD_CIRCUIT_CONTINUOUS_W:
+        trail.warn(
+            f"{prefix}: {desktop.busy_power_w:g} W at the wall is more than a US 15 A / 120 V "
+            f"household circuit carries continuously ({HOUSEHOLD_CIRCUIT_CONTINUOUS_W:g} W, 80 % "
+            "of its rating, NEC 210.20(A)): plan a dedicated circuit"
+        )

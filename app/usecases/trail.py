@@ -35,6 +35,7 @@ class Trail:
     assumptions: list[Assumption] = field(default_factory=list)
     sources: list[SourceRef] = field(default_factory=list)
     prices: dict[str, dt.date] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
     _seen: set[tuple] = field(default_factory=set, repr=False)
 
     def _first(self, key: tuple) -> bool:
@@ -52,15 +53,21 @@ class Trail:
         if self._first(("cite", what, source, as_of)):
             self.sources.append(SourceRef(what=what, source=source, as_of=as_of))
 
+    def warn(self, text: str) -> None:
+        """A caveat the answer must carry in its ``warnings`` (listed once)."""
+        if self._first(("warn", text)):
+            self.warnings.append(text)
+
     def price(self, what: str, as_of: dt.date | None) -> None:
         """Note a catalog price used, with its date, for :meth:`price_age`."""
         if as_of is not None:
             self.prices[what] = as_of
 
     def price_fields(self, view: CatalogView, settings: Settings) -> dict[str, Any]:
-        """A result's ``prices`` and ``warnings`` fields for the prices noted."""
+        """A result's ``prices`` and ``warnings`` fields: the caveats noted with
+        :meth:`warn`, then the prices older than the limit."""
         age, warnings = price_age(view, settings, self.prices)
-        return {"prices": age, "warnings": warnings}
+        return {"prices": age, "warnings": self.warnings + warnings}
 
 
 def price_age(
