@@ -28,15 +28,16 @@ BAREBONES = _rows("barebones.csv")
 
 
 def _barebone_for(n: int) -> dict[str, str]:
+    """The cheapest shipped barebone with n slots or more (what a buyer picks)."""
     fitting = [b for b in BAREBONES.values() if int(b["gpu_slots"]) >= n]
-    return min(fitting, key=lambda b: (int(b["gpu_slots"]), float(b["price_usd"])))
+    return min(fitting, key=lambda b: (float(b["price_usd"]), int(b["gpu_slots"])))
 
 
 RTX_3090_TDP_W = 350.0  # seed 001: "350 W GPU + 100 W CPU"
 
 
 def _desktop_from_files(n: int) -> tuple[float, float]:
-    """(purchase USD, busy wall power W) of n RTX 3090s in the smallest barebone: prices from
+    """(purchase USD, busy wall power W) of n RTX 3090s in the cheapest barebone: prices from
     the shipped CSVs, the TDP from seed 001."""
     b, g = _barebone_for(n), GPUS["rtx-3090"]
     upfront = float(b["price_usd"]) + n * float(g["price_new_usd"])

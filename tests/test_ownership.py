@@ -250,8 +250,11 @@ def test_rented_gpus_carry_a_usage_share(client):
         {"gpu": "v100-16gb", "gpu_count": 8, "hours": 100, "hardware": "rented",
          "carbon_intensity_g_per_kwh": 400},
     )  # fmt: skip
-    # 8 GPUs x 80 kg x 100 h / (5 y x 8760 h); the host is not counted
-    assert res["embodied"]["co2e_kg"] == pytest.approx(8 * 80 * 100 / (5 * 8760))
+    # (8 GPUs x 80 kg + one host, EcoDiag's 300 kg machine) x 100 h / (5 y x 8760 h): the
+    # same boundary as an owned desktop's
+    assert res["embodied"]["co2e_kg"] == pytest.approx(
+        (8 * GPU_KG + DESKTOP_KG) * 100 / (5 * 8760)
+    )
 
 
 def test_break_even_reports_embodied_carbon_for_both_sides(client):
@@ -259,8 +262,11 @@ def test_break_even_reports_embodied_carbon_for_both_sides(client):
     desk, cloud = res["desktop"], res["cloud"]
     assert desk["embodied"]["co2e_kg"] == pytest.approx(DESKTOP_KG + GPU_KG)
     assert desk["embodied_co2e_kg_per_year"] == pytest.approx((DESKTOP_KG + GPU_KG) / 5)
-    # cloud: 1 V100, 0.15 x 8760 busy hours a year of a 5-year life
-    assert cloud["embodied_co2e_kg_per_year"] == pytest.approx(GPU_KG * 0.15 * 8760 / (5 * 8760))
+    # cloud: 1 V100 + its host (the desktop's boundary), 0.15 x 8760 busy hours a year of a
+    # 5-year life
+    assert cloud["embodied_co2e_kg_per_year"] == pytest.approx(
+        (GPU_KG + DESKTOP_KG) * 0.15 * 8760 / (5 * 8760)
+    )
 
 
 def test_embodied_factors_are_listed_with_their_range(client):

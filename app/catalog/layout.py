@@ -74,10 +74,12 @@ class BuildArrays:
     power_w: np.ndarray
 
 
-def smallest_barebone(barebones: Sequence[Barebone], gpu_count: int) -> Barebone | None:
-    """The barebone with the fewest GPU slots that still holds ``gpu_count`` GPUs, cheapest
-    on ties; ``barebones`` sorted by (slots, price, id)."""
-    return next((b for b in barebones if b.gpu_slots >= gpu_count), None)
+def cheapest_barebone(barebones: Sequence[Barebone], gpu_count: int) -> Barebone | None:
+    """The cheapest barebone that holds ``gpu_count`` GPUs (fewest slots, then id, on ties),
+    or None: what a buyer picks. (The smallest one is no default: the catalog's 1-GPU
+    barebone of 2016 costs more than seed 001's 2-GPU barebone of 2020.)"""
+    fits = [b for b in barebones if b.gpu_slots >= gpu_count]
+    return min(fits, key=lambda b: (b.price_usd, b.gpu_slots, b.id), default=None)
 
 
 def offer_region(regions: dict[str, Region], offer: CloudOffer) -> Region | None:
@@ -131,11 +133,11 @@ def lay_out_builds(
     gpus: Sequence[Gpu], barebones: Sequence[Barebone], position: dict[str, int]
 ) -> BuildArrays:
     """For every GPU with a catalog price and every count from 1 to the largest barebone's
-    slots: the build in the smallest barebone that holds that many GPUs (``barebones``
+    slots: the build in the cheapest barebone that holds that many GPUs (``barebones``
     sorted by slots, price, id)."""
     most = max((b.gpu_slots for b in barebones), default=0)
     builds = [
-        Build(smallest_barebone(barebones, n), gpu, n)  # type: ignore[arg-type]
+        Build(cheapest_barebone(barebones, n), gpu, n)  # type: ignore[arg-type]
         for gpu in gpus
         if gpu.price_new_usd is not None
         for n in range(1, most + 1)

@@ -29,7 +29,7 @@ from app.catalog.layout import (
     lay_out_builds,
     lay_out_offers,
     offer_region,
-    smallest_barebone,
+    cheapest_barebone,
 )
 from app.catalog.resolve import NameIndex
 from app.costing import ownership as own
@@ -159,10 +159,10 @@ class CatalogView:
         """The catalog region an offer runs in, or None."""
         return offer_region(self.regions, offer)
 
-    def smallest_barebone(self, gpu_count: int) -> Barebone | None:
-        """The barebone with the fewest GPU slots that holds ``gpu_count`` GPUs (cheapest on
-        ties), or None."""
-        return smallest_barebone(self.barebones, gpu_count)
+    def cheapest_barebone(self, gpu_count: int) -> Barebone | None:
+        """The cheapest barebone that holds ``gpu_count`` GPUs, or None
+        (:func:`app.catalog.layout.cheapest_barebone`)."""
+        return cheapest_barebone(self.barebones, gpu_count)
 
     def results_of(self, benchmark_id: str | None = None) -> list[BenchmarkResult]:
         """Measured results (of one benchmark, or all), by benchmark then GPU id."""

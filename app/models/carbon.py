@@ -91,7 +91,7 @@ class CarbonRequest(StrictBody):
         default=None,
         description="How the GPUs' manufacturing emissions are allocated: `owned` (default; "
         "a bought desktop carries all of them over its life, barebone included) or `rented` "
-        "(a cloud GPU's usage share, host not counted).",
+        "(the usage share of the GPUs and their host, the same boundary as a desktop).",
     )
     lifetime_years: float | None = Field(
         default=None,

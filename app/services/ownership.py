@@ -151,17 +151,21 @@ def desktop_embodied(view: CatalogView, gpu_count: int, trail) -> own.Embodied:
 
 
 def cloud_embodied(view: CatalogView, gpu_count: int, trail) -> tuple[own.Embodied, float]:
-    """Manufacturing emissions of a cloud instance's ``gpu_count`` GPUs (the host is not
-    counted, as its power is not), and the lifetime they are spread over, years."""
-    gpu = _factor(view, "gpu")
+    """Manufacturing emissions of a cloud instance, ``gpu_count`` GPUs and its host (the same
+    boundary as a desktop's: machine + GPUs), and the lifetime they are spread over, years.
+    The host takes the catalog's machine-without-GPUs factor, a lower bound for a server."""
+    gpu, host = _factor(view, "gpu"), _factor(view, "desktop")
     row = gpu.row
     cite_embodied(view, trail, "gpu")
+    cite_embodied(view, trail, "desktop")
     trail.assume(
         "cloud.embodied",
-        f"{gpu_count} GPU(s), spread over every hour of a {row.lifetime_years:g}-year life",
-        "host server not counted (as for its power); " + row.source,
+        f"{gpu_count} GPU(s) + 1 host, spread over every hour of a {row.lifetime_years:g}-year "
+        "life",
+        "the same boundary as the desktop's (machine + GPUs); the host counted as the "
+        "catalog's machine without GPUs, a lower bound for a server; " + row.source,
     )
-    return own.embodied_total([(gpu.factor, gpu_count)]), row.lifetime_years
+    return own.embodied_total([(host.factor, 1), (gpu.factor, gpu_count)]), row.lifetime_years
 
 
 # ------------------------------------------------------------------------------------------

@@ -208,7 +208,7 @@ def money(x: float | None) -> str:
 
 def desktop_spec(view: CatalogView, out: Answer, gpu: Gpu, count: int) -> dict[str, Any]:
     """A desktop with ``count`` x ``gpu``: seed 001's barebone when it has the slots, else
-    the engine picks the smallest catalog barebone that does."""
+    the engine picks the cheapest catalog barebone that does."""
     desktop: dict[str, Any] = {"gpu": gpu.id, "gpu_count": count}
     seed = view.barebone_by_id.get(SEED_BAREBONE)
     if seed is not None and seed.gpu_slots >= count:

@@ -62,7 +62,11 @@ def note_catalog_gpu_price(spec: DesktopSpec, gpu: Gpu | None, trail: Trail, pre
     for a ``gpu_price_usd`` the request did not give."""
     if spec.gpu_price_usd is None and gpu is not None and gpu.price_new_usd is not None:
         trail.assume(
-            f"{prefix}.gpu_price_usd", gpu.price_new_usd, gpu.price_new_source or gpu.source
+            f"{prefix}.gpu_price_usd",
+            gpu.price_new_usd,
+            f"default: launch price of {gpu.price_new_as_of}, no current street price in the "
+            f"catalog (give gpu_price_usd or total_price_usd for today's): "
+            f"{gpu.price_new_source or gpu.source}",
         )
         trail.price(f"gpu {gpu.id}: price_new_usd", gpu.price_new_as_of)
 
@@ -199,7 +203,7 @@ def _upfront(
     prefix: str,
 ) -> tuple[float, Barebone | None]:
     """The purchase, USD: the given total, else GPUs x price + the barebone (given price, the
-    named one, or the smallest catalog barebone that holds them); and the barebone used."""
+    named one, or the cheapest catalog barebone that holds them); and the barebone used."""
     if total_price is not None:
         return total_price, barebone
     if gpu_price is None:
@@ -210,7 +214,7 @@ def _upfront(
     if spec.barebone_price_usd is not None:
         return gpu_price * spec.gpu_count + spec.barebone_price_usd, barebone
     if barebone is None:
-        barebone = view.smallest_barebone(spec.gpu_count)
+        barebone = view.cheapest_barebone(spec.gpu_count)
         if barebone is None:
             raise CatalogGap(
                 f"{prefix}: no catalog barebone takes {spec.gpu_count} GPUs; give "
@@ -219,7 +223,8 @@ def _upfront(
         trail.assume(
             f"{prefix}.barebone",
             barebone.id,
-            f"smallest catalog barebone for {spec.gpu_count} GPU(s): {barebone.source}",
+            f"default: cheapest catalog barebone for {spec.gpu_count} GPU(s), dated "
+            f"{barebone.as_of} (no current barebone prices in the catalog): {barebone.source}",
         )
     trail.price(f"barebone {barebone.id}", barebone.as_of)
     return gpu_price * spec.gpu_count + float(barebone.price_usd), barebone
