@@ -121,10 +121,15 @@ def main(base_url: str) -> None:
     )
     assert bad.status_code == 422 and isinstance(bad.parsed, Problem), bad
     assert set(bad.parsed.candidates) >= {"h100-pcie", "h100-sxm"}
-    # The chat endpoint: the seed's question in words gives the seed's answer.
-    qa = query_answer_query.sync(client=client, q="break-even for 3090 at 15% util")
+    # The chat endpoint: the seed's question in words (its cloud named) gives the seed's
+    # answer; without a cloud, today's comparable offer is the default and says so.
+    seed_q = "break-even for 3090 vs $2.14/h at 15% util"
+    qa = query_answer_query.sync(client=client, q=seed_q)
     assert isinstance(qa, QueryAnswer) and qa.answered, qa
     assert qa.headline == "Break-even: 293 days", qa.headline
+    today = query_answer_query.sync(client=client, q="break-even for 3090 at 15% util")
+    assert isinstance(today, QueryAnswer) and today.answered, today
+    assert "cloud.offer_id" in {d.name for d in today.defaults}, today.defaults
     # Compare: seed 004's EfficientNet on the A6000 (627 s) as the reference run.
     cmp_ = calculations_compute_compare.sync(
         client=client,
