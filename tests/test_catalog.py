@@ -309,3 +309,30 @@ def source_rows_skip(relative: str) -> list[dict[str, str]]:
     with open(SRC / relative, newline="") as fh:
         next(fh)
         return list(csv.DictReader(fh))
+
+
+def test_a_price_far_from_its_peers_is_flagged_when_used(client):
+    # On-demand V100 16GB per GPU-hour, median per provider, then across providers (from the
+    # catalog's SkyPilot and seed rows): Lambda's sits far below the others'.
+    rows = client.get(
+        "/v1/cloud-offers",
+        params={"gpu": "v100-16gb", "pricing_model": "on_demand", "limit": 500},
+    ).json()["data"]
+    per_provider: dict[str, list[float]] = {}
+    for o in rows:
+        if o["provider"] != "colab":
+            per_provider.setdefault(o["provider"], []).append(o["price_usd_per_gpu_hour"])
+    medians = {p: statistics.median(v) for p, v in per_provider.items()}
+    peer = statistics.median(medians.values())
+    assert len(medians) >= 3 and medians["lambda"] < peer / 2.5
+    lam = next(o for o in rows if o["provider"] == "lambda")
+    body = {
+        "desktop": {"gpu": "rtx-3090", "total_price_usd": 2200},
+        "cloud": {"offer_id": lam["id"]},
+        "utilization": 0.15,
+    }
+    out = client.post("/v1/break-even", json=body).json()
+    assert any(w.startswith(f"offer {lam['id']}: ") and "median" in w for w in out["warnings"])
+    aws = next(o for o in rows if o["provider"] == "aws" and o["gpu_count"] == 1)
+    out = client.post("/v1/break-even", json={**body, "cloud": {"offer_id": aws["id"]}}).json()
+    assert not any("median of" in w for w in out["warnings"])

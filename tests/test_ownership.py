@@ -252,9 +252,7 @@ def test_rented_gpus_carry_a_usage_share(client):
     )  # fmt: skip
     # (8 GPUs x 80 kg + one host, EcoDiag's 300 kg machine) x 100 h / (5 y x 8760 h): the
     # same boundary as an owned desktop's
-    assert res["embodied"]["co2e_kg"] == pytest.approx(
-        (8 * GPU_KG + DESKTOP_KG) * 100 / (5 * 8760)
-    )
+    assert res["embodied"]["co2e_kg"] == pytest.approx((8 * GPU_KG + DESKTOP_KG) * 100 / (5 * 8760))
 
 
 def test_break_even_reports_embodied_carbon_for_both_sides(client):

@@ -25,11 +25,11 @@ from app.catalog.layout import (
     BuildArrays,
     Curves,
     OfferArrays,
+    cheapest_barebone,
     fit_curves,
     lay_out_builds,
     lay_out_offers,
     offer_region,
-    cheapest_barebone,
 )
 from app.catalog.resolve import NameIndex
 from app.costing import ownership as own

@@ -5,6 +5,7 @@ is decided here and stated in the trail (given / catalog id, source, as-of / def
 from __future__ import annotations
 
 import datetime as dt
+import statistics
 from dataclasses import dataclass
 
 from app import costing
@@ -190,6 +191,42 @@ def host_power(view: CatalogView, offer: CloudOffer | None) -> tuple[float, str]
     )
 
 
+# gpucost's rule, not a published figure: an on-demand price per GPU-hour more than 2.5x
+# away from the median of the providers' medians for the same GPU (at least 3 providers)
+# is flagged, with the figures, so a reader can check it before relying on it.
+OUTLIER_FACTOR = 2.5
+
+
+def price_outliers(view: CatalogView) -> dict[str, str]:
+    """``{offer id: why}`` for on-demand offers whose price per GPU-hour sits far from its
+    peers' (:data:`OUTLIER_FACTOR`); built once per view."""
+    return view.memoized("price_outliers", lambda: _outliers(view))
+
+
+def _outliers(view: CatalogView) -> dict[str, str]:
+    by_gpu: dict[str, dict[str, list[tuple[float, str]]]] = {}
+    for o in view.offers.offers:
+        if o.pricing_model == "on_demand" and o.provider != "colab" and o.price_usd_per_hour > 0:
+            per_gpu = float(o.price_usd_per_hour) / o.gpu_count
+            by_gpu.setdefault(o.gpu_id, {}).setdefault(o.provider, []).append((per_gpu, o.id))
+    out: dict[str, str] = {}
+    for gpu_id, providers in by_gpu.items():
+        medians = {p: statistics.median(x for x, _ in rows) for p, rows in providers.items()}
+        if len(medians) < 3:
+            continue
+        peer = statistics.median(medians.values())
+        for rows in providers.values():
+            for per_gpu, offer_id in rows:
+                ratio = per_gpu / peer
+                if ratio > OUTLIER_FACTOR or ratio < 1 / OUTLIER_FACTOR:
+                    out[offer_id] = (
+                        f"offer {offer_id}: ${per_gpu:.4g} per GPU-hour is {ratio:.2g}x the median "
+                        f"of {len(medians)} providers' on-demand {gpu_id} prices (${peer:.4g}): "
+                        "check it before relying on it (outside gpucost's 2.5x band)"
+                    )
+    return out
+
+
 def _host(view: CatalogView, offer: CloudOffer | None, trail: Trail) -> float:
     w, how = host_power(view, offer)
     trail.assume("cloud.host_power_w", round(w, 4), how)
@@ -223,6 +260,8 @@ def resolve_cloud(
         offer = view.offer(spec.offer_id)
         trail.cite(f"offer {offer.id}: price_usd_per_hour", offer.source, offer.as_of)
         trail.price(f"offer {offer.id}", offer.as_of)
+        if offer.id in (outliers := price_outliers(view)):
+            trail.warn(outliers[offer.id])
         gpu = view.gpu(offer.gpu_id)
         provider = view.provider(offer.provider)
         region = view.offer_region(offer)
