@@ -119,8 +119,12 @@ def gpu_for(provider: str, accelerator: str, instance_type: str) -> str | None:
             return "a100-sxm4-40gb" if "sxm" in itype else "a100-40gb"
         if "h100_pcie" in itype:
             return "h100-pcie"
-    if provider == "azure" and accelerator == "H100" and itype.startswith("standard_nd"):
-        return "h100-sxm"  # ND H100 v5: HGX H100 SXM
+    if provider == "azure" and itype.startswith("standard_nd"):
+        # ND-series are NVLink (HGX) systems: ND H100 v5 HGX H100 SXM, ND A100 v4 / NDm A100
+        # v4 HGX A100 SXM4 40 / 80 GB (Azure ND-series size pages); the NC series are PCIe.
+        sxm = {"H100": "h100-sxm", "A100": "a100-sxm4-40gb", "A100-80GB": "a100-sxm4-80gb"}
+        if accelerator in sxm:
+            return sxm[accelerator]
     return PROVIDER_ACCELERATOR_GPU.get((provider, accelerator), ACCELERATOR_GPU.get(accelerator))
 
 

@@ -1,0 +1,109 @@
+"""Catalog audit: the class of errors a budget officer would catch, checked against the
+independent sources shipped in ``app/data/sources`` (never against our own output).
+
+- each GPU's TDP against mlco2's gpus.csv and gpu-info-api's gpu.json (Wikipedia): where
+  both have the GPU they agree (within 10 %) and the catalog takes one of them, or the row
+  names an override and its source;
+- each GPU's memory against mlco2's;
+- each NVLink system (AWS p4d/p4de/p5, GCP a2/a3, Azure ND series) maps to an SXM part and
+  each PCIe series (Azure NC) to a PCIe part;
+- each on-demand price per GPU-hour within 2.5x of its peers' median or flagged when used
+  (see test_catalog.py::test_a_price_far_from_its_peers_is_flagged_when_used).
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import re
+from pathlib import Path
+
+SRC = Path(__file__).resolve().parent.parent / "app/data/sources"
+CURATED = Path(__file__).resolve().parent.parent / "app/data/curated"
+
+
+def _num(text: object) -> float | None:
+    """The largest number in a cell ("100 / 260" or "100-125" give the upper figure, the
+    loader's rule for boost clocks and TDP ranges)."""
+    found = re.findall(r"\d+(?:\.\d+)?", str(text))
+    return max(float(x) for x in found) if found else None
+
+
+def _catalog(client) -> dict[str, dict]:
+    rows = client.get("/v1/gpus", params={"limit": 500}).json()["data"]
+    return {g["id"]: g for g in rows}
+
+
+def _rows(path: Path) -> list[dict[str, str]]:
+    return list(csv.DictReader(path.read_text(encoding="utf-8-sig").splitlines()))
+
+
+CUR = {r["id"]: r for r in _rows(CURATED / "gpus.csv")}
+MLCO2 = {r["name"]: r for r in _rows(SRC / "mlco2-impact/data/gpus.csv")}
+GPU_JSON = json.loads((SRC / "gpu-info-api/gpu.json").read_text(encoding="utf-8"))
+
+
+def _tdp_sources(gpu_id: str) -> dict[str, float]:
+    c = CUR[gpu_id]
+    out = {}
+    if c["mlco2_name"] in MLCO2 and (w := _num(MLCO2[c["mlco2_name"]]["tdp_watts"])):
+        out["mlco2"] = w
+    if c["gpu_json_key"] in GPU_JSON and (
+        w := _num(GPU_JSON[c["gpu_json_key"]].get("TDP (Watts)"))
+    ):
+        out["gpu.json"] = w
+    return out
+
+
+def test_every_gpu_power_agrees_with_two_independent_sources(client):
+    catalog = _catalog(client)
+    checked = 0
+    for gpu_id, g in catalog.items():
+        srcs = _tdp_sources(gpu_id) if gpu_id in CUR else {}
+        if len(srcs) < 2:
+            continue
+        checked += 1
+        a, b = srcs.values()
+        if CUR[gpu_id]["override_source"]:
+            continue  # the curated row names its own source (e.g. NVIDIA's datasheet)
+        assert abs(a - b) / max(a, b) <= 0.10, (gpu_id, srcs)
+        assert g["tdp_w"] in srcs.values(), (gpu_id, g["tdp_w"], srcs)
+    assert checked >= 10  # 14 GPUs have a TDP in both sources
+
+
+def test_every_gpu_memory_agrees_with_mlco2(client):
+    catalog = _catalog(client)
+    checked = 0
+    for gpu_id, g in catalog.items():
+        row = MLCO2.get(CUR.get(gpu_id, {}).get("mlco2_name", ""))
+        if row is None or not (row.get("source") or "").startswith("http"):
+            continue  # a row whose columns are shifted (mlco2's A10G) has no memory to read
+        memory = _num(row["memory"])
+        if memory is None:
+            continue
+        checked += 1
+        assert abs(g["memory_gb"] - memory) <= 1, (gpu_id, g["memory_gb"], memory)
+    assert checked >= 15
+
+
+NVLINK = re.compile(r"^(p4d|p4de|p5)\.|^(a2|a3)-|^standard_nd", re.I)
+PCIE = re.compile(r"^standard_nc|^(g4dn|g5|g6|g6e)\.", re.I)
+
+
+def test_instances_map_to_the_gpu_variant_they_carry(client):
+    catalog = _catalog(client)
+    seen = {"sxm": 0, "pcie": 0}
+    for provider in ("aws", "gcp", "azure"):
+        page = client.get("/v1/cloud-offers", params={"provider": provider, "limit": 500}).json()[
+            "data"
+        ]
+        for o in page:
+            form = catalog[o["gpu_id"]]["form_factor"]
+            is_hopper_or_ampere = o["gpu_id"].startswith(("a100", "h100"))
+            if NVLINK.search(o["instance_type"]) and is_hopper_or_ampere:
+                seen["sxm"] += 1
+                assert form == "datacenter_sxm", (o["id"], o["gpu_id"])
+            if PCIE.search(o["instance_type"]) and is_hopper_or_ampere:
+                seen["pcie"] += 1
+                assert form == "datacenter_pcie", (o["id"], o["gpu_id"])
+    assert seen["sxm"] > 0 and seen["pcie"] > 0
