@@ -229,7 +229,7 @@ def _outliers(view: CatalogView) -> dict[str, str]:
 
 def _host(view: CatalogView, offer: CloudOffer | None, trail: Trail) -> float:
     w, how = host_power(view, offer)
-    trail.assume("cloud.host_power_w", round(w, 4), how)
+    trail.assume("cloud.host_power_w", round(w, 4), f"offer {offer.id}: {how}" if offer else how)
     return w
 
 
