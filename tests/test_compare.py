@@ -425,3 +425,10 @@ def test_sweep_refuses_out_of_range_values(client):
         {"electricity_prices_usd_per_kwh": [-1]},
     ):
         assert client.post("/v1/break-even/sweep", json=base | extra).status_code == 422
+
+
+def test_compare_without_a_reference_gpu_says_it_is_not_like_for_like(client):
+    res = _compare(client, {"gpu_hours_per_month": 10, "limit": 3})
+    assert any(w.startswith("not like-for-like") for w in res["warnings"])
+    named = _compare(client, {"workload": {"gpu": "t4"}, "gpu_hours_per_month": 10, "limit": 3})
+    assert not any(w.startswith("not like-for-like") for w in named["warnings"])

@@ -126,7 +126,7 @@ def compute_compare(snap: CatalogView, req: CompareRequest, settings: Settings) 
     unfit = np.flatnonzero(cand.fits == 0)
     if req.filters.include_unfit and len(listed) < req.limit:
         listed += [listing.option(int(j), None) for j in unfit[: req.limit - len(listed)]]
-    warnings = cand.warnings + _ranking_warnings(req, cand, order, ref, trail)
+    warnings = trail.warnings + cand.warnings + _ranking_warnings(req, cand, order, ref, trail)
     age, stale = _listed_price_age(settings, snap, listed, trail)
     if stale:
         warnings.append(

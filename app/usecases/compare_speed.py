@@ -112,6 +112,11 @@ def relative_speed(
             "no reference GPU: every option takes the same hours (name workload.gpu to scale "
             "by measured or estimated speed)",
         )
+        trail.warn(
+            "not like-for-like: without workload.gpu an hour on any GPU counts as the same "
+            "work, so slow GPUs rank as cheap as fast ones; name the GPU the hours were "
+            "measured on (workload.gpu) to compare equal work"
+        )
         return (
             GpuSpeed(np.ones(n), np.full(n, -1, dtype=np.int8), ["given"] * n, [None] * n, batch),
             Reference("the same hours on every option", run_h),
