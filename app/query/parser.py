@@ -94,6 +94,8 @@ def clean(text: str) -> str:
     text = text.translate(str.maketrans({"×": "x", "’": "'", "–": "-", "—": "-"}))
     text = "".join(" " if unicodedata.category(c)[0] == "C" else c for c in text)
     text = re.sub(r"\s+", " ", text).strip()
+    # "2x4090", "4xA100": a count glued to a GPU name
+    text = re.sub(r"\b(\d{1,3})\s*[xX](?=[a-zA-Z]*\d)", r"\1x ", text)
     return re.sub(r"^/?gpucost\b:?\s*", "", text, flags=re.IGNORECASE)
 
 

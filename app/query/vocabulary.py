@@ -80,14 +80,17 @@ INTENT_PATTERNS: list[tuple[Intent, re.Pattern[str]]] = [
         "run_cost",
         re.compile(
             r"run[\s-]*cost|cost\s+(?:of|per|for)\s+(?:a\s+|one\s+|the\s+)?(?:run|training|job)|"
-            r"per[\s-]+run|how\s+much(?!\s+(?:memory|vram|power|ram))|price\s+of\s+(?:a\s+)?run|cost\s+to\s+(?:train|run)|"
-            r"\bcost\b|\btrain(?:ing)?\b"
+            r"per[\s-]+run|"
+            r"how\s+much(?!\s+(?:memory|vram|power|ram|carbon|co2|energy|emissions?|electricity))|"
+            r"price\s+of\s+(?:a\s+)?run|cost\s+to\s+(?:train|run)"
         ),
     ),
     (
         "carbon",
         re.compile(r"carbon|\bco2e?\b|emission|footprint|\benergy\b|\bkwh\b|\bghg\b|\bkg\b"),
     ),
+    # A bare "cost" or "training" means a run's cost unless the question names carbon.
+    ("run_cost", re.compile(r"\bcost\b|\btrain(?:ing)?\b")),
     (
         "offers",
         re.compile(
@@ -103,7 +106,11 @@ INTENT_PATTERNS: list[tuple[Intent, re.Pattern[str]]] = [
         ),
     ),
 ]
-HELP = re.compile(r"^\s*(?:help|\?+|usage|commands|how\s+do\s+i\s+use(?:\s+this|\s+it)?)\s*\??\s*$")
+HELP = re.compile(
+    r"^\s*(?:help|\?+|usage|commands|examples?|how\s+do\s+i\s+use(?:\s+this|\s+it)?|"
+    r"what\s+(?:can|do)\s+you\s+do|what\s+(?:can|should)\s+i\s+ask(?:\s+you)?|"
+    r"how\s+does\s+(?:this|it)\s+work|what\s+is\s+this)\s*[?!.]*\s*$"
+)
 
 # Single words people misspell, for the fuzzy intent fallback.
 FUZZY_INTENT_WORDS: dict[str, Intent] = {

@@ -54,11 +54,66 @@ def _answer(view: CatalogView, settings: Settings, it: Interpretation) -> QueryA
     if it.intent == "unknown":
         raise refuse(it, "I could not tell what you are asking.")
     out = Answer(it)
+    if _renting_only(view, it):
+        # "A100 on aws", "8 H100s on aws spot": a GPU no desktop is priced with, and a cloud
+        # side without its own GPU: the question is where to rent it.
+        it.cloud.gpu, it.gpu, it.intent = it.gpu, None, "offers"
+        out.default(
+            "intent",
+            "offers",
+            "no desktop price for this GPU in the catalog and a cloud side named: read as "
+            "where to rent it (ask `break-even` with a desktop price to compare buying)",
+        )
     if it.intent == "help":
         for example in EXAMPLES:
             out.fact("Try", example)
         return out.done("Ask about break-even, run cost, cost per batch item, carbon, offers, GPUs")
     return _BUILDERS[it.intent](view, settings, out)
+
+
+def _widened(view: CatalogView, out: Answer, mention) -> list:
+    """Offers when the exact words match none: the GPU's family ("A100" reaches the SXM4
+    parts AWS sells), then the same GPUs at any provider; each widening stated."""
+    c = out.it.cloud
+    family = {g.id for g in view.gpus for i in mention.ids if g.id.split("-")[0] == i.split("-")[0]}
+    filters = dict(provider=c.provider, pricing_model=c.pricing_model, colab_plan=c.colab_plan)
+    count = mention.count if mention.count > 1 else None
+    found = catalog.find_offers(view, gpu_ids=sorted(family), gpu_count=count, **filters)
+    if found:
+        out.default(
+            "gpu",
+            sorted(family),
+            f"'{mention.text}' as its family: no offer of {', '.join(mention.ids)} matched",
+        )
+        return found
+    if c.provider is not None:
+        found = catalog.find_offers(
+            view,
+            gpu_ids=sorted(family),
+            gpu_count=count,
+            pricing_model=c.pricing_model,
+            exclude_provider="colab",  # its usage limits make it no like-for-like rental
+        )
+        if found:
+            out.default(
+                "provider",
+                None,
+                f"the catalog has no {c.provider} offer of {mention.text}: offers at every provider",
+            )
+    return found
+
+
+def _renting_only(view: CatalogView, it: Interpretation) -> bool:
+    """A break-even read from a datacenter GPU with no desktop price, against a cloud side
+    that names no GPU and no price of its own."""
+    if it.intent != "break_even" or it.gpu is None or it.cloud.gpu is not None:
+        return False
+    if it.cloud.provider is None and it.cloud.pricing_model is None:
+        return False
+    gpus = [view.gpu(g) for g in it.gpu.ids]
+    return it.cloud.price_usd_per_hour is None and all(
+        g is not None and g.price_new_usd is None for g in gpus
+    )
 
 
 def respond(view: CatalogView, settings: Settings, text: str) -> QueryAnswer:
@@ -95,6 +150,8 @@ def _offers_answer(view: CatalogView, settings: Settings, out: Answer) -> QueryA
     )
     if c.price_usd_per_hour is not None:
         found = [o for o in found if float(o.price_usd_per_hour) <= c.price_usd_per_hour]
+    if not found and mention:
+        found = _widened(view, out, mention)
     if not found:
         raise refuse(it, f"no cloud offer matches {cloud_words(it) or 'that'}")
     best = found[0]

@@ -108,14 +108,31 @@ def validated(model, body: dict[str, Any], it: Interpretation):
         raise refuse(it, f"{where}: {first['msg']}") from None
 
 
-def one_gpu(view: CatalogView, it: Interpretation, mention: GpuMention) -> Gpu:
-    if len(mention.ids) > 1:
-        raise refuse(
-            it,
-            f"'{mention.text}' is several GPUs: {', '.join(mention.ids)}; say which",
-            list(mention.ids),
+def one_gpu(view: CatalogView, out: Answer, mention: GpuMention) -> Gpu:
+    """The GPU a mention names; a family name ("h100", "a100") takes the variant with the
+    most catalog offers (at the provider asked about, if any), stated in the answer's
+    defaults with the alternatives: never a refusal where a sensible default answers."""
+    if len(mention.ids) == 1:
+        return view.gpu(mention.ids[0])  # type: ignore[return-value]
+    provider = out.it.cloud.provider
+    counts = {
+        gid: sum(
+            1
+            for o in view.offers.offers
+            if o.gpu_id == gid and (provider is None or o.provider == provider)
         )
-    return view.gpu(mention.ids[0])  # type: ignore[return-value]
+        for gid in mention.ids
+    }
+    chosen = max(sorted(mention.ids), key=lambda gid: counts[gid])
+    where = f" at {provider}" if provider else ""
+    others = ", ".join(g for g in mention.ids if g != chosen)
+    out.default(
+        f"gpu '{mention.text}'",
+        chosen,
+        f"default: '{mention.text}' is {len(mention.ids)} GPUs; {chosen} has the most catalog "
+        f"offers{where} ({counts[chosen]}); also {others}: name one to choose",
+    )
+    return view.gpu(chosen)  # type: ignore[return-value]
 
 
 def usage_fields(it: Interpretation) -> dict[str, Any]:

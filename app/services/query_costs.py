@@ -34,7 +34,7 @@ from app.settings import Settings
 
 def break_even_answer(view: CatalogView, settings: Settings, out: Answer) -> QueryAnswer:
     it = out.it
-    gpu = one_gpu(view, it, it.gpu)  # type: ignore[arg-type]  (checked by the parser)
+    gpu = one_gpu(view, out, it.gpu)  # type: ignore[arg-type]  (checked by the parser)
     count = it.gpu.count  # type: ignore[union-attr]
     desktop = desktop_spec(view, out, gpu, count)
     if it.resell_after_years is not None:
@@ -113,7 +113,7 @@ def run_cost_answer(view: CatalogView, settings: Settings, out: Answer) -> Query
     """A run-cost (or cost-per-batch-item) question: the workload, the options (defaults
     stated), then the engine's cheapest options."""
     it = out.it
-    gpu = one_gpu(view, it, it.gpu) if it.gpu else None
+    gpu = one_gpu(view, out, it.gpu) if it.gpu else None
     count = it.gpu.count if it.gpu else 1
     workload, what = _workload(it, gpu, count)
     body = {"workload": workload, "options": _options(view, out, gpu, count), **where_fields(it)}
@@ -217,7 +217,7 @@ def _options(view: CatalogView, out: Answer, gpu: Gpu | None, count: int) -> lis
 def carbon_answer(view: CatalogView, settings: Settings, out: Answer) -> QueryAnswer:
     it = out.it
     mention = it.gpu or it.cloud.gpu
-    gpu = one_gpu(view, it, mention)  # type: ignore[arg-type]  (checked by the parser)
+    gpu = one_gpu(view, out, mention)  # type: ignore[arg-type]  (checked by the parser)
     count = mention.count  # type: ignore[union-attr]
     body: dict[str, Any] = {"gpu": gpu.id, "gpu_count": count}
     if it.gpu_hours is not None:
