@@ -190,3 +190,17 @@ def test_colab_plan_without_a_comparable_gpu_uses_the_plans_cheapest(client):
     pro = [o for o in colab["data"] if o["instance_type"] == "Colab Pro"]  # not Pro+
     assert chosen["instance_type"] == "Colab Pro"
     assert chosen["price_usd_per_hour"] == min(o["price_usd_per_hour"] for o in pro)
+
+
+def test_memory_needs_and_weekly_hours_are_read(client):
+    body = ask(client, "cheapest gpu with at least 48GB")
+    assert body["answered"] and body["intent"] == "offers"
+    memory = {g["id"]: g["memory_gb"] for g in client.get("/v1/gpus?limit=500").json()["data"]}
+    assert body["result"] and all(memory[o["gpu_id"]] >= 48 for o in body["result"])
+    assert body["headline"].startswith("Cheapest GPU with at least 48 GB")
+    # 40 hours a week = 40 / 168 of the time
+    week = ask(client, "break-even 3090 vs $2.14/h 40 hours a week")
+    assert week["request"]["utilization"] == pytest.approx(40 / 168)
+    assert ask(client, "is it cheaper to buy a 4090 or rent an A100 on lambda")["intent"] == (
+        "break_even"
+    )

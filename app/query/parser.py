@@ -123,6 +123,7 @@ def parse(text: str, lexicon: Lexicon) -> Interpretation:
     _benchmark(w, it, lexicon)
     _cloud_words(w, it)
     _gpus(w, it, lexicon)
+    _memory_need(w, it)
     _monthly_gpu_hours(it)
     _intent(w, it)
     _leftovers(w, it, lexicon)
@@ -196,6 +197,9 @@ def _utilization(w: _Work, it: Interpretation, lex: Lexicon) -> None:
     ):
         hours = to_number(m.group(1) or m.group(2))
         _set_utilization(it, hours / 24, m.group(0).strip())
+    # "40 hours a week": a week is 168 hours
+    for m in w.take(rf"{NUM}\s*(?:h|hrs?|hours?)\s*(?:/|a|per|each)\s*(?:week|wk)\b"):
+        _set_utilization(it, to_number(m.group(1)) / 168, m.group(0).strip())
     for phrase in lex.profiles:
         pattern = rf"(?<![a-z0-9]){re.escape(phrase)}(?:\s+(?:profile|usage|level))?(?![a-z0-9])"
         taken = w.take(pattern)  # always blanked, even when a utilization is already set
@@ -388,6 +392,16 @@ def _gpus(w: _Work, it: Interpretation, lex: Lexicon) -> None:
     w.take(CLOUD_MARKER)
 
 
+def _memory_need(w: _Work, it: Interpretation) -> None:
+    """``at least 48GB``, ``80GB of GPU memory``, ``>= 24 gb vram`` (GPU names such as
+    ``a100 80gb`` were read before)."""
+    for m in w.take(
+        rf"(?:(?:at\s+least|min(?:imum)?|>=?|over|more\s+than)\s*)?{NUM}\s*(?:gb|gib|g)\b"
+        r"(?:\s+(?:of\s+)?(?:gpu\s+)?(?:memory|vram|ram))?"
+    ):
+        it.min_gpu_memory_gb = to_number(m.group(1))
+
+
 def _intent(w: _Work, it: Interpretation) -> None:
     for intent, pattern in INTENT_PATTERNS:
         if pattern.search(w.text):
@@ -423,7 +437,7 @@ def _intent(w: _Work, it: Interpretation) -> None:
         it.intent = "carbon"
     elif it.gpu:
         it.intent = "gpu_info"
-    elif not it.cloud.is_empty():
+    elif not it.cloud.is_empty() or it.min_gpu_memory_gb:
         it.intent = "offers"
 
 
@@ -451,6 +465,7 @@ def _check(it: Interpretation) -> None:
         it.gpu or it.benchmark or not it.cloud.is_empty() or it.utilization is not None
         or it.utilization_profile or it.electricity_price_usd_per_kwh is not None
         or it.region or it.runtime_s or it.gpu_hours or it.horizon_days
+        or it.min_gpu_memory_gb
     )  # fmt: skip
     if it.intent == "unknown" or (not understood and it.intent not in NEEDS_GPU):
         it.intent = "unknown"

@@ -66,7 +66,9 @@ INTENT_PATTERNS: list[tuple[Intent, re.Pattern[str]]] = [
         "break_even",
         re.compile(
             r"break[\s-]*even|breakeven|pay(?:s)?[\s-]*(?:back|off)|payback|buy\s+or\s+rent|"
-            r"rent\s+or\s+buy|worth\s+buying|should\s+(?:i|we)\s+buy|\broi\b|\btco\b"
+            r"rent\s+or\s+buy|worth\s+buying|should\s+(?:i|we)\s+buy|\broi\b|\btco\b|"
+            r"pay\s+for\s+itself|worth\s+it|\bbuy\b.{0,40}\bor\s+(?:rent|the\s+cloud)|"
+            r"\brent\b.{0,40}\bor\s+buy|cheaper\s+to\s+(?:buy|own)"
         ),
     ),
     (

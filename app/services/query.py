@@ -140,9 +140,18 @@ def _offers_answer(view: CatalogView, settings: Settings, out: Answer) -> QueryA
     it = out.it
     c = it.cloud
     mention = c.gpu or it.gpu
+    ids = mention.ids if mention else None
+    if ids is None and it.min_gpu_memory_gb:
+        ids = tuple(g.id for g in view.gpus if g.memory_gb >= it.min_gpu_memory_gb)
+        out.default(
+            "gpus",
+            f"{len(ids)} GPUs with at least {it.min_gpu_memory_gb:g} GB",
+            "the catalog's GPUs with that much memory per GPU (Colab left out)",
+        )
     found = catalog.find_offers(
         view,
-        gpu_ids=mention.ids if mention else None,
+        gpu_ids=ids,
+        exclude_provider="colab" if ids and it.min_gpu_memory_gb and not mention else None,
         provider=c.provider,
         pricing_model=c.pricing_model,
         colab_plan=c.colab_plan,
@@ -156,6 +165,8 @@ def _offers_answer(view: CatalogView, settings: Settings, out: Answer) -> QueryA
         raise refuse(it, f"no cloud offer matches {cloud_words(it) or 'that'}")
     best = found[0]
     name = mention.text.upper() if mention else "GPU"
+    if not mention and it.min_gpu_memory_gb:
+        name = f"GPU with at least {it.min_gpu_memory_gb:g} GB"
     headline = (
         f"Cheapest {name}: {money(catalog.price_per_gpu_hour(best))} per GPU-hour on {best.provider} "
         f"{best.instance_type} ({best.pricing_model}, {best.gpu_count}x {best.gpu_id})"
