@@ -5,6 +5,7 @@ the rows skipped on purpose counted with their reason."""
 from __future__ import annotations
 
 import datetime as dt
+import functools
 from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any
@@ -235,23 +236,11 @@ def load_aws_offers(report: LoadReport, given: SkyPilotInput | None = None) -> l
             ram_gb=opt_float(first["MemoryGiB"]),
         )
         count = int(float(first["AcceleratorCount"]))
+        common.update(as_of=meta.as_of)
+        row = functools.partial(offer_row, "aws", itype, gpu_id, count, region=region, **common)
         od_prices = {opt_float(r["Price"]) for r in group} - {None}
         if od_prices:
-            od = min(od_prices)
-            out.append(
-                offer_row(
-                    "aws",
-                    itype,
-                    gpu_id,
-                    count,
-                    "on_demand",
-                    od,
-                    region,
-                    as_of=meta.as_of,
-                    notes=meta.note,
-                    **common,
-                )
-            )
+            out.append(row("on_demand", min(od_prices), notes=meta.note))
         else:
             report.skip("aws: no on-demand price (p5e)")
         spot = region_spot(
@@ -265,18 +254,11 @@ def load_aws_offers(report: LoadReport, given: SkyPilotInput | None = None) -> l
             report.skip("aws: no spot price in a standard availability zone")
             continue
         out.append(
-            offer_row(
-                "aws",
-                itype,
-                gpu_id,
-                count,
+            row(
                 "spot",
                 spot.price_usd_per_hour,
-                region,
                 availability_zone=spot.zone,
-                as_of=meta.as_of,
                 notes=f"{spot.note}; {meta.note}",
-                **common,
             )
         )
     return out
