@@ -8,7 +8,7 @@ HOST   ?= 127.0.0.1
 PORT   ?= 8000
 export GPUCOST_DATABASE_URL ?= sqlite:///./gpucost.db
 
-.PHONY: install db run test contract lint openapi lock bench bench-slack bench-compare clean
+.PHONY: install db run test contract lint openapi lock bench bench-slack bench-compare clean check
 
 $(BIN)/.installed: requirements.lock pyproject.toml
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "need $(PYTHON)"; exit 1; }
@@ -52,6 +52,12 @@ bench-compare: install
 
 lint: install
 	$(BIN)/ruff check app tests scripts
+	$(BIN)/hadolint Dockerfile
+
+# What CI checks before any test: lint, formatting, the Dockerfile.
+check: install
+	$(BIN)/ruff check app tests scripts migrations
+	$(BIN)/ruff format --check app tests scripts migrations
 	$(BIN)/hadolint Dockerfile
 
 clean:

@@ -30,9 +30,7 @@ def upgrade() -> None:
         sa.Column("gpu_id", sa.String(length=64), nullable=False),
         sa.Column("relative_speed", sa.Float(), nullable=False),
         sa.Column("workload", sa.String(length=200), nullable=False),
-        sa.ForeignKeyConstraint(
-            ["gpu_id"], ["gpu.id"], name=op.f("fk_published_speed_gpu_id_gpu")
-        ),
+        sa.ForeignKeyConstraint(["gpu_id"], ["gpu.id"], name=op.f("fk_published_speed_gpu_id_gpu")),
         sa.PrimaryKeyConstraint("id", name=op.f("pk_published_speed")),
     )
     op.create_index(
