@@ -9,7 +9,8 @@ are ISO 3166 country codes and `us-xx` for US states; profile ids are seed 001's
 
 Keys: intent; gpu / cloud_gpu (id, or tuple of ids for a family); count; cloud (provider,
 pricing_model, colab_plan, price); util; profile; kwh (USD/kWh); region; days (horizon);
-runtime_s; gpu_hours; benchmark; share; refused (the question must not be answered).
+runtime_s; gpu_hours; benchmark; mem (GB of GPU memory asked for); share; refused (the
+question must not be answered). "40 hours a week" is 40/168.
 """
 
 H100 = ("h100-pcie", "h100-sxm")
@@ -293,6 +294,47 @@ CORPUS: list[tuple[str, dict]] = [
         "cheapest 8x h100 sxm under $30/h",
         dict(intent="offers", gpu="h100-sxm", count=8, cloud=dict(price=30)),
     ),
+    # --- as people talk (issue 19's examples) ------------------------------------------------
+    (
+        "is it cheaper to buy a 4090 or rent an A100 on lambda for 40 hours a week",
+        dict(
+            intent="break_even",
+            gpu="rtx-4090",
+            cloud=dict(provider="lambda"),
+            cloud_gpu="a100-40gb",
+            util=40 / 168,
+        ),
+    ),
+    (
+        "should I buy 2x4090 for my PhD",
+        dict(intent="break_even", gpu="rtx-4090", count=2, profile="phd-desktop"),
+    ),
+    (
+        "would a 4090 pay for itself vs lambda a100",
+        dict(
+            intent="break_even",
+            gpu="rtx-4090",
+            cloud=dict(provider="lambda"),
+            cloud_gpu="a100-40gb",
+        ),
+    ),
+    ("is a 3090 worth it at 30% util", dict(intent="break_even", gpu="rtx-3090", util=0.3)),
+    (
+        "4xA100 vs lambda",
+        dict(intent="break_even", gpu="a100-40gb", count=4, cloud=dict(provider="lambda")),
+    ),
+    (
+        "how much does a 10 hour training run on an H100 cost",
+        dict(intent="run_cost", gpu=H100, runtime_s=36_000),
+    ),
+    (
+        "carbon footprint of training on 8 A100s for 3 days in Iowa",
+        dict(intent="carbon", gpu="a100-40gb", count=8, region="us-ia", days=3.0),
+    ),
+    ("cheapest gpu with at least 48GB", dict(intent="offers", mem=48.0)),
+    ("cheapest way to get 80GB of GPU memory", dict(intent="offers", mem=80.0)),
+    ("what can you do", dict(intent="help")),
+    ("What can you do?", dict(intent="help")),
     # --- GPU info -----------------------------------------------------------------------
     ("3090 specs", dict(intent="gpu_info", gpu="rtx-3090")),
     ("what is a t4", dict(intent="gpu_info", gpu="tesla-t4")),

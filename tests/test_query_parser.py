@@ -22,6 +22,7 @@ OPTIONAL = {
     "runtime_s": "runtime_s",
     "gpu_hours": "gpu_hours",
     "benchmark": "benchmark",
+    "mem": "min_gpu_memory_gb",
 }
 
 
