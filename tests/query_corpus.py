@@ -9,7 +9,8 @@ are ISO 3166 country codes and `us-xx` for US states; profile ids are seed 001's
 
 Keys: intent; gpu / cloud_gpu (id, or tuple of ids for a family); count; cloud (provider,
 pricing_model, colab_plan, price); util; profile; kwh (USD/kWh); region; days (horizon);
-runtime_s; gpu_hours; benchmark; mem (GB of GPU memory asked for); share; refused (the
+runtime_s; gpu_hours; benchmark; mem (GB of GPU memory asked for); desk_price (the
+desktop's total price, USD: "$3k" is 3,000); share; refused (the
 question must not be answered). "40 hours a week" is 40/168.
 """
 
@@ -333,6 +334,23 @@ CORPUS: list[tuple[str, dict]] = [
     ),
     ("cheapest gpu with at least 48GB", dict(intent="offers", mem=48.0)),
     ("cheapest way to get 80GB of GPU memory", dict(intent="offers", mem=80.0)),
+    (
+        "buy vs rent for an rtx 4090 in germany",
+        dict(intent="break_even", gpu="rtx-4090", region="de"),
+    ),
+    ("3090 or rent?", dict(intent="break_even", gpu="rtx-3090")),
+    (
+        "break-even for a $2500 4090 build at 20% util",
+        dict(intent="break_even", gpu="rtx-4090", util=0.2, desk_price=2500.0),
+    ),
+    (
+        "how long until a 4090 pays for itself if i use it 8 hours a day",
+        dict(intent="break_even", gpu="rtx-4090", util=8 / 24),
+    ),
+    (
+        "$3k rig with two 3090s or rent",
+        dict(intent="break_even", gpu="rtx-3090", count=2, desk_price=3000.0),
+    ),  # fmt: skip
     ("what can you do", dict(intent="help")),
     ("What can you do?", dict(intent="help")),
     # --- GPU info -----------------------------------------------------------------------

@@ -204,3 +204,9 @@ def test_memory_needs_and_weekly_hours_are_read(client):
     assert ask(client, "is it cheaper to buy a 4090 or rent an A100 on lambda")["intent"] == (
         "break_even"
     )
+
+
+def test_a_typed_desktop_price_is_the_desktops_price(client):
+    body = ask(client, "break-even for a $2500 4090 build at 20% util")
+    assert body["answered"] and body["request"]["desktop"]["total_price_usd"] == 2500
+    assert body["result"]["desktop"]["upfront_usd"] == 2500

@@ -23,6 +23,7 @@ OPTIONAL = {
     "gpu_hours": "gpu_hours",
     "benchmark": "benchmark",
     "mem": "min_gpu_memory_gb",
+    "desk_price": "desktop_price_usd",
 }
 
 

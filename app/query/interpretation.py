@@ -72,6 +72,9 @@ class Interpretation:
     gpu_hours: Annotated[float | None, Doc("GPU-hours of work, h.")] = None
     gpu_hours_per_month: Annotated[float | None, Doc("GPU-hours per month, h.")] = None
     benchmark: Annotated[str | None, Doc("Benchmark id, e.g. `stylegan_xl`.")] = None
+    desktop_price_usd: Annotated[
+        float | None, Doc("The desktop's total price typed (`$3000 build`), USD.")
+    ] = None
     min_gpu_memory_gb: Annotated[
         float | None, Doc("GPU memory asked for, GB per GPU (`at least 48GB`).")
     ] = None

@@ -114,6 +114,7 @@ def parse(text: str, lexicon: Lexicon) -> Interpretation:
 
     _share(w, it)
     _cloud_price(w, it)
+    _desktop_price(w, it)
     _electricity(w, it)
     _utilization(w, it, lexicon)
     _ownership(w, it, lexicon)
@@ -150,6 +151,19 @@ def _cloud_price(w: _Work, it: Interpretation) -> None:
             it.problems.append("a cloud price cannot be negative")
         else:
             it.cloud.price_usd_per_hour = price
+
+
+def _desktop_price(w: _Work, it: Interpretation) -> None:
+    """``$3000 build``, ``a $2,500 4090 desktop``, ``$3k rig``: the desktop's total price."""
+    machine = r"(?:build|desktop|machine|pc|rig|workstation|box|computer|tower)"
+    found = w.take(rf"(?:\$|usd\s*){NUM}\s*(k)?\b(?=(?:\s+[a-z0-9]+){{0,3}}\s+{machine}\b)")
+    if found:
+        m = found[0]
+        price = to_number(m.group(1)) * (1000 if m.group(2) else 1)
+        if price <= 0:
+            it.problems.append("a desktop price must be positive")
+        else:
+            it.desktop_price_usd = price
 
 
 def _electricity(w: _Work, it: Interpretation) -> None:
@@ -403,7 +417,12 @@ def _memory_need(w: _Work, it: Interpretation) -> None:
 
 
 def _intent(w: _Work, it: Interpretation) -> None:
-    for intent, pattern in INTENT_PATTERNS:
+    # Buy-or-rent phrasing ("3090 or rent?", "buy vs rent") is read on the whole question:
+    # its "or rent" / "vs" also marks the cloud side and is gone from the working text.
+    first, break_even = INTENT_PATTERNS[0]
+    if break_even.search(it.text.lower()):
+        it.intent = first
+    for intent, pattern in INTENT_PATTERNS if it.intent == "unknown" else ():
         if pattern.search(w.text):
             it.intent = intent
             break
@@ -465,11 +484,19 @@ def _check(it: Interpretation) -> None:
         it.gpu or it.benchmark or not it.cloud.is_empty() or it.utilization is not None
         or it.utilization_profile or it.electricity_price_usd_per_kwh is not None
         or it.region or it.runtime_s or it.gpu_hours or it.horizon_days
-        or it.min_gpu_memory_gb
+        or it.min_gpu_memory_gb or it.desktop_price_usd
     )  # fmt: skip
     if it.intent == "unknown" or (not understood and it.intent not in NEEDS_GPU):
         it.intent = "unknown"
         return
+    c = it.cloud
+    if (
+        it.intent == "break_even"
+        and it.gpu is None
+        and c.gpu is not None
+        and not (c.provider or c.pricing_model or c.colab_plan or c.price_usd_per_hour is not None)
+    ):
+        it.gpu, c.gpu = c.gpu, None  # "buy vs rent for a 4090": one GPU, both sides
     # GPU info and carbon accept a GPU named on either side; a break-even needs the desktop's.
     needs_desktop_gpu = it.cloud.gpu is None or it.intent == "break_even"
     if it.gpu is None and it.intent in NEEDS_GPU and needs_desktop_gpu:

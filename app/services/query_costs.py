@@ -37,6 +37,8 @@ def break_even_answer(view: CatalogView, settings: Settings, out: Answer) -> Que
     gpu = one_gpu(view, out, it.gpu)  # type: ignore[arg-type]  (checked by the parser)
     count = it.gpu.count  # type: ignore[union-attr]
     desktop = desktop_spec(view, out, gpu, count)
+    if it.desktop_price_usd is not None:
+        desktop = {"gpu": gpu.id, "gpu_count": count, "total_price_usd": it.desktop_price_usd}
     if it.resell_after_years is not None:
         desktop["resell_after_years"] = it.resell_after_years
     cloud: dict[str, Any]
@@ -189,6 +191,8 @@ def _options(view: CatalogView, out: Answer, gpu: Gpu | None, count: int) -> lis
     if gpu is not None:
         cheapest: dict[str, CloudOffer] = {}  # per provider; offers come cheapest first
         for offer in catalog.find_offers(view, gpu_ids=(gpu.id,), gpu_count=count):
+            if offer.price_usd_per_hour == 0 and offer.monthly_fee_usd == 0:
+                continue  # free plans (Colab Free): GPU, hours and sessions not guaranteed
             cheapest.setdefault(offer.provider, offer)
         options = [{"offer_id": o.id} for o in list(cheapest.values())[:MAX_OPTIONS]]
         if gpu.price_new_usd is not None:
