@@ -147,15 +147,20 @@ class TestCarbon:
 
 class TestSpeed:
     def test_bandwidth_estimate(self):
-        # Seed 001: A100 vs V100 memory bandwidth 1,555 vs 900 GB/s.
-        ratio = costing.speed_ratio_from_bandwidth(900, 1555)
+        # Seed 001: A100 vs V100 memory bandwidth 1,555 vs 900 GB/s (the uncalibrated rule).
+        v100, a100 = costing.GpuTraits(900, None, True), costing.GpuTraits(1555, None, True)
+        ratio = costing.estimated_ratio(costing.BANDWIDTH_ONLY, v100, a100)
         assert ratio.time_factor == pytest.approx(900 / 1555)
         assert ratio.basis == "estimate"
 
     def test_measured(self):
         # Seed 004 YOLOR: V100 16GB 19.34 s, A100 12.42 s.
-        ratio = costing.speed_ratio_from_runtimes(19.34, 12.42, "yolor")
-        assert ratio.time_factor == pytest.approx(12.42 / 19.34)
+        from app.usecases.speed import SpeedEvidence
+
+        runs = {"yolor": {"v100-16gb": 19.34, "a100-40gb": 12.42}}
+        evidence = SpeedEvidence(runs, {}, costing.BANDWIDTH_ONLY, costing.BANDWIDTH_ONLY)
+        [(label, ratio, _)] = evidence.measured("v100-16gb", "a100-40gb")
+        assert label == "yolor" and ratio == pytest.approx(12.42 / 19.34)
 
     def test_calibration_recovers_known_weights(self):
         # Pairs made from a known law (speed ~ bw^0.3 x fp32^0.35 x e^0.7 with tensor cores)

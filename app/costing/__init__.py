@@ -35,8 +35,6 @@ from app.costing.speed import (
     SpeedRatio,
     estimated_ratio,
     fit_speed_model,
-    speed_ratio_from_bandwidth,
-    speed_ratio_from_runtimes,
     speedup,
 )
 
@@ -72,7 +70,5 @@ __all__ = [
     "desktop_run_cost",
     "electricity_cost_usd",
     "energy_kwh",
-    "speed_ratio_from_bandwidth",
-    "speed_ratio_from_runtimes",
     "speedup",
 ]

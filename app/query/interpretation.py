@@ -49,6 +49,14 @@ class CloudQuery:
         )
 
 
+# What to ask back when an intent that needs a GPU names none.
+NEEDS_GPU: dict[str, str] = {
+    "break_even": "Which GPU would the desktop have? e.g. `break-even for 3090 at 15% util`",
+    "gpu_info": "Which GPU? e.g. `3090 specs`",
+    "carbon": "Which GPU? e.g. `carbon of 4x 3090 at 15% util for a year in germany`",
+}
+
+
 @dataclass
 class Interpretation:
     """What a query asks, as typed values (units in names). ``None`` means "not given"."""
@@ -86,3 +94,27 @@ class Interpretation:
     suggestions: Annotated[list[str], Doc("Did-you-mean catalog ids.")] = field(
         default_factory=list
     )
+
+    def check(self) -> None:
+        """The parser's last step: refuse what cannot be answered (nothing understood, or an
+        intent without its GPU) by setting ``intent`` to unknown or adding to ``problems``;
+        a buy-or-rent question naming one GPU after "vs" puts it on the desktop side."""
+        c = self.cloud
+        understood = (
+            self.gpu or self.benchmark or not c.is_empty() or self.utilization is not None
+            or self.utilization_profile or self.electricity_price_usd_per_kwh is not None
+            or self.region or self.runtime_s or self.gpu_hours or self.horizon_days
+            or self.min_gpu_memory_gb or self.desktop_price_usd
+        )  # fmt: skip
+        if self.intent == "unknown" or (not understood and self.intent not in NEEDS_GPU):
+            self.intent = "unknown"
+            return
+        cloud_named = c.provider or c.pricing_model or c.colab_plan
+        cloud_named = cloud_named or c.price_usd_per_hour is not None
+        if self.intent == "break_even" and self.gpu is None and c.gpu and not cloud_named:
+            self.gpu, c.gpu = c.gpu, None  # "buy vs rent for a 4090": one GPU, both sides
+        # GPU info and carbon accept a GPU named on either side; a break-even needs the
+        # desktop's.
+        needs_desktop_gpu = c.gpu is None or self.intent == "break_even"
+        if self.gpu is None and self.intent in NEEDS_GPU and needs_desktop_gpu:
+            self.problems.append(NEEDS_GPU[self.intent])

@@ -128,7 +128,7 @@ def parse(text: str, lexicon: Lexicon) -> Interpretation:
     _monthly_gpu_hours(it)
     _intent(w, it)
     _leftovers(w, it, lexicon)
-    _check(it)
+    it.check()
     return it
 
 
@@ -469,35 +469,3 @@ def _leftovers(w: _Work, it: Interpretation, lex: Lexicon) -> None:
         # A model-number-looking word that is not a GPU: suggest the closest ones.
         if re.search(r"\d", word) and not it.suggestions:
             it.suggestions.extend(lex.gpus.similar(word))
-
-
-NEEDS_GPU: dict[str, str] = {
-    "break_even": "Which GPU would the desktop have? e.g. `break-even for 3090 at 15% util`",
-    "gpu_info": "Which GPU? e.g. `3090 specs`",
-    "carbon": "Which GPU? e.g. `carbon of 4x 3090 at 15% util for a year in germany`",
-}
-
-
-def _check(it: Interpretation) -> None:
-    """Refuse what cannot be answered: nothing understood, or an intent without its GPU."""
-    understood = (
-        it.gpu or it.benchmark or not it.cloud.is_empty() or it.utilization is not None
-        or it.utilization_profile or it.electricity_price_usd_per_kwh is not None
-        or it.region or it.runtime_s or it.gpu_hours or it.horizon_days
-        or it.min_gpu_memory_gb or it.desktop_price_usd
-    )  # fmt: skip
-    if it.intent == "unknown" or (not understood and it.intent not in NEEDS_GPU):
-        it.intent = "unknown"
-        return
-    c = it.cloud
-    if (
-        it.intent == "break_even"
-        and it.gpu is None
-        and c.gpu is not None
-        and not (c.provider or c.pricing_model or c.colab_plan or c.price_usd_per_hour is not None)
-    ):
-        it.gpu, c.gpu = c.gpu, None  # "buy vs rent for a 4090": one GPU, both sides
-    # GPU info and carbon accept a GPU named on either side; a break-even needs the desktop's.
-    needs_desktop_gpu = it.cloud.gpu is None or it.intent == "break_even"
-    if it.gpu is None and it.intent in NEEDS_GPU and needs_desktop_gpu:
-        it.problems.append(NEEDS_GPU[it.intent])

@@ -23,8 +23,8 @@ SEED_001 = trail.SEED_001
 SEED_BAREBONE = "barebone-2gpu-dettmers-2020"
 
 
-# gpucost's rule, not a published figure: memory bandwidth within +-25 % (the engine's speed
-# estimate, costing.speed_ratio_from_bandwidth) counts as similar performance.
+# gpucost's rule, not a published figure: memory bandwidth within +-25 % counts as similar
+# performance when picking a comparable offer (the answer then scales by the speed model).
 SIMILAR_BANDWIDTH = 0.25
 
 

@@ -15,7 +15,7 @@ from app.models.compare import (
     CompareRequest,
 )
 from app.services.ownership import Scaling
-from app.usecases.speed import benchmark_reference, benchmark_time, measured_runtimes, speed
+from app.usecases.speed import benchmark_reference, benchmark_time, speed, speed_evidence
 from app.usecases.trail import Trail
 
 
@@ -61,7 +61,7 @@ def benchmark_speed(
     )
     if reference is None:
         raise CatalogGap(f"benchmark '{bench.id}' has no measured runtime in the catalog")
-    evidence = measured_runtimes(snap)
+    evidence = speed_evidence(snap)
     for i, gpu in enumerate(snap.gpus):
         bt = benchmark_time(bench.id, results, reference, gpu, evidence)
         if bt.seconds is not None:
@@ -123,13 +123,13 @@ def relative_speed(
         )
     ref = snap.resolve_gpu(w.gpu)
     trail.cite(f"gpu {ref.id}: specs and TDP", ref.source, ref.as_of)
-    by_bench = measured_runtimes(snap)
+    evidence = speed_evidence(snap)
     hours = np.full(n, np.nan)
     basis: list[str | None] = [None] * n
     note: list[str | None] = [None] * n
     for i, gpu in enumerate(snap.gpus):
         try:
-            ratio = speed(by_bench, ref, w.gpu_count, gpu, 1, scaling)
+            ratio = speed(evidence, ref, w.gpu_count, gpu, 1, scaling)
         except CatalogGap:
             note[i] = f"no benchmark or bandwidth to compare {gpu.id} with {ref.id}"
             continue

@@ -24,11 +24,16 @@ from app.services.ownership import (
     cite_rate,
 )
 from app.settings import Settings
-from app.usecases.trail import DEFAULT_UTILIZATION_PROFILE, SEED_001, Trail, given_usd
+from app.usecases.trail import (
+    DEFAULT_BASE_POWER_W,
+    DEFAULT_UTILIZATION_PROFILE,
+    SEED_001,
+    Trail,
+    given_usd,
+)
 
-# Seed 001 (Tim Dettmers, 2020-09-07): "100 W (CPU)", the desktop's base power; a cloud host
-# whose vCPUs and memory are unknown gets the same.
-DEFAULT_HOST_POWER_W = 100.0
+# A cloud host whose vCPUs and memory are unknown gets the desktop's base power (seed 001).
+DEFAULT_HOST_POWER_W = DEFAULT_BASE_POWER_W
 HOST_SOURCE = f"{SEED_001}, '100 W (CPU)', the same base power a desktop gets"
 
 
@@ -222,7 +227,7 @@ def _outliers(view: CatalogView) -> dict[str, str]:
                     out[offer_id] = (
                         f"offer {offer_id}: ${per_gpu:.4g} per GPU-hour is {ratio:.2g}x the median "
                         f"of {len(medians)} providers' on-demand {gpu_id} prices (${peer:.4g}): "
-                        "check it before relying on it (outside gpucost's 2.5x band)"
+                        f"check it before relying on it (outside gpucost's {OUTLIER_FACTOR:g}x band)"
                     )
     return out
 

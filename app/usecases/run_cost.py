@@ -39,12 +39,11 @@ from app.usecases.inputs import (
     resolve_usage,
 )
 from app.usecases.speed import (
-    NO_EVIDENCE,
     SpeedEvidence,
     benchmark_reference,
     benchmark_time,
-    measured_runtimes,
     speed,
+    speed_evidence,
 )
 from app.usecases.trail import Trail, currency_rate, in_currency, sig8
 
@@ -74,7 +73,7 @@ class _RunContext:
     bench_results: dict[str, Any]  # this benchmark's results by GPU id
     bench_reference: tuple[Any, Gpu] | None  # (result, GPU) with the highest bandwidth
     ref_gpu: Gpu | None  # the GPU `runtime_s` was measured on
-    by_bench: SpeedEvidence  # measured_runtimes(), when a GPU or benchmark is named
+    evidence: SpeedEvidence  # the view's speed evidence
     scaling: Scaling = DEFAULT_SCALING  # multi-GPU speed-ups
     rate: ExchangeRate = USD  # the answer's currency
     memory: MemoryNeed | None = None  # the workload's memory need, when a preset is named
@@ -84,7 +83,7 @@ def _runtime_on(ctx: _RunContext, gpu: Gpu, count: int) -> _Runtime:
     """Runtime of one run on ``count`` x ``gpu``: measured, given, or estimated (and said)."""
     w = ctx.req.workload
     if w.benchmark:
-        bt = benchmark_time(w.benchmark, ctx.bench_results, ctx.bench_reference, gpu, ctx.by_bench)
+        bt = benchmark_time(w.benchmark, ctx.bench_results, ctx.bench_reference, gpu, ctx.evidence)
         batch = w.max_batch_size or bt.max_batch_size
         note = bt.note
         gain = ctx.scaling.speedup(count)
@@ -115,7 +114,7 @@ def _runtime_on(ctx: _RunContext, gpu: Gpu, count: int) -> _Runtime:
             w.max_batch_size,
             "runtime taken as given on every option (no workload GPU named)",
         )
-    ratio = speed(ctx.by_bench, ref_gpu, w.gpu_count, gpu, count, ctx.scaling)
+    ratio = speed(ctx.evidence, ref_gpu, w.gpu_count, gpu, count, ctx.scaling)
     basis = "given" if ref_gpu.id == gpu.id and count == w.gpu_count else ratio.basis
     return _Runtime(
         runtime * ratio.time_factor,
@@ -195,7 +194,7 @@ def resolve(view: CatalogView, req: RunCostRequest, settings: Settings) -> RunCo
         bench_results=bench_results,
         bench_reference=bench_reference,
         ref_gpu=ref_gpu,
-        by_bench=measured_runtimes(view) if ref_gpu is not None or w.benchmark else NO_EVIDENCE,
+        evidence=speed_evidence(view),
         scaling=resolve_scaling(req),
         rate=rate,
         memory=memory_need(req.memory_preset, req.precision, trail),

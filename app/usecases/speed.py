@@ -77,7 +77,7 @@ class SpeedEvidence:
         return costing.estimated_ratio(model, ta, tb, n_a, n_b, parallel_fraction, (a.id, b.id))
 
 
-def measured_runtimes(view: CatalogView) -> SpeedEvidence:
+def speed_evidence(view: CatalogView) -> SpeedEvidence:
     """The view's :class:`SpeedEvidence` (built on first use, kept with the view)."""
     return view.memoized("speed_evidence", lambda: _evidence(view))
 
@@ -109,9 +109,6 @@ def _evidence(view: CatalogView) -> SpeedEvidence:
         model=costing.fit_speed_model(pairs, with_fp32=True, basis=basis),
         fallback=costing.fit_speed_model(pairs, with_fp32=False, basis=basis),
     )
-
-
-NO_EVIDENCE = SpeedEvidence({}, {}, costing.BANDWIDTH_ONLY, costing.BANDWIDTH_ONLY)
 
 
 def speed(
@@ -186,7 +183,7 @@ def cloud_speed(
             "hours on both sides",
         )
     return speed(
-        measured_runtimes(view),
+        speed_evidence(view),
         desk.gpu,
         desk.desktop.gpu_count,
         cloud.gpu,
@@ -227,11 +224,11 @@ def benchmark_time(
     results: dict[str, Any],
     reference: tuple[Any, Gpu] | None,
     gpu: Gpu,
-    evidence: SpeedEvidence | None = None,
+    evidence: SpeedEvidence,
 ) -> BenchmarkTime:
     """One run of ``benchmark_id`` on one ``gpu``: measured when it ran there (out of memory
     means it does not fit), else the reference's time scaled by ``evidence``'s calibrated
-    estimate (memory bandwidth alone without evidence, seed 001), labelled an estimate."""
+    estimate, labelled an estimate."""
     res = results.get(gpu.id)
     if res is not None and res.oom:
         # The timed run ran out of memory at the benchmark's settings; the max batch size was
@@ -251,7 +248,7 @@ def benchmark_time(
             None, None, None, None, f"{gpu.id} was not benchmarked and has no bandwidth figure"
         )
     ref_res, ref = reference
-    ratio = (evidence or NO_EVIDENCE).estimate(ref, 1, gpu, 1, 1.0)
+    ratio = evidence.estimate(ref, 1, gpu, 1, 1.0)
     return BenchmarkTime(
         ref_res.seconds * ratio.time_factor,
         "estimate",
