@@ -8,6 +8,9 @@ from __future__ import annotations
 
 import datetime
 import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests.ecb: the ECB data
 
 from gpucost_client import Client
 from gpucost_client.api.admin import admin_get_barebones
@@ -55,6 +58,8 @@ from gpucost_client.models import (
 )
 from gpucost_client.types import File
 
+from tests import ecb  # noqa: E402
+
 
 def main(base_url: str) -> None:
     client = Client(base_url=base_url, raise_on_unexpected_status=True)
@@ -71,8 +76,9 @@ def main(base_url: str) -> None:
     assert abs(be.break_even_days - 293) <= 1, be.break_even_days
     assert round(be.desktop.energy_kwh_per_year) == 591
     assert round(be.desktop.cost_usd_per_year) == 71
-    # The same desktop resold for $1,000 after 3 years, answered in EUR (ECB 2024: 1.0824):
-    # (2200 - 1000) / (2.14 x 3.6 - 0.45 x 3.6 x 0.12) = 159.80 days; EUR 2,032.52 upfront.
+    # The same desktop resold for $1,000 after 3 years, answered in EUR at the ECB's mean rate
+    # over the latest half-year published: (2200 - 1000) / (2.14 x 3.6 - 0.45 x 3.6 x 0.12)
+    # = 159.80 days; EUR 2,200 / rate upfront.
     resold = seed.to_dict() | {"currency": "EUR"}
     resold["desktop"] |= {"resell_after_years": 3, "resale_value_usd": 1000}
     eur = calculations_compute_break_even.sync(
@@ -80,8 +86,10 @@ def main(base_url: str) -> None:
     )
     assert isinstance(eur, BreakEvenResult), eur
     assert abs(eur.break_even_days - 1200 / (2.14 * 3.6 - 0.45 * 3.6 * 0.12)) <= 0.005, eur
-    assert eur.currency_rate.currency == "EUR" and eur.currency_rate.usd_per_unit == 1.0824
-    assert abs(eur.in_currency.upfront - 2200 / 1.0824) < 0.01, eur.in_currency.upfront
+    rate, _ = ecb.latest_half_year("EUR")
+    assert eur.currency_rate.currency == "EUR", eur.currency_rate
+    assert abs(eur.currency_rate.usd_per_unit / rate - 1) < 1e-5, eur.currency_rate
+    assert abs(eur.in_currency.upfront - 2200 / rate) < 0.01, eur.in_currency.upfront
 
     # Seed 004: EfficientNet on the A6000, 627 s x $1.89/h = $0.33; 0.007 per batch item.
     rc = calculations_compute_run_cost.sync(

@@ -14,6 +14,7 @@ from sqlmodel import select
 
 from app.catalog.resolve import NameIndex
 from app.models import CloudOffer, Gpu, Region
+from tests import ecb
 from tests.seed_values import PAPERSPACE_GPU_IDS
 
 SRC = Path(__file__).resolve().parent.parent / "app/data/sources"
@@ -230,11 +231,26 @@ class TestRegions:
         # SOURCES.md 6a: CA residential, 12 months to May 2025: 31.82 cents/kWh.
         assert session.get(Region, "us-ca").electricity_price_usd_per_kwh == pytest.approx(0.3182)
 
+    def test_fx_rates_are_the_ecb_data(self):
+        # the curated rates are what scripts/import_fx.py derives from the shipped ECB file
+        import subprocess
+        import sys
+
+        run = subprocess.run(
+            [sys.executable, "scripts/import_fx.py", "--check"],
+            capture_output=True,
+            text=True,
+            cwd=Path(__file__).resolve().parents[1],
+        )
+        assert run.returncode == 0, run.stdout + run.stderr
+
     def test_germany_price_from_eurostat_in_usd(self, session):
-        # SOURCES.md 6c: DE household DC 2025-S2 0.3869 EUR/kWh; ECB 2024 average 1.0824.
+        # SOURCES.md 6c: DE household DC 2025-S2 0.3869 EUR/kWh, converted at the ECB's
+        # mean rate over the same half-year (a 2025 price at a 2025 rate).
         de = session.get(Region, "de")
         assert de.electricity_price_local == pytest.approx(0.3869)
-        assert de.electricity_price_usd_per_kwh == pytest.approx(0.3869 * 1.0824, abs=1e-4)
+        rate = ecb.half_year("EUR", 2025, 2)
+        assert de.electricity_price_usd_per_kwh == pytest.approx(0.3869 * rate, abs=1e-4)
 
     def test_country_carbon_from_codecarbon(self, session):
         # cloud-and-colab-notes.md: USA 369, FRA 56, DEU 381, IND 713.

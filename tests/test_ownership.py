@@ -11,7 +11,8 @@ Every expected value is worked by hand from its source:
   seed 002's "8 GB at 16-bit ~ 12 GB at 32-bit";
 * EcoDiag (EcoInfo, CNRS): a powerful GPU 80 kg CO2e +/- hypot(30 %, 50 %), a tower PC 300 kg
   +/- hypot(30 %, 20 %);
-* the ECB's 2024 average rate, 1.0824 USD per EUR (``curated/fx_rates.csv``);
+* the ECB's euro reference rates (``tests/ecb.py`` reads them from the pinned package's copy):
+  an answer in EUR uses the mean of the latest half-year published;
 * the used and launch prices in ``curated/gpus.csv`` (seed 001's used prices, NVIDIA MSRPs).
 """
 
@@ -27,6 +28,7 @@ from app.costing import InvalidInput, speedup
 from app.costing import ownership as own
 from app.query.parser import parse
 from app.services.query import lexicon
+from tests import ecb
 
 SEED_DAYS = 2200 / (2.14 * 3.6 - 0.45 * 3.6 * 0.12)
 DESKTOP_PER_DAY = 0.45 * 0.15 * 24 * 0.12  # $0.1944
@@ -38,7 +40,8 @@ SEED_BODY = {
     "utilization": 0.15,
     "electricity_price_usd_per_kwh": 0.12,
 }
-EUR_USD = 1.0824  # ECB, 2024 annual average
+# ECB: mean USD per EUR over the latest half-year published, dated by its last day.
+EUR_USD, EUR_AS_OF = ecb.latest_half_year("EUR")
 GPU_KG, GPU_SD = 80.0, math.hypot(0.3, 0.5)  # EcoDiag 'Powerful GPU'
 DESKTOP_KG, DESKTOP_SD = 300.0, math.hypot(0.3, 0.2)  # EcoDiag 'tower (average)'
 
@@ -334,17 +337,17 @@ def test_eur_result(client):
     res = post(client, "/v1/break-even", {**SEED_BODY, "currency": "EUR"})
     assert res["break_even_days"] == pytest.approx(292.96, abs=0.005)  # currency-free
     rate = res["currency_rate"]
-    assert rate["currency"] == "EUR" and rate["usd_per_unit"] == EUR_USD
-    assert rate["as_of"] == "2024-12-31" and "European Central Bank" in rate["source"]
+    assert rate["currency"] == "EUR" and rate["usd_per_unit"] == pytest.approx(EUR_USD, rel=1e-5)
+    assert rate["as_of"] == EUR_AS_OF.isoformat() and "European Central Bank" in rate["source"]
     money = res["in_currency"]
-    assert money["upfront"] == pytest.approx(2200 / EUR_USD)
-    assert money["daily_saving"] == pytest.approx(SAVING / EUR_USD)
-    assert money["cloud_price_per_hour"] == pytest.approx(2.14 / EUR_USD)
+    assert money["upfront"] == pytest.approx(2200 / EUR_USD, rel=1e-5)
+    assert money["daily_saving"] == pytest.approx(SAVING / EUR_USD, rel=1e-5)
+    assert money["cloud_price_per_hour"] == pytest.approx(2.14 / EUR_USD, rel=1e-5)
     assert res["desktop"]["upfront_usd"] == 2200  # USD fields stay USD
 
 
 def test_eur_inputs(client):
-    # a EUR 2,000 machine and EUR 0.30/kWh, converted at 1.0824 USD/EUR
+    # a EUR 2,000 machine and EUR 0.30/kWh, converted at the latest ECB half-year mean
     request = {
         "desktop": {"gpu": "rtx-3090", "total_price": 2000},
         "cloud": {"price_usd_per_hour": 2.14},
@@ -355,9 +358,9 @@ def test_eur_inputs(client):
     res = post(client, "/v1/break-even", request)
     upfront = 2000 * EUR_USD
     desktop_day = 0.45 * 3.6 * 0.30 * EUR_USD
-    assert res["desktop"]["upfront_usd"] == pytest.approx(upfront)
+    assert res["desktop"]["upfront_usd"] == pytest.approx(upfront, rel=1e-5)
     assert res["break_even_days"] == pytest.approx(
-        upfront / (CLOUD_PER_DAY - desktop_day), abs=0.005
+        upfront / (CLOUD_PER_DAY - desktop_day), rel=1e-5
     )
     assert res["in_currency"]["electricity_price_per_kwh"] == pytest.approx(0.30)
     # the same amount in both fields is refused
@@ -373,9 +376,16 @@ def test_eur_inputs(client):
 
 def test_fx_rates_are_listed(client):
     rows = client.get("/v1/fx-rates").json()["data"]
-    assert [(r["currency"], r["usd_per_unit"], r["as_of"]) for r in rows] == [
-        ("EUR", EUR_USD, "2024-12-31")
-    ]
+    eur = [r for r in rows if r["currency"] == "EUR"]
+    # one rate per half-year since 2015, each the mean of the ECB's daily rates in it
+    assert eur[0]["as_of"] == "2015-06-30" and eur[-1]["as_of"] == EUR_AS_OF.isoformat()
+    by_day = {r["as_of"]: r["usd_per_unit"] for r in eur}
+    assert by_day["2025-12-31"] == pytest.approx(ecb.half_year("EUR", 2025, 2), rel=1e-5)
+    assert by_day["2020-06-30"] == pytest.approx(ecb.half_year("EUR", 2020, 1), rel=1e-5)
+    gbp = {r["as_of"]: r["usd_per_unit"] for r in rows if r["currency"] == "GBP"}
+    assert gbp["2024-12-31"] == pytest.approx(ecb.half_year("GBP", 2024, 2), rel=1e-5)
+    # the two 2024 half-years bracket the ECB's published 2024 annual average, 1.0824
+    assert by_day["2024-06-30"] < 1.0824 < by_day["2024-12-31"]
 
 
 # ------------------------------------------------------------------------------------------
@@ -403,7 +413,7 @@ def test_chat_break_even_with_resale_in_eur(client):
     assert days < 292.96
     assert res["headline"] == f"Break-even: {days:,.0f} days if you resell after 3 years"
     facts = {f["label"]: f["value"] for f in res["facts"]}
-    assert "EUR" in facts["Desktop"] and "1.0824 USD/EUR" in facts["Exchange rate"]
+    assert "EUR" in facts["Desktop"] and f"{EUR_USD:.6g} USD/EUR" in facts["Exchange rate"]
 
 
 def test_compare_filters_by_memory_and_scales_multi_gpu_builds(client):

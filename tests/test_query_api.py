@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from typer.testing import CliRunner
 
-from app.catalog.sources.files import CURATED, read_csv
 from app.cli import app as cli
+from tests import ecb
 from tests.seed_values import BATCH_ITEM_USD, GPUS, SEED_001, printed
 
 S = SEED_001
@@ -73,11 +73,11 @@ def test_electricity_and_region_reach_the_engine(client):
     de = client.get("/v1/regions/de").json()
     body = ask(client, "break-even 3090 vs $2.14/h at 15% util in germany")
     assert body["request"]["region"] == "de"
-    # Eurostat's EUR price, converted at the catalog's EUR rate (ECB 2024 average) per use.
-    assert de["electricity_currency"] == "EUR"
-    eur_rate = float(next(iter(read_csv(CURATED / "fx_rates.csv")))["usd_per_unit"])
+    # Eurostat's 2025-S2 EUR price, converted at the ECB's mean rate over 2025-S2 per use.
+    assert de["electricity_currency"] == "EUR" and de["electricity_as_of"] == "2025-12-31"
+    eur_rate = ecb.half_year("EUR", 2025, 2)
     assert body["result"]["desktop"]["electricity_price_usd_per_kwh"] == pytest.approx(
-        de["electricity_price_local"] * eur_rate, rel=1e-7
+        de["electricity_price_local"] * eur_rate, rel=1e-5
     )
 
 

@@ -76,8 +76,8 @@ def resolve_electricity(
     trail: Trail,
 ) -> float:
     """Electricity price, USD/kWh: given > region's > settings default (seed 001's $0.12/kWh).
-    A region priced in another currency (Eurostat: EUR) is converted at the catalog's rate in
-    force on the view's day, and the rate is cited. Raises :class:`CatalogGap`
+    A region priced in another currency (Eurostat: EUR) is converted at the catalog's rate for
+    the price's own period (a 2025-S2 price at the ECB's 2025-S2 mean), and the rate is cited. Raises :class:`CatalogGap`
     (404) for a region without a price."""
     if given_usd_per_kwh is not None:
         return given_usd_per_kwh
@@ -90,7 +90,7 @@ def resolve_electricity(
         trail.price(f"region {region.id}: electricity", region.electricity_as_of)
         local, currency = region.electricity_price_local, region.electricity_currency
         if local is not None and currency and currency != "USD":
-            rate = view.fx_rate(currency)
+            rate = view.fx_rate(currency, region.electricity_as_of)
             trail.cite(
                 f"region {region.id}: electricity price {local:g} {currency}/kWh",
                 region.electricity_source or region.source,

@@ -78,8 +78,9 @@ def _country_rows() -> Iterator[Row]:
         )
     )
     eurostat = _eurostat_latest()
-    # The latest EUR rate of the rows the seeder stores (one reader of fx_rates.csv).
-    fx = max((r for r in load_fx_rates() if r["currency"] == "EUR"), key=lambda r: r["as_of"])
+    # EUR rates of the rows the seeder stores (one reader of fx_rates.csv), oldest first:
+    # a price converts at the rate of its own period (a 2025-S2 price at the 2025-S2 mean).
+    eur = sorted((r for r in load_fx_rates() if r["currency"] == "EUR"), key=lambda r: r["as_of"])
     eia_us = _eia_prices().get("US")
     for iso3, entry in sorted(mix.items()):
         country = pycountry.countries.get(alpha_3=iso3)
@@ -96,10 +97,12 @@ def _country_rows() -> Iterator[Row]:
             carbon_as_of=dt.date(int(entry.get("year", 2022)), 12, 31),
         )
         if a2 in eurostat:
-            eur, period = eurostat[a2]
+            price_eur, period = eurostat[a2]
+            day = _semester_end(period)
+            fx = ([r for r in eur if r["as_of"] <= day] or eur)[-1]
             row.update(
-                electricity_price_usd_per_kwh=round(eur * fx["usd_per_unit"], 4),
-                electricity_price_local=eur,
+                electricity_price_usd_per_kwh=round(price_eur * fx["usd_per_unit"], 4),
+                electricity_price_local=price_eur,
                 electricity_currency="EUR",
                 electricity_source=f"{EUROSTAT_SOURCE}, {period}; converted at "
                 f"{fx['usd_per_unit']} USD/EUR ({fx['source']})",
