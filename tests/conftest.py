@@ -67,3 +67,18 @@ def client(session) -> Iterator[TestClient]:
     with TestClient(app, raise_server_exceptions=False) as c:
         yield c
     app.dependency_overrides.clear()
+
+
+def pytest_terminal_summary(terminalreporter) -> None:
+    """Print the chat corpus's understood-rate (issue 19) when its test ran."""
+    import sys
+
+    module = sys.modules.get("tests.test_query_parser")
+    done = getattr(module, "UNDERSTOOD", None)
+    if not done:
+        return
+    total, ok = done["total"], done["understood"]
+    terminalreporter.write_sep("-", "chat corpus")
+    terminalreporter.write_line(f"understood {ok}/{total} questions ({ok / total:.1%})")
+    for text, miss in done["misses"]:
+        terminalreporter.write_line(f"  not understood: {text!r}: {miss}")

@@ -15,7 +15,18 @@ def Doc(description: str):  # noqa: N802  (reads as a type annotation)
 
 
 Intent = Literal[
-    "break_even", "run_cost", "cost_per_item", "carbon", "offers", "gpu_info", "help", "unknown"
+    "break_even",
+    "run_cost",
+    "cost_per_item",
+    "carbon",
+    "electricity",
+    "offers",
+    "gpu_compare",
+    "gpu_info",
+    "gpu_list",
+    "colab",
+    "help",
+    "unknown",
 ]
 
 
@@ -52,6 +63,8 @@ class CloudQuery:
 # What to ask back when an intent that needs a GPU names none.
 NEEDS_GPU: dict[str, str] = {
     "break_even": "Which GPU would the desktop have? e.g. `break-even for 3090 at 15% util`",
+    "electricity": "Which GPU? e.g. `electricity cost of a 4090 at 50% util in germany`",
+    "gpu_compare": "Which two GPUs? e.g. `a100 vs h100 cost per hour`",
     "gpu_info": "Which GPU? e.g. `3090 specs`",
     "carbon": "Which GPU? e.g. `carbon of 4x 3090 at 15% util for a year in germany`",
 }
@@ -106,13 +119,17 @@ class Interpretation:
             or self.region or self.runtime_s or self.gpu_hours or self.horizon_days
             or self.min_gpu_memory_gb or self.desktop_price_usd
         )  # fmt: skip
+        if self.intent in ("gpu_list", "colab"):
+            return
         if self.intent == "unknown" or (not understood and self.intent not in NEEDS_GPU):
             self.intent = "unknown"
             return
         cloud_named = c.provider or c.pricing_model or c.colab_plan
         cloud_named = cloud_named or c.price_usd_per_hour is not None
-        if self.intent == "break_even" and self.gpu is None and c.gpu and not cloud_named:
-            self.gpu, c.gpu = c.gpu, None  # "buy vs rent for a 4090": one GPU, both sides
+        one_gpu_intents = ("break_even", "run_cost", "carbon", "electricity")
+        if self.intent in one_gpu_intents and self.gpu is None and c.gpu and not cloud_named:
+            # "buy vs rent for a 4090", "cost to rent an H100 for a month": one GPU
+            self.gpu, c.gpu = c.gpu, None
         # GPU info and carbon accept a GPU named on either side; a break-even needs the
         # desktop's.
         needs_desktop_gpu = c.gpu is None or self.intent == "break_even"

@@ -25,7 +25,7 @@ so what is left over is reported as ``ignored``):
 8. The cloud side: everything after ``vs``/``versus``/``against``/``compared to``, plus any
    provider (``aws``, ``colab pro``, ``lambda``) or pricing word (``spot``, ``on-demand``).
 9. GPUs with counts (``4x 3090``, ``two 4090s``, ``a100 80gb``, ``h100 sxm``, ``3090 x2``).
-10. The intent, from keywords (typos tolerated), or inferred from what was given.
+10. The intent (:mod:`app.query.intents`): two GPUs side by side, the GPU list, a Colab plan, buy-or-rent and a power bill first, then keywords (typos tolerated), else inferred from what was given.
 
 Anything out of range (utilization over 100 %, a negative price, zero GPUs) is reported in
 ``problems``; a caller must refuse such a query rather than guess.
@@ -38,6 +38,7 @@ import unicodedata
 
 from rapidfuzz import fuzz, process
 
+from app.query.intents import read_intent
 from app.query.interpretation import GpuMention, Interpretation
 from app.query.lexicon import Lexicon
 from app.query.vocabulary import (
@@ -48,10 +49,8 @@ from app.query.vocabulary import (
     CURRENCY_NAMES,
     CURRENCY_WORDS,
     DAYS_PER_UNIT,
-    FUZZY_INTENT_WORDS,
     HELP,
     HOURS_PER_MONTH,
-    INTENT_PATTERNS,
     MAX_QUERY_CHARS,
     MEMORY_NAMES,
     MEMORY_WORDS,
@@ -63,28 +62,13 @@ from app.query.vocabulary import (
     PROVIDER_WORDS,
     PROVIDERS,
     STOPWORDS,
+    UTILIZATION_WORDS,
     WORD,
     amount_of,
     to_number,
     unit_days,
 )
-
-
-class _Work:
-    """The lower-cased text with understood spans blanked out (positions kept)."""
-
-    def __init__(self, text: str) -> None:
-        self.text = text
-
-    def take(self, pattern: str | re.Pattern[str]) -> list[re.Match[str]]:
-        """Every match of ``pattern``, then blanked out."""
-        found = list(re.finditer(pattern, self.text))
-        for m in found:
-            self.blank(m.start(), m.end())
-        return found
-
-    def blank(self, start: int, end: int) -> None:
-        self.text = self.text[:start] + " " * (end - start) + self.text[end:]
+from app.query.work import Work
 
 
 def clean(text: str) -> str:
@@ -110,7 +94,7 @@ def parse(text: str, lexicon: Lexicon) -> Interpretation:
     if not low or HELP.match(low):
         it.intent = "help"
         return it
-    w = _Work(low)
+    w = Work(low)
 
     _share(w, it)
     _cloud_price(w, it)
@@ -126,13 +110,13 @@ def parse(text: str, lexicon: Lexicon) -> Interpretation:
     _gpus(w, it, lexicon)
     _memory_need(w, it)
     _monthly_gpu_hours(it)
-    _intent(w, it)
+    read_intent(w, it)
     _leftovers(w, it, lexicon)
     it.check()
     return it
 
 
-def _share(w: _Work, it: Interpretation) -> None:
+def _share(w: Work, it: Interpretation) -> None:
     if w.take(
         r"\b(?:share(?:\s+(?:it|this|with\s+(?:the\s+)?(?:team|channel)))?|in[\s_-]?channel|"
         r"post\s+(?:it|this)|publicly|for\s+(?:the\s+)?(?:team|channel|everyone))\b"
@@ -140,7 +124,7 @@ def _share(w: _Work, it: Interpretation) -> None:
         it.share = True
 
 
-def _cloud_price(w: _Work, it: Interpretation) -> None:
+def _cloud_price(w: Work, it: Interpretation) -> None:
     hour = r"(?:/|per|an?|each)\s*(?:gpu[\s-]*)?(?:h|hr|hrs|hour)\b"
     found = w.take(rf"(?:\$|usd\s*)\s*{NUM}\s*(?:usd\s*|dollars?\s*)?{hour}") or w.take(
         rf"{NUM}\s*(?:\$|usd|dollars?)\s*{hour}"
@@ -153,7 +137,7 @@ def _cloud_price(w: _Work, it: Interpretation) -> None:
             it.cloud.price_usd_per_hour = price
 
 
-def _desktop_price(w: _Work, it: Interpretation) -> None:
+def _desktop_price(w: Work, it: Interpretation) -> None:
     """``$3000 build``, ``a $2,500 4090 desktop``, ``$3k rig``: the desktop's total price."""
     machine = r"(?:build|desktop|machine|pc|rig|workstation|box|computer|tower)"
     found = w.take(rf"(?:\$|usd\s*){NUM}\s*(k)?\b(?=(?:\s+[a-z0-9]+){{0,3}}\s+{machine}\b)")
@@ -166,7 +150,7 @@ def _desktop_price(w: _Work, it: Interpretation) -> None:
             it.desktop_price_usd = price
 
 
-def _electricity(w: _Work, it: Interpretation) -> None:
+def _electricity(w: Work, it: Interpretation) -> None:
     kwh = r"(?:/|per|a|an)\s*kwh\b"
     price: float | None = None
     if m := w.take(rf"(?:\$|usd\s*)\s*{NUM}\s*(?:usd\s*)?{kwh}") or w.take(
@@ -198,7 +182,7 @@ def _set_utilization(it: Interpretation, u: float, said: str) -> None:
         it.utilization = u
 
 
-def _utilization(w: _Work, it: Interpretation, lex: Lexicon) -> None:
+def _utilization(w: Work, it: Interpretation, lex: Lexicon) -> None:
     util_word = r"(?:util\w*|utili[sz]ation|usage|usage\s+rate|busy|load|of\s+the\s+time)"
     lead = rf"(?:(?:at|with|@)\s+)?(?:{util_word}\s*(?:of|at|=|:|is)?\s*)?"
     for m in w.take(rf"{lead}{NUM}\s*(?:%|percent|pct|per\s?cent)(?:\s*{util_word})?"):
@@ -211,6 +195,9 @@ def _utilization(w: _Work, it: Interpretation, lex: Lexicon) -> None:
     ):
         hours = to_number(m.group(1) or m.group(2))
         _set_utilization(it, hours / 24, m.group(0).strip())
+    for pattern, u in UTILIZATION_WORDS.items():
+        for m in w.take(rf"(?<![\w/]){pattern}(?![\w/])"):
+            _set_utilization(it, u, m.group(0).strip())
     # "40 hours a week": a week is 168 hours
     for m in w.take(rf"{NUM}\s*(?:h|hrs?|hours?)\s*(?:/|a|per|each)\s*(?:week|wk)\b"):
         _set_utilization(it, to_number(m.group(1)) / 168, m.group(0).strip())
@@ -221,7 +208,7 @@ def _utilization(w: _Work, it: Interpretation, lex: Lexicon) -> None:
             it.utilization_profile = lex.profiles[phrase]
 
 
-def _ownership(w: _Work, it: Interpretation, lex: Lexicon) -> None:
+def _ownership(w: Work, it: Interpretation, lex: Lexicon) -> None:
     """Resale horizon, answer currency, memory preset and 16-bit precision."""
     for m in w.take(
         rf"\b(?:re-?sell(?:ing)?|sell(?:ing)?|resale)(?:\s+(?:it|them|the\s+\w+))?\s+"
@@ -246,7 +233,7 @@ def _ownership(w: _Work, it: Interpretation, lex: Lexicon) -> None:
         it.precision = "fp16"
 
 
-def _durations(w: _Work, it: Interpretation) -> None:
+def _durations(w: Work, it: Interpretation) -> None:
     for m in w.take(
         rf"{NUM}\s*(k)?\s*gpu[\s-]*(?:hours?|hrs?|h)\b"
         rf"(?:\s*(?:(?:/|per|a|an|each|every)\s*(month|mo|week|day)|(monthly|weekly|daily)))?"
@@ -286,7 +273,7 @@ def _durations(w: _Work, it: Interpretation) -> None:
             it.runtime_s = n * scale
 
 
-def _bare_utilization(w: _Work, it: Interpretation) -> None:
+def _bare_utilization(w: Work, it: Interpretation) -> None:
     """A lone fraction (``0.15``) left after prices and durations is a utilization."""
     for m in w.take(r"(?<![\w.$/-])(?:(?:at|with|@)\s+)?(0?\.\d+|1\.0+)(?![\w.%/])"):
         _set_utilization(it, to_number(m.group(1)), m.group(0).strip())
@@ -301,7 +288,7 @@ def _monthly_gpu_hours(it: Interpretation) -> None:
     _set_utilization(it, monthly / (HOURS_PER_MONTH * count), f"{monthly:g} GPU-hours a month")
 
 
-def _region(w: _Work, it: Interpretation, lex: Lexicon, original: str) -> None:
+def _region(w: Work, it: Interpretation, lex: Lexicon, original: str) -> None:
     for m in re.finditer(r"\bin\s+", w.text):
         start = m.end()
         rest = w.text[start : start + 40]
@@ -317,9 +304,19 @@ def _region(w: _Work, it: Interpretation, lex: Lexicon, original: str) -> None:
                 it.region = lex.regions[name]
                 w.blank(m.start(), start + len(name))
                 return
+    # A country or state named without "in" ("4xA100, 2 weeks, Norway"): a whole word of at
+    # least 4 letters, longest names first.
+    for name in sorted(lex.regions, key=len, reverse=True):
+        if len(name) < 4 or not name.isalpha() and " " not in name:
+            continue
+        found = re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", w.text)
+        if found:
+            it.region = lex.regions[name]
+            w.blank(found.start(), found.end())
+            return
 
 
-def _benchmark(w: _Work, it: Interpretation, lex: Lexicon) -> None:
+def _benchmark(w: Work, it: Interpretation, lex: Lexicon) -> None:
     for phrase in lex.benchmarks:
         if w.take(rf"(?<![a-z0-9]){re.escape(phrase)}(?![a-z0-9])"):
             it.benchmark = it.benchmark or lex.benchmarks[phrase]
@@ -337,7 +334,7 @@ def _benchmark(w: _Work, it: Interpretation, lex: Lexicon) -> None:
             return
 
 
-def _cloud_words(w: _Work, it: Interpretation) -> None:
+def _cloud_words(w: Work, it: Interpretation) -> None:
     c = it.cloud
     for name in PROVIDER_WORDS:
         if w.take(rf"(?<![a-z0-9]){re.escape(name)}(?![a-z0-9])"):
@@ -351,7 +348,7 @@ def _cloud_words(w: _Work, it: Interpretation) -> None:
                 c.colab_plan = c.colab_plan or COLAB_PLANS[name]
 
 
-def _gpus(w: _Work, it: Interpretation, lex: Lexicon) -> None:
+def _gpus(w: Work, it: Interpretation, lex: Lexicon) -> None:
     found_marker = CLOUD_MARKER.search(w.text)
     marker = found_marker.start() if found_marker else None
     tokens = list(WORD.finditer(w.text))
@@ -406,7 +403,7 @@ def _gpus(w: _Work, it: Interpretation, lex: Lexicon) -> None:
     w.take(CLOUD_MARKER)
 
 
-def _memory_need(w: _Work, it: Interpretation) -> None:
+def _memory_need(w: Work, it: Interpretation) -> None:
     """``at least 48GB``, ``80GB of GPU memory``, ``>= 24 gb vram`` (GPU names such as
     ``a100 80gb`` were read before)."""
     for m in w.take(
@@ -416,51 +413,7 @@ def _memory_need(w: _Work, it: Interpretation) -> None:
         it.min_gpu_memory_gb = to_number(m.group(1))
 
 
-def _intent(w: _Work, it: Interpretation) -> None:
-    # Buy-or-rent phrasing ("3090 or rent?", "buy vs rent") is read on the whole question:
-    # its "or rent" / "vs" also marks the cloud side and is gone from the working text.
-    first, break_even = INTENT_PATTERNS[0]
-    if break_even.search(it.text.lower()):
-        it.intent = first
-    for intent, pattern in INTENT_PATTERNS if it.intent == "unknown" else ():
-        if pattern.search(w.text):
-            it.intent = intent
-            break
-    if it.intent == "unknown":  # a misspelt keyword, one word or two run together
-        tokens = list(WORD.finditer(w.text))
-        spans = [
-            (a.group(0) + b.group(0), a.start(), b.end())
-            for a, b in zip(tokens, tokens[1:], strict=False)
-        ]
-        for word, start, end in [*spans, *((t.group(0), t.start(), t.end()) for t in tokens)]:
-            if len(word) < 5:
-                continue
-            best = process.extractOne(
-                word, list(FUZZY_INTENT_WORDS), scorer=fuzz.ratio, score_cutoff=78
-            )
-            if best:
-                it.intent = FUZZY_INTENT_WORDS[best[0]]
-                w.blank(start, end)
-                break
-    for _, pattern in INTENT_PATTERNS:
-        w.take(pattern)
-    if it.intent != "unknown":
-        return
-    # No keyword: infer from what was given.
-    has_usage = it.utilization is not None or it.utilization_profile is not None
-    if it.benchmark or (it.runtime_s and (it.gpu or it.cloud.gpu)):
-        it.intent = "run_cost"
-    elif it.gpu and (has_usage or not it.cloud.is_empty() or it.horizon_days):
-        it.intent = "break_even"
-    elif it.gpu and it.gpu_hours:
-        it.intent = "carbon"
-    elif it.gpu:
-        it.intent = "gpu_info"
-    elif not it.cloud.is_empty() or it.min_gpu_memory_gb:
-        it.intent = "offers"
-
-
-def _leftovers(w: _Work, it: Interpretation, lex: Lexicon) -> None:
+def _leftovers(w: Work, it: Interpretation, lex: Lexicon) -> None:
     for m in WORD.finditer(w.text):
         word = m.group(0)
         if word in STOPWORDS or word in BRANDS or word in NUMBER_WORDS:

@@ -61,6 +61,42 @@ REGION_SYNONYMS = {
     "kr": ["korea", "south korea"],
 }
 
+# Asked before the others (on the working text): the catalog's GPU list, a Colab plan's
+# price, a power bill. Their words would otherwise read as offers, run cost or carbon.
+GPU_LIST = re.compile(
+    r"\b(?:what|which)\s+gpus\b|\blist\s+(?:all\s+)?(?:the\s+|your\s+)?gpus\b|"
+    r"\bgpus\s+(?:do\s+you|are\s+(?:supported|known|available))|\b(?:supported|all)\s+gpus\b"
+)
+COLAB_PRICE = re.compile(
+    r"\bcompute\s+units?\b|\bcolab\b(?:\s+(?:pro\+?|pro\s+plus|free|pay\s+as\s+you\s+go))?\s*"
+    r"(?:plans?|subscriptions?|prices?|pricing|cost|per\s+month|a\s+month|monthly)\b|"
+    r"(?:how\s+much|price|cost)\s+(?:is|of|does)?\s*(?:a\s+|the\s+)?colab\b"
+)
+ELECTRICITY = re.compile(
+    r"\belectric(?:ity|al)?\b|\bpower\s+(?:bill|costs?)\b|\benergy\s+(?:bill|costs?)\b|"
+    r"\brunning\s+costs?\b|\bcost\s+to\s+(?:run|keep|power)\s+(?:a|an|my|our|the|\d)|"
+    r"\bhow\s+much\s+power\b|\bpower\s+(?:does|do)\b"
+)
+# Two GPUs side by side ("a100 vs h100 cost per hour", "is an h100 worth it over an a100").
+COMPARE_WORDS = re.compile(
+    r"per\s+hour|/\s*h\b|hourly|\bprices?\b|\bcheaper\b|\bworth\s+it\s+over\b|"
+    r"better\s+value|\bcompare\b|\bvs\.?\b|\bversus\b|\bor\b|\bover\b"
+)
+# Words that put a desktop in the question: then two GPUs are a break-even's two sides.
+DESKTOP_WORDS = re.compile(
+    r"break[\s-]*even|breakeven|pay(?:s)?[\s-]*(?:back|off)|payback|pay\s+for\s+itself|\bbuy\w*|"
+    r"\bown\b|\bdesktop|\brig\b|\bbuild\b|\bworkstation|\bpurchas\w*"
+)
+# "a year of A10G", "3 weeks of 8 H100s": renting for that long.
+RENTAL_SPAN = re.compile(r"\b(?:years?|months?|weeks?|days?)\s+of\b")
+# "24/7", "around the clock", "half the time": a utilization in words.
+UTILIZATION_WORDS = {
+    r"24\s*/\s*7|24x7|around\s+the\s+clock|round\s+the\s+clock|non[\s-]?stop|all\s+the\s+time|"
+    r"all\s+day\s+every\s+day|full[\s-]?time": 1.0,
+    r"half\s+(?:of\s+)?the\s+time": 0.5,
+    r"(?:a\s+)?quarter\s+of\s+the\s+time": 0.25,
+}
+
 INTENT_PATTERNS: list[tuple[Intent, re.Pattern[str]]] = [
     (
         "break_even",
@@ -69,7 +105,9 @@ INTENT_PATTERNS: list[tuple[Intent, re.Pattern[str]]] = [
             r"rent\s+or\s+buy|worth\s+buying|should\s+(?:i|we)\s+buy|\broi\b|\btco\b|"
             r"pay\s+for\s+itself|worth\s+it|\bbuy\b.{0,40}\bor\s+(?:rent|the\s+cloud)|"
             r"\brent\b.{0,40}\bor\s+buy|cheaper\s+to\s+(?:buy|own)|\bbuy\s+vs\.?\s+rent|"
-            r"\brent\s+vs\.?\s+buy|\bor\s+rent\b|\bor\s+(?:the\s+)?cloud\b"
+            r"\brent\s+vs\.?\s+buy|\bor\s+rent\b|\bor\s+(?:the\s+)?cloud\b|"
+            r"cheaper\s+than\s+rent\w*|\bvs\.?\s+(?:the\s+)?cloud\b|"
+            r"\bbuy\b.{0,40}\bor\s+(?:keep\s+(?:using|paying(?:\s+for)?)|stick\s+with|stay\s+on)\b"
         ),
     ),
     (
@@ -90,7 +128,10 @@ INTENT_PATTERNS: list[tuple[Intent, re.Pattern[str]]] = [
     ),
     (
         "carbon",
-        re.compile(r"carbon|\bco2e?\b|emission|footprint|\benergy\b|\bkwh\b|\bghg\b|\bkg\b"),
+        re.compile(
+            r"carbon|\bco2e?\b|emission|footprint|\benergy\b|\bkwh\b|\bghg\b|\bkg\b|"
+            r"\bhow\s+green\b|\bclimate\b"
+        ),
     ),
     # A bare "cost" or "training" means a run's cost unless the question names carbon.
     ("run_cost", re.compile(r"\bcost\b|\btrain(?:ing)?\b")),
@@ -98,7 +139,7 @@ INTENT_PATTERNS: list[tuple[Intent, re.Pattern[str]]] = [
         "offers",
         re.compile(
             r"cheapest|\bcompare\b|\boffers?\b|\bprices?\b|\bpricing\b|where\s+(?:can|to|should)|"
-            r"\brent(?:al|ing)?\b|\boptions\b|\blist\b"
+            r"\brent(?:al|ing|s)?\b|\boptions\b|\blist\b|\bwho\s+(?:rents|offers|sells|has)\b"
         ),
     ),
     (
@@ -112,7 +153,7 @@ INTENT_PATTERNS: list[tuple[Intent, re.Pattern[str]]] = [
 HELP = re.compile(
     r"^\s*(?:help|\?+|usage|commands|examples?|how\s+do\s+i\s+use(?:\s+this|\s+it)?|"
     r"what\s+(?:can|do)\s+you\s+do|what\s+(?:can|should)\s+i\s+ask(?:\s+you)?|"
-    r"how\s+does\s+(?:this|it)\s+work|what\s+is\s+this)\s*[?!.]*\s*$"
+    r"how\s+does\s+(?:this|it)\s+work|what\s+is\s+this|hi|hey|yo)\s*[?!.]*\s*$"
 )
 
 # Single words people misspell, for the fuzzy intent fallback.
@@ -232,7 +273,7 @@ BRANDS = frozenset({"nvidia", "geforce", "tesla", "rtx", "gtx", "quadro"})
 WORD = re.compile(r"[a-z0-9]+")
 NUM = r"(-?\d+(?:,\d{3})*(?:\.\d+)?|-?\.\d+)"
 # A number or a number word (``3``, ``three``, ``a``): two groups, read by :func:`amount_of`.
-AMOUNT = r"(?:{num}|\b({words}))".format(
+AMOUNT = r"(?:{num}|\b({words})(?=\s))".format(
     num=NUM, words="|".join(k for k in NUMBER_WORDS if len(k) > 1 or k == "a")
 )
 

@@ -1,4 +1,4 @@
-"""Calculations: break-even, per-run cost and carbon. Thin: validate, call, return."""
+"""Calculations: break-even, per-run cost, carbon and a desktop's electricity. Thin: validate, call, return."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from app.deps import SettingsDep, ViewDep
 from app.models.break_even import BreakEvenRequest, BreakEvenResult
 from app.models.carbon import CarbonRequest, CarbonResult
 from app.models.common import PROBLEM_RESPONSES
+from app.models.electricity import ElectricityRequest, ElectricityResult
 from app.models.run_cost import RunCostRequest, RunCostResult
 
 router = APIRouter(
@@ -45,3 +46,15 @@ async def compute_carbon(req: CarbonRequest, view: ViewDep, settings: SettingsDe
     """`energy_kwh = (gpu_count x gpu_power_w + base_power_w) x busy_hours / 1000 x pue`,
     `co2e_kg = energy_kwh x carbon_intensity_g_per_kwh / 1000`."""
     return usecases.compute_carbon(view, req, settings)
+
+
+@router.post(
+    "/electricity", response_model=ElectricityResult, summary="A desktop's electricity bill"
+)
+async def compute_electricity(
+    req: ElectricityRequest, view: ViewDep, settings: SettingsDep
+) -> ElectricityResult:
+    """Energy (kWh) and electricity cost per day, month and year of running an owned desktop
+    at `utilization`: `(busy_power_w x busy h + idle_wall_power_w x idle h) / 1000 x
+    electricity_price_usd_per_kwh`, the same desktop power model as break-even's."""
+    return usecases.compute_electricity(view, req, settings)

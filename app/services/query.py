@@ -32,8 +32,23 @@ from app.query.interpretation import Interpretation
 from app.query.lexicon import Lexicon
 from app.query.parser import parse
 from app.services import catalog
-from app.services.query_common import EXAMPLES, MAX_OPTIONS, Answer, cloud_words, money, refuse
-from app.services.query_costs import break_even_answer, carbon_answer, run_cost_answer
+from app.services.query_common import (
+    EXAMPLES,
+    MAX_OPTIONS,
+    Answer,
+    cloud_words,
+    gpu_family,
+    money,
+    refuse,
+    typed_offers,
+)
+from app.services.query_costs import (
+    break_even_answer,
+    carbon_answer,
+    electricity_answer,
+    run_cost_answer,
+)
+from app.services.query_gpus import colab_answer, gpu_compare_answer, gpu_list_answer
 from app.settings import Settings
 
 
@@ -67,40 +82,52 @@ def _answer(view: CatalogView, settings: Settings, it: Interpretation) -> QueryA
     if it.intent == "help":
         for example in EXAMPLES:
             out.fact("Try", example)
-        return out.done("Ask about break-even, run cost, cost per batch item, carbon, offers, GPUs")
+        return out.done(
+            "Ask about break-even, run cost, cost per batch item, carbon, electricity, offers, "
+            "two GPUs side by side, Colab plans, GPUs"
+        )
     return _BUILDERS[it.intent](view, settings, out)
 
 
 def _widened(view: CatalogView, out: Answer, mention) -> list:
     """Offers when the exact words match none: the GPU's family ("A100" reaches the SXM4
-    parts AWS sells), then the same GPUs at any provider; each widening stated."""
+    parts AWS sells), then any pricing model at the provider, then the same GPUs at any
+    provider; each widening stated."""
     c = out.it.cloud
-    family = {g.id for g in view.gpus for i in mention.ids if g.id.split("-")[0] == i.split("-")[0]}
-    filters = dict(provider=c.provider, pricing_model=c.pricing_model, colab_plan=c.colab_plan)
+    family = sorted(set(gpu_family(view, mention.ids)))
     count = mention.count if mention.count > 1 else None
-    found = catalog.find_offers(view, gpu_ids=sorted(family), gpu_count=count, **filters)
-    if found:
-        out.default(
+    steps = [
+        (
+            dict(provider=c.provider, pricing_model=c.pricing_model, colab_plan=c.colab_plan),
             "gpu",
-            sorted(family),
+            family,
             f"'{mention.text}' as its family: no offer of {', '.join(mention.ids)} matched",
-        )
-        return found
-    if c.provider is not None:
-        found = catalog.find_offers(
-            view,
-            gpu_ids=sorted(family),
-            gpu_count=count,
-            pricing_model=c.pricing_model,
-            exclude_provider="colab",  # its usage limits make it no like-for-like rental
-        )
+        ),
+        (
+            dict(provider=c.provider, colab_plan=c.colab_plan),
+            "pricing_model",
+            None,
+            f"no {c.pricing_model} offer of {mention.text} at {c.provider or 'any provider'}: "
+            "every pricing model",
+        ),
+        (
+            dict(pricing_model=c.pricing_model, exclude_provider="colab"),
+            "provider",
+            None,
+            f"the catalog has no {c.provider} offer of {mention.text}: offers at every provider "
+            "(Colab left out: its usage limits make it no like-for-like rental)",
+        ),
+    ]
+    for filters, name, value, why in steps:
+        if name == "pricing_model" and c.pricing_model is None:
+            continue
+        if name == "provider" and c.provider is None:
+            continue
+        found = catalog.find_offers(view, gpu_ids=family, gpu_count=count, **filters)
         if found:
-            out.default(
-                "provider",
-                None,
-                f"the catalog has no {c.provider} offer of {mention.text}: offers at every provider",
-            )
-    return found
+            out.default(name, value, why)
+            return found
+    return []
 
 
 def _renting_only(view: CatalogView, it: Interpretation) -> bool:
@@ -148,15 +175,14 @@ def _offers_answer(view: CatalogView, settings: Settings, out: Answer) -> QueryA
             f"{len(ids)} GPUs with at least {it.min_gpu_memory_gb:g} GB",
             "the catalog's GPUs with that much memory per GPU (Colab left out)",
         )
-    found = catalog.find_offers(
-        view,
-        gpu_ids=ids,
-        exclude_provider="colab" if ids and it.min_gpu_memory_gb and not mention else None,
-        provider=c.provider,
-        pricing_model=c.pricing_model,
-        colab_plan=c.colab_plan,
-        gpu_count=mention.count if mention and mention.count > 1 else None,
-    )
+    count = mention.count if mention and mention.count > 1 else None
+    if ids and it.min_gpu_memory_gb and not mention:
+        found = catalog.find_offers(
+            view, gpu_ids=ids, exclude_provider="colab", provider=c.provider,
+            pricing_model=c.pricing_model, gpu_count=count,
+        )  # fmt: skip
+    else:
+        found = typed_offers(view, out, ids, count)
     if c.price_usd_per_hour is not None:
         found = [o for o in found if float(o.price_usd_per_hour) <= c.price_usd_per_hour]
     if not found and mention:
@@ -218,6 +244,10 @@ _BUILDERS = {
     "run_cost": run_cost_answer,
     "cost_per_item": run_cost_answer,
     "carbon": carbon_answer,
+    "electricity": electricity_answer,
     "offers": _offers_answer,
+    "gpu_compare": gpu_compare_answer,
     "gpu_info": _gpu_info,
+    "gpu_list": gpu_list_answer,
+    "colab": colab_answer,
 }

@@ -4,6 +4,7 @@ from an interpretation, money formatting, and the defaults for a desktop and a c
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from pydantic import ValidationError
@@ -167,22 +168,39 @@ def in_currency_text(amount_usd: float | None, rate: CurrencyRate) -> str:
     return f"{x:,.2f} {rate.currency}" if abs(x) >= 1 else f"{x:.4g} {rate.currency}"
 
 
+# A GPU id's family: the model before its memory or form factor ("a100-sxm4-80gb" -> "a100",
+# "h100-nvl" -> "h100"); consumer and workstation names keep their prefix ("rtx-3090").
+_FAMILY = re.compile(r"(?:rtx-pro|rtx|gtx|quadro-rtx|quadro|tesla|titan)-[a-z]*\d*|[a-z]+\d+[a-z]?")
+
+
+def gpu_family(view: CatalogView, ids) -> tuple[str, ...]:
+    """Every catalog GPU of the same family as any of ``ids``, sorted."""
+    keys = {m.group(0) for i in ids if (m := _FAMILY.match(i))}
+    return tuple(
+        sorted(g.id for g in view.gpus if (m := _FAMILY.match(g.id)) and m.group(0) in keys)
+    )
+
+
 def pick_cloud_offer(
     view: CatalogView, out: Answer, desktop_gpu: Gpu, count: int
 ) -> CloudOffer | None:
-    """The cloud offer a break-even compares against (see the module docstring)."""
+    """The cloud offer a break-even compares against (see the module docstring). A GPU asked
+    for widens to its family ("a100" reaches the SXM4 parts GCP sells), and a pricing model
+    no matching offer has is dropped; each widening is stated."""
     c = out.it.cloud
     typed = not c.is_empty()
     # Typed words filter as given; with none, on-demand and no Colab (its usage limits make
     # it no like-for-like substitute for a desktop).
     filters = dict(
         provider=c.provider,
-        pricing_model=c.pricing_model or (None if typed else "on_demand"),
+        pricing_model=c.pricing_model or (None if c.provider == "colab" else "on_demand"),
         colab_plan=c.colab_plan,
     )
-    what = ", ".join(f"{k}={v}" for k, v in filters.items() if v) or "any provider"
     if c.gpu is not None:
+        family = gpu_family(view, c.gpu.ids)
         tiers: list[tuple[str, tuple[str, ...] | None]] = [("the GPU asked for", c.gpu.ids)]
+        if set(family) != set(c.gpu.ids):
+            tiers.append((f"'{c.gpu.text}' as its family: {', '.join(family)}", family))
     else:
         tiers = [
             ("the desktop's GPU", (desktop_gpu.id,)),
@@ -194,6 +212,23 @@ def pick_cloud_offer(
         ]
         if typed:  # "vs colab pro": the plan's own GPUs when none is comparable
             tiers.append(("any GPU (none comparable to the desktop's is offered)", None))
+    found = _first_tier(view, out, tiers, count, filters, typed)
+    if found is None and c.pricing_model is not None:
+        filters["pricing_model"] = None
+        found = _first_tier(view, out, tiers, count, filters, typed)
+        if found is not None:
+            out.default(
+                "cloud.pricing_model",
+                found.pricing_model,
+                f"no matching {c.pricing_model} offer in the catalog: any pricing model",
+            )
+    return found
+
+
+def _first_tier(view, out: Answer, tiers, count: int, filters: dict, typed: bool):
+    """The cheapest offer of the first tier (GPUs, then any GPU count) that has one, stated
+    in the answer's defaults; None when no tier has one."""
+    what = ", ".join(f"{k}={v}" for k, v in filters.items() if v) or "any provider"
     for why, ids in tiers:
         if ids is not None and not ids:
             continue
@@ -244,3 +279,44 @@ def cloud_words(it: Interpretation) -> dict[str, str]:
 
 def dump(result) -> dict[str, Any]:
     return result.model_dump(mode="json")
+
+
+def typed_offers(
+    view: CatalogView,
+    out: Answer,
+    ids,
+    count: int | None = None,
+    *,
+    nearest: bool = False,
+    pricing: str | None = None,
+) -> list[CloudOffer]:
+    """The offers matching the question's cloud words for GPU ``ids``, cheapest first; a
+    question naming no pricing model takes ``pricing`` (stated) when given. "spot" at a
+    provider that sells interruptible capacity instead (RunPod) reads as that, stated; with
+    ``nearest``, a provider without the GPU widens to every provider (Colab left out),
+    stated."""
+    c = out.it.cloud
+    filters = dict(provider=c.provider, colab_plan=c.colab_plan, gpu_count=count)
+    model = c.pricing_model
+    if model is None and pricing is not None and c.provider != "colab":
+        model = pricing
+        out.default("pricing_model", pricing, "no pricing model named: say `spot` for spot")
+    found = catalog.find_offers(view, gpu_ids=ids, pricing_model=model, **filters)
+    if not found and c.pricing_model == "spot":
+        found = catalog.find_offers(view, gpu_ids=ids, pricing_model="interruptible", **filters)
+        if found:
+            out.default(
+                "pricing_model", "interruptible", "'spot' as the provider's interruptible capacity"
+            )
+    if not found and nearest and c.provider is not None:
+        found = catalog.find_offers(
+            view, gpu_ids=ids, pricing_model=model, gpu_count=count, exclude_provider="colab"
+        )
+        if found:
+            out.default(
+                "provider",
+                None,
+                f"the catalog has no {c.provider} offer of {', '.join(ids or ())}: offers at "
+                "every provider",
+            )
+    return found

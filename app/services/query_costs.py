@@ -1,5 +1,5 @@
-"""Chat answers that cost something: break-even, run cost (and cost per batch item) and
-carbon. Each fills what the question left out with a stated default and asks the engine."""
+"""Chat answers that cost something: break-even, run cost (and cost per batch item),
+carbon and a desktop's electricity. Each fills what the question left out with a stated default and asks the engine."""
 
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ from app.catalog.view import CatalogView
 from app.models import CloudOffer, Gpu
 from app.models.break_even import BreakEvenRequest
 from app.models.carbon import CarbonRequest
+from app.models.electricity import ElectricityRequest
 from app.models.query import QueryAnswer
 from app.models.run_cost import RunCostRequest
-from app.query.interpretation import Interpretation
 from app.services import catalog
 from app.services.query_common import (
     CARBON_DEFAULT_DAYS,
@@ -25,6 +25,7 @@ from app.services.query_common import (
     one_gpu,
     pick_cloud_offer,
     refuse,
+    typed_offers,
     usage_fields,
     validated,
     where_fields,
@@ -117,7 +118,7 @@ def run_cost_answer(view: CatalogView, settings: Settings, out: Answer) -> Query
     it = out.it
     gpu = one_gpu(view, out, it.gpu) if it.gpu else None
     count = it.gpu.count if it.gpu else 1
-    workload, what = _workload(it, gpu, count)
+    workload, what = _workload(out, gpu, count)
     body = {"workload": workload, "options": _options(view, out, gpu, count), **where_fields(it)}
     req = validated(RunCostRequest, body, it)
     res = usecases.compute_run_cost(view, req, settings)
@@ -145,14 +146,27 @@ def run_cost_answer(view: CatalogView, settings: Settings, out: Answer) -> Query
     return out.done(headline, "/v1/run-cost", req.model_dump(exclude_none=True), dump(res))
 
 
-def _workload(it: Interpretation, gpu: Gpu | None, count: int) -> tuple[dict[str, Any], str]:
+def _workload(out: Answer, gpu: Gpu | None, count: int) -> tuple[dict[str, Any], str]:
     """The run-cost workload (a benchmark, or a runtime on the named GPU) and how the answer
-    names it; refuses a question without either."""
+    names it; refuses a question without either. A period without a runtime ("8 H100s for a
+    week", "a year of A10G at 25 %") is the GPUs' busy time over it: the whole period unless
+    a utilization is given (stated as a default)."""
+    it = out.it
     if it.benchmark:
         return {"benchmark": it.benchmark}, it.benchmark
     runtime_s = it.runtime_s
     if runtime_s is None and it.gpu_hours is not None:
         runtime_s = it.gpu_hours * 3600 / count
+    if runtime_s is None and it.horizon_days and gpu is not None:
+        busy = it.utilization if it.utilization is not None else 1.0
+        runtime_s = it.horizon_days * 86_400 * busy
+        if it.utilization is None:
+            out.default(
+                "runtime_s",
+                runtime_s,
+                f"{it.horizon_days:g} days busy around the clock (no utilization given; say "
+                "`at 25%` for less)",
+            )
     if runtime_s is None or gpu is None:
         raise refuse(
             it,
@@ -175,22 +189,25 @@ def _options(view: CatalogView, out: Answer, gpu: Gpu | None, count: int) -> lis
         return [{"price_usd_per_hour": c.price_usd_per_hour, "gpu": target}]
     if not c.is_empty():
         ids = c.gpu.ids if c.gpu else ((gpu.id,) if gpu else None)
-        found = catalog.find_offers(
-            view, gpu_ids=ids, provider=c.provider, pricing_model=c.pricing_model,
-            colab_plan=c.colab_plan,
-        )  # fmt: skip
+        found = typed_offers(view, out, ids, nearest=ids is not None, pricing="on_demand")
         if not found:
             raise refuse(it, f"no cloud offer matches {cloud_words(it)}")
-        options = [{"offer_id": o.id} for o in found[:MAX_OPTIONS]]
+        distinct: dict[tuple[str, str], CloudOffer] = {}  # one region per instance type
+        for o in found:
+            distinct.setdefault((o.provider, o.instance_type), o)
+        options = [{"offer_id": o.id} for o in list(distinct.values())[:MAX_OPTIONS]]
         out.default(
             "options",
             [o["offer_id"] for o in options],
-            f"the {len(options)} cheapest per GPU-hour of {len(found)} matching offers",
+            f"the {len(options)} cheapest per GPU-hour of {len(found)} matching offers (one "
+            "region per instance type)",
         )
         return options
     if gpu is not None:
         cheapest: dict[str, CloudOffer] = {}  # per provider; offers come cheapest first
-        for offer in catalog.find_offers(view, gpu_ids=(gpu.id,), gpu_count=count):
+        for offer in catalog.find_offers(
+            view, gpu_ids=(gpu.id,), gpu_count=count, pricing_model="on_demand"
+        ):
             if offer.price_usd_per_hour == 0 and offer.monthly_fee_usd == 0:
                 continue  # free plans (Colab Free): GPU, hours and sessions not guaranteed
             cheapest.setdefault(offer.provider, offer)
@@ -202,8 +219,8 @@ def _options(view: CatalogView, out: Answer, gpu: Gpu | None, count: int) -> lis
         out.default(
             "options",
             [o.get("offer_id", "desktop") for o in options],
-            "the cheapest offer of this GPU per provider (up to 5), and a desktop with it "
-            "when its launch price is known",
+            "the cheapest on-demand offer of this GPU per provider (up to 5; say `spot` for "
+            "spot), and a desktop with it when its launch price is known",
         )
         return options
     found = [
@@ -254,3 +271,47 @@ def carbon_answer(view: CatalogView, settings: Settings, out: Answer) -> QueryAn
         f"{res.embodied.co2e_kg:,.1f} kg embodied"
     )
     return out.done(headline, "/v1/carbon", req.model_dump(exclude_none=True), dump(res))
+
+
+def electricity_answer(view: CatalogView, settings: Settings, out: Answer) -> QueryAnswer:
+    """The electricity bill of a desktop with the named GPUs (``POST /v1/electricity``): per
+    month and year, and over the period asked for."""
+    it = out.it
+    mention = it.gpu or it.cloud.gpu
+    gpu = one_gpu(view, out, mention)  # type: ignore[arg-type]  (checked by the parser)
+    count = mention.count  # type: ignore[union-attr]
+    body: dict[str, Any] = {"desktop": {"gpu": gpu.id, "gpu_count": count}, **where_fields(it)}
+    body.pop("memory_preset", None)
+    body.pop("precision", None)
+    if it.horizon_days:
+        body["days"] = it.horizon_days
+    req = validated(ElectricityRequest, body, it)
+    res = usecases.compute_electricity(view, req, settings)
+    rate = res.currency_rate
+    out.fact(
+        "Desktop",
+        f"{count}x {gpu.id}: {res.busy_power_w:,.0f} W busy at the wall"
+        + (
+            f", {res.idle_wall_power_w:,.0f} W idle" if res.idle_wall_power_w else ", off when idle"
+        ),
+    )
+    out.fact("Utilization", f"{res.utilization:.0%}")
+    out.fact(
+        "Electricity",
+        f"{in_currency_text(res.electricity_price_usd_per_kwh, rate)}/kWh"
+        + (f" ({it.region})" if it.region else ""),
+    )
+    out.fact(
+        "Per year",
+        f"{in_currency_text(res.cost_usd_per_year, rate)} ({res.energy_kwh_per_year:,.0f} kWh)",
+    )
+    if res.days:
+        out.fact(
+            f"Over {res.days:g} days",
+            f"{in_currency_text(res.cost_usd, rate)} ({res.energy_kwh:,.1f} kWh)",
+        )
+    headline = (
+        f"Electricity: {in_currency_text(res.cost_usd_per_month, rate)} a month "
+        f"({res.energy_kwh_per_month:,.0f} kWh) for {count}x {gpu.id} at {res.utilization:.0%}"
+    )
+    return out.done(headline, "/v1/electricity", req.model_dump(exclude_none=True), dump(res))

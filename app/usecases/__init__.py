@@ -4,6 +4,7 @@
 
 from app.usecases.break_even import compute_break_even
 from app.usecases.carbon import compute_carbon
+from app.usecases.electricity import compute_electricity
 from app.usecases.run_cost import compute_run_cost
 
-__all__ = ["compute_break_even", "compute_carbon", "compute_run_cost"]
+__all__ = ["compute_break_even", "compute_carbon", "compute_electricity", "compute_run_cost"]

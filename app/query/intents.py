@@ -1,0 +1,100 @@
+"""The intent of a question: intents read on the whole question first (two GPUs side by
+side, the GPU list, a Colab plan's price, buy-or-rent, a power bill), then keywords (typos
+tolerated), then what was given (a benchmark means run cost, a GPU with a period means a
+rental, ...). A step of :func:`app.query.parser.parse`."""
+
+from __future__ import annotations
+
+from rapidfuzz import fuzz, process
+
+from app.query.interpretation import Intent, Interpretation
+from app.query.vocabulary import (
+    CLOUD_MARKER,
+    COLAB_PRICE,
+    COMPARE_WORDS,
+    DESKTOP_WORDS,
+    ELECTRICITY,
+    FUZZY_INTENT_WORDS,
+    GPU_LIST,
+    INTENT_PATTERNS,
+    RENTAL_SPAN,
+    WORD,
+)
+from app.query.work import Work
+
+
+def _first_intent(it: Interpretation) -> Intent | None:
+    """Intents read on the whole question before the keyword list: two GPUs side by side,
+    the GPU list, a Colab plan's price, a power bill."""
+    low, c = it.text.lower(), it.cloud
+    cloud_named = c.provider or c.pricing_model or c.colab_plan or c.price_usd_per_hour
+    if (
+        it.gpu and c.gpu and not cloud_named and not DESKTOP_WORDS.search(low)
+        and COMPARE_WORDS.search(low) and not (it.benchmark or it.runtime_s or it.gpu_hours)
+    ):  # fmt: skip
+        return "gpu_compare"
+    if GPU_LIST.search(low) and not (it.gpu or c.gpu):
+        return "gpu_list"
+    if c.provider == "colab" and not (it.gpu or c.gpu) and COLAB_PRICE.search(low):
+        return "colab"
+    if INTENT_PATTERNS[0][1].search(low):
+        # Buy-or-rent phrasing ("3090 or rent?", "buy vs rent") is read on the whole
+        # question: its "or rent" / "vs" also marks the cloud side.
+        return "break_even"
+    if ELECTRICITY.search(low) and not (it.benchmark or c.provider or c.price_usd_per_hour):
+        return "electricity"
+    return None
+
+
+def read_intent(w: Work, it: Interpretation) -> None:
+    it.intent = _first_intent(it) or "unknown"
+    for intent, pattern in INTENT_PATTERNS if it.intent == "unknown" else ():
+        if pattern.search(w.text):
+            it.intent = intent
+            break
+    if it.intent == "unknown":  # a misspelt keyword, one word or two run together
+        tokens = list(WORD.finditer(w.text))
+        spans = [
+            (a.group(0) + b.group(0), a.start(), b.end())
+            for a, b in zip(tokens, tokens[1:], strict=False)
+        ]
+        for word, start, end in [*spans, *((t.group(0), t.start(), t.end()) for t in tokens)]:
+            if len(word) < 5:
+                continue
+            best = process.extractOne(
+                word, list(FUZZY_INTENT_WORDS), scorer=fuzz.ratio, score_cutoff=78
+            )
+            if best:
+                it.intent = FUZZY_INTENT_WORDS[best[0]]
+                w.blank(start, end)
+                break
+    for pattern in (*(p for _, p in INTENT_PATTERNS), GPU_LIST, ELECTRICITY, COMPARE_WORDS):
+        w.take(pattern)
+    mention = it.gpu or it.cloud.gpu
+    work = it.runtime_s or it.gpu_hours
+    if it.intent in ("offers", "gpu_info") and mention and work and not it.min_gpu_memory_gb:
+        it.intent = "run_cost"  # "price for a 36h fine-tune on 2x a100": one run's cost
+    if it.intent != "unknown":
+        return
+    _infer_intent(it)
+
+
+def _infer_intent(it: Interpretation) -> None:
+    """No keyword: the intent from what was given."""
+    low = it.text.lower()
+    has_usage = it.utilization is not None or it.utilization_profile is not None
+    rented = not it.cloud.is_empty() and not CLOUD_MARKER.search(low)  # "A100 on aws"
+    if it.benchmark or (it.runtime_s and (it.gpu or it.cloud.gpu)):
+        it.intent = "run_cost"
+    elif it.gpu and it.horizon_days and (RENTAL_SPAN.search(low) or not (has_usage or rented)):
+        it.intent = "run_cost"  # "8 H100s for a week", "a year of A10G on aws at 25%"
+    elif it.gpu and rented and not has_usage:
+        it.intent = "offers"
+    elif it.gpu and (has_usage or not it.cloud.is_empty() or it.horizon_days):
+        it.intent = "break_even"
+    elif it.gpu and it.gpu_hours:
+        it.intent = "carbon"
+    elif it.gpu:
+        it.intent = "gpu_info"
+    elif not it.cloud.is_empty() or it.min_gpu_memory_gb:
+        it.intent = "offers"

@@ -1,0 +1,110 @@
+"""A desktop's electricity bill (``POST /v1/electricity``): :func:`resolve` turns the request
+into an :class:`ElectricityScenario`, :func:`compose` computes energy and cost from it with
+the pure model (the same desktop power model as break-even's desktop side)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from app import costing
+from app.catalog.view import CatalogView
+from app.costing.money import ExchangeRate
+from app.models.electricity import ElectricityRequest, ElectricityResult
+from app.settings import Settings
+from app.usecases.desktop import ResolvedDesktop, resolve_desktop
+from app.usecases.inputs import (
+    request_electricity,
+    resolve_currency,
+    resolve_region,
+    resolve_usage,
+)
+from app.usecases.trail import Trail, currency_rate, in_currency, sig8
+
+
+@dataclass(frozen=True)
+class ElectricityScenario:
+    """Every input explicit: the desktop (power model), the usage, the price (USD/kWh), the
+    period (days or None), the answer's rate and the trail."""
+
+    desk: ResolvedDesktop
+    usage: costing.Usage
+    electricity_price_usd_per_kwh: float
+    days: float | None
+    rate: ExchangeRate
+    trail: Trail
+
+
+def compute_electricity(
+    view: CatalogView, req: ElectricityRequest, settings: Settings
+) -> ElectricityResult:
+    """Energy and electricity cost of running the desktop; see :class:`ElectricityResult`."""
+    return compose(resolve(view, req, settings), view, settings)
+
+
+def resolve(view: CatalogView, req: ElectricityRequest, settings: Settings) -> ElectricityScenario:
+    """The scenario of ``req`` over ``view``: 404 for unknown GPUs, regions or profiles."""
+    trail = Trail()
+    rate = resolve_currency(view, req, trail)
+    desk = _power_only(view, req, trail, rate)
+    usage = resolve_usage(view, req, trail, idle_on_fraction=req.desktop.idle_on_fraction or 0.0)
+    region = resolve_region(view, req.region)
+    price = request_electricity(view, req, region, settings, trail, rate)
+    return ElectricityScenario(desk, usage, price, req.days, rate, trail)
+
+
+def compose(s: ElectricityScenario, view: CatalogView, settings: Settings) -> ElectricityResult:
+    """Energy per day from the desktop's busy and idle wall power, then per month and year,
+    priced at the scenario's USD/kWh."""
+    d = s.desk.desktop
+    per_day = costing.desktop_energy_kwh_per_day(d, s.usage)
+    month, year = costing.DAYS_PER_YEAR / 12, costing.DAYS_PER_YEAR
+    price = s.electricity_price_usd_per_kwh
+
+    def cost(kwh: float) -> float:
+        return costing.electricity_cost_usd(kwh, price)
+
+    return ElectricityResult(
+        gpu_id=s.desk.gpu.id if s.desk.gpu else None,
+        gpu_count=d.gpu_count,
+        busy_power_w=sig8(d.busy_power_w),
+        idle_wall_power_w=sig8(d.idle_wall_power_w),
+        utilization=s.usage.utilization,
+        electricity_price_usd_per_kwh=sig8(price),
+        energy_kwh_per_day=sig8(per_day),
+        energy_kwh_per_month=sig8(per_day * month),
+        energy_kwh_per_year=sig8(per_day * year),
+        cost_usd_per_day=sig8(cost(per_day)),
+        cost_usd_per_month=sig8(cost(per_day * month)),
+        cost_usd_per_year=sig8(cost(per_day * year)),
+        days=s.days,
+        energy_kwh=sig8(per_day * s.days) if s.days else None,
+        cost_usd=sig8(cost(per_day * s.days)) if s.days else None,
+        currency_rate=currency_rate(s.rate),
+        cost_per_month_in_currency=in_currency(cost(per_day * month), s.rate),
+        cost_per_year_in_currency=in_currency(cost(per_day * year), s.rate),
+        assumptions=s.trail.assumptions,
+        sources=s.trail.sources,
+        **s.trail.price_fields(view, settings),
+    )
+
+
+# What a desktop's bill depends on: its power model, not its purchase price.
+_POWER_INPUTS = ("gpu_power_w", "base_power_w", "idle_power_w", "psu_efficiency", "barebone")
+
+
+def _power_only(
+    view: CatalogView, req: ElectricityRequest, trail: Trail, rate: ExchangeRate
+) -> ResolvedDesktop:
+    """The desktop resolved as break-even resolves it, keeping on ``trail`` only what its
+    power depends on: the power assumptions, the sources and the power warnings (PSU,
+    household circuit); its price defaults and their ages do not enter the bill."""
+    scratch = Trail()
+    desk = resolve_desktop(view, req.desktop, scratch, rate=rate, with_resale=False)
+    for a in scratch.assumptions:
+        if a.name.removeprefix("desktop.") in _POWER_INPUTS:
+            trail.assume(a.name, a.value, a.source)
+    for ref in scratch.sources:
+        trail.cite(ref.what, ref.source, ref.as_of)
+    for text in scratch.warnings:
+        trail.warn(text)
+    return desk

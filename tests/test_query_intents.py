@@ -1,0 +1,179 @@
+"""Chat intents added for issue 19, end to end through GET /v1/query: a desktop's electricity
+bill, two GPUs side by side, Colab plans, the GPU list, and a rental period without a runtime.
+Expected values come from the seeds and the catalog's own rows (read through the API), not
+from the answers."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from app.catalog.sources.files import CURATED, read_csv
+from tests import ecb
+from tests.query_corpus import CORPUS
+from tests.query_corpus_people import PEOPLE
+from tests.seed_values import SEED_001
+
+S = SEED_001
+
+
+def ask(client, q: str) -> dict:
+    r = client.get("/v1/query", params={"q": q})
+    assert r.status_code == 200, r.text
+    return r.json()
+
+
+def offers(client, **params) -> list[dict]:
+    body = client.get("/v1/cloud-offers", params={"limit": 500, **params}).json()
+    assert body["count"] <= 500, body["count"]
+    return body["data"]
+
+
+def test_every_corpus_question_is_answered_or_refused_as_expected(client):
+    """The corpus end to end: each question a person would expect answered is answered (no
+    refusal, no 5xx), each that must be refused is refused."""
+    wrong = []
+    for text, expected in CORPUS + PEOPLE:
+        if not text or len(text) > 500:
+            continue  # an empty or over-long q is the endpoint's own 422
+        body = ask(client, text)
+        if body["answered"] is bool(expected.get("refused")):
+            wrong.append((text, body["headline"]))
+    assert not wrong, wrong
+
+
+# --- electricity ---------------------------------------------------------------------------
+
+
+def test_electricity_reproduces_seed_001(client):
+    # seed 001: (350 W + 100 W) x 15 % x 24 h x 365 = 591.3 kWh a year, at $0.12/kWh $70.96
+    body = ask(client, "electricity cost of a 3090 at 15% util at $0.12/kWh")
+    assert body["answered"] and body["intent"] == "electricity", body
+    res = body["result"]
+    kwh_year = (S["gpu_w"] + S["cpu_w"]) / 1000 * 0.15 * 24 * 365
+    assert res["energy_kwh_per_year"] == pytest.approx(kwh_year)
+    assert res["cost_usd_per_year"] == pytest.approx(kwh_year * 0.12)
+    assert res["cost_usd_per_month"] == pytest.approx(kwh_year * 0.12 / 12)
+    assert body["endpoint"] == "/v1/electricity"
+    # the typed request POSTed as is gives the same answer
+    again = client.post(body["endpoint"], json=body["request"]).json()
+    assert again["cost_usd_per_year"] == res["cost_usd_per_year"]
+    # the bill does not depend on the desktop's price: no price default, no price-age warning
+    assert not any("price" in a["name"] for a in res["assumptions"])
+    assert not res["warnings"]
+
+
+def test_electricity_24_7_in_germany_in_euros(client):
+    body = ask(client, "what does it cost to run a 4090 24/7 in germany, in euros")
+    res = body["result"]
+    assert body["intent"] == "electricity" and res["utilization"] == 1.0
+    gpu = client.get("/v1/gpus/rtx-4090").json()
+    de = client.get("/v1/regions/de").json()
+    # Eurostat's 2025-S2 price at the ECB's 2025-S2 mean; the bill in EUR at today's rate
+    usd_per_kwh = de["electricity_price_local"] * ecb.half_year("EUR", 2025, 2)
+    watts = res["busy_power_w"]
+    assert watts >= gpu["tdp_w"]  # the GPU's TDP plus the machine, at the wall
+    kwh_month = watts / 1000 * 24 * 365 / 12
+    assert res["energy_kwh_per_month"] == pytest.approx(kwh_month)
+    assert res["cost_usd_per_month"] == pytest.approx(kwh_month * usd_per_kwh, rel=1e-5)
+    eur, _ = ecb.latest_half_year("EUR")
+    assert res["cost_per_month_in_currency"] == pytest.approx(
+        kwh_month * usd_per_kwh / eur, rel=1e-5
+    )
+    assert "EUR" in body["headline"]
+
+
+def test_electricity_refuses_bad_input(client):
+    assert client.post("/v1/electricity", json={"desktop": {}}).status_code == 422
+    r = client.post("/v1/electricity", json={"desktop": {"gpu": "rtx-3090"}, "days": -1})
+    assert r.status_code == 422
+    r = client.post("/v1/electricity", json={"desktop": {"gpu": "rtx-9999"}})
+    assert r.status_code == 404
+
+
+# --- two GPUs side by side -----------------------------------------------------------------
+
+
+def _cheapest_on_demand(client, gpu: str) -> float:
+    rows = [
+        o for o in offers(client, gpu=gpu, pricing_model="on_demand") if o["provider"] != "colab"
+    ]
+    single = [o for o in rows if o["gpu_count"] == 1] or rows
+    return min(o["price_usd_per_hour"] / o["gpu_count"] for o in single)
+
+
+def test_gpu_compare_prices_each_gpu_and_a_unit_of_work(client):
+    body = ask(client, "a6000 vs a100 cost per hour")
+    assert body["answered"] and body["intent"] == "gpu_compare", body
+    res = body["result"]
+    price_a = _cheapest_on_demand(client, "rtx-a6000")
+    price_b = _cheapest_on_demand(client, "a100-40gb")
+    assert res["price_usd_per_gpu_hour"] == pytest.approx([price_a, price_b])
+    # seed 004 ran both on three benchmarks: the factor is the geometric mean of the
+    # A100's runtime over the A6000's (the seed's seconds, as the catalog lists them)
+    ratios = []
+    for bench in client.get("/v1/benchmarks").json()["data"]:
+        t = {r["gpu_id"]: r["seconds"] for r in bench["results"] if r["seconds"]}
+        if "rtx-a6000" in t and "a100-40gb" in t:
+            ratios.append(t["a100-40gb"] / t["rtx-a6000"])
+    assert len(ratios) == 3
+    factor = math.exp(sum(map(math.log, ratios)) / len(ratios))
+    assert res["basis"] == "benchmark"
+    assert res["time_factor"] == pytest.approx(factor)
+    assert res["cost_usd_per_reference_hour"] == pytest.approx([price_a, price_b * factor])
+
+
+def test_gpu_compare_family_names_say_which_variant(client):
+    body = ask(client, "is an h100 worth it over an a100")
+    assert body["intent"] == "gpu_compare" and body["answered"]
+    # "h100" is a family: one variant, stated
+    assert any(d["name"].startswith("gpu") for d in body["defaults"])
+
+
+# --- Colab, the GPU list --------------------------------------------------------------------
+
+
+def test_colab_plan_price(client):
+    # cloud-and-colab-notes.md: Colab Pro, 100 compute units a month, $9.99 (TechCrunch 2022)
+    body = ask(client, "how much is colab pro")
+    assert body["intent"] == "colab" and body["answered"]
+    assert body["headline"] == "Colab Pro: $9.99 a month with 100 compute units"
+    plans = ask(client, "colab plans")
+    listed = [r["id"] for r in read_csv(CURATED / "colab_plans.csv")]
+    assert sorted(plans["result"]) == sorted(listed)
+
+
+def test_gpu_list_counts_the_catalog(client):
+    body = ask(client, "what gpus do you know")
+    gpus = client.get("/v1/gpus", params={"limit": 500}).json()["data"]
+    assert body["intent"] == "gpu_list" and len(body["result"]) == len(gpus)
+    assert body["headline"].startswith(f"I know {len(gpus)} GPUs")
+
+
+# --- a rental period without a runtime --------------------------------------------------------
+
+
+def test_gpus_for_a_week_cost_the_week(client):
+    body = ask(client, "8 H100s for a week")
+    assert body["intent"] == "run_cost" and body["answered"]
+    assert body["request"]["workload"]["runtime_s"] == 7 * 86_400
+    defaults = {d["name"] for d in body["defaults"]}
+    assert "runtime_s" in defaults and any(d.startswith("gpu") for d in defaults)
+    for option in body["result"]["options"]:
+        offer = client.get(f"/v1/cloud-offers/{option['offer_id']}").json()
+        assert offer["pricing_model"] == "on_demand" and offer["gpu_count"] == 8
+        assert option["cost_usd"] == pytest.approx(offer["price_usd_per_hour"] * 168, rel=1e-6)
+
+
+def test_a_year_at_a_utilization_is_its_busy_hours(client):
+    body = ask(client, "a year of an a10g on aws at 25%")
+    assert body["intent"] == "run_cost"
+    assert body["request"]["workload"]["runtime_s"] == pytest.approx(365 * 86_400 * 0.25)
+    cheapest = min(
+        o["price_usd_per_hour"]
+        for o in offers(client, gpu="a10g", provider="aws", pricing_model="on_demand")
+        if o["gpu_count"] == 1
+    )
+    best = min(o["cost_usd"] for o in body["result"]["options"])
+    assert math.isclose(best, cheapest * 365 * 24 * 0.25, rel_tol=1e-6)
