@@ -3,6 +3,7 @@ carbon and a desktop's electricity. Each fills what the question left out with a
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from app import costing, usecases
@@ -31,6 +32,9 @@ from app.services.query_common import (
     where_fields,
 )
 from app.settings import Settings
+
+# A carbon question about training for a period ("training on 8 A100s for 3 days").
+TRAINING = re.compile(r"\btrain(?:ing|s|ed)?\b")
 
 
 def break_even_answer(view: CatalogView, settings: Settings, out: Answer) -> QueryAnswer:
@@ -249,7 +253,11 @@ def carbon_answer(view: CatalogView, settings: Settings, out: Answer) -> QueryAn
         body["days"] = it.horizon_days or CARBON_DEFAULT_DAYS
         if not it.horizon_days:
             out.default("days", CARBON_DEFAULT_DAYS, "default: one year")
-        body.update(usage_fields(it))
+        usage = usage_fields(it)
+        body.update(usage)
+        if it.horizon_days and not usage and TRAINING.search(it.text.lower()):
+            body["utilization"] = 1.0  # "training on 8 A100s for 3 days": busy throughout
+            out.default("utilization", 1.0, "training for the whole period: busy throughout")
     if it.region:
         body["region"] = it.region
     req = validated(CarbonRequest, body, it)
