@@ -8,7 +8,8 @@ the conventions and keys are ``tests/query_corpus.py``'s, plus:
   ``gpu_list`` (the GPUs the catalog knows);
 * ``days`` on a run-cost question is how long the GPUs are rented ("8 H100s for a week": 7);
 * "24/7", "around the clock", "all the time" is a utilization of 1.0; "half the time" 0.5;
-* ``currency``: the answer's currency (ISO 4217) when the question asks for one;
+* ``currency``: the answer's currency (ISO 4217) when the question asks for one, or the
+  currency an electricity price is typed in (``kwh_local``: that price per kWh);
 * ``gap``: a phrasing the parser does not read yet, with why; it counts against the
   understood-rate and its test is an expected failure (strict: fixing it must remove the mark).
 """
@@ -248,6 +249,18 @@ PEOPLE: list[tuple[str, dict]] = [
     (
         "how much power does a 5090 draw and what does that cost at 25 cents/kWh",
         dict(intent="electricity", gpu="rtx-5090", kwh=0.25),
+    ),
+    (
+        "power bill for a 3090 at €0.25/kWh",
+        dict(intent="electricity", gpu="rtx-3090", kwh_local=0.25, currency="EUR"),
+    ),
+    (
+        "break-even 4090 at 0.30 eur per kwh",
+        dict(intent="break_even", gpu="rtx-4090", kwh_local=0.30, currency="EUR"),
+    ),
+    (
+        "is renting a 4090 on runpod cheaper than buying one",
+        dict(intent="break_even", gpu="rtx-4090", cloud=dict(provider="runpod")),
     ),
     # --- two GPUs side by side -------------------------------------------------------
     ("a100 vs h100 cost per hour", dict(intent="gpu_compare", gpu="a100-40gb", cloud_gpu=H100)),

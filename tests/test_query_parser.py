@@ -29,6 +29,7 @@ OPTIONAL = {
     "mem": "min_gpu_memory_gb",
     "desk_price": "desktop_price_usd",
     "currency": "currency",
+    "kwh_local": "electricity_price_per_kwh",
 }
 
 

@@ -81,6 +81,9 @@ class Interpretation:
     utilization: Annotated[float | None, Doc("Fraction of time busy (0-1).")] = None
     utilization_profile: Annotated[str | None, Doc("Profile id, e.g. `phd-desktop`.")] = None
     electricity_price_usd_per_kwh: Annotated[float | None, Doc("USD/kWh.")] = None
+    electricity_price_per_kwh: Annotated[
+        float | None, Doc("A price per kWh typed in `currency` (`€0.25/kWh`).")
+    ] = None
     region: Annotated[str | None, Doc("Region id, e.g. `de`, `us-ca`.")] = None
     horizon_days: Annotated[float | None, Doc("Time horizon, days.")] = None
     resell_after_years: Annotated[
@@ -116,6 +119,7 @@ class Interpretation:
         understood = (
             self.gpu or self.benchmark or not c.is_empty() or self.utilization is not None
             or self.utilization_profile or self.electricity_price_usd_per_kwh is not None
+            or self.electricity_price_per_kwh is not None
             or self.region or self.runtime_s or self.gpu_hours or self.horizon_days
             or self.min_gpu_memory_gb or self.desktop_price_usd
         )  # fmt: skip
@@ -127,7 +131,12 @@ class Interpretation:
         cloud_named = c.provider or c.pricing_model or c.colab_plan
         cloud_named = cloud_named or c.price_usd_per_hour is not None
         one_gpu_intents = ("break_even", "run_cost", "carbon", "electricity")
-        if self.intent in one_gpu_intents and self.gpu is None and c.gpu and not cloud_named:
+        # "is renting a 4090 on runpod cheaper than buying one": the one GPU is bought too
+        both_sides = self.intent == "break_even" and c.price_usd_per_hour is None
+        if (
+            self.intent in one_gpu_intents and self.gpu is None and c.gpu
+            and (both_sides or not cloud_named)
+        ):  # fmt: skip
             # "buy vs rent for a 4090", "cost to rent an H100 for a month": one GPU
             self.gpu, c.gpu = c.gpu, None
         # GPU info and carbon accept a GPU named on either side; a break-even needs the

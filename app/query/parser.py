@@ -152,6 +152,8 @@ def _desktop_price(w: Work, it: Interpretation) -> None:
 
 def _electricity(w: Work, it: Interpretation) -> None:
     kwh = r"(?:/|per|a|an)\s*kwh\b"
+    if _local_electricity(w, it, kwh):
+        return
     price: float | None = None
     if m := w.take(rf"(?:\$|usd\s*)\s*{NUM}\s*(?:usd\s*)?{kwh}") or w.take(
         rf"{NUM}\s*(?:\$|usd|dollars?)?\s*{kwh}"
@@ -173,6 +175,40 @@ def _electricity(w: Work, it: Interpretation) -> None:
     else:
         it.electricity_price_usd_per_kwh = price
     w.take(r"\b(?:electricity|power)\s+(?:price\s+)?(?:at|of|is)?\b")
+
+
+# An electricity price typed in another currency ("€0.25/kWh", "0.30 eur per kwh").
+LOCAL_PRICE_CURRENCY = {
+    "€": "EUR",
+    "eur": "EUR",
+    "euro": "EUR",
+    "euros": "EUR",
+    "£": "GBP",
+    "gbp": "GBP",
+}
+
+
+def _local_electricity(w: Work, it: Interpretation, kwh: str) -> bool:
+    """A price per kWh in euros or pounds: kept in that currency, which becomes the answer's
+    (the API's ``electricity_price_per_kwh`` is in the request's currency)."""
+    sign = r"(€|£|eur|gbp)"
+    found = w.take(rf"{sign}\s*{NUM}\s*{kwh}")
+    if found:
+        said, value = found[0].group(1), found[0].group(2)
+    elif found := w.take(rf"{NUM}\s*(€|£|euros?|eur|gbp)\s*{kwh}"):
+        value, said = found[0].group(1), found[0].group(2)
+    else:
+        return False
+    price, currency = to_number(value), LOCAL_PRICE_CURRENCY[said]
+    if not 0 <= price <= 5:
+        it.problems.append(f"{price:g} {currency}/kWh is not a plausible electricity price")
+    elif it.currency not in (None, currency):
+        it.problems.append(
+            f"the electricity price is in {currency} but the answer in {it.currency}"
+        )
+    else:
+        it.electricity_price_per_kwh, it.currency = price, currency
+    return True
 
 
 def _set_utilization(it: Interpretation, u: float, said: str) -> None:

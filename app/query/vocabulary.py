@@ -106,7 +106,7 @@ INTENT_PATTERNS: list[tuple[Intent, re.Pattern[str]]] = [
             r"pay\s+for\s+itself|worth\s+it|\bbuy\b.{0,40}\bor\s+(?:rent|the\s+cloud)|"
             r"\brent\b.{0,40}\bor\s+buy|cheaper\s+to\s+(?:buy|own)|\bbuy\s+vs\.?\s+rent|"
             r"\brent\s+vs\.?\s+buy|\bor\s+rent\b|\bor\s+(?:the\s+)?cloud\b|"
-            r"cheaper\s+than\s+rent\w*|\bvs\.?\s+(?:the\s+)?cloud\b|"
+            r"cheaper\s+than\s+(?:rent|buy)\w*|\bvs\.?\s+(?:the\s+)?cloud\b|"
             r"\bbuy\b.{0,40}\bor\s+(?:keep\s+(?:using|paying(?:\s+for)?)|stick\s+with|stay\s+on)\b"
         ),
     ),

@@ -149,6 +149,8 @@ def where_fields(it: Interpretation) -> dict[str, Any]:
     body = usage_fields(it)
     if it.electricity_price_usd_per_kwh is not None:
         body["electricity_price_usd_per_kwh"] = it.electricity_price_usd_per_kwh
+    if it.electricity_price_per_kwh is not None:
+        body["electricity_price_per_kwh"] = it.electricity_price_per_kwh
     if it.region:
         body["region"] = it.region
     if it.currency:
