@@ -108,6 +108,7 @@ def parse(text: str, lexicon: Lexicon) -> Interpretation:
     _benchmark(w, it, lexicon)
     _cloud_words(w, it)
     _gpus(w, it, lexicon)
+    _model_size(w, it)
     _memory_need(w, it)
     _monthly_gpu_hours(it)
     read_intent(w, it)
@@ -437,6 +438,19 @@ def _gpus(w: Work, it: Interpretation, lex: Lexicon) -> None:
         else:
             it.gpu = mention
     w.take(CLOUD_MARKER)
+
+
+# A model size ("a 13B model", "70b llm"): sizing GPU memory from parameters is not modelled.
+MODEL_SIZE = re.compile(r"\b\d+(?:\.\d+)?\s*b\b(?:\s*(?:param\w*|models?|llms?))?")
+
+
+def _model_size(w: Work, it: Interpretation) -> None:
+    """Refuse rather than misread a model size as a GPU memory need."""
+    if m := w.take(MODEL_SIZE):
+        it.problems.append(
+            f"sizing GPU memory for a model ('{m[0].group(0).strip()}') is not modelled yet; "
+            "ask for the memory, e.g. `cheapest gpu with at least 48GB`"
+        )
 
 
 def _memory_need(w: Work, it: Interpretation) -> None:
