@@ -217,3 +217,20 @@ class TestEnergy:
     def test_energy_kwh_rejects_pue_below_one(self):
         with pytest.raises(costing.InvalidInput):
             costing.energy_kwh(300, 1, pue=0.9)
+
+
+def test_rate_in_force_is_the_latest_dated_on_or_before_the_day():
+    import datetime as dt
+
+    from app.costing.money import ExchangeRate, rate_in_force
+
+    # two half-year means, dated by their periods' ends
+    h1 = ExchangeRate("EUR", 1.08, dt.date(2024, 6, 30), "h1")
+    h2 = ExchangeRate("EUR", 1.09, dt.date(2024, 12, 31), "h2")
+    rates = (h1, h2)
+    assert rate_in_force(rates, dt.date(2024, 6, 30)) is h1  # on the day
+    assert rate_in_force(rates, dt.date(2024, 12, 30)) is h1
+    assert rate_in_force(rates, dt.date(2025, 3, 1)) is h2
+    assert rate_in_force(rates, dt.date(2020, 1, 1)) is h1  # before every rate: the earliest
+    with pytest.raises(costing.InvalidInput):
+        rate_in_force((), dt.date(2024, 1, 1))

@@ -33,7 +33,7 @@ from app.catalog.layout import (
 )
 from app.catalog.resolve import NameIndex
 from app.costing import ownership as own
-from app.costing.money import USD, ExchangeRate
+from app.costing.money import USD, ExchangeRate, rate_in_force
 from app.errors import Ambiguous, CatalogGap, NotFound
 from app.models import (
     Barebone,
@@ -188,9 +188,7 @@ class CatalogView:
                 f"no exchange rate for currency '{currency}' in the catalog; one of {known}",
                 candidates=["USD", *sorted(self.fx_rates)],
             )
-        when = day or self.day
-        before = [r for r in rates if r.as_of is not None and r.as_of <= when]
-        return before[-1] if before else rates[0]
+        return rate_in_force(rates, day or self.day)
 
     def embodied_factor(self, part: str) -> EmbodiedFactor:
         """The embodied-carbon factor of ``part`` (``gpu``, ``desktop``); :class:`CatalogGap`

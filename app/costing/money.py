@@ -6,8 +6,10 @@ day whose prices it reads (the catalog view supplies the rate, with its source a
 
 from __future__ import annotations
 
+import bisect
 import datetime as dt
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from app.costing.errors import InvalidInput
@@ -25,6 +27,16 @@ class ExchangeRate:
 
 
 USD = ExchangeRate("USD", 1.0, None, None)
+
+
+def rate_in_force(rates: Sequence[ExchangeRate], day: dt.date) -> ExchangeRate:
+    """The rate in force on ``day`` among one currency's dated ``rates`` (sorted by
+    ``as_of``, none undated): the latest dated on or before it, else the earliest. Raises
+    :class:`InvalidInput` for an empty sequence."""
+    if not rates:
+        raise InvalidInput("no rates", field="rates")
+    i = bisect.bisect_right([r.as_of for r in rates], day)  # type: ignore[misc]
+    return rates[i - 1] if i else rates[0]
 
 
 def _check_rate(usd_per_unit: float) -> None:

@@ -14,6 +14,7 @@ import pycountry
 from app.catalog.sources.files import SOURCES, Row, opt_float, read_csv
 from app.catalog.sources.offers import load_providers
 from app.catalog.sources.reference import load_fx_rates
+from app.costing.money import ExchangeRate, rate_in_force
 
 CODECARBON_MIX = (
     "https://github.com/mlco2/codecarbon/blob/b05965e4/codecarbon/data/private_infra/"
@@ -79,8 +80,16 @@ def _country_rows() -> Iterator[Row]:
     )
     eurostat = _eurostat_latest()
     # EUR rates of the rows the seeder stores (one reader of fx_rates.csv), oldest first:
-    # a price converts at the rate of its own period (a 2025-S2 price at the 2025-S2 mean).
-    eur = sorted((r for r in load_fx_rates() if r["currency"] == "EUR"), key=lambda r: r["as_of"])
+    # a price converts at the rate of its own period (a 2025-S2 price at the 2025-S2 mean),
+    # by the rule the catalog view answers with (:func:`app.costing.money.rate_in_force`).
+    eur = sorted(
+        (
+            ExchangeRate(r["currency"], r["usd_per_unit"], r["as_of"], r["source"])
+            for r in load_fx_rates()
+            if r["currency"] == "EUR"
+        ),
+        key=lambda r: r.as_of,
+    )
     eia_us = _eia_prices().get("US")
     for iso3, entry in sorted(mix.items()):
         country = pycountry.countries.get(alpha_3=iso3)
@@ -98,14 +107,13 @@ def _country_rows() -> Iterator[Row]:
         )
         if a2 in eurostat:
             price_eur, period = eurostat[a2]
-            day = _semester_end(period)
-            fx = ([r for r in eur if r["as_of"] <= day] or eur)[-1]
+            fx = rate_in_force(eur, _semester_end(period))
             row.update(
-                electricity_price_usd_per_kwh=round(price_eur * fx["usd_per_unit"], 4),
+                electricity_price_usd_per_kwh=round(price_eur * fx.usd_per_unit, 4),
                 electricity_price_local=price_eur,
                 electricity_currency="EUR",
                 electricity_source=f"{EUROSTAT_SOURCE}, {period}; converted at "
-                f"{fx['usd_per_unit']} USD/EUR ({fx['source']})",
+                f"{fx.usd_per_unit} USD/EUR ({fx.source})",
                 electricity_as_of=_semester_end(period),
             )
         elif a2 == "US" and eia_us:
