@@ -90,6 +90,9 @@ def test_electricity_refuses_bad_input(client):
     assert r.status_code == 422
     r = client.post("/v1/electricity", json={"desktop": {"gpu": "rtx-9999"}})
     assert r.status_code == 404
+    # fields of other calculations are not silently ignored: the bill has no workload
+    body = {"desktop": {"gpu": "rtx-3090"}, "memory_preset": "research"}
+    assert client.post("/v1/electricity", json=body).status_code == 422
 
 
 # --- two GPUs side by side -----------------------------------------------------------------

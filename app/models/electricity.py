@@ -5,10 +5,10 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict, Field
 
 from app.models.answers import Assumption, CurrencyRate, PriceAge, SourceRef
-from app.models.inputs import ELECTRICITY, STRICT, CommonInputs, DesktopSpec, not_both
+from app.models.inputs import ELECTRICITY, STRICT, DesktopSpec, UsageInputs, not_both
 
 
-class ElectricityRequest(CommonInputs):
+class ElectricityRequest(UsageInputs):
     """What running an owned desktop costs in electricity (the GPUs busy at `utilization`,
     idle or off the rest of the time)."""
 

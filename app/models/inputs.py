@@ -280,7 +280,10 @@ class CloudSpec(StrictBody):
         return self
 
 
-class CommonInputs(StrictBody):
+class UsageInputs(StrictBody):
+    """How a machine is used and where: utilization (or a profile), electricity price, region
+    and the answer's currency."""
+
     utilization: float = Utilization
     utilization_profile: str = name_field(
         "Profile id (`GET /v1/utilization-profiles`), instead of `utilization`.",
@@ -310,6 +313,16 @@ class CommonInputs(StrictBody):
         "`electricity_price_per_kwh`). Converted at the catalog's rate in force on the "
         "prices' day, named in `currency_rate`. Default USD.",
     )
+
+    @model_validator(mode="after")
+    def _one_utilization(self):
+        refuse_both(self, ("utilization", "utilization_profile"), ELECTRICITY)
+        return self
+
+
+class CommonInputs(UsageInputs):
+    """:class:`UsageInputs` and the workload's multi-GPU scaling and memory need."""
+
     scaling: Annotated[ScalingModel, Strict(False)] = Field(
         default=None,
         description="Multi-GPU scaling preset; default `tuned` (see `ScalingModel`).",
@@ -329,8 +342,3 @@ class CommonInputs(StrictBody):
         default=None,
         description="Precision of `memory_preset`; default fp32 (`fp16` needs 8/12 of it).",
     )
-
-    @model_validator(mode="after")
-    def _one_utilization(self):
-        refuse_both(self, ("utilization", "utilization_profile"), ELECTRICITY)
-        return self

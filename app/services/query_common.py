@@ -145,7 +145,8 @@ def usage_fields(it: Interpretation) -> dict[str, Any]:
     return body
 
 
-def where_fields(it: Interpretation) -> dict[str, Any]:
+def place_fields(it: Interpretation) -> dict[str, Any]:
+    """Usage, electricity price, region and currency as typed (:class:`UsageInputs`)."""
     body = usage_fields(it)
     if it.electricity_price_usd_per_kwh is not None:
         body["electricity_price_usd_per_kwh"] = it.electricity_price_usd_per_kwh
@@ -155,6 +156,12 @@ def where_fields(it: Interpretation) -> dict[str, Any]:
         body["region"] = it.region
     if it.currency:
         body["currency"] = it.currency
+    return body
+
+
+def where_fields(it: Interpretation) -> dict[str, Any]:
+    """:func:`place_fields` and the workload's memory need (:class:`CommonInputs`)."""
+    body = place_fields(it)
     if it.memory_preset:
         body["memory_preset"] = it.memory_preset
     if it.precision:

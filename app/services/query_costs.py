@@ -25,6 +25,7 @@ from app.services.query_common import (
     in_currency_text,
     one_gpu,
     pick_cloud_offer,
+    place_fields,
     refuse,
     typed_offers,
     usage_fields,
@@ -288,9 +289,7 @@ def electricity_answer(view: CatalogView, settings: Settings, out: Answer) -> Qu
     mention = it.gpu or it.cloud.gpu
     gpu = one_gpu(view, out, mention)  # type: ignore[arg-type]  (checked by the parser)
     count = mention.count  # type: ignore[union-attr]
-    body: dict[str, Any] = {"desktop": {"gpu": gpu.id, "gpu_count": count}, **where_fields(it)}
-    body.pop("memory_preset", None)
-    body.pop("precision", None)
+    body: dict[str, Any] = {"desktop": {"gpu": gpu.id, "gpu_count": count}, **place_fields(it)}
     if it.horizon_days:
         body["days"] = it.horizon_days
     req = validated(ElectricityRequest, body, it)
