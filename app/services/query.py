@@ -37,10 +37,9 @@ from app.services.query_common import (
     MAX_OPTIONS,
     Answer,
     cloud_words,
-    gpu_family,
+    matching_offers,
     money,
     refuse,
-    typed_offers,
 )
 from app.services.query_costs import (
     break_even_answer,
@@ -89,47 +88,6 @@ def _answer(view: CatalogView, settings: Settings, it: Interpretation) -> QueryA
     return _BUILDERS[it.intent](view, settings, out)
 
 
-def _widened(view: CatalogView, out: Answer, mention) -> list:
-    """Offers when the exact words match none: the GPU's family ("A100" reaches the SXM4
-    parts AWS sells), then any pricing model at the provider, then the same GPUs at any
-    provider; each widening stated."""
-    c = out.it.cloud
-    family = sorted(set(gpu_family(view, mention.ids)))
-    count = mention.count if mention.count > 1 else None
-    steps = [
-        (
-            dict(provider=c.provider, pricing_model=c.pricing_model, colab_plan=c.colab_plan),
-            "gpu",
-            family,
-            f"'{mention.text}' as its family: no offer of {', '.join(mention.ids)} matched",
-        ),
-        (
-            dict(provider=c.provider, colab_plan=c.colab_plan),
-            "pricing_model",
-            None,
-            f"no {c.pricing_model} offer of {mention.text} at {c.provider or 'any provider'}: "
-            "every pricing model",
-        ),
-        (
-            dict(pricing_model=c.pricing_model, exclude_provider="colab"),
-            "provider",
-            None,
-            f"the catalog has no {c.provider} offer of {mention.text}: offers at every provider "
-            "(Colab left out: its usage limits make it no like-for-like rental)",
-        ),
-    ]
-    for filters, name, value, why in steps:
-        if name == "pricing_model" and c.pricing_model is None:
-            continue
-        if name == "provider" and c.provider is None:
-            continue
-        found = catalog.find_offers(view, gpu_ids=family, gpu_count=count, **filters)
-        if found:
-            out.default(name, value, why)
-            return found
-    return []
-
-
 def _renting_only(view: CatalogView, it: Interpretation) -> bool:
     """A break-even read from a datacenter GPU with no desktop price, against a cloud side
     that names no GPU and no price of its own."""
@@ -176,17 +134,11 @@ def _offers_answer(view: CatalogView, settings: Settings, out: Answer) -> QueryA
             "the catalog's GPUs with that much memory per GPU (Colab left out)",
         )
     count = mention.count if mention and mention.count > 1 else None
-    if ids and it.min_gpu_memory_gb and not mention:
-        found = catalog.find_offers(
-            view, gpu_ids=ids, exclude_provider="colab", provider=c.provider,
-            pricing_model=c.pricing_model, gpu_count=count,
-        )  # fmt: skip
-    else:
-        found = typed_offers(view, out, ids, count)
+    # GPUs chosen by memory are not widened (a family holds smaller cards) and skip Colab
+    by_memory = bool(ids and it.min_gpu_memory_gb and not mention)
+    found = matching_offers(view, out, ids, count, widen=not by_memory, exclude_colab=by_memory)
     if c.price_usd_per_hour is not None:
         found = [o for o in found if float(o.price_usd_per_hour) <= c.price_usd_per_hour]
-    if not found and mention:
-        found = _widened(view, out, mention)
     if not found:
         raise refuse(it, f"no cloud offer matches {cloud_words(it) or 'that'}")
     best = found[0]

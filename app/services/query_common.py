@@ -290,42 +290,59 @@ def dump(result) -> dict[str, Any]:
     return result.model_dump(mode="json")
 
 
-def typed_offers(
+def matching_offers(
     view: CatalogView,
     out: Answer,
     ids,
     count: int | None = None,
     *,
-    nearest: bool = False,
     pricing: str | None = None,
+    widen: bool = True,
+    exclude_colab: bool = False,
 ) -> list[CloudOffer]:
-    """The offers matching the question's cloud words for GPU ``ids``, cheapest first; a
-    question naming no pricing model takes ``pricing`` (stated) when given. "spot" at a
-    provider that sells interruptible capacity instead (RunPod) reads as that, stated; with
-    ``nearest``, a provider without the GPU widens to every provider (Colab left out),
-    stated."""
+    """The offers matching the question's cloud words for GPU ``ids`` (None: any GPU),
+    cheapest first; a question naming no pricing model takes ``pricing`` (stated) when
+    given. When none match: "spot" reads as a provider's interruptible capacity (RunPod);
+    with ``widen``, the GPUs widen to their family ("a100" reaches the SXM4 parts AWS and GCP
+    sell), then any pricing model, then every provider (Colab left out). Each widening is
+    stated in the answer's defaults."""
     c = out.it.cloud
-    filters = dict(provider=c.provider, colab_plan=c.colab_plan, gpu_count=count)
     model = c.pricing_model
     if model is None and pricing is not None and c.provider != "colab":
         model = pricing
         out.default("pricing_model", pricing, "no pricing model named: say `spot` for spot")
-    found = catalog.find_offers(view, gpu_ids=ids, pricing_model=model, **filters)
-    if not found and c.pricing_model == "spot":
-        found = catalog.find_offers(view, gpu_ids=ids, pricing_model="interruptible", **filters)
-        if found:
-            out.default(
-                "pricing_model", "interruptible", "'spot' as the provider's interruptible capacity"
+    named = dict(
+        provider=c.provider,
+        colab_plan=c.colab_plan,
+        exclude_provider="colab" if exclude_colab else None,
+    )
+    steps: list[tuple[Any, dict[str, Any], tuple[str, Any, str] | None]] = [
+        (ids, {**named, "pricing_model": model}, None)
+    ]
+    if model == "spot":
+        why = "'spot' as the provider's interruptible capacity"
+        steps.append((ids, {**named, "pricing_model": "interruptible"}, ("pricing_model", "interruptible", why)))  # fmt: skip
+    if widen and ids:
+        what = ", ".join(ids)
+        family = gpu_family(view, ids)
+        if set(family) != set(ids):
+            why = f"'{what}' as its family: no offer of it matched"
+            steps.append((family, {**named, "pricing_model": model}, ("gpu", list(family), why)))
+        if model is not None:
+            why = (
+                f"no {model} offer of {what} at {c.provider or 'any provider'}: every pricing model"
             )
-    if not found and nearest and c.provider is not None:
-        found = catalog.find_offers(
-            view, gpu_ids=ids, pricing_model=model, gpu_count=count, exclude_provider="colab"
-        )
-        if found:
-            out.default(
-                "provider",
-                None,
-                f"the catalog has no {c.provider} offer of {', '.join(ids or ())}: offers at "
-                "every provider",
+            steps.append((family, named, ("pricing_model", None, why)))
+        if c.provider is not None:
+            why = (
+                f"the catalog has no {c.provider} offer of {what}: offers at every provider "
+                "(Colab left out: its usage limits make it no like-for-like rental)"
             )
-    return found
+            steps.append((family, {"pricing_model": model, "exclude_provider": "colab"}, ("provider", None, why)))  # fmt: skip
+    for gpu_ids, filters, said in steps:
+        found = catalog.find_offers(view, gpu_ids=gpu_ids, gpu_count=count, **filters)
+        if found:
+            if said is not None:
+                out.default(*said)
+            return found
+    return []

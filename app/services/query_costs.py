@@ -23,11 +23,11 @@ from app.services.query_common import (
     desktop_spec,
     dump,
     in_currency_text,
+    matching_offers,
     one_gpu,
     pick_cloud_offer,
     place_fields,
     refuse,
-    typed_offers,
     usage_fields,
     validated,
     where_fields,
@@ -194,7 +194,7 @@ def _options(view: CatalogView, out: Answer, gpu: Gpu | None, count: int) -> lis
         return [{"price_usd_per_hour": c.price_usd_per_hour, "gpu": target}]
     if not c.is_empty():
         ids = c.gpu.ids if c.gpu else ((gpu.id,) if gpu else None)
-        found = typed_offers(view, out, ids, nearest=ids is not None, pricing="on_demand")
+        found = matching_offers(view, out, ids, pricing="on_demand")
         if not found:
             raise refuse(it, f"no cloud offer matches {cloud_words(it)}")
         distinct: dict[tuple[str, str], CloudOffer] = {}  # one region per instance type
