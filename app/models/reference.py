@@ -1,6 +1,6 @@
 """Reference tables the model reads besides prices: dated exchange rates, embodied-carbon
-factors, published relative speeds and single sourced reference values (such as the PUE of a datacenter nobody has
-measured). Like every catalog table they are seeded from ``app/data`` and read at run time
+factors, published relative speeds and single sourced reference values (such as the PUE of a
+datacenter nobody has measured). Like every catalog table they are seeded from ``app/data`` and read at run time
 only through the in-memory catalog view (:mod:`app.catalog.view`)."""
 
 from __future__ import annotations

@@ -9,6 +9,7 @@ from rapidfuzz import fuzz, process
 
 from app.query.interpretation import Intent, Interpretation
 from app.query.vocabulary import (
+    BUY_OR_RENT,
     CLOUD_MARKER,
     COLAB_PRICE,
     COMPARE_WORDS,
@@ -37,7 +38,7 @@ def _first_intent(it: Interpretation) -> Intent | None:
         return "gpu_list"
     if c.provider == "colab" and not (it.gpu or c.gpu) and COLAB_PRICE.search(low):
         return "colab"
-    if INTENT_PATTERNS[0][1].search(low):
+    if BUY_OR_RENT.search(low):
         # Buy-or-rent phrasing ("3090 or rent?", "buy vs rent") is read on the whole
         # question: its "or rent" / "vs" also marks the cloud side.
         return "break_even"

@@ -25,7 +25,9 @@ so what is left over is reported as ``ignored``):
 8. The cloud side: everything after ``vs``/``versus``/``against``/``compared to``, plus any
    provider (``aws``, ``colab pro``, ``lambda``) or pricing word (``spot``, ``on-demand``).
 9. GPUs with counts (``4x 3090``, ``two 4090s``, ``a100 80gb``, ``h100 sxm``, ``3090 x2``).
-10. The intent (:mod:`app.query.intents`): two GPUs side by side, the GPU list, a Colab plan, buy-or-rent and a power bill first, then keywords (typos tolerated), else inferred from what was given.
+10. The intent (:mod:`app.query.intents`): two GPUs side by side, the GPU list, a Colab plan,
+    buy-or-rent and a power bill first, then keywords (typos tolerated), else inferred from
+    what was given.
 
 Anything out of range (utilization over 100 %, a negative price, zero GPUs) is reported in
 ``problems``; a caller must refuse such a query rather than guess.

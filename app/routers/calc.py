@@ -1,4 +1,5 @@
-"""Calculations: break-even, per-run cost, carbon and a desktop's electricity. Thin: validate, call, return."""
+"""Calculations: break-even, per-run cost, carbon and a desktop's electricity. Thin:
+validate, call, return."""
 
 from __future__ import annotations
 

@@ -321,7 +321,8 @@ def matching_offers(
     ]
     if model == "spot":
         why = "'spot' as the provider's interruptible capacity"
-        steps.append((ids, {**named, "pricing_model": "interruptible"}, ("pricing_model", "interruptible", why)))  # fmt: skip
+        said = ("pricing_model", "interruptible", why)
+        steps.append((ids, {**named, "pricing_model": "interruptible"}, said))
     if widen and ids:
         what = ", ".join(ids)
         family = gpu_family(view, ids)
@@ -338,7 +339,8 @@ def matching_offers(
                 f"the catalog has no {c.provider} offer of {what}: offers at every provider "
                 "(Colab left out: its usage limits make it no like-for-like rental)"
             )
-            steps.append((family, {"pricing_model": model, "exclude_provider": "colab"}, ("provider", None, why)))  # fmt: skip
+            anywhere = {"pricing_model": model, "exclude_provider": "colab"}
+            steps.append((family, anywhere, ("provider", None, why)))
     for gpu_ids, filters, said in steps:
         found = catalog.find_offers(view, gpu_ids=gpu_ids, gpu_count=count, **filters)
         if found:

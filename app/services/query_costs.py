@@ -1,5 +1,6 @@
 """Chat answers that cost something: break-even, run cost (and cost per batch item),
-carbon and a desktop's electricity. Each fills what the question left out with a stated default and asks the engine."""
+carbon and a desktop's electricity. Each fills what the question left out with a stated
+default and asks the engine."""
 
 from __future__ import annotations
 

@@ -13,8 +13,8 @@ from app.usecases.speed import speed, speed_evidence
 
 
 def gpu_list_answer(view: CatalogView, settings: Settings, out: Answer) -> QueryAnswer:
-    """The catalog's GPUs, newest data-center and consumer names first by memory, with how
-    many cloud offers each has."""
+    """The catalog's GPUs, most memory first: those with cloud offers (and how many), those
+    with a desktop price, and the count."""
     offers: dict[str, int] = {}
     for o in view.offers.offers:
         offers[o.gpu_id] = offers.get(o.gpu_id, 0) + 1

@@ -77,8 +77,8 @@ def resolve_electricity(
 ) -> float:
     """Electricity price, USD/kWh: given > region's > settings default (seed 001's $0.12/kWh).
     A region priced in another currency (Eurostat: EUR) is converted at the catalog's rate for
-    the price's own period (a 2025-S2 price at the ECB's 2025-S2 mean), and the rate is cited. Raises :class:`CatalogGap`
-    (404) for a region without a price."""
+    the price's own period (a 2025-S2 price at the ECB's 2025-S2 mean), and the rate is cited.
+    Raises :class:`CatalogGap` (404) for a region without a price."""
     if given_usd_per_kwh is not None:
         return given_usd_per_kwh
     if region is not None:

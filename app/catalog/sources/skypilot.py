@@ -218,7 +218,7 @@ def _skypilot_rows(
 
 def load_aws_offers(report: LoadReport, given: SkyPilotInput | None = None) -> list[Row]:
     """AWS on-demand per region and spot per region (median of its standard availability
-    zones, :func:`_aws_spot`)."""
+    zones, :func:`app.catalog.sources.spot.region_spot`)."""
     meta, rows, source = _skypilot_rows("aws", given)
     grouped: dict[tuple[str, str], list[dict[str, str]]] = defaultdict(list)
     for r in rows:
