@@ -74,6 +74,12 @@ def test_electricity_24_7_in_germany_in_euros(client):
     usd_per_kwh = de["electricity_price_local"] * ecb.half_year("EUR", 2025, 2)
     watts = res["busy_power_w"]
     assert watts >= gpu["tdp_w"]  # the GPU's TDP plus the machine, at the wall
+    # the default barebone is the cheapest that holds one GPU (barebones.csv); its base
+    # power is added, and without a PSU efficiency component power is wall power (seed 001)
+    rows = [r for r in read_csv(CURATED / "barebones.csv") if int(r["gpu_slots"]) >= 1]
+    cheapest = min(rows, key=lambda r: float(r["price_usd"]))
+    psu = float(cheapest["psu_efficiency"] or 1.0)
+    assert watts == pytest.approx((gpu["tdp_w"] + float(cheapest["base_power_w"])) / psu)
     kwh_month = watts / 1000 * 24 * 365 / 12
     assert res["energy_kwh_per_month"] == pytest.approx(kwh_month)
     assert res["cost_usd_per_month"] == pytest.approx(kwh_month * usd_per_kwh, rel=1e-5)
