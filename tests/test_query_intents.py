@@ -186,3 +186,15 @@ def test_a_year_at_a_utilization_is_its_busy_hours(client):
     )
     best = min(o["cost_usd"] for o in body["result"]["options"])
     assert math.isclose(best, cheapest * 365 * 24 * 0.25, rel_tol=1e-6)
+
+
+def test_electricity_needs_no_desktop_price(client):
+    # the A100 has no desktop price in the catalog; its bill needs only its power
+    gpu = client.get("/v1/gpus/a100-40gb").json()
+    assert gpu["price_new_usd"] is None
+    r = client.post("/v1/electricity", json={"desktop": {"gpu": "a100-40gb"}, "utilization": 0.5})
+    assert r.status_code == 200, r.text
+    rows = [row for row in read_csv(CURATED / "barebones.csv") if int(row["gpu_slots"]) >= 1]
+    cheapest = min(rows, key=lambda row: float(row["price_usd"]))
+    watts = gpu["tdp_w"] + float(cheapest["base_power_w"])  # no PSU figure: wall power
+    assert r.json()["energy_kwh_per_day"] == pytest.approx(watts / 1000 * 24 * 0.5)

@@ -146,10 +146,13 @@ def resolve_desktop(
     *,
     rate: ExchangeRate = USD,
     with_resale: bool = True,
+    priced: bool = True,
 ) -> ResolvedDesktop:
     """Build a :class:`costing.Desktop` from a request, stating every default used. Money
     given in the request's currency is converted at ``rate``; with ``with_resale`` the resale
-    (:func:`resolve_resale`) is resolved too."""
+    (:func:`resolve_resale`) is resolved too. Without ``priced`` (an electricity bill) the
+    purchase is not resolved (``upfront_usd`` 0, no price defaults, no catalog price needed):
+    only the power model, with the barebone a priced build would get."""
     gpu = gpu_or_none(view, spec.gpu, trail)
     gpu_price: float | None = spec.gpu_price_usd
     if gpu_price is None and gpu is not None and gpu.price_new_usd is not None:
@@ -170,7 +173,12 @@ def resolve_desktop(
     else:
         raise InvalidRequest(f"{prefix}: give gpu or gpu_power_w")
 
-    upfront, barebone = _upfront(view, spec, gpu, gpu_price, total_price, barebone, trail, prefix)
+    if priced:
+        upfront, barebone = _upfront(
+            view, spec, gpu, gpu_price, total_price, barebone, trail, prefix
+        )
+    else:
+        upfront, barebone = 0.0, barebone or _default_barebone(view, spec, trail, prefix)
     base_power, idle, psu = _powers(spec, barebone, trail, prefix)
     lifetime = spec.lifetime_years
     if lifetime is None:
@@ -214,20 +222,30 @@ def _upfront(
     if spec.barebone_price_usd is not None:
         return gpu_price * spec.gpu_count + spec.barebone_price_usd, barebone
     if barebone is None:
-        barebone = view.cheapest_barebone(spec.gpu_count)
+        barebone = _default_barebone(view, spec, trail, prefix)
         if barebone is None:
             raise CatalogGap(
                 f"{prefix}: no catalog barebone takes {spec.gpu_count} GPUs; give "
                 "barebone_price_usd or total_price_usd"
             )
+    trail.price(f"barebone {barebone.id}", barebone.as_of)
+    return gpu_price * spec.gpu_count + float(barebone.price_usd), barebone
+
+
+def _default_barebone(
+    view: CatalogView, spec: DesktopSpec, trail: Trail, prefix: str
+) -> Barebone | None:
+    """The cheapest catalog barebone that holds the GPUs, stated as a default; None when
+    none does."""
+    barebone = view.cheapest_barebone(spec.gpu_count)
+    if barebone is not None:
         trail.assume(
             f"{prefix}.barebone",
             barebone.id,
             f"default: cheapest catalog barebone for {spec.gpu_count} GPU(s), dated "
             f"{barebone.as_of} (no current barebone prices in the catalog): {barebone.source}",
         )
-    trail.price(f"barebone {barebone.id}", barebone.as_of)
-    return gpu_price * spec.gpu_count + float(barebone.price_usd), barebone
+    return barebone
 
 
 def _powers(

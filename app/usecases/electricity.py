@@ -45,7 +45,7 @@ def resolve(view: CatalogView, req: ElectricityRequest, settings: Settings) -> E
     """The scenario of ``req`` over ``view``: 404 for unknown GPUs, regions or profiles."""
     trail = Trail()
     rate = resolve_currency(view, req, trail)
-    desk = _power_only(view, req, trail, rate)
+    desk = resolve_desktop(view, req.desktop, trail, rate=rate, with_resale=False, priced=False)
     usage = resolve_usage(view, req, trail, idle_on_fraction=req.desktop.idle_on_fraction or 0.0)
     region = resolve_region(view, req.region)
     price = request_electricity(view, req, region, settings, trail, rate)
@@ -86,25 +86,3 @@ def compose(s: ElectricityScenario, view: CatalogView, settings: Settings) -> El
         sources=s.trail.sources,
         **s.trail.price_fields(view, settings),
     )
-
-
-# What a desktop's bill depends on: its power model, not its purchase price.
-_POWER_INPUTS = ("gpu_power_w", "base_power_w", "idle_power_w", "psu_efficiency", "barebone")
-
-
-def _power_only(
-    view: CatalogView, req: ElectricityRequest, trail: Trail, rate: ExchangeRate
-) -> ResolvedDesktop:
-    """The desktop resolved as break-even resolves it, keeping on ``trail`` only what its
-    power depends on: the power assumptions, the sources and the power warnings (PSU,
-    household circuit); its price defaults and their ages do not enter the bill."""
-    scratch = Trail()
-    desk = resolve_desktop(view, req.desktop, scratch, rate=rate, with_resale=False)
-    for a in scratch.assumptions:
-        if a.name.removeprefix("desktop.") in _POWER_INPUTS:
-            trail.assume(a.name, a.value, a.source)
-    for ref in scratch.sources:
-        trail.cite(ref.what, ref.source, ref.as_of)
-    for text in scratch.warnings:
-        trail.warn(text)
-    return desk
