@@ -180,20 +180,10 @@ def _electricity(w: Work, it: Interpretation) -> None:
     w.take(r"\b(?:electricity|power)\s+(?:price\s+)?(?:at|of|is)?\b")
 
 
-# An electricity price typed in another currency ("€0.25/kWh", "0.30 eur per kwh").
-LOCAL_PRICE_CURRENCY = {
-    "€": "EUR",
-    "eur": "EUR",
-    "euro": "EUR",
-    "euros": "EUR",
-    "£": "GBP",
-    "gbp": "GBP",
-}
-
-
 def _local_electricity(w: Work, it: Interpretation, kwh: str) -> bool:
-    """A price per kWh in euros or pounds: kept in that currency, which becomes the answer's
-    (the API's ``electricity_price_per_kwh`` is in the request's currency)."""
+    """A price per kWh in euros or pounds ("€0.25/kWh", "0.30 eur per kwh"): kept in that
+    currency, which becomes the answer's (the API's ``electricity_price_per_kwh`` is in the
+    request's currency)."""
     sign = r"(€|£|eur|gbp)"
     found = w.take(rf"{sign}\s*{NUM}\s*{kwh}")
     if found:
@@ -202,7 +192,7 @@ def _local_electricity(w: Work, it: Interpretation, kwh: str) -> bool:
         value, said = found[0].group(1), found[0].group(2)
     else:
         return False
-    price, currency = to_number(value), LOCAL_PRICE_CURRENCY[said]
+    price, currency = to_number(value), CURRENCY_WORDS.get(said, said.upper())
     if not 0 <= price <= 5:
         it.problems.append(f"{price:g} {currency}/kWh is not a plausible electricity price")
     elif it.currency not in (None, currency):

@@ -315,7 +315,7 @@ MEMORY_WORDS = {
 }
 CURRENCY_WORDS = {"euros": "EUR", "euro": "EUR", "eur": "EUR", "€": "EUR",
                   "usd": "USD", "dollars": "USD", "us dollars": "USD",
-                  "pounds": "GBP", "pound sterling": "GBP", "sterling": "GBP", "yen": "JPY",
+                  "pounds": "GBP", "pound sterling": "GBP", "£": "GBP", "sterling": "GBP", "yen": "JPY",
                   "swiss francs": "CHF", "rupees": "INR", "yuan": "CNY", "renminbi": "CNY",
                   "canadian dollars": "CAD", "australian dollars": "AUD"}  # fmt: skip
 CURRENCY_NAMES = "|".join(re.escape(k) for k in sorted(CURRENCY_WORDS, key=len, reverse=True))
