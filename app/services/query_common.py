@@ -109,6 +109,20 @@ def validated(model, body: dict[str, Any], it: Interpretation):
         raise refuse(it, f"{where}: {first['msg']}") from None
 
 
+def offer_counts(view: CatalogView) -> dict[tuple[str, str | None], int]:
+    """Offers per ``(gpu id, provider)`` and per ``(gpu id, None)`` (every provider); built
+    once per view."""
+
+    def count() -> dict[tuple[str, str | None], int]:
+        out: dict[tuple[str, str | None], int] = {}
+        for o in view.offers.offers:
+            for key in ((o.gpu_id, o.provider), (o.gpu_id, None)):
+                out[key] = out.get(key, 0) + 1
+        return out
+
+    return view.memoized("query.offer_counts", count)
+
+
 def one_gpu(view: CatalogView, out: Answer, mention: GpuMention) -> Gpu:
     """The GPU a mention names; a family name ("h100", "a100") takes the variant with the
     most catalog offers (at the provider asked about, if any), stated in the answer's
@@ -116,14 +130,8 @@ def one_gpu(view: CatalogView, out: Answer, mention: GpuMention) -> Gpu:
     if len(mention.ids) == 1:
         return view.gpu(mention.ids[0])  # type: ignore[return-value]
     provider = out.it.cloud.provider
-    counts = {
-        gid: sum(
-            1
-            for o in view.offers.offers
-            if o.gpu_id == gid and (provider is None or o.provider == provider)
-        )
-        for gid in mention.ids
-    }
+    per_key = offer_counts(view)
+    counts = {gid: per_key.get((gid, provider), 0) for gid in mention.ids}
     chosen = max(sorted(mention.ids), key=lambda gid: counts[gid])
     where = f" at {provider}" if provider else ""
     others = ", ".join(g for g in mention.ids if g != chosen)
