@@ -231,6 +231,16 @@ PEOPLE: list[tuple[str, dict]] = [
         dict(intent="electricity", gpu="rtx-4090", util=1.0, region="de"),
     ),
     (
+        "what does my 4090 cost to run at home in germany, 24/7",
+        dict(intent="electricity", gpu="rtx-4090", util=1.0, region="de", tariff="household"),
+    ),
+    (
+        "break-even for a 3090 at 15% util at university rates in california",
+        dict(
+            intent="break_even", gpu="rtx-3090", util=0.15, region="us-ca", tariff="non_household"
+        ),
+    ),
+    (
         "power bill for 2x3090 at 30 cents a kWh",
         dict(intent="electricity", gpu="rtx-3090", count=2, kwh=0.30),
     ),

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from tests.electricity_sources import eia_usd_per_kwh
+
 PROBLEM = "application/problem+json"
 SEED_BODY = {
     "desktop": {"gpu": "rtx-3090", "total_price_usd": 2200},
@@ -30,7 +32,16 @@ class TestBreakEven:
     def test_region_sets_price_and_carbon(self, client):
         body = {k: v for k, v in SEED_BODY.items() if k != "electricity_price_usd_per_kwh"}
         out = client.post("/v1/break-even", json={**body, "region": "us-ca"}).json()
+        # default tariff: non-household, EIA's commercial sector (which includes schools)
+        commercial = eia_usd_per_kwh("CA", "commercial")
+        assert out["desktop"]["electricity_price_usd_per_kwh"] == pytest.approx(commercial)
+        tariff = next(a for a in out["assumptions"] if a["name"] == "tariff")
+        assert tariff["value"] == "non_household" and tariff["source"].startswith("default")
+        home = {**body, "region": "us-ca", "tariff": "household"}
+        out = client.post("/v1/break-even", json=home).json()
+        # SOURCES.md 6a: CA residential, 12 months to May 2025: 31.82 cents/kWh.
         assert out["desktop"]["electricity_price_usd_per_kwh"] == pytest.approx(0.3182)
+        assert eia_usd_per_kwh("CA", "residential") == pytest.approx(0.3182)
         # 591.3 kWh x 216.43 g/kWh (Green Algorithms, California).
         assert out["desktop"]["co2e_kg_per_year"] == pytest.approx(591.3 * 216.43 / 1000, rel=1e-6)
 

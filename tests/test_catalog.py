@@ -15,6 +15,7 @@ from sqlmodel import select
 from app.catalog.resolve import NameIndex
 from app.models import CloudOffer, Gpu, Region
 from tests import ecb
+from tests.electricity_sources import eia_usd_per_kwh, eurostat_eur_per_kwh
 from tests.seed_values import PAPERSPACE_GPU_IDS
 
 SRC = Path(__file__).resolve().parent.parent / "app/data/sources"
@@ -251,6 +252,21 @@ class TestRegions:
         assert de.electricity_price_local == pytest.approx(0.3869)
         rate = ecb.half_year("EUR", 2025, 2)
         assert de.electricity_price_usd_per_kwh == pytest.approx(0.3869 * rate, abs=1e-4)
+
+    def test_non_household_prices_from_eia_and_eurostat(self, session):
+        # the institutional tariff: EIA commercial (CA) and Eurostat band IC excluding VAT (DE),
+        # the latter at the ECB's mean rate over its own half-year
+        ca = session.get(Region, "us-ca")
+        assert ca.electricity_non_household_usd_per_kwh == pytest.approx(
+            eia_usd_per_kwh("CA", "commercial")
+        )
+        de = session.get(Region, "de")
+        eur = eurostat_eur_per_kwh("DE", "non-household", "2025-S2")
+        assert de.electricity_non_household_local == pytest.approx(eur)
+        assert de.electricity_non_household_usd_per_kwh == pytest.approx(
+            eur * ecb.half_year("EUR", 2025, 2), abs=1e-4
+        )
+        assert de.electricity_non_household_as_of.isoformat() == "2025-12-31"
 
     def test_country_carbon_from_codecarbon(self, session):
         # cloud-and-colab-notes.md: USA 369, FRA 56, DEU 381, IND 713.

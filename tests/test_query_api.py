@@ -7,6 +7,7 @@ from typer.testing import CliRunner
 
 from app.cli import app as cli
 from tests import ecb
+from tests.electricity_sources import eurostat_eur_per_kwh
 from tests.seed_values import BATCH_ITEM_USD, GPUS, SEED_001, printed
 
 S = SEED_001
@@ -76,8 +77,12 @@ def test_electricity_and_region_reach_the_engine(client):
     # Eurostat's 2025-S2 EUR price, converted at the ECB's mean rate over 2025-S2 per use.
     assert de["electricity_currency"] == "EUR" and de["electricity_as_of"] == "2025-12-31"
     eur_rate = ecb.half_year("EUR", 2025, 2)
+    # the default tariff: non-household (Eurostat band IC, excluding VAT)
+    assert de["electricity_non_household_local"] == eurostat_eur_per_kwh(
+        "DE", "non-household", "2025-S2"
+    )
     assert body["result"]["desktop"]["electricity_price_usd_per_kwh"] == pytest.approx(
-        de["electricity_price_local"] * eur_rate, rel=1e-5
+        de["electricity_non_household_local"] * eur_rate, rel=1e-5
     )
 
 

@@ -11,6 +11,7 @@ import pytest
 
 from app.catalog.sources.files import CURATED, read_csv
 from tests import ecb
+from tests.electricity_sources import eurostat_eur_per_kwh
 from tests.query_corpus import CORPUS
 from tests.query_corpus_people import PEOPLE
 from tests.seed_values import SEED_001
@@ -71,7 +72,10 @@ def test_electricity_24_7_in_germany_in_euros(client):
     gpu = client.get("/v1/gpus/rtx-4090").json()
     de = client.get("/v1/regions/de").json()
     # Eurostat's 2025-S2 price at the ECB's 2025-S2 mean; the bill in EUR at today's rate
-    usd_per_kwh = de["electricity_price_local"] * ecb.half_year("EUR", 2025, 2)
+    # at the default non-household tariff (Eurostat band IC excluding VAT)
+    eur_per_kwh = eurostat_eur_per_kwh("DE", "non-household", "2025-S2")
+    assert de["electricity_non_household_local"] == eur_per_kwh
+    usd_per_kwh = eur_per_kwh * ecb.half_year("EUR", 2025, 2)
     watts = res["busy_power_w"]
     assert watts >= gpu["tdp_w"]  # the GPU's TDP plus the machine, at the wall
     # the default barebone is the cheapest that holds one GPU (barebones.csv); its base

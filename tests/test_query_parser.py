@@ -30,6 +30,7 @@ OPTIONAL = {
     "desk_price": "desktop_price_usd",
     "currency": "currency",
     "kwh_local": "electricity_price_per_kwh",
+    "tariff": "tariff",
 }
 
 

@@ -112,6 +112,10 @@ class RegionWrite(_Write):
     electricity_currency: str | None = Field(default=None, pattern=r"^[A-Z]{3}$")
     electricity_source: LongText | None = None
     electricity_as_of: Day | None = None
+    electricity_non_household_usd_per_kwh: float | None = Field(default=None, gt=0, le=5)
+    electricity_non_household_local: float | None = Field(default=None, gt=0, le=10_000)
+    electricity_non_household_source: LongText | None = None
+    electricity_non_household_as_of: Day | None = None
     pue: float | None = Field(default=None, ge=1, le=3)
     pue_source: LongText | None = None
 

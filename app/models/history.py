@@ -36,7 +36,10 @@ PRICE_FIELDS: dict[str, dict[str, PricedColumns]] = {
     },
     "barebone": {"price_usd": PricedColumns("as_of", "source")},
     "region": {
-        "electricity_price_usd_per_kwh": PricedColumns("electricity_as_of", "electricity_source")
+        "electricity_price_usd_per_kwh": PricedColumns("electricity_as_of", "electricity_source"),
+        "electricity_non_household_usd_per_kwh": PricedColumns(
+            "electricity_non_household_as_of", "electricity_non_household_source"
+        ),
     },
 }
 

@@ -95,6 +95,15 @@ MemoryPresetId.__doc__ = (
 )
 
 
+class Tariff(StrEnum):
+    """Which electricity price a region's catalog row answers with: ``household`` (Eurostat
+    band DC with all taxes; EIA residential) or ``non_household`` (Eurostat band IC excluding
+    VAT and recoverable taxes; EIA commercial, which includes educational institutions)."""
+
+    household = "household"
+    non_household = "non_household"
+
+
 class Precision(StrEnum):
     """Training precision: `fp16` needs 8/12 of the 32-bit memory (seed 002, 2019)."""
 
@@ -305,6 +314,13 @@ class UsageInputs(StrictBody):
     region: str | None = name_field(
         "Region id (`de`, `us-ca`, ...) for electricity price and carbon intensity.",
         max_length=64,
+    )
+    tariff: Annotated[Tariff, Strict(False)] = Field(
+        default=None,
+        description="Electricity tariff of the region's catalog price: `non_household` "
+        "(default: a lab buys electricity as an institution; Eurostat band IC excluding VAT, "
+        "EIA commercial sector) or `household` (Eurostat band DC with all taxes, EIA "
+        "residential). Ignored when a price is given.",
     )
     currency: Currency = Field(
         default="USD",

@@ -28,7 +28,9 @@ class RegionBase(Provenance):
     carbon_source: str = Field(max_length=2000, description="Source of the carbon intensity.")
     carbon_as_of: dt.date = Field(description="End of the period the carbon intensity covers.")
     electricity_price_usd_per_kwh: float | None = Field(
-        default=None, description="Retail electricity price, USD/kWh (household)."
+        default=None,
+        description="Retail electricity price for households, USD/kWh (taxes as the source "
+        "publishes them: Eurostat household prices include VAT, EIA's exclude sales taxes).",
     )
     electricity_price_local: float | None = Field(
         default=None, description="The price in the source's currency, per kWh."
@@ -38,6 +40,21 @@ class RegionBase(Provenance):
         default=None, max_length=2000, description="Source and conversion of the price."
     )
     electricity_as_of: dt.date | None = Field(default=None, description="End of the price period.")
+    electricity_non_household_usd_per_kwh: float | None = Field(
+        default=None,
+        description="Electricity price for non-household consumers (a university, a company), "
+        "USD/kWh: Eurostat band IC excluding VAT and recoverable taxes; EIA commercial sector "
+        "(which includes educational institutions).",
+    )
+    electricity_non_household_local: float | None = Field(
+        default=None, description="The non-household price in `electricity_currency`, per kWh."
+    )
+    electricity_non_household_source: str | None = Field(
+        default=None, max_length=2000, description="Source and conversion of the price."
+    )
+    electricity_non_household_as_of: dt.date | None = Field(
+        default=None, description="End of the non-household price's period."
+    )
     pue: float | None = Field(default=None, description="Datacenter PUE (cloud regions).")
     pue_source: str | None = Field(default=None, max_length=2000, description="Source of `pue`.")
 

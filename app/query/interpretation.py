@@ -85,6 +85,9 @@ class Interpretation:
         float | None, Doc("A price per kWh typed in `currency` (`€0.25/kWh`).")
     ] = None
     region: Annotated[str | None, Doc("Region id, e.g. `de`, `us-ca`.")] = None
+    tariff: Annotated[
+        str | None, Doc("`household` ('at home') or `non_household` ('university rates').")
+    ] = None
     horizon_days: Annotated[float | None, Doc("Time horizon, days.")] = None
     resell_after_years: Annotated[
         float | None, Doc("Years after purchase the desktop is sold.")

@@ -102,6 +102,7 @@ def parse(text: str, lexicon: Lexicon) -> Interpretation:
     _cloud_price(w, it)
     _desktop_price(w, it)
     _electricity(w, it)
+    _tariff(w, it)
     _utilization(w, it, lexicon)
     _ownership(w, it, lexicon)
     _durations(w, it)
@@ -178,6 +179,21 @@ def _electricity(w: Work, it: Interpretation) -> None:
     else:
         it.electricity_price_usd_per_kwh = price
     w.take(r"\b(?:electricity|power)\s+(?:price\s+)?(?:at|of|is)?\b")
+
+
+def _tariff(w: Work, it: Interpretation) -> None:
+    """'at home', 'household' or 'residential' rates: the household tariff; 'commercial',
+    'institutional' or 'university' rates: non-household (the default, stated)."""
+    if w.take(
+        r"\b(?:at\s+home|household|residential|home\s+(?=rates?|tariff|electricity))"
+        r"(?:\s+(?:electricity\s+)?(?:rates?|tariff|prices?))?\b"
+    ):
+        it.tariff = "household"
+    elif w.take(
+        r"\b(?:commercial|institutional|business|university|non[\s-]?household)\s+"
+        r"(?:electricity\s+)?(?:rates?|tariff|prices?)\b"
+    ):
+        it.tariff = "non_household"
 
 
 def _local_electricity(w: Work, it: Interpretation, kwh: str) -> bool:

@@ -162,6 +162,8 @@ def place_fields(it: Interpretation) -> dict[str, Any]:
         body["electricity_price_per_kwh"] = it.electricity_price_per_kwh
     if it.region:
         body["region"] = it.region
+    if it.tariff:
+        body["tariff"] = it.tariff
     if it.currency:
         body["currency"] = it.currency
     return body

@@ -19,7 +19,7 @@ from app.catalog.view import CatalogView
 from app.costing.money import USD, ExchangeRate, to_usd
 from app.errors import CatalogGap
 from app.models import CloudOffer, Gpu, Region
-from app.models.inputs import CloudSpec
+from app.models.inputs import CloudSpec, Tariff
 from app.services.ownership import (
     cite_rate,
 )
@@ -74,39 +74,78 @@ def resolve_electricity(
     region: Region | None,
     settings: Settings,
     trail: Trail,
+    tariff: Tariff | None = None,
 ) -> float:
     """Electricity price, USD/kWh: given > region's > settings default (seed 001's $0.12/kWh).
-    A region priced in another currency (Eurostat: EUR) is converted at the catalog's rate for
-    the price's own period (a 2025-S2 price at the ECB's 2025-S2 mean), and the rate is cited.
-    Raises :class:`CatalogGap` (404) for a region without a price."""
+
+    A region answers with its ``tariff`` price (default non-household, stated; a region with
+    only a household price answers with it, stated). A region priced in another currency
+    (Eurostat: EUR) is converted at the catalog's rate for the price's own period (a 2025-S2
+    price at the ECB's 2025-S2 mean), and the rate is cited. Raises :class:`CatalogGap` (404)
+    for a region without a price."""
     if given_usd_per_kwh is not None:
         return given_usd_per_kwh
-    if region is not None:
-        if region.electricity_price_usd_per_kwh is None:
-            raise CatalogGap(
-                f"region '{region.id}' has no electricity price in the catalog; "
-                "give electricity_price_usd_per_kwh",
-            )
-        trail.price(f"region {region.id}: electricity", region.electricity_as_of)
-        local, currency = region.electricity_price_local, region.electricity_currency
-        if local is not None and currency and currency != "USD":
-            rate = view.fx_rate(currency, region.electricity_as_of)
-            trail.cite(
-                f"region {region.id}: electricity price {local:g} {currency}/kWh",
-                region.electricity_source or region.source,
-                region.electricity_as_of,
-            )
-            cite_rate(trail, rate, f"region {region.id}'s electricity price")
-            return to_usd(local, rate.usd_per_unit)
-        trail.cite(
-            f"region {region.id}: electricity_price_usd_per_kwh",
-            region.electricity_source or region.source,
-            region.electricity_as_of,
+    if region is None:
+        price = settings.default_electricity_price_usd_per_kwh
+        trail.assume("electricity_price_usd_per_kwh", price, f"default: {SEED_001}, US price")
+        return price
+    usd, local, src, as_of, name = _tariff_price(region, tariff, trail)
+    if usd is None:
+        raise CatalogGap(
+            f"region '{region.id}' has no electricity price in the catalog; "
+            "give electricity_price_usd_per_kwh",
         )
-        return region.electricity_price_usd_per_kwh
-    price = settings.default_electricity_price_usd_per_kwh
-    trail.assume("electricity_price_usd_per_kwh", price, f"default: {SEED_001}, US price")
-    return price
+    trail.price(f"region {region.id}: {name}", as_of)
+    currency = region.electricity_currency
+    if local is not None and currency and currency != "USD":
+        rate = view.fx_rate(currency, as_of)
+        trail.cite(
+            f"region {region.id}: {name} {local:g} {currency}/kWh", src or region.source, as_of
+        )
+        cite_rate(trail, rate, f"region {region.id}'s electricity price")
+        return to_usd(local, rate.usd_per_unit)
+    trail.cite(f"region {region.id}: {name} USD/kWh", src or region.source, as_of)
+    return usd
+
+
+def _tariff_price(
+    region: Region, tariff: Tariff | None, trail: Trail
+) -> tuple[float | None, float | None, str | None, dt.date | None, str]:
+    """The region's price for ``tariff`` (USD/kWh, local per kWh, source, as-of, name), the
+    default and any fallback stated in ``trail``."""
+    household = (
+        region.electricity_price_usd_per_kwh,
+        region.electricity_price_local,
+        region.electricity_source,
+        region.electricity_as_of,
+        "household electricity price",
+    )
+    institutional = (
+        region.electricity_non_household_usd_per_kwh,
+        region.electricity_non_household_local,
+        region.electricity_non_household_source,
+        region.electricity_non_household_as_of,
+        "non-household electricity price",
+    )
+    if tariff is Tariff.household:
+        return household
+    if institutional[0] is None and household[0] is not None:
+        trail.assume(
+            "tariff",
+            "household",
+            f"region {region.id} has no non-household price in the catalog: its household "
+            "price is used (give tariff or electricity_price_usd_per_kwh)",
+        )
+        return household
+    if tariff is None:
+        trail.assume(
+            "tariff",
+            "non_household",
+            "default: a lab buys electricity as an institution (Eurostat band IC excluding "
+            "VAT; EIA commercial sector, which includes educational institutions); give "
+            "tariff: household for a home desktop",
+        )
+    return institutional
 
 
 def request_electricity(
@@ -127,7 +166,7 @@ def request_electricity(
         "electricity_price_usd_per_kwh",
         trail,
     )
-    return resolve_electricity(view, given, region, settings, trail)
+    return resolve_electricity(view, given, region, settings, trail, getattr(req, "tariff", None))
 
 
 def carbon_region(

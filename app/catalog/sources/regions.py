@@ -32,6 +32,15 @@ EIA_SOURCE = (
 
 
 EUROSTAT_SOURCE = "Eurostat nrg_pc_204 (household, band DC, all taxes included)"
+EUROSTAT_NON_HOUSEHOLD = (
+    "Eurostat nrg_pc_205 (non-household, band IC 500-1,999 MWh/yr, excluding VAT and other "
+    "recoverable taxes)"
+)
+EIA_COMMERCIAL = (
+    "U.S. Energy Information Administration, Electricity Data Browser (commercial sector, "
+    "which includes educational institutions; 12 months Jun 2024-May 2025, sales-weighted), "
+    "via slicesofdata/eia-167-2025"
+)
 
 
 def _region(**fields: Any) -> Row:
@@ -44,6 +53,10 @@ def _region(**fields: Any) -> Row:
         "electricity_currency": None,
         "electricity_source": None,
         "electricity_as_of": None,
+        "electricity_non_household_usd_per_kwh": None,
+        "electricity_non_household_local": None,
+        "electricity_non_household_source": None,
+        "electricity_non_household_as_of": None,
         "pue": None,
         "pue_source": None,
     }
@@ -56,15 +69,16 @@ def _semester_end(period: str) -> dt.date:
     return dt.date(int(year), 6, 30) if half == "1" else dt.date(int(year), 12, 31)
 
 
-def _eurostat_latest() -> dict[str, tuple[float, str]]:
-    """Latest household price per Eurostat geo: {alpha2: (eur_per_kwh, period)}."""
+def _eurostat_latest(consumer: str = "household") -> dict[str, tuple[float, str]]:
+    """Latest price per Eurostat geo for ``consumer`` (``household``: band DC with all taxes;
+    ``non-household``: band IC excluding VAT): {alpha2: (eur_per_kwh, period)}."""
     path = (
         SOURCES
         / "electricity-prices/energy-security-data-warehouse/eurostat_electricity_prices_long_derived.csv"
     )
     best: dict[str, tuple[float, str]] = {}
     for r in read_csv(path):
-        if r["consumer"] != "household" or not r["value_eur_per_kwh"]:
+        if r["consumer"] != consumer or not r["value_eur_per_kwh"]:
             continue
         geo = {"EL": "GR", "UK": "GB"}.get(r["geo"], r["geo"])
         if geo not in best or r["period"] > best[geo][1]:
@@ -79,6 +93,7 @@ def _country_rows() -> Iterator[Row]:
         )
     )
     eurostat = _eurostat_latest()
+    eurostat_nh = _eurostat_latest("non-household")
     # EUR rates of the rows the seeder stores (one reader of fx_rates.csv), oldest first:
     # a price converts at the rate of its own period (a 2025-S2 price at the 2025-S2 mean),
     # by the rule the catalog view answers with (:func:`app.costing.money.rate_in_force`).
@@ -116,7 +131,18 @@ def _country_rows() -> Iterator[Row]:
                 f"{fx.usd_per_unit} USD/EUR ({fx.source})",
                 electricity_as_of=_semester_end(period),
             )
-        elif a2 == "US" and eia_us:
+        if a2 in eurostat_nh:
+            price_eur, period = eurostat_nh[a2]
+            fx = rate_in_force(eur, _semester_end(period))
+            row.update(
+                electricity_currency="EUR",
+                electricity_non_household_usd_per_kwh=round(price_eur * fx.usd_per_unit, 4),
+                electricity_non_household_local=price_eur,
+                electricity_non_household_source=f"{EUROSTAT_NON_HOUSEHOLD}, {period}; "
+                f"converted at {fx.usd_per_unit} USD/EUR ({fx.source})",
+                electricity_non_household_as_of=_semester_end(period),
+            )
+        if a2 == "US" and eia_us:
             row.update(eia_us)
         yield row
 
@@ -127,18 +153,26 @@ def _eia_prices() -> dict[str, Row]:
         SOURCES
         / "electricity-prices/slicesofdata-eia-167-2025/eia_state_avg_retail_price_derived.csv"
     )
-    out = {}
+    out: dict[str, Row] = {}
     for r in read_csv(path):
         cents = opt_float(r["price_12m_jun2024_may2025_cents_per_kwh"])
-        if r["sector"] != "residential" or cents is None:
+        if cents is None:
             continue
-        out[r["code"]] = {
-            "electricity_price_usd_per_kwh": round(cents / 100, 4),
-            "electricity_price_local": cents / 100,
-            "electricity_currency": "USD",
-            "electricity_source": f"{EIA_SOURCE} ({r['eia_series_id']})",
-            "electricity_as_of": dt.date(2025, 5, 31),
-        }
+        row = out.setdefault(r["code"], {"electricity_currency": "USD"})
+        if r["sector"] == "residential":
+            row.update(
+                electricity_price_usd_per_kwh=round(cents / 100, 4),
+                electricity_price_local=cents / 100,
+                electricity_source=f"{EIA_SOURCE} ({r['eia_series_id']})",
+                electricity_as_of=dt.date(2025, 5, 31),
+            )
+        elif r["sector"] == "commercial":
+            row.update(
+                electricity_non_household_usd_per_kwh=round(cents / 100, 4),
+                electricity_non_household_local=cents / 100,
+                electricity_non_household_source=f"{EIA_COMMERCIAL} ({r['eia_series_id']})",
+                electricity_non_household_as_of=dt.date(2025, 5, 31),
+            )
     return out
 
 
