@@ -1,0 +1,231 @@
+"""Fleet plan, "own the base, rent the peak": how many desktops of which build to buy in which
+month, and how many cloud GPU-hours to rent, to meet a monthly demand at the least discounted
+cost. Pure: plain values in, plain values out; the mixed-integer programme is solved by
+``scipy.optimize.milp`` (HiGHS).
+
+Units: demand and capacity in reference GPU-hours per month; money in USD; power in W.
+
+The programme, for builds ``b`` and months ``t`` (discount factor ``f_t``):
+
+    minimise   sum f_t (C_b x_bt + e_b u_bt) + sum f_t c r_t
+    subject to u_bt <= K_b * (units of b bought in the last L months, t included)
+               sum_b u_bt + r_t >= d_t
+               (optional) total purchases <= budget; units owned <= max machines;
+               wall power of units owned <= max power
+    x_bt integer >= 0 (units bought at the start of month t), u_bt, r_t >= 0 (GPU-hours).
+
+``C_b`` upfront USD, ``K_b`` GPU-hours a unit can serve per month, ``e_b`` its running cost
+per GPU-hour served (electricity), ``L`` its service life in months, ``c`` the cloud's cost
+per GPU-hour. Cash is counted at the start of each month.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.optimize import Bounds, LinearConstraint, milp
+
+
+class PlanInfeasible(ValueError):
+    """No plan meets the demand within the constraints (e.g. desktops only, over budget)."""
+
+
+@dataclass(frozen=True)
+class PlanBuild:
+    """A desktop build the plan may buy.
+
+    Attributes:
+        id: the build's name.
+        upfront_usd: purchase price of one unit, USD (> 0).
+        capacity_gpu_hours_per_month: reference GPU-hours one unit can serve a month (> 0).
+        cost_usd_per_gpu_hour: running cost per reference GPU-hour served, USD (>= 0).
+        power_w: one unit's busy wall power, W (>= 0).
+        life_months: months a unit serves after purchase (>= 1).
+    """
+
+    id: str
+    upfront_usd: float
+    capacity_gpu_hours_per_month: float
+    cost_usd_per_gpu_hour: float
+    power_w: float
+    life_months: int
+
+
+@dataclass(frozen=True)
+class PlanLimits:
+    """Constraints on the owned fleet (None: no limit): total purchases over the horizon
+    (USD), units owned at once, and their busy wall power at once (W, e.g. a room's
+    circuit)."""
+
+    budget_usd: float | None = None
+    max_machines: int | None = None
+    max_power_w: float | None = None
+
+
+@dataclass(frozen=True)
+class PlanProblem:
+    """One plan to solve.
+
+    Attributes:
+        demand_gpu_hours: reference GPU-hours needed in each month (>= 0), month 0 first.
+        builds: the desktop builds on offer (empty: cloud only).
+        cloud_usd_per_gpu_hour: the cloud's cost per reference GPU-hour; None = no cloud.
+        annual_discount_rate: for the present value, per year (>= 0); month t is discounted
+            by ``(1 + rate) ** (-t / 12)``.
+        limits: constraints on the owned fleet.
+    """
+
+    demand_gpu_hours: tuple[float, ...]
+    builds: tuple[PlanBuild, ...]
+    cloud_usd_per_gpu_hour: float | None
+    annual_discount_rate: float = 0.0
+    limits: PlanLimits = PlanLimits()
+
+    def discount(self) -> np.ndarray:
+        """Discount factor of each month (start-of-month cash)."""
+        t = np.arange(len(self.demand_gpu_hours), dtype=float)
+        return (1.0 + self.annual_discount_rate) ** (-t / 12.0)
+
+
+@dataclass(frozen=True)
+class PlanSolution:
+    """A plan: per build and month the units bought, owned and the GPU-hours they serve; per
+    month the GPU-hours rented and the cash out (USD) for purchases, desktop running costs
+    and the cloud; the undiscounted total and the present value (USD)."""
+
+    bought: tuple[tuple[int, ...], ...]
+    owned: tuple[tuple[int, ...], ...]
+    served_gpu_hours: tuple[tuple[float, ...], ...]
+    rented_gpu_hours: tuple[float, ...]
+    capex_usd: tuple[float, ...]
+    desktop_opex_usd: tuple[float, ...]
+    cloud_usd: tuple[float, ...]
+    total_usd: float
+    present_value_usd: float
+
+
+def owned_units(bought: np.ndarray, life_months: int) -> np.ndarray:
+    """Units in service each month from units bought each month (a unit serves the month it
+    is bought and ``life_months - 1`` more)."""
+    cum = np.cumsum(bought)
+    gone = np.concatenate([np.zeros(life_months), cum[:-life_months]])[: len(bought)]
+    return cum - gone
+
+
+def _unit_cap(p: PlanProblem, b: PlanBuild) -> int:
+    """Most units of ``b`` worth buying in one month: enough to serve the peak alone."""
+    peak = max(p.demand_gpu_hours, default=0.0)
+    cap = math.ceil(peak / b.capacity_gpu_hours_per_month)
+    if p.limits.max_machines is not None:
+        cap = min(cap, p.limits.max_machines)
+    return max(cap, 0)
+
+
+def solve_plan(p: PlanProblem, time_limit_s: float = 5.0) -> PlanSolution:
+    """The least present-value plan for ``p``. Raises :class:`PlanInfeasible` when the demand
+    cannot be met (no cloud and not enough desktops within the limits) or the solver finds
+    no optimum within ``time_limit_s``."""
+    n_t, n_b = len(p.demand_gpu_hours), len(p.builds)
+    f = p.discount()
+    nx = n_b * n_t  # x[b, t], then u[b, t], then r[t]
+    n = 2 * nx + n_t
+    cost = np.zeros(n)
+    for i, b in enumerate(p.builds):
+        cost[i * n_t : (i + 1) * n_t] = f * b.upfront_usd
+        cost[nx + i * n_t : nx + (i + 1) * n_t] = f * b.cost_usd_per_gpu_hour
+    cloud = p.cloud_usd_per_gpu_hour
+    cost[2 * nx :] = f * (cloud if cloud is not None else 0.0)
+    rows, lo, hi = _constraints(p, n, nx)
+    upper = np.concatenate(
+        [np.repeat([_unit_cap(p, b) for b in p.builds], n_t), np.full(nx, np.inf)]
+        + [np.full(n_t, np.inf if cloud is not None else 0.0)]
+    )
+    integrality = np.concatenate([np.ones(nx), np.zeros(nx + n_t)])
+    res = milp(
+        cost,
+        constraints=LinearConstraint(np.array(rows), lo, hi) if rows else None,
+        integrality=integrality,
+        bounds=Bounds(np.zeros(n), upper),
+        options={"time_limit": time_limit_s},
+    )
+    if res.x is None or res.status not in (0,):
+        raise PlanInfeasible(
+            "no plan meets the demand within the limits"
+            if res.status == 2
+            else f"the solver stopped without an optimum: {res.message}"
+        )
+    return _solution(p, res.x, nx)
+
+
+def _constraints(p: PlanProblem, n: int, nx: int) -> tuple[list[np.ndarray], list, list]:
+    """Rows of the programme: capacity per build and month, demand per month, and the
+    fleet limits."""
+    n_t = len(p.demand_gpu_hours)
+    rows: list[np.ndarray] = []
+    lo: list[float] = []
+    hi: list[float] = []
+    for i, b in enumerate(p.builds):
+        for t in range(n_t):  # u_bt - K_b * owned_bt <= 0
+            row = np.zeros(n)
+            row[nx + i * n_t + t] = 1.0
+            for s in range(max(0, t - b.life_months + 1), t + 1):
+                row[i * n_t + s] = -b.capacity_gpu_hours_per_month
+            rows.append(row)
+            lo.append(-np.inf)
+            hi.append(0.0)
+    for t, need in enumerate(p.demand_gpu_hours):  # sum_b u_bt + r_t >= d_t
+        row = np.zeros(n)
+        row[[nx + i * n_t + t for i in range(len(p.builds))]] = 1.0
+        row[2 * nx + t] = 1.0
+        rows.append(row)
+        lo.append(float(need))
+        hi.append(np.inf)
+    lim = p.limits
+    if lim.budget_usd is not None and p.builds:
+        row = np.zeros(n)
+        for i, b in enumerate(p.builds):
+            row[i * n_t : (i + 1) * n_t] = b.upfront_usd
+        rows.append(row)
+        lo.append(-np.inf)
+        hi.append(lim.budget_usd)
+    for weight, limit in (("units", lim.max_machines), ("power_w", lim.max_power_w)):
+        if limit is None or not p.builds:
+            continue
+        for t in range(n_t):  # owned (or their power) at month t <= limit
+            row = np.zeros(n)
+            for i, b in enumerate(p.builds):
+                w = 1.0 if weight == "units" else b.power_w
+                for s in range(max(0, t - b.life_months + 1), t + 1):
+                    row[i * n_t + s] = w
+            rows.append(row)
+            lo.append(-np.inf)
+            hi.append(float(limit))
+    return rows, lo, hi
+
+
+def _solution(p: PlanProblem, x: np.ndarray, nx: int) -> PlanSolution:
+    n_t = len(p.demand_gpu_hours)
+    f = p.discount()
+    bought = np.rint(x[:nx]).reshape(len(p.builds), n_t).astype(int)
+    served = np.maximum(x[nx : 2 * nx].reshape(len(p.builds), n_t), 0.0)
+    rented = np.maximum(x[2 * nx :], 0.0)
+    owned = np.array([owned_units(bought[i], b.life_months) for i, b in enumerate(p.builds)])
+    upfront = np.array([b.upfront_usd for b in p.builds])
+    run = np.array([b.cost_usd_per_gpu_hour for b in p.builds])
+    capex = (bought * upfront[:, None]).sum(axis=0) if p.builds else np.zeros(n_t)
+    opex = (served * run[:, None]).sum(axis=0) if p.builds else np.zeros(n_t)
+    cloud = rented * (p.cloud_usd_per_gpu_hour or 0.0)
+    cash = capex + opex + cloud
+    return PlanSolution(
+        bought=tuple(tuple(int(v) for v in r) for r in bought),
+        owned=tuple(tuple(int(v) for v in r) for r in owned),
+        served_gpu_hours=tuple(tuple(float(v) for v in r) for r in served),
+        rented_gpu_hours=tuple(float(v) for v in rented),
+        capex_usd=tuple(float(v) for v in capex),
+        desktop_opex_usd=tuple(float(v) for v in opex),
+        cloud_usd=tuple(float(v) for v in cloud),
+        total_usd=float(cash.sum()),
+        present_value_usd=float((cash * f).sum()),
+    )
