@@ -13,6 +13,7 @@ import pytest
 
 from app import costing
 from app.costing import vector
+from tests.electricity_sources import eia_usd_per_kwh
 
 CURATED = Path(__file__).resolve().parent.parent / "app" / "data" / "curated"
 HOURS_PER_MONTH = 24 * 365 / 12  # 730 h
@@ -415,6 +416,20 @@ def test_sweep_reproduces_the_seed_and_covers_1_to_100_percent(client):
         json=body | {"cloud": {"price_usd_per_hour": 0.2}, "electricity_prices_usd_per_kwh": [1.0]},
     )
     assert r.json()["break_even_days"] == [[None] * 100]
+
+
+def test_sweep_prices_a_region_at_its_tariff(client):
+    # a region's price: non-household by default (EIA commercial), household on request
+    body = {
+        "desktop": {"gpu": "rtx-3090", "total_price_usd": 2200},
+        "cloud": {"price_usd_per_hour": 2.14},
+        "region": "us-ca",
+    }
+    for extra, sector in (({}, "commercial"), ({"tariff": "household"}, "residential")):
+        res = client.post("/v1/break-even/sweep", json=body | extra).json()
+        assert res["electricity_prices_usd_per_kwh"] == [
+            pytest.approx(eia_usd_per_kwh("CA", sector))
+        ]
 
 
 def test_sweep_refuses_out_of_range_values(client):

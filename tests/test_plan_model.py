@@ -81,6 +81,7 @@ CASES = {
     "machines bind": PlanProblem((1800.0,) * 3, (SMALL, BIG), 1.5, 0.0, PlanLimits(None, 1)),
     "units retire": PlanProblem((400.0, 400.0, 400.0, 400.0), (SHORT,), 1.2),
     "desktops only": PlanProblem((400.0, 900.0, 300.0), (SMALL,), None),
+    "cloud only, budget given": PlanProblem((100.0, 250.0), (), 1.1, 0.03, PlanLimits(500.0)),
 }
 
 

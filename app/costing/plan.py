@@ -118,9 +118,7 @@ def _unit_cap(p: PlanProblem, b: PlanBuild) -> int:
     """Most units of ``b`` worth buying in one month: enough to serve the peak alone."""
     peak = max(p.demand_gpu_hours, default=0.0)
     cap = math.ceil(peak / b.capacity_gpu_hours_per_month)
-    if p.limits.max_machines is not None:
-        cap = min(cap, p.limits.max_machines)
-    return max(cap, 0)
+    return cap if p.limits.max_machines is None else min(cap, p.limits.max_machines)
 
 
 def solve_plan(p: PlanProblem, time_limit_s: float = 5.0) -> PlanSolution:
@@ -150,7 +148,7 @@ def solve_plan(p: PlanProblem, time_limit_s: float = 5.0) -> PlanSolution:
         bounds=Bounds(np.zeros(n), upper),
         options={"time_limit": time_limit_s},
     )
-    if res.x is None or res.status not in (0,):
+    if res.x is None or res.status != 0:
         raise PlanInfeasible(
             "no plan meets the demand within the limits"
             if res.status == 2
@@ -159,49 +157,55 @@ def solve_plan(p: PlanProblem, time_limit_s: float = 5.0) -> PlanSolution:
     return _solution(p, res.x, nx)
 
 
+def _in_service(row: np.ndarray, p: PlanProblem, i: int, t: int, weight: float) -> None:
+    """Put ``weight`` on every purchase of build ``i`` still in service in month ``t`` (bought
+    in the last ``life_months`` months, ``t`` included): ``row @ x`` is then ``weight`` times
+    the units owned in month ``t``."""
+    n_t, life = len(p.demand_gpu_hours), p.builds[i].life_months
+    row[i * n_t + max(0, t - life + 1) : i * n_t + t + 1] = weight
+
+
 def _constraints(p: PlanProblem, n: int, nx: int) -> tuple[list[np.ndarray], list, list]:
-    """Rows of the programme: capacity per build and month, demand per month, and the
-    fleet limits."""
+    """Rows of the programme, with their lower and upper bounds: capacity per build and
+    month, demand per month, and the fleet limits (purchases, units and power owned)."""
     n_t = len(p.demand_gpu_hours)
     rows: list[np.ndarray] = []
     lo: list[float] = []
     hi: list[float] = []
+
+    def add(row: np.ndarray, low: float, high: float) -> None:
+        rows.append(row)
+        lo.append(low)
+        hi.append(high)
+
     for i, b in enumerate(p.builds):
         for t in range(n_t):  # u_bt - K_b * owned_bt <= 0
             row = np.zeros(n)
             row[nx + i * n_t + t] = 1.0
-            for s in range(max(0, t - b.life_months + 1), t + 1):
-                row[i * n_t + s] = -b.capacity_gpu_hours_per_month
-            rows.append(row)
-            lo.append(-np.inf)
-            hi.append(0.0)
+            _in_service(row, p, i, t, -b.capacity_gpu_hours_per_month)
+            add(row, -np.inf, 0.0)
     for t, need in enumerate(p.demand_gpu_hours):  # sum_b u_bt + r_t >= d_t
         row = np.zeros(n)
-        row[[nx + i * n_t + t for i in range(len(p.builds))]] = 1.0
+        row[nx + t : 2 * nx : n_t] = 1.0
         row[2 * nx + t] = 1.0
-        rows.append(row)
-        lo.append(float(need))
-        hi.append(np.inf)
+        add(row, float(need), np.inf)
     lim = p.limits
-    if lim.budget_usd is not None and p.builds:
+    if lim.budget_usd is not None:  # purchases over the horizon <= budget
         row = np.zeros(n)
-        for i, b in enumerate(p.builds):
-            row[i * n_t : (i + 1) * n_t] = b.upfront_usd
-        rows.append(row)
-        lo.append(-np.inf)
-        hi.append(lim.budget_usd)
-    for weight, limit in (("units", lim.max_machines), ("power_w", lim.max_power_w)):
-        if limit is None or not p.builds:
+        row[:nx] = np.repeat([b.upfront_usd for b in p.builds], n_t)
+        add(row, -np.inf, lim.budget_usd)
+    per_unit = (
+        ([1.0] * len(p.builds), lim.max_machines),
+        ([b.power_w for b in p.builds], lim.max_power_w),
+    )
+    for weights, limit in per_unit:  # units (or their power) owned in month t <= limit
+        if limit is None:
             continue
-        for t in range(n_t):  # owned (or their power) at month t <= limit
+        for t in range(n_t):
             row = np.zeros(n)
-            for i, b in enumerate(p.builds):
-                w = 1.0 if weight == "units" else b.power_w
-                for s in range(max(0, t - b.life_months + 1), t + 1):
-                    row[i * n_t + s] = w
-            rows.append(row)
-            lo.append(-np.inf)
-            hi.append(float(limit))
+            for i, w in enumerate(weights):
+                _in_service(row, p, i, t, w)
+            add(row, -np.inf, float(limit))
     return rows, lo, hi
 
 
@@ -211,11 +215,9 @@ def _solution(p: PlanProblem, x: np.ndarray, nx: int) -> PlanSolution:
     bought = np.rint(x[:nx]).reshape(len(p.builds), n_t).astype(int)
     served = np.maximum(x[nx : 2 * nx].reshape(len(p.builds), n_t), 0.0)
     rented = np.maximum(x[2 * nx :], 0.0)
-    owned = np.array([owned_units(bought[i], b.life_months) for i, b in enumerate(p.builds)])
-    upfront = np.array([b.upfront_usd for b in p.builds])
-    run = np.array([b.cost_usd_per_gpu_hour for b in p.builds])
-    capex = (bought * upfront[:, None]).sum(axis=0) if p.builds else np.zeros(n_t)
-    opex = (served * run[:, None]).sum(axis=0) if p.builds else np.zeros(n_t)
+    owned = [owned_units(bought[i], b.life_months) for i, b in enumerate(p.builds)]
+    capex = np.array([b.upfront_usd for b in p.builds]) @ bought
+    opex = np.array([b.cost_usd_per_gpu_hour for b in p.builds]) @ served
     cloud = rented * (p.cloud_usd_per_gpu_hour or 0.0)
     cash = capex + opex + cloud
     return PlanSolution(

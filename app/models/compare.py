@@ -21,8 +21,10 @@ from app.models.inputs import (
     CommonInputs,
     DesktopSpec,
     StrictBody,
+    Tariff,
     name_field,
     not_both,
+    tariff_field,
 )
 from app.models.offer import PricingModel, Provider
 
@@ -375,6 +377,7 @@ class SweepRequest(StrictBody):
     region: str | None = name_field(
         "Region id for the electricity price (`de`, `us-ca`).", max_length=64
     )
+    tariff: Annotated[Tariff, Strict(False)] = tariff_field()
     horizon_days: float = Field(
         default=365.0,
         ge=0,

@@ -104,6 +104,17 @@ class Tariff(StrEnum):
     non_household = "non_household"
 
 
+def tariff_field() -> Any:
+    """The optional ``tariff`` of a request that prices a region's electricity."""
+    return Field(
+        default=None,
+        description="Electricity tariff of the region's catalog price: `non_household` "
+        "(default: a lab buys electricity as an institution; Eurostat band IC excluding VAT, "
+        "EIA commercial sector) or `household` (Eurostat band DC with all taxes, EIA "
+        "residential). Ignored when a price is given.",
+    )
+
+
 class Precision(StrEnum):
     """Training precision: `fp16` needs 8/12 of the 32-bit memory (seed 002, 2019)."""
 
@@ -315,13 +326,7 @@ class UsageInputs(StrictBody):
         "Region id (`de`, `us-ca`, ...) for electricity price and carbon intensity.",
         max_length=64,
     )
-    tariff: Annotated[Tariff, Strict(False)] = Field(
-        default=None,
-        description="Electricity tariff of the region's catalog price: `non_household` "
-        "(default: a lab buys electricity as an institution; Eurostat band IC excluding VAT, "
-        "EIA commercial sector) or `household` (Eurostat band DC with all taxes, EIA "
-        "residential). Ignored when a price is given.",
-    )
+    tariff: Annotated[Tariff, Strict(False)] = tariff_field()
     currency: Currency = Field(
         default="USD",
         description="Currency of the `*_in_currency` results and of the currency-neutral "

@@ -19,7 +19,8 @@ from app.catalog.view import CatalogView
 from app.costing.money import USD, ExchangeRate, to_usd
 from app.errors import CatalogGap
 from app.models import CloudOffer, Gpu, Region
-from app.models.inputs import CloudSpec, Tariff
+from app.models.inputs import CloudSpec, Tariff, UsageInputs
+from app.models.region import TariffPrice
 from app.services.ownership import (
     cite_rate,
 )
@@ -89,54 +90,41 @@ def resolve_electricity(
         price = settings.default_electricity_price_usd_per_kwh
         trail.assume("electricity_price_usd_per_kwh", price, f"default: {SEED_001}, US price")
         return price
-    usd, local, src, as_of, name = _tariff_price(region, tariff, trail)
-    if usd is None:
+    found = _tariff_price(region, tariff, trail)
+    if found is None:
         raise CatalogGap(
             f"region '{region.id}' has no electricity price in the catalog; "
             "give electricity_price_usd_per_kwh",
         )
-    trail.price(f"region {region.id}: {name}", as_of)
+    name = f"region {region.id}: {found.tariff.replace('_', '-')} electricity price"
+    trail.price(name, found.as_of)
+    source = found.source or region.source
     currency = region.electricity_currency
-    if local is not None and currency and currency != "USD":
-        rate = view.fx_rate(currency, as_of)
-        trail.cite(
-            f"region {region.id}: {name} {local:g} {currency}/kWh", src or region.source, as_of
-        )
+    if found.local_per_kwh is not None and currency and currency != "USD":
+        rate = view.fx_rate(currency, found.as_of)
+        trail.cite(f"{name} {found.local_per_kwh:g} {currency}/kWh", source, found.as_of)
         cite_rate(trail, rate, f"region {region.id}'s electricity price")
-        return to_usd(local, rate.usd_per_unit)
-    trail.cite(f"region {region.id}: {name} USD/kWh", src or region.source, as_of)
-    return usd
+        return to_usd(found.local_per_kwh, rate.usd_per_unit)
+    trail.cite(f"{name} USD/kWh", source, found.as_of)
+    return found.usd_per_kwh
 
 
-def _tariff_price(
-    region: Region, tariff: Tariff | None, trail: Trail
-) -> tuple[float | None, float | None, str | None, dt.date | None, str]:
-    """The region's price for ``tariff`` (USD/kWh, local per kWh, source, as-of, name), the
-    default and any fallback stated in ``trail``."""
-    household = (
-        region.electricity_price_usd_per_kwh,
-        region.electricity_price_local,
-        region.electricity_source,
-        region.electricity_as_of,
-        "household electricity price",
-    )
-    institutional = (
-        region.electricity_non_household_usd_per_kwh,
-        region.electricity_non_household_local,
-        region.electricity_non_household_source,
-        region.electricity_non_household_as_of,
-        "non-household electricity price",
-    )
+def _tariff_price(region: Region, tariff: Tariff | None, trail: Trail) -> TariffPrice | None:
+    """The region's price at ``tariff`` (default non-household; the household price where the
+    region has no other), the default and the fallback stated in ``trail``."""
     if tariff is Tariff.household:
-        return household
-    if institutional[0] is None and household[0] is not None:
-        trail.assume(
-            "tariff",
-            "household",
-            f"region {region.id} has no non-household price in the catalog: its household "
-            "price is used (give tariff or electricity_price_usd_per_kwh)",
-        )
-        return household
+        return region.electricity(Tariff.household)
+    found = region.electricity(Tariff.non_household)
+    if found is None:
+        home = region.electricity(Tariff.household)
+        if home is not None:
+            trail.assume(
+                "tariff",
+                "household",
+                f"region {region.id} has no non-household price in the catalog: its household "
+                "price is used (give tariff or electricity_price_usd_per_kwh)",
+            )
+        return home
     if tariff is None:
         trail.assume(
             "tariff",
@@ -145,20 +133,21 @@ def _tariff_price(
             "VAT; EIA commercial sector, which includes educational institutions); give "
             "tariff: household for a home desktop",
         )
-    return institutional
+    return found
 
 
 def request_electricity(
     view: CatalogView,
-    req,
+    req: UsageInputs,
     region: Region | None,
     settings: Settings,
     trail: Trail,
     rate: ExchangeRate,
 ) -> float:
-    """Electricity price of a break-even, run-cost or compare request, USD/kWh: its
-    ``electricity_price_usd_per_kwh``, else its ``electricity_price_per_kwh`` converted at
-    ``rate``, else :func:`resolve_electricity`'s region or default, on the prices' day."""
+    """Electricity price of a break-even, run-cost, compare or electricity request, USD/kWh:
+    its ``electricity_price_usd_per_kwh``, else its ``electricity_price_per_kwh`` converted
+    at ``rate``, else :func:`resolve_electricity`'s region (at the request's ``tariff``) or
+    default, on the prices' day."""
     given = given_usd(
         req.electricity_price_usd_per_kwh,
         req.electricity_price_per_kwh,
@@ -166,7 +155,7 @@ def request_electricity(
         "electricity_price_usd_per_kwh",
         trail,
     )
-    return resolve_electricity(view, given, region, settings, trail, getattr(req, "tariff", None))
+    return resolve_electricity(view, given, region, settings, trail, req.tariff)
 
 
 def carbon_region(

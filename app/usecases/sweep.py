@@ -47,9 +47,7 @@ def compute_sweep(view: CatalogView, req: SweepRequest, settings: Settings) -> S
         prices = req.electricity_prices_usd_per_kwh
     else:
         region = resolve_region(view, req.region)
-        prices = [
-            resolve_electricity(view, None, region, settings, trail, getattr(req, "tariff", None))
-        ]
+        prices = [resolve_electricity(view, None, region, settings, trail, req.tariff)]
     perf = cloud_speed(view, req.normalize_performance, desk, cloud, trail)
     factor = perf.time_factor if perf else 1.0
     if perf:

@@ -15,6 +15,7 @@ from app.catalog.sources.files import SOURCES, Row, opt_float, read_csv
 from app.catalog.sources.offers import load_providers
 from app.catalog.sources.reference import load_fx_rates
 from app.costing.money import ExchangeRate, rate_in_force
+from app.models.region import tariff_fields
 
 CODECARBON_MIX = (
     "https://github.com/mlco2/codecarbon/blob/b05965e4/codecarbon/data/private_infra/"
@@ -31,16 +32,26 @@ EIA_SOURCE = (
 )
 
 
-EUROSTAT_SOURCE = "Eurostat nrg_pc_204 (household, band DC, all taxes included)"
-EUROSTAT_NON_HOUSEHOLD = (
-    "Eurostat nrg_pc_205 (non-household, band IC 500-1,999 MWh/yr, excluding VAT and other "
-    "recoverable taxes)"
-)
-EIA_COMMERCIAL = (
-    "U.S. Energy Information Administration, Electricity Data Browser (commercial sector, "
-    "which includes educational institutions; 12 months Jun 2024-May 2025, sales-weighted), "
-    "via slicesofdata/eia-167-2025"
-)
+# Eurostat's datasets by tariff: {tariff: (the file's `consumer`, source)}.
+EUROSTAT = {
+    "household": ("household", "Eurostat nrg_pc_204 (household, band DC, all taxes included)"),
+    "non_household": (
+        "non-household",
+        "Eurostat nrg_pc_205 (non-household, band IC 500-1,999 MWh/yr, excluding VAT and "
+        "other recoverable taxes)",
+    ),
+}
+# EIA's sectors by tariff: {tariff: (the file's `sector`, source)}.
+EIA = {
+    "household": ("residential", EIA_SOURCE),
+    "non_household": (
+        "commercial",
+        "U.S. Energy Information Administration, Electricity Data Browser (commercial sector, "
+        "which includes educational institutions; 12 months Jun 2024-May 2025, "
+        "sales-weighted), via slicesofdata/eia-167-2025",
+    ),
+}
+EIA_AS_OF = dt.date(2025, 5, 31)  # end of the 12 months Jun 2024-May 2025
 
 
 def _region(**fields: Any) -> Row:
@@ -69,20 +80,22 @@ def _semester_end(period: str) -> dt.date:
     return dt.date(int(year), 6, 30) if half == "1" else dt.date(int(year), 12, 31)
 
 
-def _eurostat_latest(consumer: str = "household") -> dict[str, tuple[float, str]]:
-    """Latest price per Eurostat geo for ``consumer`` (``household``: band DC with all taxes;
-    ``non-household``: band IC excluding VAT): {alpha2: (eur_per_kwh, period)}."""
+def _eurostat_latest() -> dict[str, dict[str, tuple[float, str]]]:
+    """Latest price per tariff and Eurostat geo (household: band DC with all taxes;
+    non-household: band IC excluding VAT): {tariff: {alpha2: (eur_per_kwh, period)}}."""
     path = (
         SOURCES
         / "electricity-prices/energy-security-data-warehouse/eurostat_electricity_prices_long_derived.csv"
     )
-    best: dict[str, tuple[float, str]] = {}
+    tariff_of = {consumer: tariff for tariff, (consumer, _) in EUROSTAT.items()}
+    best: dict[str, dict[str, tuple[float, str]]] = {t: {} for t in EUROSTAT}
     for r in read_csv(path):
-        if r["consumer"] != consumer or not r["value_eur_per_kwh"]:
+        tariff = tariff_of.get(r["consumer"])
+        if tariff is None or not r["value_eur_per_kwh"]:
             continue
         geo = {"EL": "GR", "UK": "GB"}.get(r["geo"], r["geo"])
-        if geo not in best or r["period"] > best[geo][1]:
-            best[geo] = (float(r["value_eur_per_kwh"]), r["period"])
+        if geo not in best[tariff] or r["period"] > best[tariff][geo][1]:
+            best[tariff][geo] = (float(r["value_eur_per_kwh"]), r["period"])
     return best
 
 
@@ -93,7 +106,6 @@ def _country_rows() -> Iterator[Row]:
         )
     )
     eurostat = _eurostat_latest()
-    eurostat_nh = _eurostat_latest("non-household")
     # EUR rates of the rows the seeder stores (one reader of fx_rates.csv), oldest first:
     # a price converts at the rate of its own period (a 2025-S2 price at the 2025-S2 mean),
     # by the rule the catalog view answers with (:func:`app.costing.money.rate_in_force`).
@@ -120,28 +132,21 @@ def _country_rows() -> Iterator[Row]:
             carbon_source=CODECARBON_MIX,
             carbon_as_of=dt.date(int(entry.get("year", 2022)), 12, 31),
         )
-        if a2 in eurostat:
-            price_eur, period = eurostat[a2]
-            fx = rate_in_force(eur, _semester_end(period))
-            row.update(
-                electricity_price_usd_per_kwh=round(price_eur * fx.usd_per_unit, 4),
-                electricity_price_local=price_eur,
-                electricity_currency="EUR",
-                electricity_source=f"{EUROSTAT_SOURCE}, {period}; converted at "
-                f"{fx.usd_per_unit} USD/EUR ({fx.source})",
-                electricity_as_of=_semester_end(period),
-            )
-        if a2 in eurostat_nh:
-            price_eur, period = eurostat_nh[a2]
-            fx = rate_in_force(eur, _semester_end(period))
-            row.update(
-                electricity_currency="EUR",
-                electricity_non_household_usd_per_kwh=round(price_eur * fx.usd_per_unit, 4),
-                electricity_non_household_local=price_eur,
-                electricity_non_household_source=f"{EUROSTAT_NON_HOUSEHOLD}, {period}; "
-                f"converted at {fx.usd_per_unit} USD/EUR ({fx.source})",
-                electricity_non_household_as_of=_semester_end(period),
-            )
+        for tariff, latest in eurostat.items():
+            if a2 in latest:
+                price_eur, period = latest[a2]
+                fx = rate_in_force(eur, _semester_end(period))
+                row["electricity_currency"] = "EUR"
+                source = f"{EUROSTAT[tariff][1]}, {period}; converted at {fx.usd_per_unit} "
+                row.update(
+                    tariff_fields(
+                        tariff,
+                        price_eur * fx.usd_per_unit,
+                        price_eur,
+                        f"{source}USD/EUR ({fx.source})",
+                        _semester_end(period),
+                    )
+                )
         if a2 == "US" and eia_us:
             row.update(eia_us)
         yield row
@@ -153,26 +158,16 @@ def _eia_prices() -> dict[str, Row]:
         SOURCES
         / "electricity-prices/slicesofdata-eia-167-2025/eia_state_avg_retail_price_derived.csv"
     )
+    tariff_of = {sector: tariff for tariff, (sector, _) in EIA.items()}
     out: dict[str, Row] = {}
     for r in read_csv(path):
         cents = opt_float(r["price_12m_jun2024_may2025_cents_per_kwh"])
-        if cents is None:
+        tariff = tariff_of.get(r["sector"])
+        if cents is None or tariff is None:
             continue
         row = out.setdefault(r["code"], {"electricity_currency": "USD"})
-        if r["sector"] == "residential":
-            row.update(
-                electricity_price_usd_per_kwh=round(cents / 100, 4),
-                electricity_price_local=cents / 100,
-                electricity_source=f"{EIA_SOURCE} ({r['eia_series_id']})",
-                electricity_as_of=dt.date(2025, 5, 31),
-            )
-        elif r["sector"] == "commercial":
-            row.update(
-                electricity_non_household_usd_per_kwh=round(cents / 100, 4),
-                electricity_non_household_local=cents / 100,
-                electricity_non_household_source=f"{EIA_COMMERCIAL} ({r['eia_series_id']})",
-                electricity_non_household_as_of=dt.date(2025, 5, 31),
-            )
+        source = f"{EIA[tariff][1]} ({r['eia_series_id']})"
+        row.update(tariff_fields(tariff, cents / 100, cents / 100, source, EIA_AS_OF))
     return out
 
 
