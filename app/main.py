@@ -18,7 +18,7 @@ from app.catalog.live import live_catalog
 from app.db import get_engine
 from app.middleware import RequestGuard
 from app.models.common import problem_response
-from app.routers import admin, calc, catalog, charts, compare, health, query, scenarios, slack
+from app.routers import admin, calc, catalog, charts, compare, health, plan, query, scenarios, slack
 from app.settings import get_settings
 
 log = logging.getLogger("gpucost")
@@ -110,6 +110,7 @@ def create_app() -> FastAPI:
     app.include_router(query.router)
     app.include_router(slack.router)
     app.include_router(compare.router)
+    app.include_router(plan.router)
     app.include_router(catalog.router)
     app.include_router(charts.router)
     app.include_router(scenarios.router)

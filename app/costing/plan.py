@@ -27,9 +27,12 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.optimize import Bounds, LinearConstraint, milp
 
+from app.costing.errors import InvalidInput
 
-class PlanInfeasible(ValueError):
-    """No plan meets the demand within the constraints (e.g. desktops only, over budget)."""
+
+class PlanInfeasible(InvalidInput):
+    """No plan meets the demand within the constraints (e.g. desktops only, over budget), or
+    the solver found none within its time limit."""
 
 
 @dataclass(frozen=True)
@@ -93,7 +96,10 @@ class PlanProblem:
 class PlanSolution:
     """A plan: per build and month the units bought, owned and the GPU-hours they serve; per
     month the GPU-hours rented and the cash out (USD) for purchases, desktop running costs
-    and the cloud; the undiscounted total and the present value (USD)."""
+    and the cloud; the undiscounted total and the present value (USD); whether the solver
+    proved it optimal within its time limit and, when it did not, the relative gap between
+    the plan's present value and the solver's lower bound on any plan's (``mip_gap``, 0.05 =
+    the plan costs at most 5 % more than the best possible)."""
 
     bought: tuple[tuple[int, ...], ...]
     owned: tuple[tuple[int, ...], ...]
@@ -104,6 +110,8 @@ class PlanSolution:
     cloud_usd: tuple[float, ...]
     total_usd: float
     present_value_usd: float
+    optimal: bool = True
+    mip_gap: float = 0.0
 
 
 def owned_units(bought: np.ndarray, life_months: int) -> np.ndarray:
@@ -122,9 +130,10 @@ def _unit_cap(p: PlanProblem, b: PlanBuild) -> int:
 
 
 def solve_plan(p: PlanProblem, time_limit_s: float = 5.0) -> PlanSolution:
-    """The least present-value plan for ``p``. Raises :class:`PlanInfeasible` when the demand
-    cannot be met (no cloud and not enough desktops within the limits) or the solver finds
-    no optimum within ``time_limit_s``."""
+    """The least present-value plan for ``p``. When ``time_limit_s`` (wall-clock seconds)
+    runs out the best plan found so far is returned with ``optimal`` False and its gap.
+    Raises :class:`PlanInfeasible` when the demand cannot be met (no cloud and not enough
+    desktops within the limits) or no plan was found within the time limit."""
     n_t, n_b = len(p.demand_gpu_hours), len(p.builds)
     f = p.discount()
     nx = n_b * n_t  # x[b, t], then u[b, t], then r[t]
@@ -148,13 +157,15 @@ def solve_plan(p: PlanProblem, time_limit_s: float = 5.0) -> PlanSolution:
         bounds=Bounds(np.zeros(n), upper),
         options={"time_limit": time_limit_s},
     )
-    if res.x is None or res.status != 0:
+    if res.status == 2:
+        raise PlanInfeasible("no plan meets the demand within the limits")
+    if res.x is None or res.status not in (0, 1):
         raise PlanInfeasible(
-            "no plan meets the demand within the limits"
-            if res.status == 2
-            else f"the solver stopped without an optimum: {res.message}"
+            f"the solver found no plan within {time_limit_s:g} s ({res.message}): shorten "
+            "the horizon or offer fewer builds"
         )
-    return _solution(p, res.x, nx)
+    gap = float(getattr(res, "mip_gap", 0.0) or 0.0)
+    return _solution(p, res.x, nx, optimal=res.status == 0, gap=gap if res.status else 0.0)
 
 
 def _in_service(row: np.ndarray, p: PlanProblem, i: int, t: int, weight: float) -> None:
@@ -209,7 +220,9 @@ def _constraints(p: PlanProblem, n: int, nx: int) -> tuple[list[np.ndarray], lis
     return rows, lo, hi
 
 
-def _solution(p: PlanProblem, x: np.ndarray, nx: int) -> PlanSolution:
+def _solution(
+    p: PlanProblem, x: np.ndarray, nx: int, *, optimal: bool = True, gap: float = 0.0
+) -> PlanSolution:
     n_t = len(p.demand_gpu_hours)
     f = p.discount()
     bought = np.rint(x[:nx]).reshape(len(p.builds), n_t).astype(int)
@@ -230,4 +243,6 @@ def _solution(p: PlanProblem, x: np.ndarray, nx: int) -> PlanSolution:
         cloud_usd=tuple(float(v) for v in cloud),
         total_usd=float(cash.sum()),
         present_value_usd=float((cash * f).sum()),
+        optimal=optimal,
+        mip_gap=gap,
     )

@@ -300,15 +300,10 @@ class CloudSpec(StrictBody):
         return self
 
 
-class UsageInputs(StrictBody):
-    """How a machine is used and where: utilization (or a profile), electricity price, region
-    and the answer's currency."""
+class SiteInputs(StrictBody):
+    """Where the machines run and how the answer is priced: electricity price (given, or the
+    region's at a tariff), region and the answer's currency."""
 
-    utilization: float = Utilization
-    utilization_profile: str = name_field(
-        "Profile id (`GET /v1/utilization-profiles`), instead of `utilization`.",
-        max_length=64,
-    )
     electricity_price_usd_per_kwh: float | None = Field(
         default=None,
         ge=0,
@@ -336,8 +331,23 @@ class UsageInputs(StrictBody):
     )
 
     @model_validator(mode="after")
+    def _one_electricity(self):
+        refuse_both(self, ELECTRICITY)
+        return self
+
+
+class UsageInputs(SiteInputs):
+    """How a machine is used (utilization, or a profile) and :class:`SiteInputs`."""
+
+    utilization: float = Utilization
+    utilization_profile: str = name_field(
+        "Profile id (`GET /v1/utilization-profiles`), instead of `utilization`.",
+        max_length=64,
+    )
+
+    @model_validator(mode="after")
     def _one_utilization(self):
-        refuse_both(self, ("utilization", "utilization_profile"), ELECTRICITY)
+        refuse_both(self, ("utilization", "utilization_profile"))
         return self
 
 

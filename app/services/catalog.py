@@ -102,6 +102,11 @@ def price_per_gpu_hour(offer: CloudOffer) -> float:
     return float(offer.price_usd_per_hour) / offer.gpu_count
 
 
+# gpucost's rule, not a published figure: memory bandwidth within +-25 % counts as similar
+# performance when picking a comparable offer (the answer then scales by the speed model).
+SIMILAR_BANDWIDTH = 0.25
+
+
 def similar_gpu_ids(view: CatalogView, gpu: Gpu, bandwidth_tolerance: float) -> tuple[str, ...]:
     """GPUs whose memory bandwidth is within ``bandwidth_tolerance`` (a fraction) of
     ``gpu``'s and whose memory (GB) is at least ``gpu``'s; empty when its bandwidth is

@@ -24,9 +24,7 @@ SEED_001 = trail.SEED_001
 SEED_BAREBONE = "barebone-2gpu-dettmers-2020"
 
 
-# gpucost's rule, not a published figure: memory bandwidth within +-25 % counts as similar
-# performance when picking a comparable offer (the answer then scales by the speed model).
-SIMILAR_BANDWIDTH = 0.25
+SIMILAR_BANDWIDTH = catalog.SIMILAR_BANDWIDTH
 
 
 CARBON_DEFAULT_DAYS = 365.0

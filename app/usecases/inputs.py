@@ -19,7 +19,7 @@ from app.catalog.view import CatalogView
 from app.costing.money import USD, ExchangeRate, to_usd
 from app.errors import CatalogGap
 from app.models import CloudOffer, Gpu, Region
-from app.models.inputs import CloudSpec, Tariff, UsageInputs
+from app.models.inputs import CloudSpec, SiteInputs, Tariff
 from app.models.region import TariffPrice
 from app.services.ownership import (
     cite_rate,
@@ -138,7 +138,7 @@ def _tariff_price(region: Region, tariff: Tariff | None, trail: Trail) -> Tariff
 
 def request_electricity(
     view: CatalogView,
-    req: UsageInputs,
+    req: SiteInputs,
     region: Region | None,
     settings: Settings,
     trail: Trail,

@@ -1,0 +1,393 @@
+"""Fleet plan (``POST /v1/plan``): :func:`resolve` turns the request into a :class:`PlanScenario`
+(the demand month by month, each candidate desktop's price, capacity and running cost per
+reference GPU-hour, the cloud's cost per reference GPU-hour, the limits; every default stated
+once), :func:`compose` solves it with the pure model (:mod:`app.costing.plan`) three ways, the
+plan, all-cloud and all-desktop, and writes the answer.
+
+Units: demand in GPU-hours of work on the reference GPU; a desktop or cloud GPU of another
+kind serves ``1 / time_factor`` reference GPU-hours per hour (the speed model of break-even).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from app import costing
+from app.catalog.view import CatalogView
+from app.costing.money import ExchangeRate
+from app.costing.plan import (
+    PlanBuild,
+    PlanInfeasible,
+    PlanLimits,
+    PlanProblem,
+    PlanSolution,
+    solve_plan,
+)
+from app.errors import CatalogGap
+from app.models import CloudOffer, Gpu
+from app.models.inputs import CloudSpec, DesktopSpec
+from app.models.plan import PlanRequest
+from app.services.catalog import SIMILAR_BANDWIDTH, find_offers, similar_gpu_ids
+from app.settings import Settings
+from app.usecases.desktop import (
+    LARGEST_DESKTOP_PSU_W,
+    PSU_HEADROOM_W,
+    ResolvedDesktop,
+    resolve_desktop,
+)
+from app.usecases.inputs import (
+    offer_label,
+    price_outliers,
+    request_electricity,
+    resolve_cloud,
+    resolve_currency,
+    resolve_region,
+)
+from app.usecases.speed import speed, speed_evidence
+from app.usecases.trail import LIFETIME_SOURCE, SEED_001, Trail
+
+HOURS_PER_MONTH = costing.HOURS_PER_DAY * costing.DAYS_PER_YEAR / 12.0  # 730 h
+# The solver's wall-clock budget per solve: measured on this machine (2026-11-23), 60 months
+# x 8 candidates with a yearly peak proves the optimum in about 1 s; past the budget the best
+# plan found is answered with its gap.
+PLAN_TIME_LIMIT_S = 2.0
+CAPACITY_PROFILE = "company-slurm-cluster"  # seed 001: '> 60 %'
+DEFAULT_MONTHS = round(costing.DEFAULT_LIFETIME_YEARS * 12)  # one desktop lifetime, 60
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A desktop the plan may buy: the resolved machine, its GPU's hours per reference hour
+    and the model's view of it (:class:`PlanBuild`)."""
+
+    label: str
+    desk: ResolvedDesktop
+    ratio: costing.SpeedRatio
+    build: PlanBuild
+
+
+@dataclass(frozen=True)
+class CloudChoice:
+    """The cloud the plan rents from: the offer (None for a given price), its label and GPU,
+    the price per GPU-hour (USD), its GPU's hours per reference hour, and the price's date."""
+
+    offer: CloudOffer | None
+    label: str
+    gpu: Gpu | None
+    price_usd_per_gpu_hour: float
+    ratio: costing.SpeedRatio
+    as_of: dt.date | None
+
+    @property
+    def cost_usd_per_gpu_hour(self) -> float:
+        """Cost per reference GPU-hour rented, USD."""
+        return self.price_usd_per_gpu_hour * self.ratio.time_factor
+
+
+@dataclass(frozen=True)
+class PlanScenario:
+    """A plan with every input explicit: the reference GPU, the first month (year, month),
+    the model's problem, the candidates and cloud behind it, the desktops' electricity
+    price (USD/kWh), the owned GPUs' utilization ceiling, the answer's rate and the trail."""
+
+    ref: Gpu
+    start: tuple[int, int]
+    problem: PlanProblem
+    candidates: tuple[Candidate, ...]
+    cloud: CloudChoice | None
+    electricity_price_usd_per_kwh: float
+    max_utilization: float
+    rate: ExchangeRate
+    trail: Trail
+
+    def month_label(self, t: int) -> str:
+        """``YYYY-MM`` of month ``t`` (0 = the first)."""
+        y, m = divmod(self.start[1] - 1 + t, 12)
+        return f"{self.start[0] + y:04d}-{m + 1:02d}"
+
+
+@dataclass(frozen=True)
+class PlanOutcome:
+    """The scenario solved: the plan and all-desktop (each None with the reason when no such
+    plan meets the demand within the limits or the time limit), and the solver's wall-clock
+    time (s)."""
+
+    plan: PlanSolution | None
+    plan_note: str | None
+    all_desktop: PlanSolution | None
+    all_desktop_note: str | None
+    solve_time_s: float
+
+
+def resolve(view: CatalogView, req: PlanRequest, settings: Settings) -> PlanScenario:
+    """The scenario of ``req`` over ``view``: 404 for unknown names or a figure the catalog
+    lacks, 422 for a desktop without a GPU or a cloud with a monthly fee."""
+    trail = Trail()
+    rate = resolve_currency(view, req, trail)
+    ref = view.resolve_gpu(req.gpu)
+    trail.cite(f"gpu {ref.id}: specs and TDP", ref.source, ref.as_of)
+    start = _start(view, req, trail)
+    demand = _demand(req, start, trail)
+    price = request_electricity(view, req, resolve_region(view, req.region), settings, trail, rate)
+    max_u = _max_utilization(view, req, trail)
+    candidates = _candidates(view, req, ref, price, max_u, rate, trail)
+    cloud = _cloud(view, req, ref, rate, trail)
+    discount = req.annual_discount_rate
+    if discount is None:
+        discount = 0.0
+        trail.assume(
+            "annual_discount_rate",
+            0.0,
+            "default: undiscounted (present value = total); gpucost ships no sourced discount "
+            "rate: give your institution's (US federal: OMB Circular A-94, Appendix C)",
+        )
+    c = req.constraints
+    problem = PlanProblem(
+        demand_gpu_hours=demand,
+        builds=tuple(cand.build for cand in candidates),
+        cloud_usd_per_gpu_hour=cloud.cost_usd_per_gpu_hour if cloud else None,
+        annual_discount_rate=discount,
+        limits=PlanLimits(c.budget_usd, c.max_machines, c.max_power_w),
+    )
+    _note_model(trail)
+    return PlanScenario(ref, start, problem, candidates, cloud, price, max_u, rate, trail)
+
+
+def _start(view: CatalogView, req: PlanRequest, trail: Trail) -> tuple[int, int]:
+    """The first month: given, else the month after the prices' day (stated)."""
+    if req.start_month is not None:
+        y, m = req.start_month.split("-")
+        return int(y), int(m)
+    y, m = divmod(view.day.month, 12)
+    start = (view.day.year + y, m + 1)
+    trail.assume(
+        "start_month", f"{start[0]:04d}-{start[1]:02d}", "default: the month after the prices' day"
+    )
+    return start
+
+
+def _demand(req: PlanRequest, start: tuple[int, int], trail: Trail) -> tuple[float, ...]:
+    """Demand per month: the list as given, else the baseline with each calendar month's
+    peak over ``months`` (default: one desktop lifetime, stated)."""
+    if req.gpu_hours_per_month is not None:
+        return tuple(float(x) for x in req.gpu_hours_per_month)
+    months = req.months
+    if months is None:
+        months = DEFAULT_MONTHS
+        trail.assume("months", months, f"default: one desktop lifetime, {LIFETIME_SOURCE}")
+    peaks: dict[int, float] = {}
+    for p in req.peaks or ():  # of two peaks in one month, the larger
+        peaks[p.month] = max(p.gpu_hours, peaks.get(p.month, 0.0))
+    base = float(req.baseline_gpu_hours_per_month)
+    return tuple(float(peaks.get((start[1] - 1 + t) % 12 + 1, base)) for t in range(months))
+
+
+def _max_utilization(view: CatalogView, req: PlanRequest, trail: Trail) -> float:
+    """The share of a month's hours an owned GPU serves: given, else seed 001's shared
+    cluster profile (stated)."""
+    if req.max_utilization is not None:
+        return req.max_utilization
+    profile = view.profile(CAPACITY_PROFILE)
+    trail.assume(
+        "max_utilization",
+        profile.utilization,
+        f"default: an owned GPU is busy at most as a well-used shared cluster, profile "
+        f"'{profile.id}' ({profile.description}): {profile.source}",
+    )
+    return profile.utilization
+
+
+def _default_specs(view: CatalogView, ref: Gpu, trail: Trail) -> list[DesktopSpec]:
+    """The reference GPU in 1, 2, ... GPUs, as many as a desktop PSU carries (seed 001's
+    rule: the GPUs' power + 300 W within a 1,600 W PSU) and a catalog barebone holds."""
+    if ref.price_new_usd is None:
+        raise CatalogGap(
+            f"no catalog price for {ref.id} to build default desktops: give desktops with "
+            "gpu_price_usd or total_price_usd"
+        )
+    most = max((b.gpu_slots for b in view.barebones), default=0)
+    counts = [
+        n for n in range(1, most + 1) if n * ref.tdp_w + PSU_HEADROOM_W <= LARGEST_DESKTOP_PSU_W
+    ] or [1]
+    trail.assume(
+        "desktops",
+        [f"{n}x {ref.id}" for n in counts],
+        f"default: the reference GPU in every GPU count a desktop PSU carries ({SEED_001}: "
+        f"GPUs' power + {PSU_HEADROOM_W:g} W <= {LARGEST_DESKTOP_PSU_W:g} W), each in the "
+        "cheapest catalog barebone that holds it",
+    )
+    return [DesktopSpec(gpu=ref.id, gpu_count=n) for n in counts]
+
+
+def _candidates(
+    view: CatalogView,
+    req: PlanRequest,
+    ref: Gpu,
+    price: float,
+    max_u: float,
+    rate: ExchangeRate,
+    trail: Trail,
+) -> tuple[Candidate, ...]:
+    """Each candidate desktop priced for the model: capacity and electricity per reference
+    GPU-hour (its GPU's speed relative to the reference), busy wall power and service life."""
+    specs = req.desktops or _default_specs(view, ref, trail)
+    evidence = speed_evidence(view)
+    out = []
+    for i, spec in enumerate(specs):
+        name = f"desktops[{i}]"
+        desk = resolve_desktop(view, spec, trail, name, rate=rate, with_resale=False)
+        assert desk.gpu is not None  # a spec with a gpu resolves one
+        d = desk.desktop
+        ratio = speed(evidence, ref, 1, desk.gpu, 1)
+        if desk.gpu.id != ref.id:
+            trail.assume(f"{name}.time_factor", ratio.time_factor, f"{ratio.basis}: {ratio.detail}")
+        life = max(1, round(d.lifetime_years * 12))
+        build = PlanBuild(
+            id=name,
+            upfront_usd=d.upfront_usd,
+            capacity_gpu_hours_per_month=d.gpu_count * HOURS_PER_MONTH * max_u / ratio.time_factor,
+            cost_usd_per_gpu_hour=d.busy_power_w / d.gpu_count * ratio.time_factor / 1000 * price,
+            power_w=d.busy_power_w,
+            life_months=life,
+        )
+        barebone = spec.barebone or _barebone_id(view, spec)
+        label = f"{d.gpu_count}x {desk.gpu.id}" + (f" in {barebone}" if barebone else "")
+        out.append(Candidate(label, desk, ratio, build))
+    return tuple(out)
+
+
+def _barebone_id(view: CatalogView, spec: DesktopSpec) -> str | None:
+    if spec.total_price_usd is not None or spec.barebone_price_usd is not None:
+        return None
+    barebone = view.cheapest_barebone(spec.gpu_count)
+    return barebone.id if barebone else None
+
+
+def _cloud(
+    view: CatalogView, req: PlanRequest, ref: Gpu, rate: ExchangeRate, trail: Trail
+) -> CloudChoice | None:
+    """The cloud side: the request's (an offer or a price per hour), else today's cheapest
+    comparable on-demand offer; None for desktops only."""
+    if not req.include_cloud:
+        trail.assume("include_cloud", False, "requested: desktops only")
+        return None
+    if req.cloud is None:
+        offer = _default_offer(view, ref, trail)
+        c = resolve_cloud(view, CloudSpec(offer_id=offer.id), trail, rate=rate)
+    else:
+        c = resolve_cloud(view, req.cloud, trail, rate=rate)
+    if c.rate.monthly_fee_usd or c.rate.included_compute_units_per_month:
+        raise CatalogGap(
+            f"cloud: {c.offer.id if c.offer else 'this offer'} is a subscription (a monthly fee "
+            "with included compute units and usage limits), not an hourly price: a plan rents "
+            "by the GPU-hour; name an hourly offer or give price_usd_per_hour"
+        )
+    gpu = c.gpu
+    if gpu is None:
+        gpu = ref
+        trail.assume("cloud.gpu", ref.id, "default: a price without a GPU rents the reference GPU")
+    ratio = speed(speed_evidence(view), ref, 1, gpu, 1)
+    if gpu.id != ref.id:
+        trail.assume("cloud.time_factor", ratio.time_factor, f"{ratio.basis}: {ratio.detail}")
+    per_gpu = c.rate.price_usd_per_hour / (c.gpu_count or 1)
+    label = offer_label(c.offer) if c.offer else f"${c.rate.price_usd_per_hour:g}/h (given)"
+    return CloudChoice(c.offer, label, gpu, per_gpu, ratio, c.offer.as_of if c.offer else None)
+
+
+def _default_offer(view: CatalogView, ref: Gpu, trail: Trail) -> CloudOffer:
+    """The cheapest on-demand offer per GPU-hour of the reference GPU, else of a GPU with
+    similar memory bandwidth; 1-GPU instances first; Colab and flagged outliers excluded."""
+    outliers = price_outliers(view)
+    tiers = (
+        ("the reference GPU", (ref.id,)),
+        (
+            f"a GPU with memory bandwidth within {SIMILAR_BANDWIDTH:.0%} of the reference's and "
+            "as much memory",
+            similar_gpu_ids(view, ref, SIMILAR_BANDWIDTH),
+        ),
+    )
+    for why, ids in tiers:
+        for rule, count in (("1-GPU instances", 1), ("any GPU count", None)):
+            if not ids:
+                continue
+            found = [
+                o
+                for o in find_offers(
+                    view,
+                    gpu_ids=ids,
+                    pricing_model="on_demand",
+                    gpu_count=count,
+                    exclude_provider="colab",
+                )
+                if o.id not in outliers
+            ]
+            if found:
+                trail.assume(
+                    "cloud.offer_id",
+                    found[0].id,
+                    f"default: cheapest per GPU-hour of {len(found)} on-demand offers ({why}; "
+                    f"{rule}; Colab and flagged price outliers excluded), as of {found[0].as_of}",
+                )
+                return found[0]
+    raise CatalogGap(
+        f"no on-demand offer of {ref.id} or a similar GPU in the catalog: give cloud "
+        "(offer_id or price_usd_per_hour) or include_cloud false"
+    )
+
+
+def _note_model(trail: Trail) -> None:
+    """The plan's modelling choices, stated once."""
+    trail.assume(
+        "demand",
+        "a pool of 1-GPU jobs",
+        "a k-GPU desktop serves k GPU-hours per hour; multi-GPU scaling does not enter",
+    )
+    trail.assume(
+        "cloud.billing",
+        "per GPU-hour of work",
+        "rented hours are billed as worked: no per-job rounding, launch time or billing minimum",
+    )
+    trail.assume(
+        "desktop.residual_value_usd",
+        0,
+        f"no resale or residual value at the horizon's end, as {SEED_001}: a desktop bought "
+        "late in the plan is counted in full",
+    )
+    trail.assume(
+        "desktop.idle",
+        "off",
+        f"desktops draw power only while serving work ({SEED_001}); cash is counted at the "
+        "start of each month",
+    )
+
+
+def _attempt(p: PlanProblem, what: str) -> tuple[PlanSolution | None, str | None]:
+    try:
+        return solve_plan(p, PLAN_TIME_LIMIT_S), None
+    except PlanInfeasible as exc:
+        return None, f"{what}: {exc.message}"
+
+
+def solve(s: PlanScenario) -> PlanOutcome:
+    """The plan and the all-desktop strategy (the plan itself when no cloud is used)."""
+    began = time.perf_counter()
+    plan, note = _attempt(s.problem, "no plan")
+    desk, desk_note = plan, note
+    if s.problem.cloud_usd_per_gpu_hour is not None:
+        desk, desk_note = _attempt(
+            dataclasses.replace(s.problem, cloud_usd_per_gpu_hour=None),
+            "no desktops-only fleet meets the demand",
+        )
+    return PlanOutcome(plan, note, desk, desk_note, time.perf_counter() - began)
+
+
+def all_cloud_cash(s: PlanScenario) -> np.ndarray | None:
+    """All-cloud cash out per month (USD), None without a cloud."""
+    if s.cloud is None:
+        return None
+    return np.array(s.problem.demand_gpu_hours) * s.cloud.cost_usd_per_gpu_hour
