@@ -6,7 +6,9 @@ Three charts, each sized for a Slack thumbnail (800 x 450 px PNG at 100 dpi, lar
 * :func:`cumulative_cost`: desktop vs cloud cost over time, with the break-even day marked;
 * :func:`break_even_vs_utilization`: break-even days against utilization, one line per
   electricity price;
-* :func:`ranked_bars`: a ranked horizontal bar chart (cost per run, or total cost).
+* :func:`ranked_bars`: a ranked horizontal bar chart (cost per run, or total cost);
+* :func:`fleet_plan`: a fleet plan's months (demand, owned capacity, hours served and
+  rented) above the cumulative cost of its strategies (taller: 800 x 700 px).
 
 Pure: inputs are numbers and strings, outputs bytes; no web or database imports.
 """
@@ -213,6 +215,53 @@ def ranked_bars(
         ]
         if handles:
             fig.legend(handles=handles, loc="outside lower center", ncols=len(handles))
+        return _render(fig, fmt, title, x_label, y_label)
+
+
+PLAN_COLORS = {"plan": "#2ca02c", "all_cloud": CLOUD, "all_desktop": DESKTOP}
+
+
+def fleet_plan(
+    *,
+    months: Sequence[str],
+    demand: Sequence[float],
+    capacity: Sequence[float],
+    served: Sequence[float],
+    rented: Sequence[float],
+    cumulative: Sequence[tuple[str, str, Sequence[float]]],
+    title: str,
+    fmt: Format = "png",
+) -> Chart:
+    """Two panels over the plan's months: GPU-hours served by owned desktops and rented
+    (stacked bars) with demand and owned capacity as lines; below, the cumulative cost (USD)
+    of each ``(key, label, values)`` strategy (``key`` in :data:`PLAN_COLORS`)."""
+    x_label, y_label = "Month", "GPU-hours per month"
+    x = list(range(len(months)))
+    step = max(1, len(months) // 10)
+    with _lock, _mpl().rc_context(STYLE):
+        fig = _mpl().Figure(figsize=(WIDTH_IN, 7.0), dpi=DPI, layout="constrained")
+        top, bottom = fig.subplots(2, 1, sharex=True)
+        top.bar(x, served, color=DESKTOP, label="served by owned desktops")
+        top.bar(x, rented, bottom=served, color=CLOUD, label="rented")
+        top.step(x, capacity, where="mid", color="#555555", linewidth=1.5, label="owned capacity")
+        top.step(
+            x, demand, where="mid", color="black", linestyle="--", linewidth=1.5, label="demand"
+        )
+        top.set(ylabel=y_label)
+        highest = max([*demand, *capacity, 1.0])
+        top.set_ylim(0, highest * 1.4)  # room for the legend above the bars
+        top.grid(alpha=0.3, axis="y")
+        top.legend(loc="upper left", fontsize=10, ncols=2)
+        for key, label, values in cumulative:
+            bottom.plot(x, values, color=PLAN_COLORS.get(key, "#7f7f7f"), label=label)
+        bottom.yaxis.set_major_formatter(_mpl().FuncFormatter(usd))
+        bottom.set(xlabel=x_label, ylabel="Cumulative cost (USD)")
+        highest = max([v for _, _, vs in cumulative for v in vs] or [1.0])
+        bottom.set_ylim(0, highest * 1.35)
+        bottom.grid(alpha=0.3)
+        bottom.legend(loc="upper left", fontsize=10)
+        bottom.set_xticks(x[::step], [months[i] for i in x[::step]], rotation=45, ha="right")
+        fig.suptitle(title, fontsize=STYLE["axes.titlesize"])
         return _render(fig, fmt, title, x_label, y_label)
 
 

@@ -351,6 +351,39 @@ CORPUS: list[tuple[str, dict]] = [
         "$3k rig with two 3090s or rent",
         dict(intent="break_even", gpu="rtx-3090", count=2, desk_price=3000.0),
     ),  # fmt: skip
+    # --- fleet plan: own the base, rent the peak ("monthly": GPU-hours a month; "peaks":
+    # (calendar month, GPU-hours) as typed; "1.5k" is 1,500) -----------------------------
+    (
+        "plan for 300 GPU-hours a month with a peak of 2,000 in May",
+        dict(intent="plan", monthly=300.0, peaks=[(5, 2000.0)]),
+    ),
+    (
+        "plan for 300 gpu-hours a month over 3 years with peaks of 2000 in may and 1500 in november",
+        dict(intent="plan", monthly=300.0, days=3 * 365.0, peaks=[(5, 2000.0), (11, 1500.0)]),
+    ),
+    (
+        "fleet plan: 500 gpu hours per month on 3090 for 2 years",
+        dict(intent="plan", gpu="rtx-3090", monthly=500.0, days=2 * 365.0),
+    ),
+    (
+        "own the base, rent the peak: 200 gpu-hours a month, 1.5k in october, germany, university rates",
+        dict(
+            intent="plan", monthly=200.0, peaks=[(10, 1500.0)], region="de", tariff="non_household"
+        ),
+    ),
+    (
+        "we need 300 gpu-hours/month on 4090s, deadline in May of 2k gpu-hours",
+        dict(intent="plan", gpu="rtx-4090", monthly=300.0, peaks=[(5, 2000.0)]),
+    ),
+    (
+        "budget for 400 gpu hours monthly on an a6000 with a deadline peak of 1200 hours in march",
+        dict(intent="plan", gpu="rtx-a6000", monthly=400.0, peaks=[(3, 1200.0)]),
+    ),
+    # planning words in a buy-or-rent question: a break-even at that usage
+    (
+        "we plan to use 300 gpu hours a month, should we buy a 4090?",
+        dict(intent="break_even", gpu="rtx-4090", util=300 / 730),
+    ),
     ("what can you do", dict(intent="help")),
     ("What can you do?", dict(intent="help")),
     # --- GPU info -----------------------------------------------------------------------

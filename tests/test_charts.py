@@ -31,6 +31,12 @@ SWEEP = {
     "electricity_prices_usd_per_kwh": [0.12, 0.3],
 }
 COMPARE = {"workload": {"benchmark": "stylegan_xl"}, "runs_per_month": 200, "limit": 8}
+PLAN = {
+    "gpu": "rtx-4090",
+    "baseline_gpu_hours_per_month": 300,
+    "months": 36,
+    "peaks": [{"month": 5, "gpu_hours": 2000}],
+}
 
 # path, body, words the title must state, x label, y label
 CHARTS = [
@@ -54,6 +60,13 @@ CHARTS = [
         ["stylegan_xl", "200 runs/month", "12 months"],
         "Cost per run, purchase and fees included (USD)",
         "Option (ranked)",
+    ),
+    (
+        "/v1/charts/plan",
+        PLAN,
+        ["36 months on rtx-4090", "plan $", "all cloud $", "all desktop $"],
+        "Month",
+        "GPU-hours per month",
     ),
 ]
 
@@ -90,6 +103,20 @@ def test_chart_svg(client, path, body, title_words, x_label, y_label):
     assert x_label in texts and y_label in texts
     for word in title_words:
         assert word in joined
+
+
+def test_plan_chart_totals_match_the_plan(client):
+    res = client.post("/v1/plan", json=PLAN).json()
+    r = client.post("/v1/charts/plan", params={"format": "svg"}, json=PLAN)
+    joined = "\n".join(_svg_texts(r.content))
+    for s in res["strategies"]:
+        assert f"${s['total_usd']:,.0f}" in joined
+    assert "Cumulative cost (USD)" in joined and res["schedule"][0]["month"] in joined
+    # no plan within the limits: a card with the reason, marked as not charted
+    none = {**PLAN, "include_cloud": False, "constraints": {"max_machines": 1}}
+    r = client.post("/v1/charts/plan", params={"format": "svg"}, json=none)
+    assert r.status_code == 200 and r.headers["x-gpucost-charted"] == "false"
+    assert "No plan meets the demand" in "\n".join(_svg_texts(r.content))
 
 
 def test_cumulative_chart_marks_the_seed_break_even(client):

@@ -49,7 +49,7 @@ def test_worked_plan_owns_the_base_and_rents_the_peak(client):
     assert res["electricity_price_usd_per_kwh"] == pytest.approx(usd_per_kwh, rel=1e-5)
     one = res["desktops"][0]
     # one RTX 4090 in seed 001's barebone: NVIDIA's launch price + $701, 100 W base power
-    assert one["label"] == "1x rtx-4090 in barebone-2gpu-dettmers-2020"
+    assert one["label"] == "1x rtx-4090 (barebone-2gpu-dettmers-2020)"
     assert one["upfront_usd"] == pytest.approx(_price_4090() + SEED_BAREBONE_USD)
     capacity = HOURS_PER_MONTH * SEED_CLUSTER_UTILIZATION
     assert one["capacity_gpu_hours_per_month"] == pytest.approx(capacity)

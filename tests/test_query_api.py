@@ -215,3 +215,49 @@ def test_a_typed_desktop_price_is_the_desktops_price(client):
     body = ask(client, "break-even for a $2500 4090 build at 20% util")
     assert body["answered"] and body["request"]["desktop"]["total_price_usd"] == 2500
     assert body["result"]["desktop"]["upfront_usd"] == 2500
+
+
+def _on_demand_counts(client) -> dict[str, int]:
+    """On-demand offers per GPU outside Colab, from the catalog listing."""
+    counts: dict[str, int] = {}
+    offset = 0
+    while True:
+        page = client.get(
+            "/v1/cloud-offers",
+            params={"pricing_model": "on_demand", "limit": 500, "offset": offset},
+        ).json()
+        for o in page["data"]:
+            if o["provider"] != "colab":
+                counts[o["gpu_id"]] = counts.get(o["gpu_id"], 0) + 1
+        offset += 500
+        if offset >= page["count"]:
+            return counts
+
+
+def test_plan_from_chat(client):
+    body = ask(client, "plan for 300 GPU-hours a month with a peak of 2,000 in May, germany")
+    assert body["answered"] and body["intent"] == "plan" and body["endpoint"] == "/v1/plan"
+    req = body["request"]
+    assert req["baseline_gpu_hours_per_month"] == 300
+    assert req["peaks"] == [{"month": 5, "gpu_hours": 2000}] and req["region"] == "de"
+    # no GPU named: the GPU with a desktop price that the clouds offer most on demand
+    priced = {
+        g["id"]
+        for g in client.get("/v1/gpus", params={"limit": 500}).json()["data"]
+        if g["price_new_usd"] is not None
+    }
+    counts = {g: n for g, n in _on_demand_counts(client).items() if g in priced}
+    defaults = {d["name"]: d["value"] for d in body["defaults"]}
+    assert counts[defaults["gpu"]] == max(counts.values()) and req["gpu"] == defaults["gpu"]
+    # the typed request, POSTed as is, gives the same plan, and the headline states it
+    again = client.post("/v1/plan", json=req).json()
+    assert again["strategies"] == body["result"]["strategies"]
+    plan, cloud, _ = again["strategies"]
+    assert f"${plan['total_usd']:,.2f}" in body["headline"]
+    assert f"${cloud['total_usd']:,.2f} all-cloud" in body["headline"]
+    # 36 months asked: the horizon; a horizon beyond 60 months is clamped and said so
+    body = ask(client, "plan for 300 gpu-hours a month for 3 years, peaks of 2000 in may")
+    assert body["request"]["months"] == 36 and body["result"]["horizon_months"] == 36
+    body = ask(client, "plan for 300 gpu-hours a month for 10 years")
+    assert body["request"]["months"] == 60
+    assert any(d["name"] == "months" for d in body["defaults"])

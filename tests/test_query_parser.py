@@ -80,6 +80,9 @@ def understood(it: Interpretation, expected: dict) -> str | None:
         checks.append(
             (key, getattr(it, attr), pytest.approx(want) if isinstance(want, float | int) else want)
         )
+    if "monthly" in expected:
+        checks.append(("monthly", it.gpu_hours_per_month, pytest.approx(expected["monthly"])))
+    checks.append(("peaks", [(p.month, p.gpu_hours) for p in it.peaks], expected.get("peaks", [])))
     checks.append(("share", it.share, expected.get("share", False)))
     wrong = [f"{k}: {got!r} != {want!r}" for k, got, want in checks if got != want]
     return "; ".join(wrong) or None

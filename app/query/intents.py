@@ -18,10 +18,23 @@ from app.query.vocabulary import (
     FUZZY_INTENT_WORDS,
     GPU_LIST,
     INTENT_PATTERNS,
+    PLAN,
     RENTAL_SPAN,
     WORD,
 )
 from app.query.work import Work
+
+
+def plan_question(it: Interpretation) -> bool:
+    """Whether the question asks for a fleet plan: plan words ("plan", "fleet", "peak",
+    "deadline", "own the base") with a monthly demand or a peak, and no buy-or-rent phrasing
+    or Colab plan ("we plan to use 300 GPU-hours a month: buy a 4090?" is a break-even)."""
+    low = it.text.lower()
+    return bool(
+        (it.peaks or it.gpu_hours_per_month)
+        and PLAN.search(low)
+        and not (BUY_OR_RENT.search(low) or it.cloud.colab_plan)
+    )
 
 
 def _first_intent(it: Interpretation) -> Intent | None:
@@ -34,6 +47,8 @@ def _first_intent(it: Interpretation) -> Intent | None:
         and COMPARE_WORDS.search(low) and not (it.benchmark or it.runtime_s or it.gpu_hours)
     ):  # fmt: skip
         return "gpu_compare"
+    if plan_question(it):
+        return "plan"  # "plan for 300 GPU-hours a month with a peak of 2,000 in May"
     if GPU_LIST.search(low) and not (it.gpu or c.gpu):
         return "gpu_list"
     if c.provider == "colab" and not (it.gpu or c.gpu) and COLAB_PRICE.search(low):
@@ -69,7 +84,7 @@ def read_intent(w: Work, it: Interpretation) -> None:
                 it.intent = FUZZY_INTENT_WORDS[best[0]]
                 w.blank(start, end)
                 break
-    for pattern in (*(p for _, p in INTENT_PATTERNS), GPU_LIST, ELECTRICITY, COMPARE_WORDS):
+    for pattern in (*(p for _, p in INTENT_PATTERNS), GPU_LIST, ELECTRICITY, COMPARE_WORDS, PLAN):
         w.take(pattern)
     mention = it.gpu or it.cloud.gpu
     work = it.runtime_s or it.gpu_hours

@@ -25,6 +25,7 @@ Intent = Literal[
     "gpu_info",
     "gpu_list",
     "colab",
+    "plan",
     "help",
     "unknown",
 ]
@@ -58,6 +59,14 @@ class CloudQuery:
             or self.gpu
             or self.price_usd_per_hour is not None
         )
+
+
+@dataclass
+class PeakMention:
+    """A month of higher demand typed ("a peak of 2,000 in May"), every year."""
+
+    month: Annotated[int, Doc("Calendar month, 1 (January) to 12.")]
+    gpu_hours: Annotated[float, Doc("The month's demand, GPU-hours.")]
 
 
 # What to ask back when an intent that needs a GPU names none.
@@ -98,6 +107,9 @@ class Interpretation:
     runtime_s: Annotated[float | None, Doc("Runtime of one run, s.")] = None
     gpu_hours: Annotated[float | None, Doc("GPU-hours of work, h.")] = None
     gpu_hours_per_month: Annotated[float | None, Doc("GPU-hours per month, h.")] = None
+    peaks: Annotated[list[PeakMention], Doc("Months of higher demand, for a fleet plan.")] = field(
+        default_factory=list
+    )
     benchmark: Annotated[str | None, Doc("Benchmark id, e.g. `stylegan_xl`.")] = None
     desktop_price_usd: Annotated[
         float | None, Doc("The desktop's total price typed (`$3000 build`), USD.")
@@ -124,7 +136,8 @@ class Interpretation:
             or self.utilization_profile or self.electricity_price_usd_per_kwh is not None
             or self.electricity_price_per_kwh is not None
             or self.region or self.runtime_s or self.gpu_hours or self.horizon_days
-            or self.min_gpu_memory_gb or self.desktop_price_usd
+            or self.min_gpu_memory_gb or self.desktop_price_usd or self.peaks
+            or self.gpu_hours_per_month
         )  # fmt: skip
         if self.intent in ("gpu_list", "colab"):
             return

@@ -40,8 +40,8 @@ import unicodedata
 
 from rapidfuzz import fuzz, process
 
-from app.query.intents import read_intent
-from app.query.interpretation import GpuMention, Interpretation
+from app.query.intents import plan_question, read_intent
+from app.query.interpretation import GpuMention, Interpretation, PeakMention
 from app.query.lexicon import Lexicon
 from app.query.vocabulary import (
     AMOUNT,
@@ -56,8 +56,11 @@ from app.query.vocabulary import (
     MAX_QUERY_CHARS,
     MEMORY_NAMES,
     MEMORY_WORDS,
+    MONTH_NAMES,
+    MONTHS,
     NUM,
     NUMBER_WORDS,
+    PEAK_WORDS,
     PLAN_WORDS,
     PRICING,
     PRICING_WORDS,
@@ -105,6 +108,7 @@ def parse(text: str, lexicon: Lexicon) -> Interpretation:
     _tariff(w, it)
     _utilization(w, it, lexicon)
     _ownership(w, it, lexicon)
+    _peaks(w, it)
     _durations(w, it)
     _bare_utilization(w, it)
     _region(w, it, lexicon, original)
@@ -278,6 +282,30 @@ def _ownership(w: Work, it: Interpretation, lex: Lexicon) -> None:
         it.precision = "fp16"
 
 
+def _peaks(w: Work, it: Interpretation) -> None:
+    """Months of higher demand, read when the question speaks of peaks or deadlines:
+    "a peak of 2,000 in May", "1.5k GPU-hours in november", "in May of 2,000 hours"."""
+    if not PEAK_WORDS.search(w.text):
+        return
+    hours = r"(?:\s*(?:gpu[\s-]*)?(?:hours?|hrs?|h)\b)?"
+    for m in w.take(
+        rf"{NUM}\s*(k)?{hours}\s+(?:in|during|each|every)\s+({MONTH_NAMES})\b"
+        rf"|\b(?:in|during)\s+({MONTH_NAMES})\s+(?:of|at|with)\s+{NUM}\s*(k)?{hours}"
+    ):
+        number, k, month = (
+            (m.group(1), m.group(2), m.group(3))
+            if m.group(1)
+            else (m.group(5), m.group(6), m.group(4))
+        )
+        value = to_number(number) * (1000 if k else 1)
+        if value < 0:
+            it.problems.append("a peak's GPU-hours cannot be negative")
+            continue
+        it.peaks.append(PeakMention(MONTHS[month], value))
+    if it.peaks:
+        w.take(r"\b(?:with\s+)?(?:an?\s+|the\s+)?(?:peaks?|deadlines?|spikes?|bursts?)(?:\s+of)?\b")
+
+
 def _durations(w: Work, it: Interpretation) -> None:
     for m in w.take(
         rf"{NUM}\s*(k)?\s*gpu[\s-]*(?:hours?|hrs?|h)\b"
@@ -326,8 +354,8 @@ def _bare_utilization(w: Work, it: Interpretation) -> None:
 
 def _monthly_gpu_hours(it: Interpretation) -> None:
     """``N gpu-hours a month`` is a usage rate: utilization = N / (730 h x GPUs)."""
-    if it.gpu_hours_per_month is None:
-        return
+    if it.gpu_hours_per_month is None or plan_question(it):
+        return  # a fleet plan reads the rate itself: demand, not one machine's utilization
     count = it.gpu.count if it.gpu else 1
     monthly = it.gpu_hours_per_month
     _set_utilization(it, monthly / (HOURS_PER_MONTH * count), f"{monthly:g} GPU-hours a month")

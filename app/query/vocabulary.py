@@ -322,6 +322,27 @@ CURRENCY_NAMES = "|".join(re.escape(k) for k in sorted(CURRENCY_WORDS, key=len, 
 MEMORY_NAMES = "|".join(re.escape(k) for k in sorted(MEMORY_WORDS, key=len, reverse=True))
 
 
+# Calendar months as typed: "may", "sept", "december" -> 1..12.
+MONTHS = {
+    name: i + 1
+    for i, names in enumerate(
+        [("january", "jan"), ("february", "feb"), ("march", "mar"), ("april", "apr"),
+         ("may",), ("june", "jun"), ("july", "jul"), ("august", "aug"),
+         ("september", "sept", "sep"), ("october", "oct"), ("november", "nov"),
+         ("december", "dec")]
+    )
+    for name in names
+}  # fmt: skip
+MONTH_NAMES = "|".join(sorted(MONTHS, key=len, reverse=True))
+# A fleet plan: "plan for 300 GPU-hours a month", "own the base, rent the peak", "a peak of
+# 2,000 in May" (read with a monthly demand or a peak).
+PLAN = re.compile(
+    r"\bplan(?:ning)?\b|\bfleet\b|own\s+the\s+base|rent\s+the\s+peak|\bpeaks?\b|\bdeadlines?\b|"
+    r"\bbudget\s+for\b"
+)
+PEAK_WORDS = re.compile(r"\bpeaks?\b|\bdeadlines?\b|\bspikes?\b|\bbursts?\b")
+
+
 CLOUD_MARKER = re.compile(
     r"\b(?:vs\.?|v\.?s\.?|versus|against|compared\s+(?:to|with)|instead\s+of|or\s+rent\w*|"
     r"rent(?:ing)?\s+(?:on|from|at|an?))(?![a-z0-9])"

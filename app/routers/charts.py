@@ -13,6 +13,7 @@ from app.deps import SettingsDep, ViewDep
 from app.models.break_even import BreakEvenRequest
 from app.models.common import PROBLEM_RESPONSES
 from app.models.compare import CompareRequest, SweepRequest
+from app.models.plan import PlanRequest
 from app.query.vocabulary import MAX_QUERY_CHARS
 from app.services import charts
 
@@ -94,6 +95,20 @@ async def compare(
     """The `/v1/compare` ranking drawn as bars (at most 30): cost per run over the horizon
     (purchase and fees included) when the workload has runs, else total cost (USD)."""
     return _image(await run_in_threadpool(charts.compare_chart, view, req, settings, fmt))
+
+
+@router.post("/plan", response_class=Response, summary="Chart: a fleet plan month by month")
+async def plan(
+    req: PlanRequest,
+    view: ViewDep,
+    settings: SettingsDep,
+    fmt: FormatQuery = "png",
+) -> Response:
+    """The `/v1/plan` answer drawn (800 x 700 px): GPU-hours per month served by owned
+    desktops and rented (stacked bars) against demand and owned capacity; below, the
+    cumulative cost (USD) of the plan, all-cloud and all-desktop. No plan within the limits:
+    a card saying why, with `X-Gpucost-Charted: false`."""
+    return _image(await run_in_threadpool(charts.plan_chart, view, req, settings, fmt))
 
 
 @router.get("/query", response_class=Response, summary="Chart for a plain-language question")

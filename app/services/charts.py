@@ -10,10 +10,12 @@ from app import charts, usecases
 from app.catalog.view import CatalogView
 from app.models.break_even import BreakEvenRequest, BreakEvenResult
 from app.models.compare import CompareRequest, CompareResult, SweepRequest
+from app.models.plan import PlanRequest
 from app.models.run_cost import RunCostResult
 from app.services import query
 from app.settings import Settings
 from app.usecases import compare, sweep
+from app.usecases.plan_answer import compute_plan
 
 MAX_BARS = 30
 
@@ -159,6 +161,48 @@ def query_chart(view: CatalogView, settings: Settings, text: str, fmt: charts.Fo
         lines.append("Try, e.g.")
     lines += [f"  {e}" for e in (answer.examples or query.EXAMPLES[:2])]
     return charts.message(title=title, lines=lines, fmt=fmt)
+
+
+STRATEGY_LABELS = {
+    "plan": "plan (own the base, rent the peak)",
+    "all_cloud": "all cloud",
+    "all_desktop": "all desktop",
+}
+
+
+def plan_chart(
+    view: CatalogView, req: PlanRequest, settings: Settings, fmt: charts.Format
+) -> charts.Chart:
+    """The `/v1/plan` answer drawn (:func:`app.charts.fleet_plan`); a card with the reason
+    when no plan meets the demand."""
+    res = compute_plan(view, req, settings)
+    if not res.feasible:
+        return charts.message(title="No plan meets the demand", lines=[res.note or ""], fmt=fmt)
+    plan = res.strategies[0]
+    title = (
+        f"{res.horizon_months} months on {res.reference_gpu_id}: plan "
+        f"{charts.usd(plan.total_usd or 0.0)}"
+        + "".join(
+            f", {STRATEGY_LABELS[s.strategy]} {charts.usd(s.total_usd)}"
+            for s in res.strategies[1:]
+            if s.total_usd is not None
+        )
+    )
+    m = res.schedule
+    return charts.fleet_plan(
+        months=[r.month for r in m],
+        demand=[r.demand_gpu_hours for r in m],
+        capacity=[r.owned_capacity_gpu_hours for r in m],
+        served=[r.served_owned_gpu_hours for r in m],
+        rented=[r.rented_gpu_hours for r in m],
+        cumulative=[
+            (s.strategy, STRATEGY_LABELS[s.strategy], s.cumulative_usd)
+            for s in res.strategies
+            if s.cumulative_usd is not None
+        ],
+        title=title,
+        fmt=fmt,
+    )
 
 
 def has_chart(endpoint: str | None) -> bool:

@@ -48,6 +48,7 @@ from app.services.query_costs import (
     run_cost_answer,
 )
 from app.services.query_gpus import colab_answer, gpu_compare_answer, gpu_list_answer
+from app.services.query_plan import plan_answer
 from app.settings import Settings
 
 
@@ -202,4 +203,5 @@ _BUILDERS = {
     "gpu_info": _gpu_info,
     "gpu_list": gpu_list_answer,
     "colab": colab_answer,
+    "plan": plan_answer,
 }

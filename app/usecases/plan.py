@@ -256,7 +256,7 @@ def _candidates(
             life_months=life,
         )
         barebone = spec.barebone or _barebone_id(view, spec)
-        label = f"{d.gpu_count}x {desk.gpu.id}" + (f" in {barebone}" if barebone else "")
+        label = f"{d.gpu_count}x {desk.gpu.id}" + (f" ({barebone})" if barebone else "")
         out.append(Candidate(label, desk, ratio, build))
     return tuple(out)
 
