@@ -10,7 +10,7 @@ from app import charts, usecases
 from app.catalog.view import CatalogView
 from app.models.break_even import BreakEvenRequest, BreakEvenResult
 from app.models.compare import CompareRequest, CompareResult, SweepRequest
-from app.models.plan import PlanRequest
+from app.models.plan import PlanRequest, PlanResult
 from app.models.run_cost import RunCostResult
 from app.services import query
 from app.settings import Settings
@@ -173,9 +173,13 @@ STRATEGY_LABELS = {
 def plan_chart(
     view: CatalogView, req: PlanRequest, settings: Settings, fmt: charts.Format
 ) -> charts.Chart:
-    """The `/v1/plan` answer drawn (:func:`app.charts.fleet_plan`); a card with the reason
-    when no plan meets the demand."""
-    res = compute_plan(view, req, settings)
+    """The `/v1/plan` answer drawn (:func:`plan_chart_of`)."""
+    return plan_chart_of(compute_plan(view, req, settings), fmt)
+
+
+def plan_chart_of(res: PlanResult, fmt: charts.Format) -> charts.Chart:
+    """A computed plan drawn (:func:`app.charts.fleet_plan`); a card with the reason when no
+    plan meets the demand."""
     if not res.feasible:
         return charts.message(title="No plan meets the demand", lines=[res.note or ""], fmt=fmt)
     plan = res.strategies[0]

@@ -285,10 +285,17 @@ def rate_for_offer(offer: CloudOffer) -> costing.CloudRate:
 
 
 def resolve_cloud(
-    view: CatalogView, spec: CloudSpec, trail: Trail, *, rate: ExchangeRate = USD
+    view: CatalogView,
+    spec: CloudSpec,
+    trail: Trail,
+    *,
+    rate: ExchangeRate = USD,
+    footprint: bool = True,
 ) -> ResolvedCloud:
     """The cloud side: a catalog offer (with its billing and region), or a bare price (USD,
-    or ``price_per_hour`` in the request's currency converted at ``rate``)."""
+    or ``price_per_hour`` in the request's currency converted at ``rate``). Without
+    ``footprint`` (a calculation of money only) the PUE and host power are left at their
+    defaults and not stated."""
     if spec.offer_id is not None:
         offer = view.offer(spec.offer_id)
         trail.cite(f"offer {offer.id}: price_usd_per_hour", offer.source, offer.as_of)
@@ -299,7 +306,7 @@ def resolve_cloud(
         provider = view.provider(offer.provider)
         region = view.offer_region(offer)
         pue = region.pue if region and region.pue else (provider.pue if provider else 1.0)
-        if provider:
+        if provider and footprint:
             trail.assume(
                 "cloud.pue",
                 pue,
@@ -312,7 +319,7 @@ def resolve_cloud(
             offer.gpu_count,
             pue,
             region,
-            _host(view, offer, trail),
+            _host(view, offer, trail) if footprint else DEFAULT_HOST_POWER_W,
         )
     gpu = gpu_or_none(view, spec.gpu, trail)
     price = given_usd(
@@ -324,7 +331,8 @@ def resolve_cloud(
     )
     unknown = view.reference_value(PUE_UNKNOWN)
     pue = unknown.value
-    trail.assume("cloud.pue", pue, f"default for an unnamed provider: {unknown.source}")
+    if footprint:
+        trail.assume("cloud.pue", pue, f"default for an unnamed provider: {unknown.source}")
     count = spec.gpu_count or (1 if gpu else None)
-    host = _host(view, None, trail) if gpu else DEFAULT_HOST_POWER_W
+    host = _host(view, None, trail) if gpu and footprint else DEFAULT_HOST_POWER_W
     return ResolvedCloud(billing, None, gpu, count, pue, None, host)

@@ -278,9 +278,9 @@ def _cloud(
         return None
     if req.cloud is None:
         offer = _default_offer(view, ref, trail)
-        c = resolve_cloud(view, CloudSpec(offer_id=offer.id), trail, rate=rate)
+        c = resolve_cloud(view, CloudSpec(offer_id=offer.id), trail, rate=rate, footprint=False)
     else:
-        c = resolve_cloud(view, req.cloud, trail, rate=rate)
+        c = resolve_cloud(view, req.cloud, trail, rate=rate, footprint=False)
     if c.rate.monthly_fee_usd or c.rate.included_compute_units_per_month:
         raise CatalogGap(
             f"cloud: {c.offer.id if c.offer else 'this offer'} is a subscription (a monthly fee "
