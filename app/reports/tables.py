@@ -55,9 +55,11 @@ def sensitivity(res: PlanResult) -> list[Sensitivity]:
         s = next(x for x in res.strategies if x.strategy == strategy)
         if s.total_usd is None:
             return None
-        return (s.capex_usd or 0.0) + (s.desktop_opex_usd or 0.0) * power + (
-            s.cloud_usd or 0.0
-        ) * cloud
+        return (
+            (s.capex_usd or 0.0)
+            + (s.desktop_opex_usd or 0.0) * power
+            + (s.cloud_usd or 0.0) * cloud
+        )
 
     cases = [("as planned", 1.0, 1.0)]
     cases += [(f"cloud price x {f:g}", f, 1.0) for f in CLOUD_STEPS]
@@ -174,7 +176,9 @@ def _cell(value: Any) -> Any:
     return value if isinstance(value, str | int | float | bool) or value is None else str(value)
 
 
-def _fill(ws, header: Sequence[str], rows: Sequence[Sequence[Any]], formats: dict[int, str]) -> None:
+def _fill(
+    ws, header: Sequence[str], rows: Sequence[Sequence[Any]], formats: dict[int, str]
+) -> None:
     """Header (bold, frozen), rows, number formats by column index, column widths."""
     from openpyxl.styles import Font
 
