@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from app.models.cash_flow import CashFlowResult, CashFlowRow
 from app.models.plan import PlanResult
 
 USD_FORMAT = '"$"#,##0.00'
@@ -147,19 +148,7 @@ def workbook(res: PlanResult) -> bytes:
         [[s.label, s.plan_usd, s.all_cloud_usd, s.all_desktop_usd] for s in sensitivity(res)],
         {1: USD_FORMAT, 2: USD_FORMAT, 3: USD_FORMAT},
     )
-    _fill(
-        wb.create_sheet("Assumptions"),
-        ["name", "value", "source"],
-        [[a.name, _cell(a.value), a.source] for a in res.assumptions],
-        {},
-    )
-    _fill(
-        wb.create_sheet("Sources"),
-        ["what", "source", "as_of"],
-        [[s.what, s.source, s.as_of.isoformat() if s.as_of else None] for s in res.sources],
-        {},
-    )
-    _fill(wb.create_sheet("Warnings"), ["warning"], [[w] for w in res.warnings], {})
+    _references(wb, res.assumptions, res.sources, res.warnings)
     buf = io.BytesIO()
     wb.save(buf)
     return buf.getvalue()
@@ -196,3 +185,69 @@ def _fill(
         ws.column_dimensions[ws.cell(row=1, column=i + 1).column_letter].width = min(
             80, longest + 2
         )
+
+
+CASH_FLOW_COLUMNS = tuple(CashFlowRow.model_fields)
+
+
+def cash_flow_csv(res: CashFlowResult) -> bytes:
+    """The cash flow, one row per period (UTF-8, header row)."""
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    writer.writerow(CASH_FLOW_COLUMNS)
+    for row in res.rows:
+        writer.writerow([getattr(row, c) for c in CASH_FLOW_COLUMNS])
+    return buf.getvalue().encode()
+
+
+def cash_flow_workbook(res: CashFlowResult) -> bytes:
+    """The cash flow as an XLSX workbook: Summary, Cash flow, Assumptions, Sources and
+    Warnings sheets; money cells formatted as USD."""
+    from openpyxl import Workbook
+
+    wb = Workbook()
+    summary = wb.active
+    summary.title = "Summary"
+    rows = [
+        ["first month", res.start_month],
+        ["months", res.months],
+        ["annual discount rate", res.annual_discount_rate],
+        ["depreciation (years, straight-line)", res.depreciation_years],
+        ["desktop electricity per month (USD)", res.desktop_usd_per_month],
+        ["cloud per month (USD)", res.cloud_usd_per_month],
+        ["break-even (days)", res.break_even_days],
+        ["desktop total (USD)", res.desktop_total_usd],
+        ["cloud total (USD)", res.cloud_total_usd],
+        ["desktop NPV (USD)", res.desktop_npv_usd],
+        ["cloud NPV (USD)", res.cloud_npv_usd],
+        ["NPV saving of buying (USD)", res.npv_saving_usd],
+        ["prices as of", res.prices.prices_as_of.isoformat()],
+    ]
+    _fill(summary, ["item", "value"], rows, {})
+    _fill(
+        wb.create_sheet("Cash flow"),
+        list(CASH_FLOW_COLUMNS),
+        [[getattr(r, c) for c in CASH_FLOW_COLUMNS] for r in res.rows],
+        {i: USD_FORMAT for i, c in enumerate(CASH_FLOW_COLUMNS) if c.endswith("_usd")},
+    )
+    _references(wb, res.assumptions, res.sources, res.warnings)
+    buf = io.BytesIO()
+    wb.save(buf)
+    return buf.getvalue()
+
+
+def _references(wb, assumptions, sources, warnings) -> None:
+    """The Assumptions, Sources and Warnings sheets."""
+    _fill(
+        wb.create_sheet("Assumptions"),
+        ["name", "value", "source"],
+        [[a.name, _cell(a.value), a.source] for a in assumptions],
+        {},
+    )
+    _fill(
+        wb.create_sheet("Sources"),
+        ["what", "source", "as_of"],
+        [[s.what, s.source, s.as_of.isoformat() if s.as_of else None] for s in sources],
+        {},
+    )
+    _fill(wb.create_sheet("Warnings"), ["warning"], [[w] for w in warnings], {})

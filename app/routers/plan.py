@@ -1,16 +1,20 @@
-"""Fleet plan: ``POST /v1/plan``. Thin: validate, solve off the event loop, return."""
+"""Budget planning: the fleet plan (``POST /v1/plan``), a scenario's cash flow
+(``POST /v1/cash-flow``) and their reports. Thin: validate, compute off the event loop,
+return."""
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Literal
 
 from fastapi import APIRouter, Query, Response
 from fastapi.concurrency import run_in_threadpool
 
 from app.deps import SettingsDep, ViewDep
+from app.models.cash_flow import CashFlowRequest, CashFlowResult
 from app.models.common import PROBLEM_RESPONSES
 from app.models.plan import PlanRequest, PlanResult
 from app.services import reports
+from app.usecases.cash_flow import compute_cash_flow
 from app.usecases.plan_answer import compute_plan
 
 router = APIRouter(
@@ -66,9 +70,59 @@ async def plan_report(
     workbook, `csv` the schedule (one row per month). XLSX and CSV come as attachments
     (`Content-Disposition`), named after the GPU, first month and horizon."""
     report = await run_in_threadpool(reports.plan_report, view, req, settings, fmt)
+    return _attachment(report, fmt)
+
+
+def _attachment(report: reports.Report, fmt: str) -> Response:
     disposition = "inline" if fmt == "html" else "attachment"
     return Response(
         report.content,
         media_type=report.media_type,
         headers={"Content-Disposition": f'{disposition}; filename="{report.filename}"'},
     )
+
+
+@router.post(
+    "/cash-flow",
+    response_model=CashFlowResult,
+    summary="A break-even scenario's money over time",
+)
+async def cash_flow(req: CashFlowRequest, view: ViewDep, settings: SettingsDep) -> CashFlowResult:
+    """The `/v1/break-even` request laid out month by month (or year by year): the desktop's
+    purchase, electricity and resale, the cloud's cost for the same work, each side's
+    cumulative cash and present value at `annual_discount_rate`, and the desktop's
+    straight-line book value (`depreciation_years`, default 5) beside the market value of its
+    GPUs (their class's depreciation curve)."""
+    return await run_in_threadpool(compute_cash_flow, view, req, settings)
+
+
+CASH_FLOW_CONTENT = {
+    200: {
+        "description": "The cash flow as an XLSX workbook (Summary, Cash flow, Assumptions, "
+        "Sources, Warnings) or CSV (one row per period).",
+        "content": {
+            reports.MEDIA_TYPES["xlsx"]: {"schema": {"type": "string", "format": "binary"}},
+            "text/csv": {"schema": {"type": "string"}},
+        },
+    }
+}
+
+
+@router.post(
+    "/cash-flow/report",
+    response_class=Response,
+    responses=CASH_FLOW_CONTENT,
+    summary="A scenario's cash flow as a file (XLSX or CSV)",
+)
+async def cash_flow_report(
+    req: CashFlowRequest,
+    view: ViewDep,
+    settings: SettingsDep,
+    fmt: Annotated[
+        Literal["xlsx", "csv"], Query(alias="format", description="`xlsx` (default) or `csv`.")
+    ] = "xlsx",
+) -> Response:
+    """The `/v1/cash-flow` answer as an attachment named after its first month, months and
+    period."""
+    report = await run_in_threadpool(reports.cash_flow_report, view, req, settings, fmt)
+    return _attachment(report, fmt)

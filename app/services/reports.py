@@ -7,10 +7,12 @@ from dataclasses import dataclass
 from typing import Literal
 
 from app.catalog.view import CatalogView
+from app.models.cash_flow import CashFlowRequest
 from app.models.plan import PlanRequest
 from app.reports import html, tables
 from app.services.charts import plan_chart_of
 from app.settings import Settings
+from app.usecases.cash_flow import compute_cash_flow
 from app.usecases.plan_answer import compute_plan
 
 ReportFormat = Literal["html", "xlsx", "csv"]
@@ -43,4 +45,14 @@ def plan_report(
     else:
         chart = plan_chart_of(res, "svg")
         content = html.plan_report(res, req, chart.content.decode() if res.feasible else None)
+    return Report(content, MEDIA_TYPES[fmt], name)
+
+
+def cash_flow_report(
+    view: CatalogView, req: CashFlowRequest, settings: Settings, fmt: Literal["xlsx", "csv"]
+) -> Report:
+    """The cash flow of ``req`` as ``fmt``; errors as :func:`compute_cash_flow`."""
+    res = compute_cash_flow(view, req, settings)
+    name = f"gpucost-cash-flow-{res.start_month}-{res.months}m-{res.period}.{fmt}"
+    content = tables.cash_flow_workbook(res) if fmt == "xlsx" else tables.cash_flow_csv(res)
     return Report(content, MEDIA_TYPES[fmt], name)

@@ -1,0 +1,108 @@
+"""``POST /v1/cash-flow``: a break-even scenario as money over time, month by month or year
+by year: both sides' cash out, cumulative, present value, and the desktop's accounting
+depreciation beside its market value. Money in USD."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from app.models.answers import Assumption, CurrencyRate, PriceAge, SourceRef
+from app.models.break_even import BreakEvenRequest
+from app.models.inputs import ELECTRICITY, STRICT, not_both
+
+
+class CashFlowRequest(BreakEvenRequest):
+    """A `/v1/break-even` request and how to lay its money out over time."""
+
+    model_config = ConfigDict(
+        **STRICT,
+        json_schema_extra={
+            "allOf": [
+                not_both("utilization", "utilization_profile"),
+                not_both(*ELECTRICITY),
+            ],
+            "examples": [
+                {
+                    "desktop": {"gpu": "rtx-3090", "total_price_usd": 2200},
+                    "cloud": {"price_usd_per_hour": 2.14, "gpu": "v100-16gb"},
+                    "utilization": 0.15,
+                    "electricity_price_usd_per_kwh": 0.12,
+                    "period": "year",
+                }
+            ],
+        },
+    )
+
+    months: int | None = Field(
+        default=None,
+        ge=1,
+        le=120,
+        description="Months laid out; default: until the machine is sold "
+        "(`desktop.resell_after_years`), else its lifetime (`desktop.lifetime_years`, default "
+        "5 years). A machine sold earlier stops the cash flow at its sale.",
+    )
+    period: Literal["month", "year"] = Field(
+        default="month", description="Rows per month, or per year of 12 months."
+    )
+    annual_discount_rate: float | None = Field(
+        default=None,
+        ge=0,
+        le=0.5,
+        description="Annual rate of the present values (0.03 = 3 %); default 0 (undiscounted): "
+        "give your institution's.",
+    )
+    depreciation_years: int | None = Field(
+        default=None,
+        ge=1,
+        le=10,
+        description="Straight-line write-off period of the desktop, years; default 5 (IRS "
+        "Publication 946, 5-year recovery for computers; 3 where your office books 3).",
+    )
+
+
+class CashFlowRow(BaseModel):
+    """One period: each side's cash out, cumulative, present value so far, and the desktop's
+    book and market value at its end."""
+
+    period: str = Field(description="`YYYY-MM`, or `YYYY-MM..YYYY-MM` for a year.")
+    desktop_capex_usd: float = Field(description="The purchase, USD (first period).")
+    desktop_opex_usd: float = Field(description="Electricity, USD.")
+    desktop_resale_usd: float = Field(description="Resale, USD (negative: money in).")
+    desktop_cash_usd: float = Field(description="capex + opex + resale, USD.")
+    desktop_cumulative_usd: float = Field(description="Desktop cash out so far, USD.")
+    depreciation_usd: float = Field(description="Straight-line depreciation booked, USD.")
+    book_value_usd: float = Field(description="Accounting value at the period's end, USD.")
+    market_value_usd: float = Field(
+        description="The GPUs' market value at the period's end (depreciation curve; barebone "
+        "at 0), USD."
+    )
+    cloud_cash_usd: float = Field(description="Cloud cost for the same work, USD.")
+    cloud_cumulative_usd: float = Field(description="Cloud cash out so far, USD.")
+    desktop_present_value_usd: float = Field(description="PV of the desktop's cash so far, USD.")
+    cloud_present_value_usd: float = Field(description="PV of the cloud's cash so far, USD.")
+
+
+class CashFlowResult(BaseModel):
+    """The scenario's money over time and its totals."""
+
+    start_month: str = Field(description="The purchase month, `YYYY-MM`.")
+    months: int = Field(description="Months laid out.")
+    period: Literal["month", "year"] = Field(description="What a row is.")
+    annual_discount_rate: float = Field(description="Rate of the present values, per year.")
+    depreciation_years: int = Field(description="Straight-line write-off period, years.")
+    desktop_usd_per_month: float = Field(description="Desktop electricity per month, USD.")
+    cloud_usd_per_month: float = Field(description="Cloud cost per month, USD.")
+    break_even_days: float | None = Field(description="From `/v1/break-even`.")
+    rows: list[CashFlowRow]
+    desktop_total_usd: float = Field(description="Desktop cash out over the months, USD.")
+    cloud_total_usd: float = Field(description="Cloud cash out over the months, USD.")
+    desktop_npv_usd: float = Field(description="Present value of the desktop's cash, USD.")
+    cloud_npv_usd: float = Field(description="Present value of the cloud's cash, USD.")
+    npv_saving_usd: float = Field(description="cloud_npv - desktop_npv: > 0, buying is cheaper.")
+    currency_rate: CurrencyRate
+    warnings: list[str]
+    assumptions: list[Assumption]
+    sources: list[SourceRef]
+    prices: PriceAge

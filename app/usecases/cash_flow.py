@@ -1,0 +1,175 @@
+"""Cash flow (``POST /v1/cash-flow``): the break-even scenario (:func:`break_even.resolve`, every
+default stated there) laid out over time by the pure model (:mod:`app.costing.cash_flow`):
+per month or year, both sides' cash, cumulative and present value, the desktop's straight-line
+book value beside the market value of its GPUs."""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+
+from app import costing
+from app.catalog.view import CatalogView
+from app.costing.cash_flow import CashFlowInputs, CashFlowMonth, cash_flow
+from app.models.cash_flow import CashFlowRequest, CashFlowResult, CashFlowRow
+from app.settings import Settings
+from app.usecases import break_even
+from app.usecases.desktop import note_catalog_gpu_price
+from app.usecases.trail import LIFETIME_SOURCE, Trail, currency_rate, sig8
+
+DEFAULT_DEPRECIATION_YEARS = 5  # IRS Publication 946: 5-year recovery for computers
+MONTH_DAYS = costing.DAYS_PER_YEAR / 12.0
+
+
+@dataclass(frozen=True)
+class CashFlowScenario:
+    """The break-even scenario and the cash flow's own inputs: the first month, the model's
+    inputs and the trail (the break-even's, extended)."""
+
+    be: break_even.BreakEvenScenario
+    start: dt.date
+    inputs: CashFlowInputs
+    trail: Trail
+
+
+def resolve(view: CatalogView, req: CashFlowRequest, settings: Settings) -> CashFlowScenario:
+    """The scenario of ``req``: the break-even's, then the months, rate and write-off."""
+    s = break_even.resolve(view, req, settings)
+    trail, desk = s.trail, s.desk
+    result = costing.break_even(
+        desk.desktop,
+        s.cloud.rate,
+        s.usage,
+        s.electricity_price_usd_per_kwh,
+        cloud_time_factor=s.speed.time_factor if s.speed else 1.0,
+    )
+    resale_month = (
+        max(1, round(desk.resale.years * 12))
+        if desk.resale is not None and desk.resale.years is not None
+        else None
+    )
+    months = req.months or resale_month or max(1, round(desk.desktop.lifetime_years * 12))
+    if resale_month is not None and months > resale_month:
+        trail.warn(
+            f"the machine is sold at the end of month {resale_month}: the cash flow stops there "
+            f"({months} months asked)"
+        )
+        months = resale_month
+    rate = req.annual_discount_rate
+    if rate is None:
+        rate = 0.0
+        trail.assume(
+            "annual_discount_rate",
+            0.0,
+            "default: undiscounted (present value = total); gpucost ships no sourced discount "
+            "rate: give your institution's (US federal: OMB Circular A-94, Appendix C)",
+        )
+    dep = req.depreciation_years
+    if dep is None:
+        dep = DEFAULT_DEPRECIATION_YEARS
+        trail.assume("depreciation_years", dep, f"default: straight-line, {LIFETIME_SOURCE}")
+    gpu_value, decay = _market(view, s, req, trail)
+    inputs = CashFlowInputs(
+        upfront_usd=desk.desktop.upfront_usd,
+        desktop_usd_per_month=result.desktop.cost_usd_per_day * MONTH_DAYS,
+        cloud_usd_per_month=result.cloud.cost_usd_per_day * MONTH_DAYS,
+        months=months,
+        annual_discount_rate=rate,
+        depreciation_months=dep * 12,
+        gpu_value_usd=gpu_value,
+        annual_decay=decay,
+        resale_month=resale_month if resale_month and resale_month <= months else None,
+        resale_value_usd=desk.resale.value_usd if desk.resale else 0.0,
+    )
+    start = desk.resale.purchase_date if desk.resale else view.day
+    return CashFlowScenario(s, start, inputs, trail)
+
+
+def _market(
+    view: CatalogView, s: break_even.BreakEvenScenario, req: CashFlowRequest, trail: Trail
+) -> tuple[float, float]:
+    """The GPUs' value when bought (USD) and the annual decay of their class's depreciation
+    curve; (0, 0) when the GPUs' price is unknown (stated)."""
+    desk = s.desk
+    if desk.gpu_price_usd is None:
+        trail.assume(
+            "market_value_usd", 0, "no GPU price to value the machine: market value shown as 0"
+        )
+        return 0.0, 0.0
+    note_catalog_gpu_price(req.desktop, desk.gpu, trail, "desktop")
+    curve, note = view.depreciation_curve(desk.gpu)
+    trail.assume(
+        "market_value_usd",
+        f"{desk.desktop.gpu_count} x ${desk.gpu_price_usd:g} x exp(-{curve.annual_decay:.4f} x "
+        "years owned)",
+        f"the GPUs' class depreciation curve ({note}); the barebone is counted at 0 (no "
+        "used-price source)",
+    )
+    trail.cite(f"market value: depreciation curve ({note})", curve.source, None)
+    return desk.gpu_price_usd * desk.desktop.gpu_count, curve.annual_decay
+
+
+def compute_cash_flow(
+    view: CatalogView, req: CashFlowRequest, settings: Settings
+) -> CashFlowResult:
+    """The cash flow of ``req``; see :class:`CashFlowResult`."""
+    c = resolve(view, req, settings)
+    months = cash_flow(c.inputs)
+    be = break_even.compose(c.be, view, settings)
+    per = 12 if req.period == "year" else 1
+    rows = [_row(c, months[i : i + per]) for i in range(0, len(months), per)]
+    last = months[-1]
+    fields = c.trail.price_fields(view, settings)
+    return CashFlowResult(
+        start_month=_label(c.start, 1),
+        months=len(months),
+        period=req.period,
+        annual_discount_rate=c.inputs.annual_discount_rate,
+        depreciation_years=c.inputs.depreciation_months // 12,
+        desktop_usd_per_month=sig8(c.inputs.desktop_usd_per_month),
+        cloud_usd_per_month=sig8(c.inputs.cloud_usd_per_month),
+        break_even_days=be.break_even_days,
+        rows=rows,
+        desktop_total_usd=sig8(last.desktop_cumulative_usd),
+        cloud_total_usd=sig8(last.cloud_cumulative_usd),
+        desktop_npv_usd=sig8(last.desktop_present_value_usd),
+        cloud_npv_usd=sig8(last.cloud_present_value_usd),
+        npv_saving_usd=sig8(last.cloud_present_value_usd - last.desktop_present_value_usd),
+        currency_rate=currency_rate(c.be.rate),
+        assumptions=c.trail.assumptions,
+        sources=c.trail.sources,
+        **fields,
+    )
+
+
+def _label(start: dt.date, month: int) -> str:
+    """``YYYY-MM`` of month ``month`` (1 = the month of ``start``)."""
+    y, m = divmod(start.month - 1 + month - 1, 12)
+    return f"{start.year + y:04d}-{m + 1:02d}"
+
+
+def _row(c: CashFlowScenario, span: list[CashFlowMonth]) -> CashFlowRow:
+    """One period from its months: flows summed, stocks at the period's end."""
+    first, last = span[0], span[-1]
+    period = _label(c.start, first.month)
+    if len(span) > 1:
+        period += ".." + _label(c.start, last.month)
+
+    def total(name: str) -> float | None:
+        return sig8(sum(getattr(m, name) for m in span))
+
+    return CashFlowRow(
+        period=period,
+        desktop_capex_usd=total("desktop_capex_usd"),
+        desktop_opex_usd=total("desktop_opex_usd"),
+        desktop_resale_usd=total("desktop_resale_usd"),
+        desktop_cash_usd=total("desktop_cash_usd"),
+        desktop_cumulative_usd=sig8(last.desktop_cumulative_usd),
+        depreciation_usd=total("depreciation_usd"),
+        book_value_usd=sig8(last.book_value_usd),
+        market_value_usd=sig8(last.market_value_usd),
+        cloud_cash_usd=total("cloud_cash_usd"),
+        cloud_cumulative_usd=sig8(last.cloud_cumulative_usd),
+        desktop_present_value_usd=sig8(last.desktop_present_value_usd),
+        cloud_present_value_usd=sig8(last.cloud_present_value_usd),
+    )

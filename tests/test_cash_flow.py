@@ -1,0 +1,112 @@
+"""``POST /v1/cash-flow`` and its report: seed 001's desktop and cloud laid out over time.
+Expected values are worked out from the seed's figures (seed_values.SEED_001), NVIDIA's launch
+price in the catalog's source file and the formulas a budget office uses (straight-line
+depreciation, discounting), not from the service's output."""
+
+from __future__ import annotations
+
+import csv
+import io
+
+import pytest
+from openpyxl import load_workbook
+
+from app.catalog.sources.files import CURATED, read_csv
+from tests.seed_values import SEED_001 as S
+
+SEED = {
+    "desktop": {"gpu": "rtx-3090", "total_price_usd": S["desktop_usd"]},
+    "cloud": {"price_usd_per_hour": S["cloud_usd_per_hour"], "gpu": "v100-16gb"},
+    "utilization": S["utilization"],
+    "electricity_price_usd_per_kwh": S["usd_per_kwh"],
+}
+MONTH_H = 24 * 365 / 12
+CLOUD_MONTH = S["cloud_usd_per_hour"] * S["utilization"] * MONTH_H
+DESK_MONTH = (S["gpu_w"] + S["cpu_w"]) / 1000 * S["utilization"] * MONTH_H * S["usd_per_kwh"]
+
+
+def _flow(client, **changes):
+    r = client.post("/v1/cash-flow", json={**SEED, **changes})
+    assert r.status_code == 200, r.text
+    return r.json()
+
+
+def test_seed_monthly_amounts_and_totals(client):
+    res = _flow(client)
+    assert res["cloud_usd_per_month"] == pytest.approx(CLOUD_MONTH)
+    assert res["desktop_usd_per_month"] == pytest.approx(DESK_MONTH)
+    # default: the desktop's 5-year lifetime, month by month, undiscounted (stated)
+    assert res["months"] == 60 and len(res["rows"]) == 60
+    assert res["desktop_total_usd"] == pytest.approx(S["desktop_usd"] + 60 * DESK_MONTH)
+    assert res["cloud_total_usd"] == pytest.approx(60 * CLOUD_MONTH)
+    assert res["npv_saving_usd"] == pytest.approx(res["cloud_total_usd"] - res["desktop_total_usd"])
+    assert res["break_even_days"] == pytest.approx(
+        S["desktop_usd"] / ((CLOUD_MONTH - DESK_MONTH) / (365 / 12)), abs=0.005
+    )
+    names = {a["name"] for a in res["assumptions"]}
+    assert {"annual_discount_rate", "depreciation_years", "market_value_usd"} <= names
+    first = res["rows"][0]
+    assert first["desktop_capex_usd"] == S["desktop_usd"]
+    assert first["period"] == res["start_month"]
+
+
+def test_straight_line_depreciation(client):
+    rows = _flow(client)["rows"]
+    for t in (1, 12, 30, 60):  # 5 years: 1/60 of the price a month
+        assert rows[t - 1]["book_value_usd"] == pytest.approx(S["desktop_usd"] * (1 - t / 60))
+    rows = _flow(client, depreciation_years=3)["rows"]
+    assert rows[35]["book_value_usd"] == pytest.approx(0, abs=1e-6)
+    assert sum(r["depreciation_usd"] for r in rows) == pytest.approx(S["desktop_usd"])
+
+
+def test_market_value_follows_the_gpus_curve(client):
+    rows = _flow(client, period="year")["rows"]
+    row = next(r for r in read_csv(CURATED / "gpus.csv") if r["id"] == "rtx-3090")
+    launch = float(row["price_new_usd"])  # NVIDIA's launch MSRP: the GPU's value when bought
+    values = [launch] + [r["market_value_usd"] for r in rows]
+    ratios = [b / a for a, b in zip(values, values[1:], strict=False)]
+    # exp(-k) a year: the same ratio every year, below 1
+    assert all(r == pytest.approx(ratios[0], rel=1e-6) for r in ratios) and ratios[0] < 1
+
+
+def test_discounting(client):
+    r = 0.05
+    res = _flow(client, annual_discount_rate=r)
+    pv = [(1 + r) ** (-t / 12) for t in range(1, 61)]
+    assert res["cloud_npv_usd"] == pytest.approx(CLOUD_MONTH * sum(pv))
+    assert res["desktop_npv_usd"] == pytest.approx(S["desktop_usd"] + DESK_MONTH * sum(pv))
+
+
+def test_years_sum_the_months(client):
+    months = _flow(client)["rows"]
+    years = _flow(client, period="year")["rows"]
+    assert len(years) == 5 and years[0]["period"].count("..") == 1
+    for y, row in enumerate(years):
+        span = months[12 * y : 12 * y + 12]
+        assert row["cloud_cash_usd"] == pytest.approx(sum(m["cloud_cash_usd"] for m in span))
+        assert row["book_value_usd"] == span[-1]["book_value_usd"]
+
+
+def test_resale_ends_the_flow_with_money_in(client):
+    body = {**SEED, "desktop": {"gpu": "rtx-3090", "resell_after_years": 3}}
+    be = client.post("/v1/break-even", json=body).json()
+    res = _flow(client, desktop=body["desktop"], months=48)
+    assert res["months"] == 36  # sold at the end of month 36
+    assert any("sold at the end of month 36" in w for w in res["warnings"])
+    last = res["rows"][-1]
+    assert last["desktop_resale_usd"] == pytest.approx(-be["resale"]["resale_value_usd"])
+
+
+def test_cash_flow_files(client):
+    r = client.post("/v1/cash-flow/report", params={"format": "csv"}, json=SEED)
+    assert r.status_code == 200 and r.headers["content-type"].startswith("text/csv")
+    rows = list(csv.DictReader(io.StringIO(r.text)))
+    assert len(rows) == 60
+    assert sum(float(x["cloud_cash_usd"]) for x in rows) == pytest.approx(60 * CLOUD_MONTH)
+    r = client.post("/v1/cash-flow/report", params={"format": "xlsx"}, json=SEED)
+    assert r.headers["content-disposition"].startswith("attachment;")
+    wb = load_workbook(io.BytesIO(r.content))
+    assert wb.sheetnames == ["Summary", "Cash flow", "Assumptions", "Sources", "Warnings"]
+    summary = {a: b for a, b in wb["Summary"].iter_rows(min_row=2, values_only=True)}
+    assert summary["cloud total (USD)"] == pytest.approx(60 * CLOUD_MONTH)
+    assert wb["Cash flow"].max_row == 61
