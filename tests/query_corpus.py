@@ -362,6 +362,19 @@ CORPUS: list[tuple[str, dict]] = [
         dict(intent="plan", monthly=300.0, days=3 * 365.0, peaks=[(5, 2000.0), (11, 1500.0)]),
     ),
     (
+        "plan for 300 gpu-hours a month for three years, peaks of 2000 in may, germany, "
+        "university rates, no VAT",
+        dict(
+            intent="plan",
+            monthly=300.0,
+            days=3 * 365.0,
+            peaks=[(5, 2000.0)],
+            region="de",
+            tariff="non_household",
+            tax_exempt=True,
+        ),
+    ),  # fmt: skip
+    (
         "fleet plan: 500 gpu hours per month on 3090 for 2 years",
         dict(intent="plan", gpu="rtx-3090", monthly=500.0, days=2 * 365.0),
     ),

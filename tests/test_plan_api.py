@@ -4,11 +4,12 @@ from enumerating the few fleets that could be optimal, not from the service's ow
 
 from __future__ import annotations
 
+import json
 import math
 
 import pytest
 
-from app.catalog.sources.files import CURATED, read_csv
+from app.catalog.sources.files import CURATED, SOURCES, read_csv
 from tests import ecb
 from tests.electricity_sources import eurostat_eur_per_kwh
 
@@ -26,6 +27,7 @@ WORKED = {
     "start_month": "2027-01",
     "peaks": [{"name": "NeurIPS deadline", "month": 5, "gpu_hours": 2000}],
     "region": "de",
+    "tax_exempt": True,  # a university that is exempt: net amounts (VAT: its own test)
 }
 
 
@@ -189,3 +191,29 @@ def test_refuses_bad_plans(client):
     assert r.status_code == 404 and "monthly fee" in r.json()["detail"]
     r = client.post("/v1/plan", json={**WORKED, "desktops": [{"gpu_power_w": 300}]})
     assert r.status_code == 422
+
+
+def _vat_in_force(country: str, day: str) -> float:
+    """The standard rate in force on ``day``, read from the shipped ibericode file."""
+    data = json.loads((SOURCES / "vat-rates/vat-rates.json").read_text())
+    periods = [p for p in data["items"][country] if p["effective_from"] <= day]
+    return max(periods, key=lambda p: p["effective_from"])["rates"]["standard"] / 100
+
+
+def test_vat_is_added_unless_exempt(client):
+    exempt = _plan(client)
+    res = _plan(client, tax_exempt=None)
+    rate = _vat_in_force("DE", res["prices"]["prices_as_of"])
+    assert res["vat_rate"] == pytest.approx(rate) and rate > 0
+    # every amount is net x (1 + VAT): the same fleet, totals scaled
+    assert res["purchases"] == [
+        {**p, "cost_usd": pytest.approx(p["cost_usd"] * (1 + rate))} for p in exempt["purchases"]
+    ]
+    for a, b in zip(exempt["strategies"], res["strategies"], strict=True):
+        assert b["total_usd"] == pytest.approx(a["total_usd"] * (1 + rate))
+    vat = next(a for a in res["assumptions"] if a["name"] == "vat_rate")
+    assert "tax_exempt" in vat["source"]
+    # a US state: no sales-tax table shipped, said so
+    us = _plan(client, region="us-ca", tax_exempt=None)
+    assert us["vat_rate"] == 0
+    assert any(a["name"] == "vat_rate" and "not shipped" in a["source"] for a in us["assumptions"])

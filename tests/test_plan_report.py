@@ -27,6 +27,7 @@ WALKTHROUGH = {
     "peaks": [{"name": "NeurIPS deadline", "month": 5, "gpu_hours": 2000}],
     "region": "de",
     "tariff": "non_household",
+    "tax_exempt": True,
     "currency": "EUR",
 }
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")

@@ -80,6 +80,7 @@ def understood(it: Interpretation, expected: dict) -> str | None:
         checks.append(
             (key, getattr(it, attr), pytest.approx(want) if isinstance(want, float | int) else want)
         )
+    checks.append(("tax_exempt", it.tax_exempt, expected.get("tax_exempt")))
     if "monthly" in expected:
         checks.append(("monthly", it.gpu_hours_per_month, pytest.approx(expected["monthly"])))
     checks.append(("peaks", [(p.month, p.gpu_hours) for p in it.peaks], expected.get("peaks", [])))

@@ -63,4 +63,5 @@ def dated_view(base: CatalogView, day: dt.date) -> CatalogView:
         reference=base.reference,
         history=h,
         published=base.published,
+        vat_rates=base.vat_rates,
     )

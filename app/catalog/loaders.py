@@ -45,3 +45,4 @@ def iter_all(report: LoadReport) -> Iterable[tuple[str, list[Row]]]:
     yield "embodied_factor", reference.load_embodied_factors()
     yield "reference_value", reference.load_reference_values()
     yield "published_speed", reference.load_published_speeds()
+    yield "vat_rate", reference.load_vat_rates()

@@ -51,6 +51,7 @@ from app.models import (
     ReferenceValue,
     Region,
     UtilizationProfile,
+    VatRate,
 )
 
 T = TypeVar("T")
@@ -89,6 +90,8 @@ class CatalogView:
     history: PriceHistory
     # Published relative speeds: {comparison: {gpu id: relative speed}} and their rows.
     published: dict[str, dict[str, PublishedSpeed]] = field(default_factory=dict)
+    # Standard VAT rates: {country code: periods, oldest first}.
+    vat_rates: dict[str, tuple[VatRate, ...]] = field(default_factory=dict)
     as_of: dt.date | None = None
     # Derived indexes (filled by :func:`assemble`).
     gpu_position: dict[str, int] = field(default_factory=dict)
@@ -190,6 +193,15 @@ class CatalogView:
             )
         return rate_in_force(rates, day or self.day)
 
+    def vat_rate(self, country_code: str, day: dt.date | None = None) -> VatRate | None:
+        """The standard VAT rate of ``country_code`` in force on ``day`` (default: this
+        view's day), or None when the catalog has none for that country or day."""
+        when = day or self.day
+        found = [
+            r for r in self.vat_rates.get(country_code.upper(), ()) if r.effective_from <= when
+        ]
+        return found[-1] if found else None
+
     def embodied_factor(self, part: str) -> EmbodiedFactor:
         """The embodied-carbon factor of ``part`` (``gpu``, ``desktop``); :class:`CatalogGap`
         when the catalog has none."""
@@ -258,6 +270,7 @@ def assemble(
     reference: dict[str, ReferenceValue],
     history: PriceHistory,
     published: dict[str, dict[str, PublishedSpeed]],
+    vat_rates: dict[str, tuple[VatRate, ...]] | None = None,
 ) -> CatalogView:
     """A view of these rows with its indexes, arrays and depreciation curves built."""
     gpu_rows = tuple(sorted(gpus, key=lambda g: g.id))
@@ -283,6 +296,7 @@ def assemble(
         reference=reference,
         history=history,
         published=published,
+        vat_rates=vat_rates or {},
         gpu_position=position,
         gpu_names=NameIndex((g.id, g.name, g.aliases or []) for g in gpu_rows),
         gpu_tdp_w=np.array([g.tdp_w for g in gpu_rows], dtype=float),
@@ -322,6 +336,13 @@ def _published(session: Session) -> dict[str, dict[str, PublishedSpeed]]:
     return out
 
 
+def _vat(session: Session) -> dict[str, tuple[VatRate, ...]]:
+    out: dict[str, list[VatRate]] = {}
+    for r in session.exec(select(VatRate).order_by(VatRate.effective_from, VatRate.id)):
+        out.setdefault(r.country_code, []).append(r)
+    return {k: tuple(v) for k, v in out.items()}
+
+
 def current_revision(session: Session) -> int:
     """The catalog's revision counter (0 before the first seed)."""
     row = session.get(CatalogRevision, 1)
@@ -354,4 +375,5 @@ def read_view(session: Session) -> CatalogView:
         reference=by_id(ReferenceValue),
         history=_history(session),
         published=_published(session),
+        vat_rates=_vat(session),
     )

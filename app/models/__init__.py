@@ -12,7 +12,7 @@ from app.models.catalog_misc import (
 from app.models.gpu import Gpu
 from app.models.history import ApiKey, PricePoint, Scenario
 from app.models.offer import CloudOffer
-from app.models.reference import EmbodiedFactor, FxRate, PublishedSpeed, ReferenceValue
+from app.models.reference import EmbodiedFactor, FxRate, PublishedSpeed, ReferenceValue, VatRate
 from app.models.region import Region
 
 TABLES = {
@@ -30,6 +30,7 @@ TABLES = {
     "embodied_factor": EmbodiedFactor,
     "reference_value": ReferenceValue,
     "published_speed": PublishedSpeed,
+    "vat_rate": VatRate,
 }
 
 __all__ = [
@@ -52,4 +53,5 @@ __all__ = [
     "ProviderInfo",
     "Region",
     "UtilizationProfile",
+    "VatRate",
 ]

@@ -53,6 +53,12 @@ class CashFlowRequest(BreakEvenRequest):
         description="Annual rate of the present values (0.03 = 3 %); default 0 (undiscounted): "
         "give your institution's.",
     )
+    tax_exempt: bool | None = Field(
+        default=None,
+        description="true: amounts without VAT. Default: the region's standard VAT rate is "
+        "added to the purchase, cloud cost and a catalog non-household electricity price (EU "
+        "and UK); the resale stays net.",
+    )
     depreciation_years: int | None = Field(
         default=None,
         ge=1,
@@ -92,6 +98,7 @@ class CashFlowResult(BaseModel):
     period: Literal["month", "year"] = Field(description="What a row is.")
     annual_discount_rate: float = Field(description="Rate of the present values, per year.")
     depreciation_years: int = Field(description="Straight-line write-off period, years.")
+    vat_rate: float = Field(description="VAT added to the amounts, fraction (0: none).")
     desktop_usd_per_month: float = Field(description="Desktop electricity per month, USD.")
     cloud_usd_per_month: float = Field(description="Cloud cost per month, USD.")
     break_even_days: float | None = Field(description="From `/v1/break-even`.")
@@ -102,7 +109,7 @@ class CashFlowResult(BaseModel):
     cloud_npv_usd: float = Field(description="Present value of the cloud's cash, USD.")
     npv_saving_usd: float = Field(description="cloud_npv - desktop_npv: > 0, buying is cheaper.")
     currency_rate: CurrencyRate
-    warnings: list[str]
+    warnings: list[str] = Field(description="What the cash flow does not account for.")
     assumptions: list[Assumption]
     sources: list[SourceRef]
     prices: PriceAge

@@ -186,6 +186,13 @@ class PlanRequest(SiteInputs):
         description="Annual rate for the present value (0.03 = 3 %); default 0 (undiscounted): "
         "give your institution's rate.",
     )
+    tax_exempt: bool | None = Field(
+        default=None,
+        description="true: amounts without VAT (an exempt institution, or one that recovers "
+        "it). Default: the region's standard VAT rate is added to purchases, cloud rent and a "
+        "catalog non-household electricity price (EU and UK; no sales-tax table for US "
+        "states), stated in `assumptions`.",
+    )
     constraints: PlanConstraints = Field(
         default_factory=PlanConstraints, description="Limits on the owned fleet."
     )
@@ -210,7 +217,9 @@ class PlanBuild(BaseModel):
     label: str = Field(description="What it is, e.g. `2x rtx-4090 in barebone-...`.")
     gpu_id: str = Field(description="Its GPU.")
     gpu_count: int = Field(description="GPUs in it.")
-    upfront_usd: float = Field(description="Purchase price of one unit, USD.")
+    upfront_usd: float = Field(
+        description="Purchase price of one unit, USD (with VAT at `vat_rate`)."
+    )
     time_factor: float = Field(description="Its GPU's hours per reference GPU-hour.")
     speed_basis: str = Field(description="`benchmark`, `published` or `estimate`.")
     capacity_gpu_hours_per_month: float = Field(
@@ -219,7 +228,7 @@ class PlanBuild(BaseModel):
     )
     cost_usd_per_gpu_hour: float = Field(
         description="Electricity per reference GPU-hour served, USD: busy wall power / GPUs x "
-        "`time_factor` / 1000 x USD/kWh."
+        "`time_factor` / 1000 x USD/kWh (with VAT on a net catalog price)."
     )
     busy_power_w: float = Field(description="One unit's busy wall power, W.")
     life_months: int = Field(description="Months a unit serves after purchase (its lifetime).")
@@ -232,10 +241,13 @@ class PlanCloud(BaseModel):
     offer_id: str | None = Field(description="Catalog offer, null for a given price.")
     label: str = Field(description="What it is.")
     gpu_id: str | None = Field(description="Its GPU, when known.")
-    price_usd_per_gpu_hour: float = Field(description="Price per GPU-hour of the offer, USD.")
+    price_usd_per_gpu_hour: float = Field(
+        description="List price per GPU-hour of the offer, USD (net of VAT)."
+    )
     time_factor: float = Field(description="Its GPU's hours per reference GPU-hour.")
     cost_usd_per_gpu_hour: float = Field(
-        description="Cost per reference GPU-hour rented: price per GPU-hour x `time_factor`."
+        description="Cost per reference GPU-hour rented: price per GPU-hour x `time_factor` "
+        "(with VAT at `vat_rate`)."
     )
     as_of: dt.date | None = Field(description="Date of the price.")
 
@@ -300,6 +312,9 @@ class PlanResult(BaseModel):
     electricity_price_usd_per_kwh: float = Field(description="Desktops' electricity, USD/kWh.")
     max_utilization: float = Field(description="Most of a month an owned GPU serves work.")
     annual_discount_rate: float = Field(description="Rate of the present values, per year.")
+    vat_rate: float = Field(
+        description="VAT added to the amounts, fraction (0: none, or `tax_exempt`)."
+    )
     feasible: bool = Field(
         description="Whether a plan meets the demand within the limits (false: `note` says "
         "why; `schedule` and `purchases` are empty)."

@@ -5,6 +5,8 @@ only through the in-memory catalog view (:mod:`app.catalog.view`)."""
 
 from __future__ import annotations
 
+import datetime as dt
+
 from sqlmodel import Field
 
 from app.models.common import Provenance
@@ -36,6 +38,18 @@ class EmbodiedFactor(Provenance, table=True):
     co2e_kg: float = Field(description="Central estimate, kg CO2e.")
     relative_sd: float = Field(description="One standard deviation as a fraction of `co2e_kg`.")
     lifetime_years: float = Field(description="Life it is amortized over by default, years.")
+
+
+class VatRate(Provenance, table=True):
+    """A country's standard VAT rate from ``effective_from`` on (the latest such period on a
+    day is the rate in force)."""
+
+    __tablename__ = "vat_rate"
+
+    id: str = Field(primary_key=True, max_length=32, description="`{country}-{effective_from}`.")
+    country_code: str = Field(max_length=2, index=True, description="ISO 3166-1 alpha-2.")
+    effective_from: dt.date = Field(description="First day of the rate.")
+    standard_rate: float = Field(description="Standard rate as a fraction (0.19 = 19 %).")
 
 
 class ReferenceValue(Provenance, table=True):

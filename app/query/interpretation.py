@@ -97,6 +97,9 @@ class Interpretation:
     tariff: Annotated[
         str | None, Doc("`household` ('at home') or `non_household` ('university rates').")
     ] = None
+    tax_exempt: Annotated[
+        bool | None, Doc("true for 'no VAT' / 'tax-exempt', false for 'with VAT'.")
+    ] = None
     horizon_days: Annotated[float | None, Doc("Time horizon, days.")] = None
     resell_after_years: Annotated[
         float | None, Doc("Years after purchase the desktop is sold.")

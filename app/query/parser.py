@@ -106,6 +106,7 @@ def parse(text: str, lexicon: Lexicon) -> Interpretation:
     _desktop_price(w, it)
     _electricity(w, it)
     _tariff(w, it)
+    _tax(w, it)
     _utilization(w, it, lexicon)
     _ownership(w, it, lexicon)
     _peaks(w, it)
@@ -198,6 +199,18 @@ def _tariff(w: Work, it: Interpretation) -> None:
         r"(?:electricity\s+)?(?:rates?|tariff|prices?)\b"
     ):
         it.tariff = "non_household"
+
+
+def _tax(w: Work, it: Interpretation) -> None:
+    """'no VAT', 'tax-exempt', 'without VAT', 'excluding VAT': amounts without VAT; 'with
+    VAT', 'including VAT': with it."""
+    if w.take(
+        r"\b(?:no|without|excl(?:uding|\.)?|ex)\s+(?:vat|tax(?:es)?)\b|"
+        r"\b(?:vat|tax)[\s-]*(?:exempt|free)\b|\bexempt\s+from\s+(?:vat|tax(?:es)?)\b"
+    ):
+        it.tax_exempt = True
+    elif w.take(r"\b(?:with|incl(?:uding|\.)?|plus)\s+(?:vat|tax(?:es)?)\b"):
+        it.tax_exempt = False
 
 
 def _local_electricity(w: Work, it: Interpretation, kwh: str) -> bool:

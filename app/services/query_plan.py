@@ -82,6 +82,8 @@ def plan_request(view: CatalogView, out: Answer) -> dict[str, Any]:
     months = _months(out)
     if months is not None:
         body["months"] = months
+    if it.tax_exempt is not None:
+        body["tax_exempt"] = it.tax_exempt
     fields = place_fields(it)
     for key in ("utilization", "utilization_profile"):  # a monthly rate, not a ceiling
         fields.pop(key, None)

@@ -15,6 +15,8 @@ from app.models.cash_flow import CashFlowRequest, CashFlowResult, CashFlowRow
 from app.settings import Settings
 from app.usecases import break_even
 from app.usecases.desktop import note_catalog_gpu_price
+from app.usecases.inputs import resolve_region
+from app.usecases.tax import resolve_tax
 from app.usecases.trail import LIFETIME_SOURCE, Trail, currency_rate, sig8
 
 DEFAULT_DEPRECIATION_YEARS = 5  # IRS Publication 946: 5-year recovery for computers
@@ -24,11 +26,13 @@ MONTH_DAYS = costing.DAYS_PER_YEAR / 12.0
 @dataclass(frozen=True)
 class CashFlowScenario:
     """The break-even scenario and the cash flow's own inputs: the first month, the model's
-    inputs and the trail (the break-even's, extended)."""
+    inputs (with VAT at ``vat_rate``, the resale net) and the trail (the break-even's,
+    extended)."""
 
     be: break_even.BreakEvenScenario
     start: dt.date
     inputs: CashFlowInputs
+    vat_rate: float
     trail: Trail
 
 
@@ -69,10 +73,11 @@ def resolve(view: CatalogView, req: CashFlowRequest, settings: Settings) -> Cash
         dep = DEFAULT_DEPRECIATION_YEARS
         trail.assume("depreciation_years", dep, f"default: straight-line, {LIFETIME_SOURCE}")
     gpu_value, decay = _market(view, s, req, trail)
+    tax = resolve_tax(view, req.tax_exempt, req, resolve_region(view, req.region), trail)
     inputs = CashFlowInputs(
-        upfront_usd=desk.desktop.upfront_usd,
-        desktop_usd_per_month=result.desktop.cost_usd_per_day * MONTH_DAYS,
-        cloud_usd_per_month=result.cloud.cost_usd_per_day * MONTH_DAYS,
+        upfront_usd=desk.desktop.upfront_usd * tax.factor,
+        desktop_usd_per_month=result.desktop.cost_usd_per_day * MONTH_DAYS * tax.electricity_factor,
+        cloud_usd_per_month=result.cloud.cost_usd_per_day * MONTH_DAYS * tax.factor,
         months=months,
         annual_discount_rate=rate,
         depreciation_months=dep * 12,
@@ -82,7 +87,7 @@ def resolve(view: CatalogView, req: CashFlowRequest, settings: Settings) -> Cash
         resale_value_usd=desk.resale.value_usd if desk.resale else 0.0,
     )
     start = desk.resale.purchase_date if desk.resale else view.day
-    return CashFlowScenario(s, start, inputs, trail)
+    return CashFlowScenario(s, start, inputs, tax.rate, trail)
 
 
 def _market(
@@ -126,6 +131,7 @@ def compute_cash_flow(
         period=req.period,
         annual_discount_rate=c.inputs.annual_discount_rate,
         depreciation_years=c.inputs.depreciation_months // 12,
+        vat_rate=c.vat_rate,
         desktop_usd_per_month=sig8(c.inputs.desktop_usd_per_month),
         cloud_usd_per_month=sig8(c.inputs.cloud_usd_per_month),
         break_even_days=be.break_even_days,

@@ -49,6 +49,7 @@ from app.usecases.inputs import (
     resolve_region,
 )
 from app.usecases.speed import speed, speed_evidence
+from app.usecases.tax import Tax, resolve_tax
 from app.usecases.trail import LIFETIME_SOURCE, SEED_001, Trail
 
 HOURS_PER_MONTH = costing.HOURS_PER_DAY * costing.DAYS_PER_YEAR / 12.0  # 730 h
@@ -92,8 +93,9 @@ class CloudChoice:
 @dataclass(frozen=True)
 class PlanScenario:
     """A plan with every input explicit: the reference GPU, the first month (year, month),
-    the model's problem, the candidates and cloud behind it, the desktops' electricity
-    price (USD/kWh), the owned GPUs' utilization ceiling, the answer's rate and the trail."""
+    the model's problem (its amounts with VAT when ``tax`` adds it), the candidates and cloud
+    behind it (net), the desktops' electricity price (USD/kWh, net), the owned GPUs'
+    utilization ceiling, the VAT, the answer's rate and the trail."""
 
     ref: Gpu
     start: tuple[int, int]
@@ -102,6 +104,7 @@ class PlanScenario:
     cloud: CloudChoice | None
     electricity_price_usd_per_kwh: float
     max_utilization: float
+    tax: Tax
     rate: ExchangeRate
     trail: Trail
 
@@ -133,9 +136,11 @@ def resolve(view: CatalogView, req: PlanRequest, settings: Settings) -> PlanScen
     trail.cite(f"gpu {ref.id}: specs and TDP", ref.source, ref.as_of)
     start = _start(view, req, trail)
     demand = _demand(req, start, trail)
-    price = request_electricity(view, req, resolve_region(view, req.region), settings, trail, rate)
+    region = resolve_region(view, req.region)
+    price = request_electricity(view, req, region, settings, trail, rate)
     max_u = _max_utilization(view, req, trail)
-    candidates = _candidates(view, req, ref, price, max_u, rate, trail)
+    tax = resolve_tax(view, req.tax_exempt, req, region, trail)
+    candidates = _candidates(view, req, ref, price, max_u, rate, tax, trail)
     cloud = _cloud(view, req, ref, rate, trail)
     discount = req.annual_discount_rate
     if discount is None:
@@ -150,12 +155,12 @@ def resolve(view: CatalogView, req: PlanRequest, settings: Settings) -> PlanScen
     problem = PlanProblem(
         demand_gpu_hours=demand,
         builds=tuple(cand.build for cand in candidates),
-        cloud_usd_per_gpu_hour=cloud.cost_usd_per_gpu_hour if cloud else None,
+        cloud_usd_per_gpu_hour=cloud.cost_usd_per_gpu_hour * tax.factor if cloud else None,
         annual_discount_rate=discount,
         limits=PlanLimits(c.budget_usd, c.max_machines, c.max_power_w),
     )
     _note_model(trail)
-    return PlanScenario(ref, start, problem, candidates, cloud, price, max_u, rate, trail)
+    return PlanScenario(ref, start, problem, candidates, cloud, price, max_u, tax, rate, trail)
 
 
 def _start(view: CatalogView, req: PlanRequest, trail: Trail) -> tuple[int, int]:
@@ -231,10 +236,12 @@ def _candidates(
     price: float,
     max_u: float,
     rate: ExchangeRate,
+    tax: Tax,
     trail: Trail,
 ) -> tuple[Candidate, ...]:
-    """Each candidate desktop priced for the model: capacity and electricity per reference
-    GPU-hour (its GPU's speed relative to the reference), busy wall power and service life."""
+    """Each candidate desktop priced for the model (with ``tax``'s VAT): capacity and
+    electricity per reference GPU-hour (its GPU's speed relative to the reference), busy
+    wall power and service life."""
     specs = req.desktops or _default_specs(view, ref, trail)
     evidence = speed_evidence(view)
     out = []
@@ -249,9 +256,14 @@ def _candidates(
         life = max(1, round(d.lifetime_years * 12))
         build = PlanBuild(
             id=name,
-            upfront_usd=d.upfront_usd,
+            upfront_usd=d.upfront_usd * tax.factor,
             capacity_gpu_hours_per_month=d.gpu_count * HOURS_PER_MONTH * max_u / ratio.time_factor,
-            cost_usd_per_gpu_hour=d.busy_power_w / d.gpu_count * ratio.time_factor / 1000 * price,
+            cost_usd_per_gpu_hour=d.busy_power_w
+            / d.gpu_count
+            * ratio.time_factor
+            / 1000
+            * price
+            * tax.electricity_factor,
             power_w=d.busy_power_w,
             life_months=life,
         )
@@ -388,6 +400,7 @@ def solve(s: PlanScenario) -> PlanOutcome:
 
 def all_cloud_cash(s: PlanScenario) -> np.ndarray | None:
     """All-cloud cash out per month (USD), None without a cloud."""
-    if s.cloud is None:
+    cost = s.problem.cloud_usd_per_gpu_hour
+    if cost is None:
         return None
-    return np.array(s.problem.demand_gpu_hours) * s.cloud.cost_usd_per_gpu_hour
+    return np.array(s.problem.demand_gpu_hours) * cost

@@ -56,6 +56,7 @@ def compose(s: PlanScenario, out: PlanOutcome, view: CatalogView, settings: Sett
         electricity_price_usd_per_kwh=sig8(s.electricity_price_usd_per_kwh),
         max_utilization=s.max_utilization,
         annual_discount_rate=p.annual_discount_rate,
+        vat_rate=s.tax.rate,
         feasible=plan is not None,
         note=out.plan_note,
         optimal=plan.optimal if plan else False,
@@ -108,7 +109,7 @@ def _cloud(s: PlanScenario) -> PlanCloud | None:
         gpu_id=c.gpu.id if c.gpu else None,
         price_usd_per_gpu_hour=sig8(c.price_usd_per_gpu_hour),
         time_factor=sig8(c.ratio.time_factor),
-        cost_usd_per_gpu_hour=sig8(c.cost_usd_per_gpu_hour),
+        cost_usd_per_gpu_hour=sig8(c.cost_usd_per_gpu_hour * s.tax.factor),
         as_of=c.as_of,
     )
 

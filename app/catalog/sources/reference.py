@@ -6,6 +6,7 @@ exchange rates (``curated/fx_rates.csv``), embodied-carbon factors
 from __future__ import annotations
 
 import datetime as dt
+import json
 from typing import Any
 
 from app.catalog.sources.files import CURATED, SOURCES, parse_date, read_csv
@@ -117,3 +118,35 @@ def load_published_speeds() -> list[Row]:
         }
         for r in read_csv(CURATED / "published_speeds.csv")
     ]
+
+
+VAT_FILE = "vat-rates/vat-rates.json"
+# ibericode/vat-rates: vat-rates.json last changed 2025-08-12 (commit 52fe8a90, SOURCES.md).
+VAT_AS_OF = dt.date(2025, 8, 12)
+VAT_SOURCE = (
+    "ibericode/vat-rates vat-rates.json (github.com/ibericode/vat-rates, commit 5abb1e1b, "
+    "2025-08-12), standard rate"
+)
+
+
+def load_vat_rates() -> list[Row]:
+    """One row per country and period of its standard VAT rate, id
+    ``{country}-{effective_from}``; the source's ``0000-01-01`` (since before the table's
+    history) becomes 1900-01-01."""
+    data = json.loads((SOURCES / VAT_FILE).read_text(encoding="utf-8"))
+    rows = []
+    for country, periods in sorted(data["items"].items()):
+        for p in periods:
+            start = p["effective_from"]
+            day = dt.date(1900, 1, 1) if start.startswith("0000") else dt.date.fromisoformat(start)
+            rows.append(
+                {
+                    "id": f"{country}-{day.isoformat()}",
+                    "country_code": country,
+                    "effective_from": day,
+                    "standard_rate": round(float(p["rates"]["standard"]) / 100, 6),
+                    "source": f"{VAT_SOURCE}, effective {start}",
+                    "as_of": VAT_AS_OF,
+                }
+            )
+    return rows
