@@ -267,6 +267,7 @@ def test_openapi_declares_links_between_scenario_operations(client):
     assert {v["operationId"] for v in links.values()} == {
         "scenarios-get_scenario",
         "scenarios-scenario_result",
+        "scenarios-scenario_report",
         "scenarios-delete_scenario",
     }
     op_ids = {op["operationId"] for item in ops.values() for op in item.values()}

@@ -1,13 +1,20 @@
-"""A fleet plan as a printable HTML page (Jinja2, autoescaped, no script): the question, the
-answer, the strategies, purchases, the chart (inline SVG), a sensitivity table, the candidate
-desktops, warnings, assumptions with sources, sources with dates, and the months."""
+"""Printable HTML pages (Jinja2, autoescaped, no script): a fleet plan (the question, the
+answer, the strategies, purchases, the chart as inline SVG, a sensitivity table, the candidate
+desktops, warnings, assumptions with sources, sources with dates, and the months) and a saved
+scenario (its request, its answer, its chart and, for a break-even, what-ifs)."""
 
 from __future__ import annotations
 
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
+from app.models.break_even import BreakEvenResult
 from app.models.plan import PlanRequest, PlanResult
+from app.models.run_cost import RunCostResult
+from app.models.scenario import ScenarioPublic
 from app.reports.tables import sensitivity
 
 MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
@@ -19,7 +26,7 @@ STRATEGY_NAMES = {
 
 
 @cache
-def _template():
+def _template(name: str):
     from jinja2 import Environment, PackageLoader, select_autoescape
 
     env = Environment(
@@ -28,7 +35,26 @@ def _template():
         trim_blocks=True,
         lstrip_blocks=True,
     )
-    return env.get_template("plan.html.j2")
+    return env.get_template(name)
+
+
+def render(name: str, result: Any, **context: Any) -> bytes:
+    """Template ``name`` with the answer's common blocks (prices, currency, warnings,
+    assumptions, sources) from ``result`` and ``context``, UTF-8."""
+    return (
+        _template(name)
+        .render(
+            prices=result.prices,
+            rate=result.currency_rate,
+            warnings=result.warnings,
+            assumptions=result.assumptions,
+            sources=result.sources,
+            money=money,
+            value_text=_value_text,
+            **context,
+        )
+        .encode()
+    )
 
 
 def money(x: float | None) -> str:
@@ -90,22 +116,94 @@ def answer_text(res: PlanResult) -> str:
 
 def plan_report(res: PlanResult, req: PlanRequest, chart_svg: str | None) -> bytes:
     """The page, UTF-8. ``chart_svg`` is the plan chart (SVG text) or None."""
-    svg = chart_svg[chart_svg.find("<svg") :] if chart_svg else None
-    return (
-        _template()
-        .render(
-            title=f"GPU fleet plan: {res.horizon_months} months on {res.reference_gpu_id}",
-            res=res,
-            demand_text=demand_text(req),
-            limits_text=limits_text(req),
-            answer_text=answer_text(res) if res.feasible else "",
-            labels={d.id: d.label for d in res.desktops},
-            strategy_names=STRATEGY_NAMES,
-            sens=sensitivity(res),
-            chart_svg=svg,
-            money=money,
-            cur=res.currency_rate.currency,
-            value_text=_value_text,
-        )
-        .encode()
+    return render(
+        "plan.html.j2",
+        res,
+        title=f"GPU fleet plan: {res.horizon_months} months on {res.reference_gpu_id}",
+        res=res,
+        demand_text=demand_text(req),
+        limits_text=limits_text(req),
+        answer_text=answer_text(res) if res.feasible else "",
+        labels={d.id: d.label for d in res.desktops},
+        strategy_names=STRATEGY_NAMES,
+        sens=sensitivity(res),
+        chart_svg=inline_svg(chart_svg),
+        cur=res.currency_rate.currency,
     )
+
+
+def inline_svg(svg: str | None) -> str | None:
+    """An SVG document as an element to put in a page (its XML prologue dropped)."""
+    return svg[svg.find("<svg") :] if svg else None
+
+
+@dataclass(frozen=True)
+class BreakEvenWhatIf:
+    """One sensitivity row of a break-even: its label, break-even days (None: never) and
+    both sides' TCO (USD)."""
+
+    label: str
+    days: float | None
+    desktop_tco_usd: float
+    cloud_tco_usd: float
+
+
+def scenario_report(
+    scenario: ScenarioPublic,
+    result: BreakEvenResult | RunCostResult,
+    chart_svg: str | None,
+    sens: Sequence[BreakEvenWhatIf] = (),
+) -> bytes:
+    """A saved scenario's page: the question as saved, the answer, its chart and (for a
+    break-even) the what-ifs, then warnings, assumptions and sources."""
+    be = result if isinstance(result, BreakEvenResult) else None
+    rc = result if isinstance(result, RunCostResult) else None
+    return render(
+        "scenario.html.j2",
+        result,
+        title=f"{scenario.name}: {scenario.kind.replace('_', '-')} report",
+        scenario=scenario,
+        question=_question(scenario.request),
+        answer_text=_be_answer(be) if be else _rc_answer(rc),
+        be=be,
+        rc=rc,
+        cloud_label=_cloud_label(be) if be else "",
+        chart_svg=inline_svg(chart_svg),
+        sens=list(sens),
+    )
+
+
+def _question(request: dict[str, Any]) -> list[tuple[str, str]]:
+    """The saved request, one row per top-level field, as typed."""
+    return [
+        (key.replace("_", " "), json.dumps(value, separators=(", ", ": ")))
+        for key, value in request.items()
+        if value is not None
+    ]
+
+
+def _cloud_label(be: BreakEvenResult) -> str:
+    c = be.cloud
+    name = c.offer_id or f"{c.gpu_id or 'GPU'} at ${c.price_usd_per_hour:g}/h"
+    return f"{name} ({c.busy_hours_per_day:.2f} h/day for the same work)"
+
+
+def _be_answer(be: BreakEvenResult) -> str:
+    when = (
+        f"buying pays back after {be.break_even_days:,.0f} days"
+        if be.break_even_days is not None
+        else f"buying never pays back ({be.break_even_reason})"
+    )
+    t = be.tco
+    return (
+        f"At {be.utilization:.0%} utilization {when}; over {t.horizon_years:g} years the "
+        f"{t.cheaper} is cheaper by {money(abs(t.tco_saving_usd))}."
+    )
+
+
+def _rc_answer(rc: RunCostResult | None) -> str:
+    costs = [o for o in (rc.options if rc else []) if o.cost_usd is not None]
+    if not costs:
+        return "No option could be costed."
+    best = min(costs, key=lambda o: o.cost_usd or 0.0)
+    return f"Cheapest run: {best.label}, {money(best.cost_usd)} per run."

@@ -12,7 +12,7 @@ from fastapi import APIRouter, Path, Query, Response
 from app.deps import CurrentViewDep, EngineDep, SessionDep, SettingsDep, ViewDep
 from app.models.common import PROBLEM_RESPONSES
 from app.models.scenario import ScenarioCreate, ScenarioPublic, ScenarioResult, ScenariosPublic
-from app.services import scenarios
+from app.services import reports, scenarios
 
 router = APIRouter(
     prefix="/v1/scenarios", tags=["scenarios"], responses={422: PROBLEM_RESPONSES[422]}
@@ -34,6 +34,11 @@ def _links(source: str) -> dict:
             "operationId": "scenarios-scenario_result",
             "parameters": param,
             "description": "Evaluate it with today's or a past day's prices (`as_of`).",
+        },
+        "ScenarioReport": {
+            "operationId": "scenarios-scenario_report",
+            "parameters": param,
+            "description": "The scenario as a printable report.",
         },
         "DeleteScenario": {
             "operationId": "scenarios-delete_scenario",
@@ -108,6 +113,33 @@ def scenario_result(
     lab can watch its plan change as prices move. The answer's `prices` block gives the age
     of the prices used. 404 when a catalog item it names had no price that day."""
     return scenarios.result(session, view, settings, scenario_id)
+
+
+@router.get(
+    "/{scenario_id}/report",
+    response_class=Response,
+    summary="A scenario as a printable report",
+    responses={
+        200: {
+            "description": "A printable HTML page: the saved request, the answer with the "
+            "prices of `as_of` (default today's), the chart, what-ifs (break-even: "
+            "utilization, electricity and desktop price moved), warnings, assumptions with "
+            "sources, sources with dates.",
+            "content": {"text/html": {"schema": {"type": "string"}}},
+        },
+        404: PROBLEM_RESPONSES[404],
+    },
+)
+def scenario_report(
+    scenario_id: ScenarioId, session: SessionDep, view: ViewDep, settings: SettingsDep
+) -> Response:
+    """The scenario as a page a budget office can print and file (no script; charts inline)."""
+    report = reports.scenario_report(session, view, settings, scenario_id)
+    return Response(
+        report.content,
+        media_type=report.media_type,
+        headers={"Content-Disposition": f'inline; filename="{report.filename}"'},
+    )
 
 
 @router.delete(
