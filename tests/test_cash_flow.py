@@ -110,3 +110,29 @@ def test_cash_flow_files(client):
     summary = {a: b for a, b in wb["Summary"].iter_rows(min_row=2, values_only=True)}
     assert summary["cloud total (USD)"] == pytest.approx(60 * CLOUD_MONTH)
     assert wb["Cash flow"].max_row == 61
+
+
+def test_optional_costs_are_off_unless_given(client):
+    plain = _flow(client)
+    assert all(r["desktop_extras_usd"] == 0 and r["cloud_extras_usd"] == 0 for r in plain["rows"])
+    extras = {
+        "admin": {"hours_per_month": 2, "usd_per_hour": 50},
+        "cooling_overhead": 0.3,
+        "annual_failure_rate": 0.06,
+        "storage": {"gb": 500, "usd_per_gb_month": 0.02},
+        "egress": {"gb_per_month": 100, "usd_per_gb": 0.09},
+    }
+    res = _flow(client, optional_costs=extras)
+    launch = float(
+        next(r for r in read_csv(CURATED / "gpus.csv") if r["id"] == "rtx-3090")["price_new_usd"]
+    )
+    desk = 2 * 50 + 0.3 * DESK_MONTH + 0.06 * launch / 12
+    cloud = 500 * 0.02 + 100 * 0.09
+    row = res["rows"][1]
+    assert row["desktop_extras_usd"] == pytest.approx(desk)
+    assert row["cloud_extras_usd"] == pytest.approx(cloud)
+    assert row["cloud_cash_usd"] == pytest.approx(CLOUD_MONTH + cloud)
+    assert res["desktop_total_usd"] == pytest.approx(plain["desktop_total_usd"] + 60 * desk)
+    assert res["cloud_total_usd"] == pytest.approx(plain["cloud_total_usd"] + 60 * cloud)
+    named = {a["name"] for a in res["assumptions"]}
+    assert {"optional_costs.admin", "optional_costs.storage", "optional_costs.egress"} <= named

@@ -31,6 +31,9 @@ class CashFlowInputs:
             barebone's market value is counted as 0 (no used-price source).
         resale_month: the month the machine is sold at the end of (None: not sold).
         resale_value_usd: what it sells for.
+        desktop_extra_usd_per_month: optional desktop costs a month (admin time, cooling,
+            expected failure replacements), USD (>= 0).
+        cloud_extra_usd_per_month: optional cloud costs a month (storage, egress), USD.
     """
 
     upfront_usd: float
@@ -43,9 +46,17 @@ class CashFlowInputs:
     annual_decay: float = 0.0
     resale_month: int | None = None
     resale_value_usd: float = 0.0
+    desktop_extra_usd_per_month: float = 0.0
+    cloud_extra_usd_per_month: float = 0.0
 
     def __post_init__(self) -> None:
-        money = (self.upfront_usd, self.desktop_usd_per_month, self.cloud_usd_per_month)
+        money = (
+            self.upfront_usd,
+            self.desktop_usd_per_month,
+            self.cloud_usd_per_month,
+            self.desktop_extra_usd_per_month,
+            self.cloud_extra_usd_per_month,
+        )
         if not all(math.isfinite(x) and x >= 0 for x in money):
             raise InvalidInput("cash-flow amounts must be finite and >= 0")
         if self.months < 1 or self.depreciation_months < 1:
@@ -64,12 +75,14 @@ class CashFlowMonth:
     month: int
     desktop_capex_usd: float
     desktop_opex_usd: float
+    desktop_extras_usd: float
     desktop_resale_usd: float
     desktop_cash_usd: float
     desktop_cumulative_usd: float
     depreciation_usd: float
     book_value_usd: float
     market_value_usd: float
+    cloud_extras_usd: float
     cloud_cash_usd: float
     cloud_cumulative_usd: float
     desktop_present_value_usd: float
@@ -94,23 +107,27 @@ def cash_flow(c: CashFlowInputs) -> list[CashFlowMonth]:
         resale = -c.resale_value_usd if c.resale_month == t else 0.0
         dep = min(per_month_dep, book)
         book -= dep
-        desk_cash = capex + c.desktop_usd_per_month + resale
+        desk_run = c.desktop_usd_per_month + c.desktop_extra_usd_per_month
+        cloud_cash = c.cloud_usd_per_month + c.cloud_extra_usd_per_month
+        desk_cash = capex + desk_run + resale
         desk_cum += desk_cash
-        cloud_cum += c.cloud_usd_per_month
-        desk_pv += (c.desktop_usd_per_month + resale) * f
-        cloud_pv += c.cloud_usd_per_month * f
+        cloud_cum += cloud_cash
+        desk_pv += (desk_run + resale) * f
+        cloud_pv += cloud_cash * f
         rows.append(
             CashFlowMonth(
                 month=t,
                 desktop_capex_usd=capex,
                 desktop_opex_usd=c.desktop_usd_per_month,
+                desktop_extras_usd=c.desktop_extra_usd_per_month,
                 desktop_resale_usd=resale,
                 desktop_cash_usd=desk_cash,
                 desktop_cumulative_usd=desk_cum,
                 depreciation_usd=dep,
                 book_value_usd=max(book, 0.0),
                 market_value_usd=c.gpu_value_usd * math.exp(-c.annual_decay * t / 12.0),
-                cloud_cash_usd=c.cloud_usd_per_month,
+                cloud_extras_usd=c.cloud_extra_usd_per_month,
+                cloud_cash_usd=cloud_cash,
                 cloud_cumulative_usd=cloud_cum,
                 desktop_present_value_usd=desk_pv,
                 cloud_present_value_usd=cloud_pv,

@@ -10,7 +10,52 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from app.models.answers import Assumption, CurrencyRate, PriceAge, SourceRef
 from app.models.break_even import BreakEvenRequest
-from app.models.inputs import ELECTRICITY, STRICT, not_both
+from app.models.inputs import ELECTRICITY, STRICT, StrictBody, not_both
+
+
+class AdminTime(StrictBody):
+    """Staff time looking after the desktop."""
+
+    hours_per_month: float = Field(ge=0, le=744, description="Hours a month.")
+    usd_per_hour: float = Field(ge=0, le=10_000, description="Loaded cost of an hour, USD.")
+
+
+class CloudStorage(StrictBody):
+    """Datasets and checkpoints kept in the cloud."""
+
+    gb: float = Field(ge=0, le=10_000_000, description="Data kept, GB.")
+    usd_per_gb_month: float = Field(ge=0, le=100, description="Price, USD per GB-month.")
+
+
+class CloudEgress(StrictBody):
+    """Data moved out of the cloud."""
+
+    gb_per_month: float = Field(ge=0, le=10_000_000, description="GB a month.")
+    usd_per_gb: float = Field(ge=0, le=100, description="Price, USD per GB.")
+
+
+class OptionalCosts(StrictBody):
+    """Costs budget officers ask about, each off unless given (your figures: gpucost ships
+    no defaults for them). Desktop side: admin time, cooling, failures; cloud side: storage
+    and egress of datasets and checkpoints."""
+
+    admin: AdminTime = Field(default=None, description="Staff time for the desktop.")
+    cooling_overhead: float | None = Field(
+        default=None,
+        ge=0,
+        le=2,
+        description="Extra electricity for cooling the desktop's room, as a fraction of its "
+        "own (0.3 = 30 % more).",
+    )
+    annual_failure_rate: float | None = Field(
+        default=None,
+        ge=0,
+        le=1,
+        description="Share of the GPUs that fail a year; each is replaced at the GPUs' price "
+        "(the expected cost, spread evenly).",
+    )
+    storage: CloudStorage = Field(default=None, description="Cloud storage.")
+    egress: CloudEgress = Field(default=None, description="Cloud egress.")
 
 
 class CashFlowRequest(BreakEvenRequest):
@@ -59,6 +104,11 @@ class CashFlowRequest(BreakEvenRequest):
         "added to the purchase, cloud cost and a catalog non-household electricity price (EU "
         "and UK); the resale stays net.",
     )
+    optional_costs: OptionalCosts = Field(
+        default=None,
+        description="Admin time, cooling, failures (desktop) and storage, egress (cloud); "
+        "each off unless given.",
+    )
     depreciation_years: int | None = Field(
         default=None,
         ge=1,
@@ -75,6 +125,9 @@ class CashFlowRow(BaseModel):
     period: str = Field(description="`YYYY-MM`, or `YYYY-MM..YYYY-MM` for a year.")
     desktop_capex_usd: float = Field(description="The purchase, USD (first period).")
     desktop_opex_usd: float = Field(description="Electricity, USD.")
+    desktop_extras_usd: float = Field(
+        description="Optional desktop costs (admin, cooling, failures), USD."
+    )
     desktop_resale_usd: float = Field(description="Resale, USD (negative: money in).")
     desktop_cash_usd: float = Field(description="capex + opex + resale, USD.")
     desktop_cumulative_usd: float = Field(description="Desktop cash out so far, USD.")
@@ -84,7 +137,10 @@ class CashFlowRow(BaseModel):
         description="The GPUs' market value at the period's end (depreciation curve; barebone "
         "at 0), USD."
     )
-    cloud_cash_usd: float = Field(description="Cloud cost for the same work, USD.")
+    cloud_extras_usd: float = Field(description="Optional cloud costs (storage, egress), USD.")
+    cloud_cash_usd: float = Field(
+        description="Cloud cost for the same work and its optional costs, USD."
+    )
     cloud_cumulative_usd: float = Field(description="Cloud cash out so far, USD.")
     desktop_present_value_usd: float = Field(description="PV of the desktop's cash so far, USD.")
     cloud_present_value_usd: float = Field(description="PV of the cloud's cash so far, USD.")

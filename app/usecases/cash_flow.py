@@ -11,12 +11,12 @@ from dataclasses import dataclass
 from app import costing
 from app.catalog.view import CatalogView
 from app.costing.cash_flow import CashFlowInputs, CashFlowMonth, cash_flow
-from app.models.cash_flow import CashFlowRequest, CashFlowResult, CashFlowRow
+from app.models.cash_flow import CashFlowRequest, CashFlowResult, CashFlowRow, OptionalCosts
 from app.settings import Settings
 from app.usecases import break_even
 from app.usecases.desktop import note_catalog_gpu_price
 from app.usecases.inputs import resolve_region
-from app.usecases.tax import resolve_tax
+from app.usecases.tax import Tax, resolve_tax
 from app.usecases.trail import LIFETIME_SOURCE, Trail, currency_rate, sig8
 
 DEFAULT_DEPRECIATION_YEARS = 5  # IRS Publication 946: 5-year recovery for computers
@@ -74,10 +74,14 @@ def resolve(view: CatalogView, req: CashFlowRequest, settings: Settings) -> Cash
         trail.assume("depreciation_years", dep, f"default: straight-line, {LIFETIME_SOURCE}")
     gpu_value, decay = _market(view, s, req, trail)
     tax = resolve_tax(view, req.tax_exempt, req, resolve_region(view, req.region), trail)
+    power_month = result.desktop.cost_usd_per_day * MONTH_DAYS * tax.electricity_factor
+    desk_extra, cloud_extra = _optional(req.optional_costs, s, power_month, tax, trail)
     inputs = CashFlowInputs(
         upfront_usd=desk.desktop.upfront_usd * tax.factor,
-        desktop_usd_per_month=result.desktop.cost_usd_per_day * MONTH_DAYS * tax.electricity_factor,
+        desktop_usd_per_month=power_month,
         cloud_usd_per_month=result.cloud.cost_usd_per_day * MONTH_DAYS * tax.factor,
+        desktop_extra_usd_per_month=desk_extra,
+        cloud_extra_usd_per_month=cloud_extra,
         months=months,
         annual_discount_rate=rate,
         depreciation_months=dep * 12,
@@ -88,6 +92,46 @@ def resolve(view: CatalogView, req: CashFlowRequest, settings: Settings) -> Cash
     )
     start = desk.resale.purchase_date if desk.resale else view.day
     return CashFlowScenario(s, start, inputs, tax.rate, trail)
+
+
+def _optional(
+    extra: OptionalCosts | None,
+    s: break_even.BreakEvenScenario,
+    power_month: float,
+    tax: Tax,
+    trail: Trail,
+) -> tuple[float, float]:
+    """Optional costs a month (USD), desktop then cloud side, each stated: admin time, cooling
+    (a share of the electricity), expected GPU replacements (rate x the GPUs' price / 12, with
+    VAT); cloud storage and egress (with VAT)."""
+    if extra is None:
+        return 0.0, 0.0
+    desk = cloud = 0.0
+    if extra.admin is not None:
+        desk += extra.admin.hours_per_month * extra.admin.usd_per_hour
+        trail.assume("optional_costs.admin", "given", "staff time x its cost, desktop side")
+    if extra.cooling_overhead is not None:
+        desk += power_month * extra.cooling_overhead
+        trail.assume("optional_costs.cooling_overhead", extra.cooling_overhead, "given")
+    if extra.annual_failure_rate is not None:
+        d = s.desk
+        if d.gpu_price_usd is None:
+            trail.warn("annual_failure_rate given, but the GPUs' price is unknown: not costed")
+        else:
+            gpus = d.gpu_price_usd * d.desktop.gpu_count * tax.factor
+            desk += extra.annual_failure_rate * gpus / 12.0
+            trail.assume(
+                "optional_costs.annual_failure_rate",
+                extra.annual_failure_rate,
+                f"given; replacements at the GPUs' price (${gpus:,.2f} for all of them)",
+            )
+    if extra.storage is not None:
+        cloud += extra.storage.gb * extra.storage.usd_per_gb_month * tax.factor
+        trail.assume("optional_costs.storage", "given", "GB x USD per GB-month, cloud side")
+    if extra.egress is not None:
+        cloud += extra.egress.gb_per_month * extra.egress.usd_per_gb * tax.factor
+        trail.assume("optional_costs.egress", "given", "GB a month x USD per GB, cloud side")
+    return desk, cloud
 
 
 def _market(
@@ -168,12 +212,14 @@ def _row(c: CashFlowScenario, span: list[CashFlowMonth]) -> CashFlowRow:
         period=period,
         desktop_capex_usd=total("desktop_capex_usd"),
         desktop_opex_usd=total("desktop_opex_usd"),
+        desktop_extras_usd=total("desktop_extras_usd"),
         desktop_resale_usd=total("desktop_resale_usd"),
         desktop_cash_usd=total("desktop_cash_usd"),
         desktop_cumulative_usd=sig8(last.desktop_cumulative_usd),
         depreciation_usd=total("depreciation_usd"),
         book_value_usd=sig8(last.book_value_usd),
         market_value_usd=sig8(last.market_value_usd),
+        cloud_extras_usd=total("cloud_extras_usd"),
         cloud_cash_usd=total("cloud_cash_usd"),
         cloud_cumulative_usd=sig8(last.cloud_cumulative_usd),
         desktop_present_value_usd=sig8(last.desktop_present_value_usd),
