@@ -17,7 +17,7 @@ from app.cli import app as cli
 from app.main import app
 from app.routers import slack as slack_router
 from app.settings import Settings
-from tests.test_slack import SECRET, form, signed
+from tests.test_slack import SECRET, forget_replays, form, signed
 
 SEED_BREAK_EVEN = {
     "desktop": {"gpu": "rtx-3090", "total_price_usd": 2200},
@@ -164,6 +164,7 @@ def test_question_chart(client):
 
 def _slack_reply(engine, settings: Settings, text: str) -> dict:
     slack_router._replays = None
+    forget_replays(engine)  # the same command is sent twice
     app.dependency_overrides[deps.settings] = lambda: settings
     try:
         with TestClient(app) as c:

@@ -10,7 +10,7 @@ from app.models.catalog_misc import (
     UtilizationProfile,
 )
 from app.models.gpu import Gpu
-from app.models.history import ApiKey, PricePoint, Scenario
+from app.models.history import ApiKey, PricePoint, Scenario, SlackReplay
 from app.models.offer import CloudOffer
 from app.models.reference import EmbodiedFactor, FxRate, PublishedSpeed, ReferenceValue, VatRate
 from app.models.region import Region
@@ -38,6 +38,7 @@ __all__ = [
     "ApiKey",
     "PricePoint",
     "Scenario",
+    "SlackReplay",
     "Barebone",
     "Benchmark",
     "CatalogRevision",

@@ -94,3 +94,14 @@ class Scenario(SQLModel, table=True):
         sa_column=Column(JSON, nullable=False), description="The request body, as stored."
     )
     created_at: dt.datetime = Field(description="Creation time (UTC).")
+
+
+class SlackReplay(SQLModel, table=True):
+    """A Slack request signature already answered, kept until ``expires_at`` (Unix time, s)
+    so a replay of it to any worker or replica is refused (the primary key makes the first
+    insert win)."""
+
+    __tablename__ = "slack_replay"
+
+    signature: str = Field(primary_key=True, max_length=128, description="`v0=...` signature.")
+    expires_at: float = Field(index=True, description="When it may be forgotten, Unix time, s.")

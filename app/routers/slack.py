@@ -9,19 +9,22 @@ from typing import Any
 from urllib.parse import parse_qs
 
 from fastapi import APIRouter, Request
+from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import JSONResponse
+from sqlalchemy.engine import Engine
 
 from app import errors
 from app.catalog.view import CatalogView
-from app.deps import CurrentViewDep, SettingsDep
+from app.deps import CurrentViewDep, EngineDep, SettingsDep
 from app.models.common import PROBLEM_RESPONSES
 from app.models.slack import SlackCommand, SlackMessage
 from app.services import query, slack
+from app.services.slack_replays import DbReplayStore
 from app.settings import Settings
 
 log = logging.getLogger("gpucost.slack")
 router = APIRouter(tags=["slack"])
-_replays: slack.ReplayCache | None = None
+_replays: DbReplayStore | None = None
 # Delayed answers may only go back to Slack (never to an arbitrary URL from the form).
 RESPONSE_URL_PREFIX = "https://hooks.slack.com/"
 
@@ -31,10 +34,13 @@ def openapi_components() -> dict[str, Any]:
     return {"SlackCommand": SlackCommand.model_json_schema()}
 
 
-def _replay_cache(settings: Settings) -> slack.ReplayCache:
+def _replay_store(settings: Settings, engine: Engine) -> DbReplayStore:
+    """The shared replay store (the database's ``slack_replay`` table), kept for twice the
+    timestamp window."""
     global _replays
-    if _replays is None or _replays.ttl_s != 2 * settings.slack_max_age_s:
-        _replays = slack.ReplayCache(ttl_s=2 * settings.slack_max_age_s)
+    ttl = 2 * settings.slack_max_age_s
+    if _replays is None or _replays.ttl_s != ttl or _replays.engine is not engine:
+        _replays = DbReplayStore(engine, ttl_s=ttl)
     return _replays
 
 
@@ -92,11 +98,11 @@ _background: set[asyncio.Task] = set()
     },
 )
 async def slash_command(
-    request: Request, settings: SettingsDep, view: CurrentViewDep
+    request: Request, settings: SettingsDep, view: CurrentViewDep, engine: EngineDep
 ) -> JSONResponse:
     """Answer `/gpucost <question>` from Slack. The raw body must be signed with the app's
     signing secret (`X-Slack-Signature`, `X-Slack-Request-Timestamp` within 5 minutes, never
-    replayed), else 401. The reply is a Block Kit message: the one-line answer first, then key
+    replayed to any worker: the replay store is a database table), else 401. The reply is a Block Kit message: the one-line answer first, then key
     inputs, assumptions and sources; text that cannot be read gets a short ephemeral help with
     "did you mean" suggestions. Answers slower than `slack_deadline_s` are acknowledged at
     once and posted to `response_url`."""
@@ -111,13 +117,14 @@ async def slash_command(
             request,
         )
     body = await request.body()
-    verdict = slack.verify(
+    verdict = await run_in_threadpool(
+        slack.verify,
         secret.get_secret_value(),
         body,
         request.headers.get("x-slack-request-timestamp"),
         request.headers.get("x-slack-signature"),
         max_age_s=settings.slack_max_age_s,
-        replays=_replay_cache(settings),
+        replays=_replay_store(settings, engine),
     )
     if not verdict.ok:
         return errors.problem(

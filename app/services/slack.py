@@ -4,7 +4,7 @@ Verification (https://docs.slack.dev/authentication/verifying-requests-from-slac
 ``X-Slack-Signature`` must equal ``v0=HMAC-SHA256(signing_secret, "v0:{ts}:{raw body}")``,
 checked by slack-sdk's :class:`SignatureVerifier` in constant time; the timestamp must be an
 integer no more than ``max_age_s`` seconds from now; and a signature already seen within that
-window is a replay. Junk headers (non-numeric timestamp, non-UTF-8 body) are refusals, never
+window, by any worker (``replays``, a shared store), is a replay. Junk headers (non-numeric timestamp, non-UTF-8 body) are refusals, never
 exceptions.
 
 Replies follow Slack's message format: ``response_type`` ``ephemeral`` (default) or
@@ -14,12 +14,9 @@ text at most 3,000 characters; at most 10 fields of 2,000).
 
 from __future__ import annotations
 
-import threading
 import time
-from collections import OrderedDict
-from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 from urllib.parse import urlencode
 
 from slack_sdk.signature import SignatureVerifier
@@ -40,31 +37,13 @@ class Verdict:
     reason: str = ""
 
 
-class ReplayCache:
-    """Signatures seen in the last ``ttl_s`` seconds (thread-safe, per process).
-
-    Entries expire in the order they were added (one TTL for all), so pruning pops from the
-    front: O(1) amortized per request however many signatures are held. With several worker
-    processes a replay landing on another worker is not caught here; the timestamp window
-    still bounds it to ``ttl_s``.
-    """
-
-    def __init__(self, ttl_s: float, clock: Callable[[], float] = time.time) -> None:
-        self.ttl_s = ttl_s
-        self._clock = clock
-        self._seen: OrderedDict[str, float] = OrderedDict()
-        self._lock = threading.Lock()
+class ReplayStore(Protocol):
+    """Where signatures already answered are remembered (the database's table in
+    :mod:`app.services.slack_replays`, shared by every worker)."""
 
     def first_time(self, signature: str) -> bool:
         """True the first time ``signature`` is offered within the window, False after."""
-        now = self._clock()
-        with self._lock:
-            while self._seen and next(iter(self._seen.values())) < now:
-                self._seen.popitem(last=False)
-            if signature in self._seen:
-                return False
-            self._seen[signature] = now + self.ttl_s
-            return True
+        ...
 
 
 def verify(
@@ -74,7 +53,7 @@ def verify(
     signature: str | None,
     *,
     max_age_s: int,
-    replays: ReplayCache,
+    replays: ReplayStore,
     now: float | None = None,
 ) -> Verdict:
     """Check a Slack request's signature, age and novelty."""
