@@ -5,8 +5,9 @@ body copy per request) that
   the response header and set for log lines (:mod:`app.observability`);
 * refuses a body over the configured size with 413 (by ``Content-Length``, else by the bytes
   actually read) and a body in a media type the operation does not take with 415;
-* adds ``Server-Timing: app;dur=<ms>`` (time to the response's start) and counts and logs the
-  answer (route template, status, duration in ms).
+* adds ``Server-Timing: app;dur=<ms>`` (time to the response's start) and security headers
+  for an API (``nosniff``, no framing, no referrer, a CSP that loads nothing), and counts and
+  logs the answer (route template, status, duration in ms).
 
 Refusals are RFC 9457 problems, like every other error (:func:`app.errors.problem`).
 """
@@ -98,6 +99,28 @@ def _replay(messages: list[Message], receive: Receive) -> Receive:
     return replayed
 
 
+# Headers for an API (OWASP REST Security Cheat Sheet, "Security headers"): no MIME sniffing,
+# no framing, no referrer; a CSP that lets nothing load, except that a report page keeps its
+# inline style (its charts are inline SVG, it has no script). The interactive docs load
+# Swagger UI and ReDoc, so they get no CSP.
+_ALWAYS = [
+    (b"x-content-type-options", b"nosniff"),
+    (b"x-frame-options", b"DENY"),
+    (b"referrer-policy", b"no-referrer"),
+]
+_CSP_API = b"default-src 'none'; frame-ancestors 'none'"
+_CSP_PAGE = b"default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'"
+_DOCS = ("/docs", "/redoc")
+
+
+def _security_headers(path: str, headers: list[tuple[bytes, bytes]]) -> list[tuple[bytes, bytes]]:
+    """The security headers of a response to ``path`` with ``headers``."""
+    if path.startswith(_DOCS):
+        return list(_ALWAYS)
+    html = any(k == b"content-type" and v.startswith(b"text/html") for k, v in headers)
+    return [*_ALWAYS, (b"content-security-policy", _CSP_PAGE if html else _CSP_API)]
+
+
 class RequestGuard:
     """See the module docstring. ``app`` is the rest of the ASGI stack."""
 
@@ -151,6 +174,7 @@ class RequestGuard:
                 elapsed_ms = (time.perf_counter() - started) * 1000
                 headers = list(message.get("headers", []))
                 headers.append(rid_header)
+                headers += _security_headers(scope["path"], headers)
                 # Server time, for clients and benchmarks (W3C Server Timing).
                 headers.append((b"server-timing", f"app;dur={elapsed_ms:.3f}".encode()))
                 message["headers"] = headers
@@ -190,6 +214,7 @@ class RequestGuard:
         titles = {413: "Payload too large", 415: "Unsupported media type"}
         response = errors.problem(status, slug, titles[status], detail, Request(scope))
         response.raw_headers.append(rid_header)
+        response.raw_headers.extend(_security_headers(scope["path"], response.raw_headers))
 
         async def no_body() -> Message:
             return {"type": "http.disconnect"}

@@ -34,19 +34,11 @@ def seeded_sqlite(directory: Path) -> dict[str, str]:
 
 @contextmanager
 def uvicorn(env: dict[str, str], timeout_s: float = 30) -> Iterator[str]:
-    """A uvicorn process with ``env``, ready (``/readyz`` 200); yields its base URL."""
+    """``gpucost serve`` (uvicorn, as in production) with ``env``, ready (``/readyz`` 200);
+    yields its base URL."""
     port = free_port()
     proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "uvicorn",
-            "app.main:app",
-            "--host",
-            "127.0.0.1",
-            "--port",
-            str(port),
-        ],
+        [sys.executable, "-m", "app.cli", "serve", "--host", "127.0.0.1", "--port", str(port)],
         cwd=ROOT,
         env=env,
         stdout=subprocess.PIPE,

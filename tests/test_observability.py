@@ -65,3 +65,32 @@ def test_an_unreachable_database_is_a_fast_503_problem():
     assert r.headers["retry-after"] == "1"
     assert r.json()["type"].endswith("/database-unavailable")
     assert elapsed < 5  # connection refused: no hang (the connect timeout is 2 s)
+
+
+def test_security_headers_on_every_answer(client):
+    """An API's security headers (OWASP REST Security Cheat Sheet) on JSON, problems,
+    refusals and report pages; the docs page keeps the scripts it loads."""
+    answers = [
+        client.get("/v1/gpus/rtx-3090"),
+        client.get("/v1/gpus/no-such-gpu"),  # 404 problem
+        client.post(
+            "/v1/break-even", content=b"x" * 70_000, headers={"content-type": "application/json"}
+        ),  # 413
+        client.post(
+            "/v1/break-even", content=b"a=b", headers={"content-type": "text/plain"}
+        ),  # 415
+    ]
+    for r in answers:
+        assert r.headers["x-content-type-options"] == "nosniff", r.status_code
+        assert r.headers["x-frame-options"] == "DENY"
+        assert r.headers["content-security-policy"] == "default-src 'none'; frame-ancestors 'none'"
+    assert [r.status_code for r in answers] == [200, 404, 413, 415]
+    plan = {"gpu": "rtx-4090", "baseline_gpu_hours_per_month": 100, "months": 12}
+    page = client.post("/v1/plan/report", json=plan)
+    assert "style-src 'unsafe-inline'" in page.headers["content-security-policy"]
+    assert "script-src" not in page.headers["content-security-policy"]
+    docs = client.get("/docs")
+    assert (
+        "content-security-policy" not in docs.headers
+        and docs.headers["x-content-type-options"] == "nosniff"
+    )

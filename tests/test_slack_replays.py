@@ -33,6 +33,7 @@ def test_a_replay_to_another_worker_is_refused(tmp_path):
         assert a.status_code == 200 and "RTX 3090" in a.json()["text"]
         b = httpx.post(f"{second}/slack/commands", content=body, headers=headers, timeout=30)
         assert b.status_code == 401 and "replay" in b.json()["detail"]
+        assert "server" not in a.headers and "server" not in b.headers  # no version banner
         # a fresh request (new timestamp) still works on the second worker
         fresh = form("3090 specs", user_id="U2")
         c = httpx.post(f"{second}/slack/commands", content=fresh, headers=signed(fresh), timeout=30)

@@ -59,5 +59,6 @@ def serve(
         proxy_headers=True,
         forwarded_allow_ips=forwarded_allow_ips,
         access_log=False,
+        server_header=False,  # no version banner
         timeout_graceful_shutdown=10,
     )
