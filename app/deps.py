@@ -13,6 +13,7 @@ from typing import Annotated
 
 from fastapi import Depends, Query
 from fastapi.concurrency import run_in_threadpool
+from fastapi.security import APIKeyHeader
 from pydantic import BeforeValidator
 from sqlalchemy import Engine
 from sqlmodel import Session
@@ -20,6 +21,7 @@ from sqlmodel import Session
 from app.catalog.live import LiveCatalog, live_catalog
 from app.catalog.view import CatalogView
 from app.db import get_engine
+from app.models import ApiKey
 from app.settings import Settings, get_settings
 
 
@@ -46,6 +48,29 @@ def session(engine: EngineDep) -> Iterator[Session]:
 
 
 SessionDep = Annotated[Session, Depends(session)]
+
+API_KEY = APIKeyHeader(
+    name="X-API-Key",
+    auto_error=False,
+    description="An API key from `gpucost keys create` (`gpc_<id>_<secret>`).",
+)
+
+
+def api_key(scope: str) -> Callable[..., ApiKey]:
+    """A dependency: the caller's key row when its ``X-API-Key`` is valid and has ``scope``;
+    401 without a valid key, 403 without the scope. It runs before the body is validated,
+    so a request without a valid key is a 401 whatever its body."""
+
+    def check(session: SessionDep, key: Annotated[str | None, Depends(API_KEY)]) -> ApiKey:
+        from app.services import keys
+
+        return keys.authenticate(session, key, scope)
+
+    check.__name__ = f"api_key_{scope}"
+    return check
+
+
+ScenariosKey = Annotated[ApiKey, Depends(api_key("scenarios"))]
 
 _ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 

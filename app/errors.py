@@ -95,6 +95,13 @@ class PreconditionRequired(DomainError):
     status, slug, title = 428, "precondition-required", "Precondition required"
 
 
+class QuotaExceeded(DomainError):
+    """The caller holds as many stored objects as its quota allows (``retry_after_s``: when
+    to try again, after deleting some)."""
+
+    status, slug, title = 429, "quota-exceeded", "Quota exceeded"
+
+
 class NotUnderstood(DomainError):
     """A plain-language query could not be turned into a request (``suggestions``: did you
     mean; ``ignored``: words not understood; ``examples``: queries that work)."""
@@ -151,6 +158,8 @@ def install(app: FastAPI) -> None:
             response.headers["WWW-Authenticate"] = 'ApiKey header="X-API-Key"'
         if "current_etag" in exc.extra:
             response.headers["ETag"] = exc.extra["current_etag"]
+        if exc.status == 429:
+            response.headers["Retry-After"] = str(exc.extra.get("retry_after_s", 60))
         return response
 
     @app.exception_handler(CostingError)

@@ -128,6 +128,12 @@ class Settings(BaseSettings):
         "largest valid calculation body we could build (a 50-option run-cost request with "
         "full desktop specs, 8.8 kB, measured 2026-11-22).",
     )
+    max_scenarios_per_key: int = Field(
+        default=1000,
+        ge=1,
+        description="Scenarios one API key may hold; past it, saving another is a 429. Default: "
+        "the quota gpucost issue 21 (2026-11-23) asks for, 'e.g. 1,000 scenarios'.",
+    )
     max_import_bytes: int = Field(
         default=10 * 1024 * 1024,
         description="Largest file `POST /v1/admin/imports` takes, bytes (the largest SkyPilot "

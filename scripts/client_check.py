@@ -7,6 +7,7 @@ the numbers (seed 001 break-even, a Paperspace 2022 run cost, carbon, a catalog 
 from __future__ import annotations
 
 import datetime
+import os
 import sys
 from pathlib import Path
 
@@ -163,9 +164,19 @@ def main(base_url: str) -> None:
     assert isinstance(sw, SweepResult) and sw.break_even_days[0][14] == 292.96, sw
     png = charts_query_chart.sync(client=client, q="break-even for 3090 at 15% util")
     assert isinstance(png, File) and png.payload.read(8) == b"\x89PNG\r\n\x1a\n"
-    # A saved scenario: create, evaluate as of a past day (the seed's 292.96 days), delete.
+    # A saved scenario, owned by an API key (scope `scenarios`): without one, 401; with it,
+    # create, evaluate as of a past day (the seed's 292.96 days), delete.
+    anonymous = scenarios_create_scenario.sync_detailed(
+        client=Client(base_url=base_url), body=ScenarioCreate(name="x", break_even=seed)
+    )
+    assert anonymous.status_code == 401, anonymous.status_code
+    owner = Client(
+        base_url=base_url,
+        raise_on_unexpected_status=True,
+        headers={"X-API-Key": os.environ["GPUCOST_CLIENT_KEY"]},
+    )
     saved = scenarios_create_scenario.sync(
-        client=client,
+        client=owner,
         body=ScenarioCreate(
             name="client check",
             break_even=seed,
@@ -175,7 +186,7 @@ def main(base_url: str) -> None:
     res = scenarios_scenario_result.sync(saved.id, client=client, as_of=datetime.date(2025, 6, 30))
     assert isinstance(res, ScenarioResult) and res.break_even.break_even_days == 292.96, res
     assert res.break_even.prices.oldest_price_date == datetime.date(2020, 9, 7)
-    scenarios_delete_scenario.sync_detailed(saved.id, client=client)
+    scenarios_delete_scenario.sync_detailed(saved.id, client=owner)
     gone = scenarios_get_scenario.sync_detailed(saved.id, client=Client(base_url=base_url))
     assert gone.status_code == 404
     # Admin writes without a key: 401 problem.

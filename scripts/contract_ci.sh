@@ -17,6 +17,9 @@ BASE="http://127.0.0.1:$PORT"
 
 "$BIN/gpucost" migrate >/dev/null 2>&1
 "$BIN/gpucost" seed >/dev/null
+# The generated client saves a scenario: that needs an API key with the `scenarios` scope.
+GPUCOST_CLIENT_KEY=$("$BIN/gpucost" keys create "contract client" --scope scenarios 2>/dev/null)
+export GPUCOST_CLIENT_KEY
 "$BIN/uvicorn" app.main:app --host 127.0.0.1 --port "$PORT" --log-level warning &
 SERVER=$!
 trap 'kill $SERVER 2>/dev/null || true; rm -rf "$WORK"' EXIT

@@ -10,8 +10,11 @@ import hashlib
 import pytest
 from sqlmodel import Session, select
 
+from app import deps
+from app.main import app
 from app.models import ApiKey, CatalogRevision
 from app.services import keys
+from app.settings import Settings
 from tests.dbs import seeded_client, seeded_engine  # noqa: F401  (fixtures)
 
 TODAY = dt.datetime.now(dt.UTC).date()
@@ -32,6 +35,8 @@ def keyset(engine) -> dict[str, str]:
         return {
             "write": keys.create(s, "admin", ["read", "write"])[1],
             "read": keys.create(s, "auditor", ["read"])[1],
+            "scenarios": keys.create(s, "lab", ["scenarios"])[1],
+            "other lab": keys.create(s, "other lab", ["scenarios"])[1],
         }
 
 
@@ -220,18 +225,19 @@ def test_a_benchmark_is_written_with_its_results(client, keyset):
 
 
 def test_scenarios_round_trip_and_follow_prices(client, keyset):
+    lab = {"X-API-Key": keyset["scenarios"]}
     req = {
         "desktop": {"gpu": "3090", "total_price_usd": 2200},
         "cloud": {"offer_id": "aws-p3.2xlarge-spot-seed-2020"},
         "utilization": 0.15,
         "electricity_price_usd_per_kwh": 0.12,
     }
-    r = client.post("/v1/scenarios", json={"name": "lab plan", "break_even": req})
+    r = client.post("/v1/scenarios", json={"name": "lab plan", "break_even": req}, headers=lab)
     assert r.status_code == 201, r.text
     sid = r.json()["id"]
     assert r.headers["location"] == f"/v1/scenarios/{sid}"
-    assert client.get(f"/v1/scenarios/{sid}").json()["request"] == req
-    assert sid in [s["id"] for s in client.get("/v1/scenarios").json()["data"]]
+    assert client.get(f"/v1/scenarios/{sid}").json()["request"] == req  # a shareable link
+    assert sid in [s["id"] for s in client.get("/v1/scenarios", headers=lab).json()["data"]]
     # As of 2026-02-01 the seed's offer was still $2.14/h: the seed's 292.96 days.
     past = client.get(f"/v1/scenarios/{sid}/result", params={"as_of": "2026-02-01"}).json()
     assert past["break_even"]["break_even_days"] == pytest.approx(292.96)
@@ -239,12 +245,58 @@ def test_scenarios_round_trip_and_follow_prices(client, keyset):
     now = client.get(f"/v1/scenarios/{sid}/result").json()
     direct = client.post("/v1/break-even", json=req).json()
     assert now["break_even"]["break_even_days"] == direct["break_even_days"]
-    assert client.delete(f"/v1/scenarios/{sid}").status_code == 204
+    assert client.delete(f"/v1/scenarios/{sid}", headers=lab).status_code == 204
     assert client.get(f"/v1/scenarios/{sid}").status_code == 404
 
 
-def test_a_scenario_that_cannot_be_answered_is_not_stored(client):
-    count = client.get("/v1/scenarios").json()["count"]
+SEED_REQ = {
+    "desktop": {"gpu": "3090", "total_price_usd": 2200},
+    "cloud": {"price_usd_per_hour": 2.14},
+}
+
+
+def test_scenarios_belong_to_the_key_that_saved_them(client, keyset):
+    lab, other = {"X-API-Key": keyset["scenarios"]}, {"X-API-Key": keyset["other lab"]}
+    body = {"name": "mine", "break_even": SEED_REQ}
+    # anonymous callers and keys without the scope cannot save, list or delete
+    assert client.post("/v1/scenarios", json=body).status_code == 401
+    assert client.get("/v1/scenarios").status_code == 401
+    auditor = {"X-API-Key": keyset["read"]}
+    assert client.post("/v1/scenarios", json=body, headers=auditor).status_code == 403
+    sid = client.post("/v1/scenarios", json=body, headers=lab).json()["id"]
+    # another key neither sees it in its list nor can delete it (404, not 403)
+    assert sid not in [s["id"] for s in client.get("/v1/scenarios", headers=other).json()["data"]]
+    r = client.delete(f"/v1/scenarios/{sid}", headers=other)
+    assert r.status_code == 404 and r.headers["content-type"] == "application/problem+json"
+    assert client.delete(f"/v1/scenarios/{sid}").status_code == 401
+    assert client.get(f"/v1/scenarios/{sid}").status_code == 200  # still there, shareable
+    assert client.delete(f"/v1/scenarios/{sid}", headers=lab).status_code == 204
+
+
+def test_scenario_quota_per_key(client, keyset):
+    lab = {"X-API-Key": keyset["other lab"]}
+    settings = Settings(max_scenarios_per_key=2)
+    app.dependency_overrides[deps.settings] = lambda: settings
+    try:
+        held = client.get("/v1/scenarios", headers=lab).json()["count"]
+        for i in range(2 - held):
+            r = client.post(
+                "/v1/scenarios", json={"name": f"s{i}", "break_even": SEED_REQ}, headers=lab
+            )
+            assert r.status_code == 201
+        r = client.post(
+            "/v1/scenarios", json={"name": "one too many", "break_even": SEED_REQ}, headers=lab
+        )
+        assert r.status_code == 429 and int(r.headers["retry-after"]) > 0
+        assert r.json()["type"].endswith("/quota-exceeded")
+        assert client.get("/v1/scenarios", headers=lab).json()["count"] == 2
+    finally:
+        app.dependency_overrides.pop(deps.settings, None)
+
+
+def test_a_scenario_that_cannot_be_answered_is_not_stored(client, keyset):
+    lab = {"X-API-Key": keyset["scenarios"]}
+    count = client.get("/v1/scenarios", headers=lab).json()["count"]
     r = client.post(
         "/v1/scenarios",
         json={
@@ -254,11 +306,12 @@ def test_a_scenario_that_cannot_be_answered_is_not_stored(client):
                 "cloud": {"price_usd_per_hour": 1},
             },
         },
+        headers=lab,
     )
     assert r.status_code == 404
-    r = client.post("/v1/scenarios", json={"name": "x"})
+    r = client.post("/v1/scenarios", json={"name": "x"}, headers=lab)
     assert r.status_code == 422
-    assert client.get("/v1/scenarios").json()["count"] == count
+    assert client.get("/v1/scenarios", headers=lab).json()["count"] == count
 
 
 def test_openapi_declares_links_between_scenario_operations(client):

@@ -123,12 +123,20 @@ def _pg_ctl(action: str) -> None:
 )
 def test_postgres_restart_under_load_fails_fast_then_recovers(pg_env):
     env = {**pg_env, "GPUCOST_DB_CONNECT_TIMEOUT_S": "2"}
+    made = subprocess.run(
+        [BIN / "gpucost", "keys", "create", "load test", "--scope", "scenarios"],
+        env=env,
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    key = {"X-API-Key": made.stdout.strip()}  # listing scenarios needs a key (and the DB)
     srv = start_server(env, workers=2)
     log: list[tuple[float, str, int, float]] = []  # (time, endpoint, status, seconds)
     stop = threading.Event()
 
     def hammer(path: str, body: dict | None) -> None:
-        with httpx.Client(base_url=srv.base, timeout=10) as c:
+        with httpx.Client(base_url=srv.base, timeout=10, headers=key) as c:
             while not stop.is_set():
                 t = time.monotonic()
                 try:

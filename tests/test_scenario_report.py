@@ -4,7 +4,10 @@ break-even and its what-ifs are worked out from seed 001's figures (seed_values.
 from __future__ import annotations
 
 import pytest
+from sqlmodel import Session
 
+from app.services import keys
+from tests.dbs import seeded_client, seeded_engine  # noqa: F401  (fixtures: scenarios are writes)
 from tests.seed_values import SEED_001 as S
 
 SEED = {
@@ -13,6 +16,12 @@ SEED = {
     "utilization": S["utilization"],
     "electricity_price_usd_per_kwh": S["usd_per_kwh"],
 }
+
+
+@pytest.fixture(scope="module")
+def lab(engine) -> dict[str, str]:
+    with Session(engine) as s:
+        return {"X-API-Key": keys.create(s, "report lab", ["scenarios"])[1]}
 
 
 def _days(u: float, usd_per_kwh: float, desktop_usd: float) -> float:
@@ -35,10 +44,11 @@ def _rows(page: str) -> dict[str, list[str]]:
     return rows
 
 
-def test_break_even_scenario_report(client):
-    sid = client.post("/v1/scenarios", json={"name": "Seed 001", "break_even": SEED}).json()["id"]
+def test_break_even_scenario_report(client, lab):
+    saved = client.post("/v1/scenarios", json={"name": "Seed 001", "break_even": SEED}, headers=lab)
+    sid = saved.json()["id"]
     r = client.get(f"/v1/scenarios/{sid}/report")
-    assert r.status_code == 200 and r.headers["content-type"].startswith("text/html")
+    assert r.status_code == 200 and r.headers["content-type"].startswith("text/html"), r.text
     page = r.text
     assert "Seed 001" in page and "<svg" in page and "<script" not in page
     assert (
@@ -60,12 +70,13 @@ def test_break_even_scenario_report(client):
         assert a["name"] in page
 
 
-def test_run_cost_scenario_report(client):
+def test_run_cost_scenario_report(client, lab):
     body = {
         "workload": {"benchmark": "stylegan_xl"},
         "options": [{"gpu": "rtx-a6000", "price_usd_per_hour": 1.89}],
     }
-    sid = client.post("/v1/scenarios", json={"name": "StyleGAN", "run_cost": body}).json()["id"]
+    saved = client.post("/v1/scenarios", json={"name": "StyleGAN", "run_cost": body}, headers=lab)
+    sid = saved.json()["id"]
     res = client.get(f"/v1/scenarios/{sid}/result").json()["run_cost"]
     page = client.get(f"/v1/scenarios/{sid}/report").text
     cost = res["options"][0]["cost_usd"]

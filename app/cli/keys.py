@@ -14,7 +14,10 @@ app.add_typer(keys_app, name="keys")
 def keys_create(
     name: str = typer.Argument(..., help="Who or what holds the key."),
     scope: list[str] = typer.Option(
-        ["read"], "--scope", help="read (admin reads) and/or write (catalog writes, imports)."
+        ["read"],
+        "--scope",
+        help="read (admin reads), write (catalog writes, imports), scenarios (save, list and "
+        "delete its own scenarios).",
     ),
 ) -> None:
     """Create a key and print it once; only its SHA-256 digest is stored."""

@@ -98,6 +98,9 @@ class Problem(BaseModel):
     current_etag: str | None = Field(
         default=None, description="For 412 and 428: the resource's current `ETag`."
     )
+    retry_after_s: int | None = Field(
+        default=None, description="For 429: seconds until trying again makes sense."
+    )
 
 
 _PROBLEM_CONTENT = {
@@ -126,6 +129,7 @@ PROBLEM_RESPONSES: dict[int | str, dict[str, Any]] = {
         413: "Request body too large.",
         415: "Request body is not `application/json`.",
         428: "Updates and deletes need `If-Match` with the resource's `ETag`.",
+        429: "Quota reached: the API key holds as many stored objects as it may (`Retry-After`).",
         422: "Invalid input (`errors` gives field paths), or an ambiguous name "
         "(`candidates` lists the matches).",
         500: "Unexpected error; `request_id` identifies it in the logs.",

@@ -77,7 +77,9 @@ class ApiKey(SQLModel, table=True):
     id: str = Field(primary_key=True, max_length=32, description="Public key id (in the key).")
     name: str = Field(max_length=200, description="Who or what holds the key.")
     secret_sha256: str = Field(max_length=64, description="Hex SHA-256 of the whole key.")
-    scopes: str = Field(max_length=200, description="Space-separated: `read`, `write`.")
+    scopes: str = Field(
+        max_length=200, description="Space-separated: `read`, `write`, `scenarios`."
+    )
     created_at: dt.datetime = Field(description="Creation time (UTC).")
     revoked_at: dt.datetime | None = Field(default=None, description="Revocation time (UTC).")
 
@@ -94,6 +96,13 @@ class Scenario(SQLModel, table=True):
         sa_column=Column(JSON, nullable=False), description="The request body, as stored."
     )
     created_at: dt.datetime = Field(description="Creation time (UTC).")
+    owner_key_id: str | None = Field(
+        default=None,
+        max_length=32,
+        index=True,
+        description="Id of the API key that saved it (only it may list or delete it); null "
+        "for scenarios saved before ownership.",
+    )
 
 
 class SlackReplay(SQLModel, table=True):

@@ -13,36 +13,20 @@ import datetime as dt
 from typing import Annotated
 
 from fastapi import APIRouter, Depends, Header, Path, Query, Request, Response
-from fastapi.security import APIKeyHeader
 from starlette.concurrency import run_in_threadpool
 
 from app.catalog import importer
-from app.deps import EngineDep, SessionDep
+from app.deps import EngineDep, api_key
 from app.errors import InvalidRequest
 from app.models import ApiKey
 from app.models.admin import AdminRow, ImportCounts, ImportFileReport, ImportResult
 from app.models.common import PROBLEM_RESPONSES
-from app.services import admin, imports, keys
-
-API_KEY = APIKeyHeader(
-    name="X-API-Key",
-    auto_error=False,
-    description="An admin key from `gpucost keys create` (`gpc_<id>_<secret>`).",
-)
-
-
-def _scope(scope: str):
-    def check(session: SessionDep, key: Annotated[str | None, Depends(API_KEY)]) -> ApiKey:
-        return keys.authenticate(session, key, scope)
-
-    check.__name__ = f"api_key_{scope}"
-    return check
-
+from app.services import admin, imports
 
 # Dependencies run before the body is validated: a request without a valid key is a 401
 # whatever its body.
-ReadKey = Annotated[ApiKey, Depends(_scope("read"))]
-WriteKey = Annotated[ApiKey, Depends(_scope("write"))]
+ReadKey = Annotated[ApiKey, Depends(api_key("read"))]
+WriteKey = Annotated[ApiKey, Depends(api_key("write"))]
 
 _401 = {
     **PROBLEM_RESPONSES[401],

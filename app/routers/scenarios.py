@@ -1,5 +1,9 @@
 """Saved scenarios for budgeting tools: ``/v1/scenarios``. Thin: validate, call, return.
 
+A scenario belongs to the API key that saved it (scope ``scenarios``): only that key lists
+or deletes it (another key's scenario is a 404). Reading one by its unguessable id (its
+request, result and report) stays open, so a link can be shared.
+
 The create answer declares OpenAPI links to fetching, evaluating and deleting the scenario
 it created, so generated clients and stateful testers can follow them."""
 
@@ -9,7 +13,14 @@ from typing import Annotated
 
 from fastapi import APIRouter, Path, Query, Response
 
-from app.deps import CurrentViewDep, EngineDep, SessionDep, SettingsDep, ViewDep
+from app.deps import (
+    CurrentViewDep,
+    EngineDep,
+    ScenariosKey,
+    SessionDep,
+    SettingsDep,
+    ViewDep,
+)
 from app.models.common import PROBLEM_RESPONSES
 from app.models.scenario import ScenarioCreate, ScenarioPublic, ScenarioResult, ScenariosPublic
 from app.services import reports, scenarios
@@ -17,6 +28,13 @@ from app.services import reports, scenarios
 router = APIRouter(
     prefix="/v1/scenarios", tags=["scenarios"], responses={422: PROBLEM_RESPONSES[422]}
 )
+_KEYED = {
+    401: {
+        **PROBLEM_RESPONSES[401],
+        "description": "No `X-API-Key`, or one that is unknown or revoked.",
+    },
+    403: PROBLEM_RESPONSES[403],
+}
 ScenarioId = Annotated[
     str, Path(pattern=r"^[0-9a-f]{32}$", description="Scenario id (32 hex digits).")
 ]
@@ -55,7 +73,8 @@ def _links(source: str) -> dict:
     summary="Save a scenario",
     responses={
         201: {"description": "Saved.", "links": _links("$response.body#/id")},
-        **{c: PROBLEM_RESPONSES[c] for c in (400, 404, 413, 415)},
+        **_KEYED,
+        **{c: PROBLEM_RESPONSES[c] for c in (400, 404, 413, 415, 429)},
     },
 )
 def create_scenario(
@@ -64,11 +83,13 @@ def create_scenario(
     view: CurrentViewDep,
     engine: EngineDep,
     settings: SettingsDep,
+    key: ScenariosKey,
 ) -> ScenarioPublic:
-    """Store a named break-even or run-cost request and return its id (and a `Location`).
-    The request is evaluated once first, so one that cannot be answered is refused (404/422)
-    and nothing is stored."""
-    saved = scenarios.create(view, engine, settings, body)
+    """Store a named break-even or run-cost request, owned by the caller's API key (scope
+    `scenarios`), and return its id (and a `Location`). The request is evaluated once first,
+    so one that cannot be answered is refused (404/422) and nothing is stored; a key holding
+    its quota (`GPUCOST_MAX_SCENARIOS_PER_KEY`, default 1,000) gets 429."""
+    saved = scenarios.create(view, engine, settings, body, key.id)
     response.headers["Location"] = f"/v1/scenarios/{saved.id}"
     return saved
 
@@ -76,16 +97,20 @@ def create_scenario(
 @router.get(
     "",
     response_model=ScenariosPublic,
-    summary="List scenarios",
-    responses={200: {"links": _links("$response.body#/data/0/id")}},
+    summary="List your scenarios",
+    responses={
+        200: {"links": _links("$response.body#/data/0/id")},
+        **_KEYED,
+    },
 )
 def list_scenarios(
     session: SessionDep,
+    key: ScenariosKey,
     limit: Annotated[int, Query(ge=1, le=500, description="Page size.")] = 100,
     offset: Annotated[int, Query(ge=0, le=1_000_000, description="Rows to skip.")] = 0,
 ) -> ScenariosPublic:
-    """Saved scenarios, newest first."""
-    rows, count = scenarios.list_page(session, limit, offset)
+    """The scenarios saved with the caller's API key (scope `scenarios`), newest first."""
+    rows, count = scenarios.list_page(session, key.id, limit, offset)
     return ScenariosPublic(data=[scenarios.public(r) for r in rows], count=count)
 
 
@@ -147,9 +172,13 @@ def scenario_report(
     status_code=204,
     response_class=Response,
     summary="Delete a scenario",
-    responses={204: {"description": "Deleted."}, 404: PROBLEM_RESPONSES[404]},
+    responses={
+        204: {"description": "Deleted."},
+        **_KEYED,
+        404: PROBLEM_RESPONSES[404],
+    },
 )
-def delete_scenario(scenario_id: ScenarioId, engine: EngineDep) -> Response:
-    """Delete a saved scenario."""
-    scenarios.delete(engine, scenario_id)
+def delete_scenario(scenario_id: ScenarioId, engine: EngineDep, key: ScenariosKey) -> Response:
+    """Delete a scenario saved with the caller's API key; another key's scenario is a 404."""
+    scenarios.delete(engine, scenario_id, key.id)
     return Response(status_code=204)

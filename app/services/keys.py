@@ -22,7 +22,7 @@ from app.db import writer
 from app.errors import Forbidden, Unauthorized
 from app.models import ApiKey
 
-SCOPES = ("read", "write")
+SCOPES = ("read", "write", "scenarios")
 _FORMAT = re.compile(r"gpc_([0-9a-f]{12})_([A-Za-z0-9_-]{43})")
 _DUMMY = hashlib.sha256(b"gpucost-no-such-key").hexdigest()
 

@@ -13,7 +13,7 @@ from sqlmodel import Session, select
 from app import usecases
 from app.catalog.view import CatalogView
 from app.db import writer
-from app.errors import NotFound
+from app.errors import NotFound, QuotaExceeded
 from app.models import Scenario
 from app.models.break_even import BreakEvenRequest
 from app.models.run_cost import RunCostRequest
@@ -34,10 +34,11 @@ def _evaluate(view: CatalogView, settings: Settings, kind: str, request: dict):
 
 
 def create(
-    view: CatalogView, engine: Engine, settings: Settings, body: ScenarioCreate
+    view: CatalogView, engine: Engine, settings: Settings, body: ScenarioCreate, owner: str
 ) -> ScenarioPublic:
     """Evaluate the request once with current prices (its 404/422 errors surface here, and
-    nothing is stored), then store it as given."""
+    nothing is stored), then store it as given, owned by the key ``owner``. Raises
+    :class:`QuotaExceeded` (429) when the key already holds ``max_scenarios_per_key``."""
     kind = "break_even" if body.break_even is not None else "run_cost"
     req = body.break_even or body.run_cost
     assert req is not None
@@ -49,8 +50,18 @@ def create(
         kind=kind,
         request=stored,
         created_at=dt.datetime.now(dt.UTC),
+        owner_key_id=owner,
     )
     with Session(writer(engine)) as own:
+        held = own.exec(
+            select(func.count()).select_from(Scenario).where(Scenario.owner_key_id == owner)
+        ).one()
+        if held >= settings.max_scenarios_per_key:
+            raise QuotaExceeded(
+                f"this API key holds {held} scenarios, its quota "
+                f"({settings.max_scenarios_per_key}): delete some before saving more",
+                retry_after_s=3600,
+            )
         own.add(row)
         own.commit()
         own.refresh(row)
@@ -64,18 +75,23 @@ def get(session: Session, scenario_id: str) -> Scenario:
     return row
 
 
-def list_page(session: Session, limit: int, offset: int) -> tuple[Sequence[Scenario], int]:
-    """Scenarios, newest first."""
-    count = session.exec(select(func.count()).select_from(Scenario)).one()
-    stmt = select(Scenario).order_by(Scenario.created_at.desc(), Scenario.id)  # type: ignore[attr-defined]
+def list_page(
+    session: Session, owner: str, limit: int, offset: int
+) -> tuple[Sequence[Scenario], int]:
+    """The scenarios of the key ``owner``, newest first, and how many it holds."""
+    mine = Scenario.owner_key_id == owner
+    count = session.exec(select(func.count()).select_from(Scenario).where(mine)).one()
+    stmt = select(Scenario).where(mine).order_by(Scenario.created_at.desc(), Scenario.id)  # type: ignore[attr-defined]
     return session.exec(stmt.limit(limit).offset(offset)).all(), count
 
 
-def delete(engine: Engine, scenario_id: str) -> None:
+def delete(engine: Engine, scenario_id: str, owner: str) -> None:
+    """Delete the scenario if the key ``owner`` saved it; 404 otherwise (another key's
+    scenario is not revealed)."""
     with Session(writer(engine)) as own:
         row = own.get(Scenario, scenario_id)
-        if row is None:
-            raise NotFound(f"no scenario with id '{scenario_id}'")
+        if row is None or row.owner_key_id != owner:
+            raise NotFound(f"no scenario with id '{scenario_id}' saved with this API key")
         own.delete(row)
         own.commit()
 
