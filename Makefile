@@ -8,7 +8,7 @@ HOST   ?= 127.0.0.1
 PORT   ?= 8000
 export GPUCOST_DATABASE_URL ?= sqlite:///./gpucost.db
 
-.PHONY: install db run test contract lint openapi lock bench bench-slack bench-compare clean check
+.PHONY: install db run test contract lint openapi lock bench bench-slack bench-compare bench-flood clean check
 
 $(BIN)/.installed: requirements.lock pyproject.toml
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "need $(PYTHON)"; exit 1; }
@@ -49,6 +49,9 @@ bench-slack: install
 
 bench-compare: install
 	$(BIN)/python scripts/bench_compare.py
+
+bench-flood: install
+	$(BIN)/python scripts/bench_flood.py
 
 lint: install
 	$(BIN)/ruff check app tests scripts

@@ -22,6 +22,7 @@ from app.catalog.live import LiveCatalog, live_catalog
 from app.catalog.view import CatalogView
 from app.db import get_engine
 from app.models import ApiKey
+from app.render_gate import RenderGate, gate
 from app.settings import Settings, get_settings
 
 
@@ -36,6 +37,14 @@ async def engine() -> Engine:
 
 
 SettingsDep = Annotated[Settings, Depends(settings)]
+
+
+async def render_gate(settings: SettingsDep) -> RenderGate:
+    """The worker's bound on charts, reports and fleet plans (:mod:`app.render_gate`)."""
+    return gate(settings.render_max_running, settings.render_max_waiting)
+
+
+RenderGateDep = Annotated[RenderGate, Depends(render_gate)]
 # Writes run their own transactions (BEGIN IMMEDIATE on SQLite) on the engine.
 EngineDep = Annotated[Engine, Depends(engine)]
 

@@ -158,7 +158,7 @@ def install(app: FastAPI) -> None:
             response.headers["WWW-Authenticate"] = 'ApiKey header="X-API-Key"'
         if "current_etag" in exc.extra:
             response.headers["ETag"] = exc.extra["current_etag"]
-        if exc.status == 429:
+        if exc.status in (429, 503):
             response.headers["Retry-After"] = str(exc.extra.get("retry_after_s", 60))
         return response
 

@@ -128,6 +128,22 @@ class Settings(BaseSettings):
         "largest valid calculation body we could build (a 50-option run-cost request with "
         "full desktop specs, 8.8 kB, measured 2026-11-22).",
     )
+    render_max_running: int = Field(
+        default=2,
+        ge=1,
+        le=64,
+        description="Charts, reports and fleet plans computed at once per worker. Default 2: "
+        "the 2 cores of the machine gpucost is measured on (2026-11-23); set it to the cores a "
+        "worker may use.",
+    )
+    render_max_waiting: int = Field(
+        default=8,
+        ge=0,
+        le=1000,
+        description="Such requests waiting for a turn per worker; beyond them, 503 with "
+        "Retry-After. Default 8: four waiting per running slot, so a wait stays within a few "
+        "seconds of the ~0.5 s each takes at most.",
+    )
     max_scenarios_per_key: int = Field(
         default=1000,
         ge=1,

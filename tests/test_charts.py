@@ -229,3 +229,11 @@ def test_cli_compare_and_chart(engine, tmp_path):
     assert r.exit_code == 0, r.output
     r = runner.invoke(cli, ["compare", "--gpu", "3900"])
     assert r.exit_code == 2 and "rtx-3090" in r.output
+
+
+def test_a_sweep_chart_draws_at_most_ten_prices(client):
+    sweep = {**SWEEP, "electricity_prices_usd_per_kwh": [round(0.01 * i, 2) for i in range(1, 101)]}
+    r = client.post("/v1/charts/break-even-sweep", params={"format": "svg"}, json=sweep)
+    texts = "\n".join(_svg_texts(r.content))
+    assert "(10 of 100 prices drawn)" in texts
+    assert "$0.01/kWh" in texts and "$1/kWh" in texts  # the first and the last are drawn

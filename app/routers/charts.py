@@ -6,12 +6,11 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import APIRouter, Query, Response
-from fastapi.concurrency import run_in_threadpool
 
 from app.charts import Format
-from app.deps import SettingsDep, ViewDep
+from app.deps import RenderGateDep, SettingsDep, ViewDep
 from app.models.break_even import BreakEvenRequest
-from app.models.common import PROBLEM_RESPONSES
+from app.models.common import BUSY_RESPONSE, PROBLEM_RESPONSES
 from app.models.compare import CompareRequest, SweepRequest
 from app.models.plan import PlanRequest
 from app.query.vocabulary import MAX_QUERY_CHARS
@@ -32,6 +31,7 @@ router = APIRouter(
     responses={
         **IMAGE,
         **{code: PROBLEM_RESPONSES[code] for code in (400, 404, 413, 415, 422)},
+        503: BUSY_RESPONSE,
     },
 )
 FormatQuery = Annotated[Format, Query(description="`png` (default) or `svg`.", alias="format")]
@@ -53,6 +53,7 @@ async def cumulative_cost(
     req: BreakEvenRequest,
     view: ViewDep,
     settings: SettingsDep,
+    heavy: RenderGateDep,
     fmt: FormatQuery = "png",
     days: Annotated[
         float | None,
@@ -66,7 +67,7 @@ async def cumulative_cost(
 ) -> Response:
     """The `/v1/break-even` request drawn: desktop cost (purchase + electricity) and cloud
     cost against days since purchase (USD), with the break-even day marked."""
-    return _image(await run_in_threadpool(charts.cumulative_chart, view, req, settings, days, fmt))
+    return _image(await heavy.run(charts.cumulative_chart, view, req, settings, days, fmt))
 
 
 @router.post(
@@ -78,11 +79,12 @@ async def break_even_sweep(
     req: SweepRequest,
     view: ViewDep,
     settings: SettingsDep,
+    heavy: RenderGateDep,
     fmt: FormatQuery = "png",
 ) -> Response:
     """The `/v1/break-even/sweep` grid drawn: break-even days against utilization (%), one
     line per electricity price; gaps where the desktop never pays back."""
-    return _image(await run_in_threadpool(charts.sweep_chart, view, req, settings, fmt))
+    return _image(await heavy.run(charts.sweep_chart, view, req, settings, fmt))
 
 
 @router.post("/compare", response_class=Response, summary="Chart: options ranked by cost per run")
@@ -90,11 +92,12 @@ async def compare(
     req: CompareRequest,
     view: ViewDep,
     settings: SettingsDep,
+    heavy: RenderGateDep,
     fmt: FormatQuery = "png",
 ) -> Response:
     """The `/v1/compare` ranking drawn as bars (at most 30): cost per run over the horizon
     (purchase and fees included) when the workload has runs, else total cost (USD)."""
-    return _image(await run_in_threadpool(charts.compare_chart, view, req, settings, fmt))
+    return _image(await heavy.run(charts.compare_chart, view, req, settings, fmt))
 
 
 @router.post("/plan", response_class=Response, summary="Chart: a fleet plan month by month")
@@ -102,19 +105,21 @@ async def plan(
     req: PlanRequest,
     view: ViewDep,
     settings: SettingsDep,
+    heavy: RenderGateDep,
     fmt: FormatQuery = "png",
 ) -> Response:
     """The `/v1/plan` answer drawn (800 x 700 px): GPU-hours per month served by owned
     desktops and rented (stacked bars) against demand and owned capacity; below, the
     cumulative cost (USD) of the plan, all-cloud and all-desktop. No plan within the limits:
     a card saying why, with `X-Gpucost-Charted: false`."""
-    return _image(await run_in_threadpool(charts.plan_chart, view, req, settings, fmt))
+    return _image(await heavy.run(charts.plan_chart, view, req, settings, fmt))
 
 
 @router.get("/query", response_class=Response, summary="Chart for a plain-language question")
 async def query_chart(
     view: ViewDep,
     settings: SettingsDep,
+    heavy: RenderGateDep,
     q: Annotated[
         str,
         Query(
@@ -131,4 +136,4 @@ async def query_chart(
     gets a 200: one that is not understood, names something unknown, or has no chart gets a
     card saying why, with examples, and the header `X-Gpucost-Charted: false`. 422 is only
     for a missing or over-long `q`."""
-    return _image(await run_in_threadpool(charts.query_chart, view, settings, q, fmt))
+    return _image(await heavy.run(charts.query_chart, view, settings, q, fmt))

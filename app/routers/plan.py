@@ -7,11 +7,10 @@ from __future__ import annotations
 from typing import Annotated, Literal
 
 from fastapi import APIRouter, Query, Response
-from fastapi.concurrency import run_in_threadpool
 
-from app.deps import SettingsDep, ViewDep
+from app.deps import RenderGateDep, SettingsDep, ViewDep
 from app.models.cash_flow import CashFlowRequest, CashFlowResult
-from app.models.common import PROBLEM_RESPONSES
+from app.models.common import BUSY_RESPONSE, PROBLEM_RESPONSES
 from app.models.plan import PlanRequest, PlanResult
 from app.services import reports
 from app.usecases.cash_flow import compute_cash_flow
@@ -20,12 +19,17 @@ from app.usecases.plan_answer import compute_plan
 router = APIRouter(
     prefix="/v1",
     tags=["planning"],
-    responses={code: PROBLEM_RESPONSES[code] for code in (400, 404, 413, 415, 422)},
+    responses={
+        **{code: PROBLEM_RESPONSES[code] for code in (400, 404, 413, 415, 422)},
+        503: BUSY_RESPONSE,
+    },
 )
 
 
 @router.post("/plan", response_model=PlanResult, summary="Own the base, rent the peak")
-async def plan(req: PlanRequest, view: ViewDep, settings: SettingsDep) -> PlanResult:
+async def plan(
+    req: PlanRequest, view: ViewDep, settings: SettingsDep, heavy: RenderGateDep
+) -> PlanResult:
     """The cost-minimizing fleet for a demand profile (reference GPU-hours per month over 12
     to 60 months, or a baseline with yearly peaks): how many desktops of which candidate to
     buy in which month and how many GPU-hours to rent in which month, minimizing the present
@@ -33,7 +37,7 @@ async def plan(req: PlanRequest, view: ViewDep, settings: SettingsDep) -> PlanRe
     and power limits (a mixed-integer programme, `scipy.optimize.milp` / HiGHS, at most
     2 s per solve). Beside it: all-cloud and the cheapest all-desktop fleet. 422 when no
     plan meets the demand within the limits (desktops only)."""
-    return await run_in_threadpool(compute_plan, view, req, settings)
+    return await heavy.run(compute_plan, view, req, settings)
 
 
 REPORT_CONTENT = {
@@ -61,6 +65,7 @@ async def plan_report(
     req: PlanRequest,
     view: ViewDep,
     settings: SettingsDep,
+    heavy: RenderGateDep,
     fmt: Annotated[
         reports.ReportFormat,
         Query(alias="format", description="`html` (default, printable), `xlsx` or `csv`."),
@@ -69,7 +74,7 @@ async def plan_report(
     """The `/v1/plan` answer written for a budget office: `html` a printable page, `xlsx` a
     workbook, `csv` the schedule (one row per month). XLSX and CSV come as attachments
     (`Content-Disposition`), named after the GPU, first month and horizon."""
-    report = await run_in_threadpool(reports.plan_report, view, req, settings, fmt)
+    report = await heavy.run(reports.plan_report, view, req, settings, fmt)
     return _attachment(report, fmt)
 
 
@@ -87,13 +92,15 @@ def _attachment(report: reports.Report, fmt: str) -> Response:
     response_model=CashFlowResult,
     summary="A break-even scenario's money over time",
 )
-async def cash_flow(req: CashFlowRequest, view: ViewDep, settings: SettingsDep) -> CashFlowResult:
+async def cash_flow(
+    req: CashFlowRequest, view: ViewDep, settings: SettingsDep, heavy: RenderGateDep
+) -> CashFlowResult:
     """The `/v1/break-even` request laid out month by month (or year by year): the desktop's
     purchase, electricity and resale, the cloud's cost for the same work, each side's
     cumulative cash and present value at `annual_discount_rate`, and the desktop's
     straight-line book value (`depreciation_years`, default 5) beside the market value of its
     GPUs (their class's depreciation curve)."""
-    return await run_in_threadpool(compute_cash_flow, view, req, settings)
+    return await heavy.run(compute_cash_flow, view, req, settings)
 
 
 CASH_FLOW_CONTENT = {
@@ -118,11 +125,12 @@ async def cash_flow_report(
     req: CashFlowRequest,
     view: ViewDep,
     settings: SettingsDep,
+    heavy: RenderGateDep,
     fmt: Annotated[
         Literal["xlsx", "csv"], Query(alias="format", description="`xlsx` (default) or `csv`.")
     ] = "xlsx",
 ) -> Response:
     """The `/v1/cash-flow` answer as an attachment named after its first month, months and
     period."""
-    report = await run_in_threadpool(reports.cash_flow_report, view, req, settings, fmt)
+    report = await heavy.run(reports.cash_flow_report, view, req, settings, fmt)
     return _attachment(report, fmt)

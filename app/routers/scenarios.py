@@ -16,12 +16,13 @@ from fastapi import APIRouter, Path, Query, Response
 from app.deps import (
     CurrentViewDep,
     EngineDep,
+    RenderGateDep,
     ScenariosKey,
     SessionDep,
     SettingsDep,
     ViewDep,
 )
-from app.models.common import PROBLEM_RESPONSES
+from app.models.common import BUSY_RESPONSE, PROBLEM_RESPONSES
 from app.models.scenario import ScenarioCreate, ScenarioPublic, ScenarioResult, ScenariosPublic
 from app.services import reports, scenarios
 
@@ -153,13 +154,18 @@ def scenario_result(
             "content": {"text/html": {"schema": {"type": "string"}}},
         },
         404: PROBLEM_RESPONSES[404],
+        503: BUSY_RESPONSE,
     },
 )
-def scenario_report(
-    scenario_id: ScenarioId, session: SessionDep, view: ViewDep, settings: SettingsDep
+async def scenario_report(
+    scenario_id: ScenarioId,
+    session: SessionDep,
+    view: ViewDep,
+    settings: SettingsDep,
+    heavy: RenderGateDep,
 ) -> Response:
     """The scenario as a page a budget office can print and file (no script; charts inline)."""
-    report = reports.scenario_report(session, view, settings, scenario_id)
+    report = await heavy.run(reports.scenario_report, session, view, settings, scenario_id)
     return Response(
         report.content,
         media_type=report.media_type,

@@ -64,6 +64,19 @@ def cumulative_chart(
     return cumulative_from_result(usecases.compute_break_even(view, req, settings), days, fmt)
 
 
+# A chart of more lines is unreadable (its legend alone) and costs seconds of CPU: the largest
+# sweep (100 prices x 1,000 utilizations) drew in 3.2 s as PNG on this machine (2026-11-23);
+# 10 lines of it take about 0.4 s. The JSON sweep keeps every price.
+MAX_SWEEP_LINES = 10
+
+
+def _spread(n: int, most: int) -> list[int]:
+    """At most ``most`` indexes of ``n``, evenly spread, the first and last included."""
+    if n <= most:
+        return list(range(n))
+    return sorted({round(i * (n - 1) / (most - 1)) for i in range(most)})
+
+
 def sweep_chart(
     view: CatalogView, req: SweepRequest, settings: Settings, fmt: charts.Format
 ) -> charts.Chart:
@@ -71,15 +84,12 @@ def sweep_chart(
     res = sweep.compute_sweep(view, req, settings)
     desk = req.desktop.gpu or "desktop"
     cloud = req.cloud.offer_id or f"${res.cloud_price_usd_per_hour:g}/h"
-    series = [
-        (f"${p:g}/kWh", row)
-        for p, row in zip(res.electricity_prices_usd_per_kwh, res.break_even_days, strict=True)
-    ]
-    prices = (
-        f", ${res.electricity_prices_usd_per_kwh[0]:g}/kWh"
-        if len(res.electricity_prices_usd_per_kwh) == 1
-        else ""
-    )
+    all_prices = res.electricity_prices_usd_per_kwh
+    drawn = _spread(len(all_prices), MAX_SWEEP_LINES)
+    series = [(f"${all_prices[i]:g}/kWh", res.break_even_days[i]) for i in drawn]
+    prices = f", ${all_prices[0]:g}/kWh" if len(all_prices) == 1 else ""
+    if len(drawn) < len(all_prices):
+        prices += f" ({len(drawn)} of {len(all_prices)} prices drawn)"
     title = f"Break-even: {desk} desktop ({charts.usd(res.upfront_usd)}) vs {cloud}{prices}"
     return charts.break_even_vs_utilization(
         utilizations=res.utilizations, series=series, title=title, fmt=fmt

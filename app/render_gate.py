@@ -1,0 +1,78 @@
+"""A bound on heavy work per process: charts, reports and fleet plans run in the thread pool
+through :class:`RenderGate`, which lets ``max_running`` run and ``max_waiting`` wait; a
+request beyond that is refused at once with 503 and ``Retry-After`` (:class:`Busy`) instead
+of queueing without limit, so a flood of charts cannot starve health checks and cheap
+calculations of the event loop and the thread pool."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from fastapi.concurrency import run_in_threadpool
+
+from app.errors import DomainError
+
+T = TypeVar("T")
+
+
+class Busy(DomainError):
+    """Too many charts, reports or plans are running and waiting in this worker."""
+
+    status, slug, title = 503, "busy", "Busy"
+
+
+class RenderGate:
+    """At most ``max_running`` calls run at once and ``max_waiting`` wait for a turn."""
+
+    def __init__(self, max_running: int, max_waiting: int, retry_after_s: int = 1) -> None:
+        self.max_running, self.max_waiting = max_running, max_waiting
+        self.retry_after_s = retry_after_s
+        # Thread primitives, not asyncio ones: a gate outlives any one event loop (tests
+        # run several), and a waiting call waits in its pool thread, not on the loop.
+        self._slots = threading.Semaphore(max_running)
+        self._lock = threading.Lock()
+        self._admitted = 0
+
+    @property
+    def admitted(self) -> int:
+        """Calls running or waiting now."""
+        return self._admitted
+
+    async def run(self, fn: Callable[..., T], *args: Any) -> T:
+        """``fn(*args)`` in the thread pool when a slot is free; :class:`Busy` (503) at once
+        when ``max_running + max_waiting`` calls are already admitted."""
+        with self._lock:
+            busy = self._admitted >= self.max_running + self.max_waiting
+            if not busy:
+                self._admitted += 1
+        if busy:
+            raise Busy(
+                f"{self.max_running + self.max_waiting} charts, reports or plans are running or "
+                f"waiting in this worker; retry in {self.retry_after_s} s",
+                retry_after_s=self.retry_after_s,
+            )
+        try:
+            return await run_in_threadpool(self._call, fn, *args)
+        finally:
+            with self._lock:
+                self._admitted -= 1
+
+    def _call(self, fn: Callable[..., T], *args: Any) -> T:
+        with self._slots:
+            return fn(*args)
+
+
+_gates: dict[tuple[int, int], RenderGate] = {}
+_gates_lock = threading.Lock()
+
+
+def gate(max_running: int, max_waiting: int) -> RenderGate:
+    """The process's gate for these bounds (the settings' ``render_max_running`` and
+    ``render_max_waiting``)."""
+    with _gates_lock:
+        key = (max_running, max_waiting)
+        if key not in _gates:
+            _gates[key] = RenderGate(max_running, max_waiting)
+        return _gates[key]
