@@ -2,64 +2,19 @@
 
 from __future__ import annotations
 
-import os
-import socket
-import subprocess
-import sys
-import time
-from pathlib import Path
-
 import httpx
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests.servers import seeded_sqlite, uvicorn
+
 pytestmark = pytest.mark.e2e
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    db = tmp_path_factory.mktemp("e2e") / "e2e.db"
-    env = {**os.environ, "GPUCOST_DATABASE_URL": f"sqlite:///{db}"}
-    cli = [sys.executable, "-m", "app.cli"]
-    subprocess.run([*cli, "migrate"], cwd=ROOT, env=env, check=True, capture_output=True)
-    subprocess.run([*cli, "seed"], cwd=ROOT, env=env, check=True, capture_output=True)
-    port = _free_port()
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "uvicorn",
-            "app.main:app",
-            "--host",
-            "127.0.0.1",
-            "--port",
-            str(port),
-        ],
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-    )
-    base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        try:
-            if httpx.get(f"{base}/readyz", timeout=1).status_code == 200:
-                break
-        except httpx.TransportError:
-            time.sleep(0.1)
-    else:
-        proc.kill()
-        pytest.fail(f"uvicorn did not become ready: {proc.stdout.read().decode()[-2000:]}")
-    yield base
-    proc.terminate()
-    proc.wait(timeout=10)
+    """``gpucost serve`` on a fresh, migrated and seeded SQLite file."""
+    with uvicorn(seeded_sqlite(tmp_path_factory.mktemp("e2e"))) as base:
+        yield base
 
 
 def test_seed_break_even_over_http(server):

@@ -16,20 +16,11 @@ from PIL import Image
 
 from tests import ecb
 from tests.electricity_sources import eurostat_eur_per_kwh
+from tests.test_plan_api import WORKED
 
 # The walkthrough: 300 GPU-hours a month for three years, a peak before a deadline,
 # Germany, university (non-household tariff, no VAT), answered in euros too.
-WALKTHROUGH = {
-    "gpu": "rtx-4090",
-    "baseline_gpu_hours_per_month": 300,
-    "months": 36,
-    "start_month": "2027-01",
-    "peaks": [{"name": "NeurIPS deadline", "month": 5, "gpu_hours": 2000}],
-    "region": "de",
-    "tariff": "non_household",
-    "tax_exempt": True,
-    "currency": "EUR",
-}
+WALKTHROUGH = {**WORKED, "tariff": "non_household", "currency": "EUR"}
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 
 

@@ -22,26 +22,23 @@ from app.models.answers import (
 from app.models.inputs import ELECTRICITY, STRICT, CloudSpec, CommonInputs, DesktopSpec, not_both
 from app.models.offer import PricingModel
 
+# The schema rules of a request with usage inputs (as the validators enforce them), and
+# seed 001's break-even as an example body.
+USAGE_RULES = [not_both("utilization", "utilization_profile"), not_both(*ELECTRICITY)]
+SEED_EXAMPLE = {
+    "desktop": {"gpu": "rtx-3090", "total_price_usd": 2200},
+    "cloud": {"price_usd_per_hour": 2.14, "gpu": "v100-16gb"},
+    "utilization": 0.15,
+    "electricity_price_usd_per_kwh": 0.12,
+}
+
 
 class BreakEvenRequest(CommonInputs):
     """Desktop vs cloud: after how many days does buying pay off?"""
 
     model_config = ConfigDict(
         **STRICT,
-        json_schema_extra={
-            "allOf": [
-                not_both("utilization", "utilization_profile"),
-                not_both(*ELECTRICITY),
-            ],
-            "examples": [
-                {
-                    "desktop": {"gpu": "rtx-3090", "total_price_usd": 2200},
-                    "cloud": {"price_usd_per_hour": 2.14, "gpu": "v100-16gb"},
-                    "utilization": 0.15,
-                    "electricity_price_usd_per_kwh": 0.12,
-                }
-            ],
-        },
+        json_schema_extra={"allOf": USAGE_RULES, "examples": [SEED_EXAMPLE]},
     )
 
     desktop: DesktopSpec

@@ -9,8 +9,8 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from app.models.answers import Assumption, CurrencyRate, PriceAge, SourceRef
-from app.models.break_even import BreakEvenRequest
-from app.models.inputs import ELECTRICITY, STRICT, StrictBody, not_both
+from app.models.break_even import SEED_EXAMPLE, USAGE_RULES, BreakEvenRequest
+from app.models.inputs import STRICT, StrictBody
 
 
 class AdminTime(StrictBody):
@@ -63,21 +63,7 @@ class CashFlowRequest(BreakEvenRequest):
 
     model_config = ConfigDict(
         **STRICT,
-        json_schema_extra={
-            "allOf": [
-                not_both("utilization", "utilization_profile"),
-                not_both(*ELECTRICITY),
-            ],
-            "examples": [
-                {
-                    "desktop": {"gpu": "rtx-3090", "total_price_usd": 2200},
-                    "cloud": {"price_usd_per_hour": 2.14, "gpu": "v100-16gb"},
-                    "utilization": 0.15,
-                    "electricity_price_usd_per_kwh": 0.12,
-                    "period": "year",
-                }
-            ],
-        },
+        json_schema_extra={"allOf": USAGE_RULES, "examples": [{**SEED_EXAMPLE, "period": "year"}]},
     )
 
     months: int | None = Field(

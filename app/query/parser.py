@@ -40,8 +40,9 @@ import unicodedata
 
 from rapidfuzz import fuzz, process
 
+from app.query import budget_words
 from app.query.intents import plan_question, read_intent
-from app.query.interpretation import GpuMention, Interpretation, PeakMention
+from app.query.interpretation import GpuMention, Interpretation
 from app.query.lexicon import Lexicon
 from app.query.vocabulary import (
     AMOUNT,
@@ -56,11 +57,8 @@ from app.query.vocabulary import (
     MAX_QUERY_CHARS,
     MEMORY_NAMES,
     MEMORY_WORDS,
-    MONTH_NAMES,
-    MONTHS,
     NUM,
     NUMBER_WORDS,
-    PEAK_WORDS,
     PLAN_WORDS,
     PRICING,
     PRICING_WORDS,
@@ -105,11 +103,11 @@ def parse(text: str, lexicon: Lexicon) -> Interpretation:
     _cloud_price(w, it)
     _desktop_price(w, it)
     _electricity(w, it)
-    _tariff(w, it)
-    _tax(w, it)
+    budget_words.tariff(w, it)
+    budget_words.tax(w, it)
     _utilization(w, it, lexicon)
     _ownership(w, it, lexicon)
-    _peaks(w, it)
+    budget_words.peaks(w, it)
     _durations(w, it)
     _bare_utilization(w, it)
     _region(w, it, lexicon, original)
@@ -184,33 +182,6 @@ def _electricity(w: Work, it: Interpretation) -> None:
     else:
         it.electricity_price_usd_per_kwh = price
     w.take(r"\b(?:electricity|power)\s+(?:price\s+)?(?:at|of|is)?\b")
-
-
-def _tariff(w: Work, it: Interpretation) -> None:
-    """'at home', 'household' or 'residential' rates: the household tariff; 'commercial',
-    'institutional' or 'university' rates: non-household (the default, stated)."""
-    if w.take(
-        r"\b(?:at\s+home|household|residential|home\s+(?=rates?|tariff|electricity))"
-        r"(?:\s+(?:electricity\s+)?(?:rates?|tariff|prices?))?\b"
-    ):
-        it.tariff = "household"
-    elif w.take(
-        r"\b(?:commercial|institutional|business|university|non[\s-]?household)\s+"
-        r"(?:electricity\s+)?(?:rates?|tariff|prices?)\b"
-    ):
-        it.tariff = "non_household"
-
-
-def _tax(w: Work, it: Interpretation) -> None:
-    """'no VAT', 'tax-exempt', 'without VAT', 'excluding VAT': amounts without VAT; 'with
-    VAT', 'including VAT': with it."""
-    if w.take(
-        r"\b(?:no|without|excl(?:uding|\.)?|ex)\s+(?:vat|tax(?:es)?)\b|"
-        r"\b(?:vat|tax)[\s-]*(?:exempt|free)\b|\bexempt\s+from\s+(?:vat|tax(?:es)?)\b"
-    ):
-        it.tax_exempt = True
-    elif w.take(r"\b(?:with|incl(?:uding|\.)?|plus)\s+(?:vat|tax(?:es)?)\b"):
-        it.tax_exempt = False
 
 
 def _local_electricity(w: Work, it: Interpretation, kwh: str) -> bool:
@@ -293,30 +264,6 @@ def _ownership(w: Work, it: Interpretation, lex: Lexicon) -> None:
         it.memory_preset = it.memory_preset or MEMORY_WORDS[m.group(1)]
     if w.take(r"\b(?:fp16|bf16|16[\s-]?bit|half[\s-]precision|mixed[\s-]precision|amp)\b"):
         it.precision = "fp16"
-
-
-def _peaks(w: Work, it: Interpretation) -> None:
-    """Months of higher demand, read when the question speaks of peaks or deadlines:
-    "a peak of 2,000 in May", "1.5k GPU-hours in november", "in May of 2,000 hours"."""
-    if not PEAK_WORDS.search(w.text):
-        return
-    hours = r"(?:\s*(?:gpu[\s-]*)?(?:hours?|hrs?|h)\b)?"
-    for m in w.take(
-        rf"{NUM}\s*(k)?{hours}\s+(?:in|during|each|every)\s+({MONTH_NAMES})\b"
-        rf"|\b(?:in|during)\s+({MONTH_NAMES})\s+(?:of|at|with)\s+{NUM}\s*(k)?{hours}"
-    ):
-        number, k, month = (
-            (m.group(1), m.group(2), m.group(3))
-            if m.group(1)
-            else (m.group(5), m.group(6), m.group(4))
-        )
-        value = to_number(number) * (1000 if k else 1)
-        if value < 0:
-            it.problems.append("a peak's GPU-hours cannot be negative")
-            continue
-        it.peaks.append(PeakMention(MONTHS[month], value))
-    if it.peaks:
-        w.take(r"\b(?:with\s+)?(?:an?\s+|the\s+)?(?:peaks?|deadlines?|spikes?|bursts?)(?:\s+of)?\b")
 
 
 def _durations(w: Work, it: Interpretation) -> None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from app.catalog.view import CatalogView
-from app.models.plan import MAX_PLAN_MONTHS, MIN_PLAN_MONTHS, PlanRequest, PlanResult
+from app.models.plan import MAX_PLAN_MONTHS, MIN_PLAN_MONTHS, PlanRequest
 from app.models.query import QueryAnswer
 from app.query.vocabulary import DAYS_PER_UNIT
 from app.services.query_common import (
@@ -90,7 +90,7 @@ def plan_request(view: CatalogView, out: Answer) -> dict[str, Any]:
     return {**body, **fields}
 
 
-def _peaks_text(res: PlanResult, req: PlanRequest) -> str:
+def _peaks_text(req: PlanRequest) -> str:
     peaks = sorted(req.peaks or [], key=lambda p: p.month)
     return "".join(f", {p.gpu_hours:,.0f} in {MONTH_ABBR[p.month - 1]}" for p in peaks)
 
@@ -111,7 +111,7 @@ def plan_answer(view: CatalogView, settings: Settings, out: Answer) -> QueryAnsw
     ]
     out.fact(
         "Demand",
-        f"{req.baseline_gpu_hours_per_month:,.0f} GPU-hours a month{_peaks_text(res, req)} on "
+        f"{req.baseline_gpu_hours_per_month:,.0f} GPU-hours a month{_peaks_text(req)} on "
         f"{res.reference_gpu_id}, {res.horizon_months} months from {res.start_month}",
     )
     out.fact("Buy", "; ".join(bought) if bought else "no desktop")
