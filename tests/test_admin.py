@@ -90,6 +90,25 @@ def test_a_read_key_cannot_write_and_a_revoked_key_stops_working(client, engine,
     assert r.status_code == 401 and "revoked" in r.json()["detail"]
 
 
+def test_a_key_stops_working_when_it_expires(client, engine):
+    with Session(engine) as s:
+        row, key = keys.create(
+            s, "visitor", ["read"], dt.datetime.now(dt.UTC) + dt.timedelta(hours=1)
+        )
+        assert client.get("/v1/admin/gpus/rtx-3090", headers={"X-API-Key": key}).status_code == 200
+        later = dt.datetime.now(dt.UTC) + dt.timedelta(hours=2)
+        assert keys.expired(s.get(ApiKey, row.id), later)
+        # Expire it now (as the clock would) and ask again.
+        stored = s.get(ApiKey, row.id)
+        stored.expires_at = dt.datetime.now(dt.UTC) - dt.timedelta(seconds=1)
+        s.add(stored)
+        s.commit()
+    r = client.get("/v1/admin/gpus/rtx-3090", headers={"X-API-Key": key})
+    assert r.status_code == 401 and "expired" in r.json()["detail"]
+    with Session(engine) as s, pytest.raises(ValueError, match="not in the future"):
+        keys.create(s, "late", ["read"], dt.datetime.now(dt.UTC) - dt.timedelta(days=1))
+
+
 def test_reads_stay_public(client):
     assert client.get("/v1/barebones").status_code == 200
     assert client.get("/v1/cloud-offers", params={"limit": 1}).status_code == 200

@@ -19,8 +19,16 @@ def keys_create(
         help="read (admin reads), write (catalog writes, imports), scenarios (save, list and "
         "delete its own scenarios).",
     ),
+    expires_in_days: float | None = typer.Option(
+        None,
+        "--expires-in-days",
+        min=0.001,
+        help="Days until the key stops working (fractions allowed). Default: it does not expire.",
+    ),
 ) -> None:
     """Create a key and print it once; only its SHA-256 digest is stored."""
+    import datetime as dt
+
     from sqlmodel import Session
 
     from app.db import get_engine
@@ -28,12 +36,19 @@ def keys_create(
 
     with Session(get_engine()) as session:
         try:
-            row, key = keys.create(session, name, scope)
+            expires = (
+                dt.datetime.now(dt.UTC) + dt.timedelta(days=expires_in_days)
+                if expires_in_days is not None
+                else None
+            )
+            row, key = keys.create(session, name, scope, expires)
         except ValueError as exc:
             raise typer.BadParameter(str(exc), param_hint="--scope") from None
     typer.echo(key)
+    until = f", expires {row.expires_at:%Y-%m-%d %H:%M} UTC" if row.expires_at else ""
     typer.echo(
-        f"id {row.id}, scopes: {row.scopes}. Store it now: it cannot be shown again.", err=True
+        f"id {row.id}, scopes: {row.scopes}{until}. Store it now: it cannot be shown again.",
+        err=True,
     )
 
 
@@ -64,7 +79,7 @@ def keys_list() -> None:
     from app.services import keys
 
     table = Table()
-    for col in ("id", "name", "scopes", "created (UTC)", "revoked (UTC)"):
+    for col in ("id", "name", "scopes", "created (UTC)", "revoked (UTC)", "expires (UTC)"):
         table.add_column(col)
     with Session(get_engine()) as session:
         for k in keys.list_keys(session):
@@ -74,5 +89,6 @@ def keys_list() -> None:
                 k.scopes,
                 f"{k.created_at:%Y-%m-%d %H:%M}",
                 f"{k.revoked_at:%Y-%m-%d %H:%M}" if k.revoked_at else "",
+                f"{k.expires_at:%Y-%m-%d %H:%M}" if k.expires_at else "",
             )
     Console().print(table)

@@ -82,6 +82,9 @@ class ApiKey(SQLModel, table=True):
     )
     created_at: dt.datetime = Field(description="Creation time (UTC).")
     revoked_at: dt.datetime | None = Field(default=None, description="Revocation time (UTC).")
+    expires_at: dt.datetime | None = Field(
+        default=None, description="Expiry time (UTC); the key stops working then. None: never."
+    )
 
 
 class Scenario(SQLModel, table=True):

@@ -32,11 +32,18 @@ def digest(key: str) -> str:
     return hashlib.sha256(key.encode()).hexdigest()
 
 
-def create(session: Session, name: str, scopes: Sequence[str]) -> tuple[ApiKey, str]:
-    """Store a new key; returns the row and the key itself (shown once, never stored)."""
+def create(
+    session: Session, name: str, scopes: Sequence[str], expires_at: dt.datetime | None = None
+) -> tuple[ApiKey, str]:
+    """Store a new key, valid until ``expires_at`` (UTC; None: no expiry); returns the row and
+    the key itself (shown once, never stored). ValueError for unknown scopes or an expiry in
+    the past."""
     bad = sorted(set(scopes) - set(SCOPES))
     if bad or not scopes:
         raise ValueError(f"scopes must be among {', '.join(SCOPES)} (got {', '.join(scopes)})")
+    now = dt.datetime.now(dt.UTC)
+    if expires_at is not None and _utc(expires_at) <= now:
+        raise ValueError(f"the expiry {expires_at:%Y-%m-%d %H:%M} UTC is not in the future")
     key_id = secrets.token_hex(6)
     key = f"gpc_{key_id}_{secrets.token_urlsafe(32)}"
     row = ApiKey(
@@ -44,7 +51,8 @@ def create(session: Session, name: str, scopes: Sequence[str]) -> tuple[ApiKey, 
         name=name,
         secret_sha256=digest(key),
         scopes=" ".join(s for s in SCOPES if s in scopes),
-        created_at=dt.datetime.now(dt.UTC),
+        created_at=now,
+        expires_at=_utc(expires_at) if expires_at is not None else None,
     )
     with Session(writer(session.get_bind())) as own:
         own.add(row)
@@ -86,6 +94,19 @@ def authenticate(session: Session, key: str | None, scope: str) -> ApiKey:
         raise Unauthorized("the API key is not valid")
     if row.revoked_at is not None:
         raise Unauthorized("the API key was revoked")
+    if expired(row):
+        raise Unauthorized(f"the API key expired at {row.expires_at:%Y-%m-%d %H:%M} UTC")
     if scope not in row.scopes.split():
         raise Forbidden(f"the API key lacks the '{scope}' scope (it has: {row.scopes})")
     return row
+
+
+def _utc(moment: dt.datetime) -> dt.datetime:
+    """``moment`` as an aware UTC time (a naive one, as SQLite returns it, is taken as UTC)."""
+    return moment.replace(tzinfo=dt.UTC) if moment.tzinfo is None else moment.astimezone(dt.UTC)
+
+
+def expired(row: ApiKey, now: dt.datetime | None = None) -> bool:
+    """Whether the key's expiry (if any) has passed at ``now`` (default: the current time)."""
+    moment = now or dt.datetime.now(dt.UTC)
+    return row.expires_at is not None and _utc(row.expires_at) <= moment
