@@ -18,6 +18,7 @@ from app.catalog.live import live_catalog
 from app.db import get_engine
 from app.middleware import RequestGuard
 from app.models.common import problem_response
+from app.rate_limit import EXEMPT, RateLimit
 from app.routers import admin, calc, catalog, charts, compare, health, plan, query, scenarios, slack
 from app.settings import get_settings
 
@@ -52,6 +53,8 @@ def problem_only_errors(app: FastAPI) -> None:
             for op in item.values():
                 if path not in ("/healthz", "/readyz", "/metrics"):
                     op["responses"].setdefault("503", problem_response(503))
+                if path not in EXEMPT:
+                    op["responses"].setdefault("429", problem_response(429))
                 for status, response in op.get("responses", {}).items():
                     content = response.get("content", {})
                     if status[0] in "45" and "application/problem+json" in content:
@@ -88,6 +91,9 @@ def create_app() -> FastAPI:
     )
     settings = get_settings()
     obs.configure_logging(settings.log_format, settings.log_level)
+    # Added first, so it runs inside the guard: a 429 gets a request id, security headers
+    # and its access-log line like any answer.
+    app.add_middleware(RateLimit)
     app.add_middleware(RequestGuard)
     if settings.cors_origins:
         app.add_middleware(
@@ -101,7 +107,16 @@ def create_app() -> FastAPI:
                 "If-None-Match",
                 "X-Request-ID",
             ],
-            expose_headers=["ETag", "Location", "Server-Timing", "X-Request-ID"],
+            expose_headers=[
+                "ETag",
+                "Location",
+                "Retry-After",
+                "Server-Timing",
+                "X-Request-ID",
+                "X-RateLimit-Limit",
+                "X-RateLimit-Remaining",
+                "X-RateLimit-Reset",
+            ],
         )
     errors.install(app)
     # Routes are matched in order, one router after another: the hot paths first.

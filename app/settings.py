@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from pydantic import AnyHttpUrl, Field, SecretStr
+from limits import parse_many
+from pydantic import AnyHttpUrl, Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -155,6 +156,53 @@ class Settings(BaseSettings):
         description="Largest file `POST /v1/admin/imports` takes, bytes (the largest SkyPilot "
         "file we ship is 75 kB; AWS's full catalog is a few MB).",
     )
+
+    rate_limits_enabled: bool = Field(
+        default=True,
+        description="Limit requests per caller (see the `rate_limit_*` settings). Off only for "
+        "a private deployment or a load test.",
+    )
+    rate_limit_anonymous: str = Field(
+        default="300/minute",
+        description="Requests per client address without a valid API key, in the `limits` "
+        "notation (`N/second|minute|hour|day`, several joined by `;`). Default 300 a minute: a "
+        "calculation costs under 1 ms of CPU here (scripts/bench.py: 1,336 break-evens a second "
+        "on one worker, 2026-11-23), so a caller "
+        "at the limit uses under 1 % of a core.",
+    )
+    rate_limit_anonymous_heavy: str = Field(
+        default="20/minute",
+        description="Of those, charts, reports, plans, cash flows, compares and sweeps (at most "
+        "~0.5 s of CPU each, issue 21's cap). Default 20 a minute: at most ~10 s of CPU a "
+        "minute, a sixth of a core, per address.",
+    )
+    rate_limit_key: str = Field(
+        default="3000/minute",
+        description="Requests per valid API key (whatever the address). Default 10x the "
+        "anonymous limit: a key is a known lab tool that may batch.",
+    )
+    rate_limit_key_heavy: str = Field(
+        default="60/minute",
+        description="Of those, the heavy ones (as above). Default 60 a minute: at most ~30 s "
+        "of CPU a minute, half a core, per key.",
+    )
+    redis_url: str | None = Field(
+        default=None,
+        description="`redis://host:port/db`: keep the rate-limit counters in Redis, shared by "
+        "every worker and instance. Default: in each worker's memory (a limit then holds per "
+        "worker).",
+    )
+
+    @field_validator(
+        "rate_limit_anonymous",
+        "rate_limit_anonymous_heavy",
+        "rate_limit_key",
+        "rate_limit_key_heavy",
+    )
+    @classmethod
+    def _limits_notation(cls, value: str) -> str:
+        parse_many(value)  # ValueError for anything but `N/unit` items
+        return value
 
 
 @lru_cache

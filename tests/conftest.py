@@ -14,6 +14,11 @@ import pytest
 _TMP = Path(tempfile.mkdtemp(prefix="gpucost-test-"))
 DB_URL = f"sqlite:///{_TMP / 'test.db'}"
 os.environ["GPUCOST_DATABASE_URL"] = DB_URL
+# The suite sends thousands of requests a minute from one address (and so do the servers it
+# starts, which inherit this environment): limits far above that, so the limiter runs on
+# every request without refusing; tests/test_rate_limit.py sets its own.
+for _name in ("ANONYMOUS", "ANONYMOUS_HEAVY", "KEY", "KEY_HEAVY"):
+    os.environ.setdefault(f"GPUCOST_RATE_LIMIT_{_name}", "1000000/minute")
 
 from alembic import command  # noqa: E402
 from fastapi.testclient import TestClient  # noqa: E402

@@ -129,7 +129,9 @@ PROBLEM_RESPONSES: dict[int | str, dict[str, Any]] = {
         413: "Request body too large.",
         415: "Request body is not `application/json`.",
         428: "Updates and deletes need `If-Match` with the resource's `ETag`.",
-        429: "Quota reached: the API key holds as many stored objects as it may (`Retry-After`).",
+        429: "Too many requests: the caller's rate limit (`rate-limited`: per API key, else per "
+        "client address; see `X-RateLimit-*`) or, when saving, its quota of stored objects "
+        "(`quota-exceeded`). Retry after `Retry-After` seconds.",
         422: "Invalid input (`errors` gives field paths), or an ambiguous name "
         "(`candidates` lists the matches).",
         500: "Unexpected error; `request_id` identifies it in the logs.",

@@ -1,0 +1,230 @@
+"""Requests per caller: a pure ASGI middleware over the `limits` library.
+
+A caller is its API key when the request carries a valid one (``X-API-Key``; any scope),
+else its client address (uvicorn's ``--proxy-headers`` puts the real address there behind a
+proxy). Each caller has two budgets (settings ``rate_limit_*``): every request counts
+against the first; charts, reports, plans, cash flows, compares, sweeps and imports (the
+heavy operations, up to ~0.5 s of CPU each) also against the second. Past either, the answer
+is 429 problem+json with ``Retry-After``; every counted answer carries ``X-RateLimit-Limit``,
+``X-RateLimit-Remaining`` and ``X-RateLimit-Reset`` (Unix time) for the caller's general
+budget.
+
+Counters use the sliding-window-counter strategy (a weighted sum of this and the previous
+window: no burst of twice the limit at a window's edge, at the cost of two counters per
+caller). They live in the worker's memory by default, so a limit holds per worker; with
+``GPUCOST_REDIS_URL`` they live in Redis and hold across every worker and instance.
+
+Not counted: the probes (``/healthz``, ``/readyz``, ``/metrics``) and ``/slack/commands``,
+which is signed (an unsigned call is refused before any work) and arrives from Slack's shared
+addresses, so an address limit would throttle a whole workspace.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Awaitable, Callable, MutableMapping
+from dataclasses import dataclass
+from typing import Any
+
+from cachetools import TTLCache
+from fastapi.concurrency import run_in_threadpool
+from limits import RateLimitItem, parse_many
+from limits.storage import Storage, storage_from_string
+from limits.strategies import SlidingWindowCounterRateLimiter
+from sqlalchemy.exc import SQLAlchemyError
+from starlette.requests import Request
+
+from app import errors
+from app.settings import Settings, get_settings
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+EXEMPT = frozenset({"/healthz", "/readyz", "/metrics", "/slack/commands"})
+_HEAVY_PREFIXES = (
+    "/v1/charts/",
+    "/v1/plan",
+    "/v1/cash-flow",
+    "/v1/compare",
+    "/v1/break-even/sweep",
+    "/v1/admin/imports",
+)
+
+
+def is_heavy(path: str) -> bool:
+    """Whether ``path`` is a heavy operation (counted against the heavy budget too)."""
+    return path.startswith(_HEAVY_PREFIXES) or (
+        path.startswith("/v1/scenarios/") and path.endswith("/report")
+    )
+
+
+@dataclass(frozen=True)
+class Budget:
+    """A kind of caller's limits: ``general`` for every request, ``heavy`` for heavy ones."""
+
+    general: list[RateLimitItem]
+    heavy: list[RateLimitItem]
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The outcome of counting one request: ``refused_by`` is the limit it broke (None: it
+    may go on), ``heavy`` whether it is a heavy-budget limit; ``limit``, ``remaining`` and ``reset_epoch_s`` describe the caller's first
+    general limit (for the ``X-RateLimit-*`` headers) or the broken one."""
+
+    refused_by: RateLimitItem | None
+    heavy: bool
+    limit: int
+    remaining: int
+    reset_epoch_s: float
+
+
+class RateLimits:
+    """The counters and budgets of one process (see the module docstring)."""
+
+    def __init__(self, settings: Settings) -> None:
+        uri = settings.redis_url or "memory://"
+        self.shared = settings.redis_url is not None
+        self.storage: Storage = storage_from_string(uri, **self._options(uri))
+        self.limiter = SlidingWindowCounterRateLimiter(self.storage)
+        self.anonymous = Budget(
+            parse_many(settings.rate_limit_anonymous),
+            parse_many(settings.rate_limit_anonymous_heavy),
+        )
+        self.keyed = Budget(
+            parse_many(settings.rate_limit_key), parse_many(settings.rate_limit_key_heavy)
+        )
+        # Key -> its id when valid, None when not; checked again after 60 s, so a revoked
+        # key loses its own budget within a minute (it loses access at once).
+        self._key_ids: TTLCache[str, str | None] = TTLCache(maxsize=10_000, ttl=60)
+
+    @staticmethod
+    def _options(uri: str) -> dict[str, Any]:
+        # Fail fast (and answer) when Redis is slow or gone, rather than hang the request.
+        return {"socket_timeout": 0.5, "socket_connect_timeout": 0.5} if uri != "memory://" else {}
+
+    async def caller(self, scope: Scope, key: str | None) -> tuple[str, Budget]:
+        """``("key:<id>", keyed)`` for a valid key, else ``("address:<host>", anonymous)``."""
+        if key:
+            key_id = self._key_ids.get(key, "")
+            if key_id == "":
+                try:
+                    key_id = await run_in_threadpool(_lookup_key_id, scope["app"], key)
+                except SQLAlchemyError:
+                    key_id = None  # the database is down: count it by address, do not cache
+                else:
+                    self._key_ids[key] = key_id
+            if key_id:
+                return f"key:{key_id}", self.keyed
+        client = scope.get("client")
+        return f"address:{client[0] if client else 'unknown'}", self.anonymous
+
+    def count(self, caller: str, budget: Budget, heavy: bool) -> Verdict:
+        """Count one request of ``caller``; blocking (a Redis round trip when shared)."""
+        items = [("general", item) for item in budget.general]
+        if heavy:
+            items += [("heavy", item) for item in budget.heavy]
+        for kind, item in items:
+            if not self.limiter.hit(item, kind, caller):
+                stats = self.limiter.get_window_stats(item, kind, caller)
+                return Verdict(item, kind == "heavy", item.amount, 0, stats.reset_time)
+        first = budget.general[0]
+        stats = self.limiter.get_window_stats(first, "general", caller)
+        return Verdict(None, False, first.amount, stats.remaining, stats.reset_time)
+
+
+def _lookup_key_id(app: Any, key: str) -> str | None:
+    """The id of ``key`` if valid, read from the app's database (its ``engine`` dependency,
+    so a test's database override holds here too)."""
+    from sqlmodel import Session
+
+    from app import deps
+    from app.db import get_engine
+    from app.services import keys
+
+    override = app.dependency_overrides.get(deps.engine)
+    with Session(override() if override else get_engine()) as session:
+        return keys.valid_key_id(session, key)
+
+
+def _per(item: RateLimitItem) -> str:
+    n = item.multiples
+    return f"{item.GRANULARITY.name}" if n == 1 else f"{n} {item.GRANULARITY.name}s"
+
+
+class RateLimit:
+    """See the module docstring. ``app`` is the rest of the ASGI stack; the counters are
+    made on the first request (from the settings of that moment)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+        self._limits: RateLimits | None = None
+        self._settings: Settings | None = None
+
+    def limits(self) -> RateLimits:
+        """This process's counters (remade when the settings object changes, as in tests)."""
+        settings = get_settings()
+        if self._limits is None or settings is not self._settings:
+            self._limits, self._settings = RateLimits(settings), settings
+        return self._limits
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["path"] in EXEMPT:
+            await self.app(scope, receive, send)
+            return
+        if not get_settings().rate_limits_enabled:
+            await self.app(scope, receive, send)
+            return
+        limits = self.limits()
+        key = next((v.decode("latin-1") for k, v in scope["headers"] if k == b"x-api-key"), None)
+        caller, budget = await limits.caller(scope, key)
+        heavy = is_heavy(scope["path"])
+        if limits.shared:
+            verdict = await run_in_threadpool(limits.count, caller, budget, heavy)
+        else:
+            verdict = limits.count(caller, budget, heavy)
+        headers = [
+            (b"x-ratelimit-limit", str(verdict.limit).encode()),
+            (b"x-ratelimit-remaining", str(verdict.remaining).encode()),
+            (b"x-ratelimit-reset", str(math.ceil(verdict.reset_epoch_s)).encode()),
+        ]
+        if verdict.refused_by is not None:
+            await self._refuse(scope, send, headers, verdict, caller)
+            return
+
+        async def send_with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                message["headers"] = [*message.get("headers", []), *headers]
+            await send(message)
+
+        await self.app(scope, receive, send_with_headers)
+
+    @staticmethod
+    async def _refuse(
+        scope: Scope,
+        send: Send,
+        headers: list[tuple[bytes, bytes]],
+        verdict: Verdict,
+        caller: str,
+    ) -> None:
+        item = verdict.refused_by
+        assert item is not None
+        retry_after_s = max(1, math.ceil(verdict.reset_epoch_s - time.time()))
+        who = "this API key" if caller.startswith("key:") else "this address"
+        what = "heavy requests (charts, reports, plans, compares)" if verdict.heavy else "requests"
+        detail = (
+            f"more than {item.amount} {what} per {_per(item)} from {who}; "
+            f"retry in {retry_after_s} s"
+        )
+        response = errors.problem(429, "rate-limited", "Too many requests", detail, Request(scope))
+        response.headers["Retry-After"] = str(retry_after_s)
+        response.raw_headers.extend(headers)
+
+        async def no_body() -> Message:
+            return {"type": "http.disconnect"}
+
+        await response(scope, no_body, send)
