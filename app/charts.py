@@ -10,20 +10,24 @@ Three charts, each sized for a Slack thumbnail (800 x 450 px PNG at 100 dpi, lar
 * :func:`fleet_plan`: a fleet plan's months (demand, owned capacity, hours served and
   rented) above the cumulative cost of its strategies (taller: 800 x 700 px).
 
-Pure: inputs are numbers and strings, outputs bytes; no web or database imports.
+Pure: inputs are numbers and strings, outputs bytes; no web or database imports. A service
+may have every drawing run elsewhere (:func:`offload_to`; :mod:`app.draw_pool` runs them in
+separate processes): the drawing functions take plain keyword arguments and return a
+picklable :class:`Chart` for that.
 """
 
 from __future__ import annotations
 
+import functools
 import io
 import math
 import textwrap
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache
 from types import SimpleNamespace
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -68,6 +72,11 @@ def _mpl() -> SimpleNamespace:
     )
 
 
+def warm() -> None:
+    """Import matplotlib now (a drawing process does it when it starts)."""
+    _mpl()
+
+
 def usd(x: float, _pos: int | None = None) -> str:
     """Money for titles, labels and ticks: `$2,200`, `$2.14`, `$0.00689`."""
     if abs(x) >= 1000:
@@ -88,6 +97,32 @@ class Chart:
     y_label: str
 
 
+Offload = Callable[[Callable[..., "Chart"], dict[str, Any]], "Chart"]
+_offload: Offload | None = None
+F = TypeVar("F", bound=Callable[..., "Chart"])
+
+
+def offload_to(runner: Offload | None) -> None:
+    """From now on, run every drawing as ``runner(drawing, kwargs)`` (e.g. in a process pool);
+    None: draw in the caller's thread (the default)."""
+    global _offload
+    _offload = runner
+
+
+def _drawing(fn: F) -> F:
+    """A public drawing function: drawn by the runner given to :func:`offload_to`, if any. The
+    runner gets this wrapper itself (importable by name, so it pickles); where no runner is
+    set, as in a drawing process, the wrapper draws."""
+
+    @functools.wraps(fn)
+    def draw(**kwargs: Any) -> Chart:
+        if _offload is not None:
+            return _offload(draw, kwargs)
+        return fn(**kwargs)
+
+    return draw  # type: ignore[return-value]
+
+
 def _render(fig: Figure, fmt: Format, title: str, x_label: str, y_label: str) -> Chart:
     buf = io.BytesIO()
     _mpl().FigureCanvasAgg(fig)
@@ -100,6 +135,7 @@ def _figure() -> Figure:
     return _mpl().Figure(figsize=(WIDTH_IN, HEIGHT_IN), dpi=DPI, layout="constrained")
 
 
+@_drawing
 def cumulative_cost(
     *,
     upfront_usd: float,
@@ -147,6 +183,7 @@ def cumulative_cost(
         return _render(fig, fmt, title, x_label, y_label)
 
 
+@_drawing
 def break_even_vs_utilization(
     *,
     utilizations: Sequence[float],
@@ -177,6 +214,7 @@ def break_even_vs_utilization(
         return _render(fig, fmt, title, x_label, y_label)
 
 
+@_drawing
 def ranked_bars(
     *,
     labels: Sequence[str],
@@ -221,6 +259,7 @@ def ranked_bars(
 PLAN_COLORS = {"plan": "#2ca02c", "all_cloud": CLOUD, "all_desktop": DESKTOP}
 
 
+@_drawing
 def fleet_plan(
     *,
     months: Sequence[str],
@@ -265,6 +304,7 @@ def fleet_plan(
         return _render(fig, fmt, title, x_label, y_label)
 
 
+@_drawing
 def message(*, title: str, lines: Sequence[str], fmt: Format = "png") -> Chart:
     """A card with no axes: a title and a few lines of text (a question that has no chart)."""
     with _lock, _mpl().rc_context(STYLE):

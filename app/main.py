@@ -12,7 +12,7 @@ from fastapi.middleware.cors import CORSMiddleware
 from fastapi.routing import APIRoute
 from sqlalchemy.exc import SQLAlchemyError
 
-from app import errors
+from app import draw_pool, errors
 from app import observability as obs
 from app.catalog.live import live_catalog
 from app.db import get_engine
@@ -71,12 +71,19 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     request does not wait for it. A database that is not ready yet is logged, not fatal:
     `/readyz` says so, and the first calculation reads the catalog once it is."""
     settings = get_settings()
+    pool = draw_pool.installed()
+    if pool is not None:
+        pool.warm_up()  # start the drawing processes now; nothing waits for them
     catalog_live = live_catalog(get_engine(), settings.catalog_poll_interval_s)
     try:
         await run_in_threadpool(lambda: catalog_live.view)
     except SQLAlchemyError as exc:
         log.warning("catalog not read at start-up (%s); will retry on first use", exc)
     yield
+    if pool is not None:
+        # Stop the drawing processes with the worker (waits for drawings in flight), rather
+        # than leave them to the interpreter's exit.
+        await run_in_threadpool(pool.close)
 
 
 def create_app() -> FastAPI:
@@ -91,6 +98,8 @@ def create_app() -> FastAPI:
     )
     settings = get_settings()
     obs.configure_logging(settings.log_format, settings.log_level)
+    if settings.render_processes:
+        draw_pool.install(settings.render_max_running, settings.render_timeout_s)
     # Added first, so it runs inside the guard: a 429 gets a request id, security headers
     # and its access-log line like any answer.
     app.add_middleware(RateLimit)

@@ -18,7 +18,7 @@ T = TypeVar("T")
 
 
 class Busy(DomainError):
-    """Too many charts, reports or plans are running and waiting in this worker."""
+    """Too many charts, reports, sweeps or plans are running and waiting in this worker."""
 
     status, slug, title = 503, "busy", "Busy"
 
@@ -49,8 +49,8 @@ class RenderGate:
                 self._admitted += 1
         if busy:
             raise Busy(
-                f"{self.max_running + self.max_waiting} charts, reports or plans are running or "
-                f"waiting in this worker; retry in {self.retry_after_s} s",
+                f"{self.max_running + self.max_waiting} charts, reports, sweeps or plans are "
+                f"running or waiting in this worker; retry in {self.retry_after_s} s",
                 retry_after_s=self.retry_after_s,
             )
         try:

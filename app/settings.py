@@ -145,6 +145,21 @@ class Settings(BaseSettings):
         "Retry-After. Default 8: four waiting per running slot, so a wait stays within a few "
         "seconds of the ~0.5 s each takes at most.",
     )
+    render_processes: bool = Field(
+        default=True,
+        description="Draw charts in `render_max_running` separate processes (app/draw_pool.py), "
+        "so drawing never holds the worker's GIL: under a chart flood /healthz kept a p99 of "
+        "~140 ms with drawing in threads (make bench-flood, 2026-11-23). False: draw in the "
+        "worker's threads (one process, less memory).",
+    )
+    render_timeout_s: float = Field(
+        default=10.0,
+        gt=0,
+        le=300,
+        description="Longest wait for one chart to be drawn, s; past it, 503 with Retry-After. "
+        "Default 10 s: 30x the slowest capped chart (0.34 s of CPU, the largest sweep, "
+        "2026-11-23), so only a stuck or starved process hits it.",
+    )
     max_scenarios_per_key: int = Field(
         default=1000,
         ge=1,

@@ -1,8 +1,13 @@
 """Chart flood (gpucost issue 21): ``CLIENTS`` callers each POST the largest break-even sweep
 chart (1,000 utilizations x 100 electricity prices, PNG) back to back for ``SECONDS`` seconds
 against one worker, while a probe times ``GET /healthz`` every 50 ms. Prints the answers by
-status, the probe's p50/p99/max and the worker's peak RSS, once with the render gate at its
-defaults and once with it opened wide (what the service did before the gate).
+status, the probe's p50/p99/max, the worker's peak RSS and that of its drawing processes, for:
+
+1. before issue 21: no render gate (opened wide), charts drawn in the worker's threads;
+2. the render gate, drawing in threads (issue 21, part 2a);
+3. the render gate and drawing processes (app/draw_pool.py): the defaults, with callers at
+   many addresses (rate limits far above the flood);
+4. every default, rate limits included: the flood comes from one address.
 
     make bench-flood        (or: python scripts/bench_flood.py)
 """
@@ -19,7 +24,8 @@ from pathlib import Path
 import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from scripts.loadlib import fresh_sqlite, start_server  # noqa: E402
+from app.settings import Settings  # noqa: E402
+from scripts.loadlib import children, fresh_sqlite, start_server  # noqa: E402
 
 CLIENTS, SECONDS = 8, 10
 SWEEP = {
@@ -42,7 +48,7 @@ def flood(env: dict[str, str]) -> dict[str, object]:
     stop = threading.Event()
     statuses: Counter[int] = Counter()
     probe: list[float] = []
-    peak = [0]
+    peak = [0, 0]
 
     def caller() -> None:
         with httpx.Client(base_url=srv.base, timeout=60) as c:
@@ -59,6 +65,7 @@ def flood(env: dict[str, str]) -> dict[str, object]:
                 c.get("/healthz")
                 probe.append((time.perf_counter() - t) * 1000)
                 peak[0] = max(peak[0], _rss_kb(srv.proc.pid))
+                peak[1] = max(peak[1], sum(_rss_kb(p) for p in children(srv.proc.pid)))
                 time.sleep(0.05)
 
     threads = [threading.Thread(target=caller) for _ in range(CLIENTS)]
@@ -79,13 +86,26 @@ def flood(env: dict[str, str]) -> dict[str, object]:
         "healthz_p99_ms": round(probe[int(0.99 * (len(probe) - 1))], 1),
         "healthz_max_ms": round(probe[-1], 1),
         "peak_rss_mb": round(peak[0] / 1024),
+        "drawing_processes_peak_rss_mb": round(peak[1] / 1024),
     }
 
 
 def main() -> None:
     env = fresh_sqlite()
-    wide = {**env, "GPUCOST_RENDER_MAX_RUNNING": "64", "GPUCOST_RENDER_MAX_WAITING": "1000"}
-    for name, e in (("gate opened wide (before)", wide), ("gate at its defaults", env)):
+    wide = {"GPUCOST_RENDER_MAX_RUNNING": "64", "GPUCOST_RENDER_MAX_WAITING": "1000"}
+    threads = {"GPUCOST_RENDER_PROCESSES": "false"}
+    defaults = Settings.model_fields
+    limits = {
+        f"GPUCOST_RATE_LIMIT_{n.upper()}": str(defaults[f"rate_limit_{n}"].default)
+        for n in ("anonymous", "anonymous_heavy", "key", "key_heavy")
+    }
+    runs = (
+        ("1. no gate, drawing in threads (before issue 21)", {**env, **wide, **threads}),
+        ("2. gate, drawing in threads", {**env, **threads}),
+        ("3. gate and drawing processes, many addresses", env),
+        ("4. every default, one address (rate limits on)", {**env, **limits}),
+    )
+    for name, e in runs:
         print(f"{CLIENTS} callers x {SECONDS} s, {name}: {flood(e)}", flush=True)
 
 

@@ -19,6 +19,10 @@ os.environ["GPUCOST_DATABASE_URL"] = DB_URL
 # every request without refusing; tests/test_rate_limit.py sets its own.
 for _name in ("ANONYMOUS", "ANONYMOUS_HEAVY", "KEY", "KEY_HEAVY"):
     os.environ.setdefault(f"GPUCOST_RATE_LIMIT_{_name}", "1000000/minute")
+# In-process tests draw charts in the test process's threads: every TestClient runs the
+# app's lifespan, which would start and stop the drawing processes for each test.
+# tests/test_draw_pool.py and the system tests run the processes themselves.
+os.environ.setdefault("GPUCOST_RENDER_PROCESSES", "false")
 
 from alembic import command  # noqa: E402
 from fastapi.testclient import TestClient  # noqa: E402

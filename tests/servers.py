@@ -4,12 +4,14 @@ serve it on loopback ports."""
 from __future__ import annotations
 
 import os
+import shutil
 import socket
 import subprocess
 import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
@@ -33,9 +35,40 @@ def seeded_sqlite(directory: Path) -> dict[str, str]:
 
 
 @contextmanager
-def uvicorn(env: dict[str, str], timeout_s: float = 30) -> Iterator[str]:
+def seeded_database(backend: str, directory: Path) -> Iterator[dict[str, str]]:
+    """The environment of a fresh, migrated and seeded database: an SQLite file in
+    ``directory``, or a new PostgreSQL database on ``GPUCOST_TEST_POSTGRES_URL``'s server
+    (dropped afterwards)."""
+    if backend == "sqlite":
+        yield seeded_sqlite(directory)
+        return
+    from tests.dbs import empty_database
+
+    with empty_database(backend, directory) as url:
+        env = {**os.environ, "GPUCOST_DATABASE_URL": url}
+        cli = [sys.executable, "-m", "app.cli"]
+        for step in ("migrate", "seed"):
+            subprocess.run([*cli, step], cwd=ROOT, env=env, check=True, capture_output=True)
+        yield env
+
+
+@dataclass
+class Server:
+    """A running ``gpucost serve``: its base URL and process."""
+
+    base: str
+    proc: subprocess.Popen[bytes]
+
+    def output(self) -> str:
+        """What it printed (once it has stopped)."""
+        out = self.proc.stdout.read() if self.proc.stdout else b""
+        return out.decode(errors="replace")
+
+
+@contextmanager
+def server(env: dict[str, str], timeout_s: float = 30) -> Iterator[Server]:
     """``gpucost serve`` (uvicorn, as in production) with ``env``, ready (``/readyz`` 200);
-    yields its base URL."""
+    stopped with SIGTERM (then killed) afterwards."""
     port = free_port()
     proc = subprocess.Popen(
         [sys.executable, "-m", "app.cli", "serve", "--host", "127.0.0.1", "--port", str(port)],
@@ -55,10 +88,60 @@ def uvicorn(env: dict[str, str], timeout_s: float = 30) -> Iterator[str]:
                 time.sleep(0.1)
         else:
             proc.kill()
-            raise RuntimeError(
-                f"uvicorn did not become ready: {proc.stdout.read().decode()[-2000:]}"
-            )  # type: ignore[union-attr]
-        yield base
+            out = proc.stdout.read().decode() if proc.stdout else ""
+            raise RuntimeError(f"uvicorn did not become ready: {out[-2000:]}")
+        yield Server(base, proc)
+    finally:
+        if proc.poll() is None:
+            proc.terminate()
+            try:
+                proc.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait(timeout=5)
+
+
+@contextmanager
+def uvicorn(env: dict[str, str], timeout_s: float = 30) -> Iterator[str]:
+    """:func:`server`, yielding its base URL only."""
+    with server(env, timeout_s) as srv:
+        yield srv.base
+
+
+REQUIRE_REDIS = os.environ.get("GPUCOST_REQUIRE_REDIS") == "1"
+
+
+@contextmanager
+def redis_server() -> Iterator[str]:
+    """A throwaway ``redis-server`` (Debian's package; .ci/run installs it) on a free loopback
+    port, nothing persisted; yields its URL. Skips the test when there is none, unless
+    ``GPUCOST_REQUIRE_REDIS=1`` (set by .ci/run) makes that a failure."""
+    import pytest
+
+    binary = shutil.which("redis-server")
+    if binary is None:
+        if REQUIRE_REDIS:
+            pytest.fail("GPUCOST_REQUIRE_REDIS=1 but redis-server is not installed")
+        pytest.skip("redis-server not installed (.ci/run installs it)")
+    port = free_port()
+    proc = subprocess.Popen(
+        [binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            try:
+                with socket.create_connection(("127.0.0.1", port), timeout=0.5) as conn:
+                    conn.sendall(b"PING\r\n")
+                    if conn.recv(16).startswith(b"+PONG"):
+                        break
+            except OSError:
+                time.sleep(0.05)
+        else:
+            raise RuntimeError("redis-server did not start")
+        yield f"redis://127.0.0.1:{port}/0"
     finally:
         proc.terminate()
         proc.wait(timeout=10)

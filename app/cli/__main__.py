@@ -2,4 +2,7 @@
 
 from app.cli import main
 
-main()
+# Guarded: a drawing process (app/draw_pool.py, started with `spawn`) imports the parent's
+# main module under another name, and must not run the command line again.
+if __name__ == "__main__":
+    main()

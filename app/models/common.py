@@ -144,7 +144,7 @@ PROBLEM_RESPONSES: dict[int | str, dict[str, Any]] = {
 # 503 of the charts, reports and fleet plans: the worker's bound on them is reached.
 BUSY_RESPONSE: dict[str, Any] = {
     "model": Problem,
-    "description": "Busy: this worker is computing as many charts, reports or fleet plans as "
+    "description": "Busy: this worker is computing as many charts, reports, sweeps or fleet plans as "
     "it runs and queues (`GPUCOST_RENDER_MAX_RUNNING`, `GPUCOST_RENDER_MAX_WAITING`); retry "
     "after `Retry-After` seconds.",
     "content": _PROBLEM_CONTENT,

@@ -48,8 +48,10 @@ class ScenarioPublic(BaseModel):
 
 
 class ScenariosPublic(BaseModel):
-    data: list[ScenarioPublic]
-    count: int = Field(description="Scenarios saved (before pagination).")
+    """A page of the caller's own scenarios, newest first."""
+
+    data: list[ScenarioPublic] = Field(description="This page's scenarios.")
+    count: int = Field(description="Scenarios the caller's key holds (before pagination).")
 
 
 class ScenarioResult(BaseModel):

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from app.deps import SettingsDep, ViewDep
-from app.models.common import PROBLEM_RESPONSES
+from app.deps import RenderGateDep, SettingsDep, ViewDep
+from app.models.common import BUSY_RESPONSE, PROBLEM_RESPONSES
 from app.models.compare import CompareRequest, CompareResult, SweepRequest, SweepResult
 from app.usecases import compare, sweep
 
@@ -35,9 +35,13 @@ async def compute_compare(
     "/break-even/sweep",
     response_model=SweepResult,
     summary="Break-even days over utilization and electricity price",
+    responses={503: BUSY_RESPONSE},
 )
-async def compute_sweep(req: SweepRequest, view: ViewDep, settings: SettingsDep) -> SweepResult:
+async def compute_sweep(
+    req: SweepRequest, view: ViewDep, settings: SettingsDep, heavy: RenderGateDep
+) -> SweepResult:
     """The `/v1/break-even` formula on a grid: rows are electricity prices (USD/kWh), columns
     utilizations (default 1 %, 2 % ... 100 %); each cell is break-even days (null = never),
-    with desktop and cloud totals after `horizon_days`."""
-    return sweep.compute_sweep(view, req, settings)
+    with desktop and cloud totals after `horizon_days`. A grid of up to 100,000 cells: it
+    runs through the worker's render gate, like charts (503 `busy` when full)."""
+    return await heavy.run(sweep.compute_sweep, view, req, settings)

@@ -80,16 +80,24 @@ def _spread(n: int, most: int) -> list[int]:
 def sweep_chart(
     view: CatalogView, req: SweepRequest, settings: Settings, fmt: charts.Format
 ) -> charts.Chart:
-    """Break-even days against utilization for a ``/v1/break-even/sweep`` request."""
+    """Break-even days against utilization for a ``/v1/break-even/sweep`` request. Only the
+    prices drawn are computed (each line is independent of the others): the largest sweep
+    computes 10 x 1,000 points here rather than 100 x 1,000 (~90 ms of CPU in the worker,
+    2026-11-24)."""
+    given = req.electricity_prices_usd_per_kwh or []
+    drawn = _spread(len(given), MAX_SWEEP_LINES)
+    if len(drawn) < len(given):
+        req = req.model_copy(update={"electricity_prices_usd_per_kwh": [given[i] for i in drawn]})
     res = sweep.compute_sweep(view, req, settings)
     desk = req.desktop.gpu or "desktop"
     cloud = req.cloud.offer_id or f"${res.cloud_price_usd_per_hour:g}/h"
-    all_prices = res.electricity_prices_usd_per_kwh
-    drawn = _spread(len(all_prices), MAX_SWEEP_LINES)
-    series = [(f"${all_prices[i]:g}/kWh", res.break_even_days[i]) for i in drawn]
-    prices = f", ${all_prices[0]:g}/kWh" if len(all_prices) == 1 else ""
-    if len(drawn) < len(all_prices):
-        prices += f" ({len(drawn)} of {len(all_prices)} prices drawn)"
+    prices_drawn = res.electricity_prices_usd_per_kwh
+    series = [
+        (f"${p:g}/kWh", days) for p, days in zip(prices_drawn, res.break_even_days, strict=True)
+    ]
+    prices = f", ${prices_drawn[0]:g}/kWh" if len(prices_drawn) == 1 else ""
+    if len(drawn) < len(given):
+        prices += f" ({len(drawn)} of {len(given)} prices drawn)"
     title = f"Break-even: {desk} desktop ({charts.usd(res.upfront_usd)}) vs {cloud}{prices}"
     return charts.break_even_vs_utilization(
         utilizations=res.utilizations, series=series, title=title, fmt=fmt

@@ -1,0 +1,140 @@
+"""Charts are drawn in separate processes, so drawing never holds the worker's GIL.
+
+Why: with charts drawn in the worker's own threads, a chart flood held ``/healthz`` at a
+p99 of about 140 ms (``make bench-flood``, 2026-11-23): matplotlib holds the GIL while it
+draws, and the event loop waits for it. In a process pool, the worker only waits on a pipe.
+
+The pool (:class:`DrawPool`) has ``render_max_running`` processes (the render gate lets no
+more charts through at once, so nothing queues inside it). Its processes:
+
+* are started with ``spawn`` (no ``fork`` of a threaded server), lazily, on the first chart
+  or at start-up's warm-up, and import matplotlib once, when they start;
+* run at a lower CPU priority (``nice`` +10), so on a busy machine the workers' cheap
+  answers and health checks come first;
+* exit within half a second of their parent's death (even a ``kill -9``), rather than linger
+  as orphans: a watchdog thread in each compares its parent's pid.
+
+A drawing that takes longer than ``render_timeout_s`` or a process that dies is a 503
+(:class:`app.render_gate.Busy`), and a dead pool is replaced on the next chart. At exit,
+:mod:`concurrent.futures` shuts the pool down.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import multiprocessing
+import os
+import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
+from concurrent.futures.process import BrokenProcessPool
+from typing import Any
+
+from app import charts
+from app.render_gate import Busy
+
+log = logging.getLogger("gpucost")
+NICENESS = 10
+
+
+def _watch_parent(parent_pid: int) -> None:
+    while True:
+        time.sleep(0.5)
+        if os.getppid() != parent_pid:
+            os._exit(0)  # the parent died (its children are re-parented): stop now
+
+
+def _start_child(parent_pid: int) -> None:
+    """Initializer of each drawing process: it draws itself, whatever importing the parent's
+    main module set up."""
+    charts.offload_to(None)
+    with contextlib.suppress(OSError):  # not allowed here: draw at normal priority
+        os.nice(NICENESS)
+    threading.Thread(target=_watch_parent, args=(parent_pid,), daemon=True).start()
+    charts.warm()
+
+
+class DrawPool:
+    """``processes`` drawing processes; :meth:`draw` runs a chart function in one of them and
+    waits at most ``timeout_s`` (blocking: call it from a worker thread, as the render gate
+    does)."""
+
+    def __init__(self, processes: int, timeout_s: float) -> None:
+        self.processes, self.timeout_s = processes, timeout_s
+        self._executor: ProcessPoolExecutor | None = None
+        self._lock = threading.Lock()
+
+    def _pool(self) -> ProcessPoolExecutor:
+        with self._lock:
+            if self._executor is None:
+                self._executor = ProcessPoolExecutor(
+                    max_workers=self.processes,
+                    mp_context=multiprocessing.get_context("spawn"),
+                    initializer=_start_child,
+                    initargs=(os.getpid(),),
+                )
+            return self._executor
+
+    def warm_up(self) -> list[Future[None]]:
+        """Start every process now (without waiting), so the first chart does not pay for
+        starting Python and importing matplotlib."""
+        pool = self._pool()
+        return [pool.submit(charts.warm) for _ in range(self.processes)]
+
+    def draw(self, fn: Callable[..., charts.Chart], kwargs: dict[str, Any]) -> charts.Chart:
+        """``fn(**kwargs)`` in a drawing process. Busy (503) when it takes longer than
+        ``timeout_s`` or its process dies (the pool is then replaced)."""
+        pool = self._pool()
+        try:
+            return pool.submit(fn, **kwargs).result(timeout=self.timeout_s)
+        except FutureTimeout:
+            raise Busy(
+                f"the chart took longer than {self.timeout_s:g} s to draw; retry later",
+                retry_after_s=5,
+            ) from None
+        except BrokenProcessPool:
+            log.error("a drawing process died; starting a new pool")
+            self._discard(pool)
+            raise Busy("a drawing process died; retry", retry_after_s=1) from None
+
+    def _discard(self, pool: ProcessPoolExecutor) -> None:
+        with self._lock:
+            if self._executor is pool:
+                self._executor = None
+        pool.shutdown(wait=False, cancel_futures=True)
+
+    def close(self) -> None:
+        """Stop the processes (waits for the drawings in flight)."""
+        with self._lock:
+            pool, self._executor = self._executor, None
+        if pool is not None:
+            pool.shutdown(wait=True, cancel_futures=True)
+
+    def pids(self) -> list[int]:
+        """The drawing processes' pids (for benchmarks and tests)."""
+        pool = self._executor
+        return list(getattr(pool, "_processes", None) or {}) if pool is not None else []
+
+
+_pool: DrawPool | None = None
+
+
+def install(processes: int, timeout_s: float) -> DrawPool | None:
+    """Draw every chart of this process in a pool of ``processes`` (made once; later calls
+    return it). Not in a process that multiprocessing started (a drawing process imports
+    the app too): None there, so a drawing never starts a pool of its own."""
+    global _pool
+    if multiprocessing.parent_process() is not None:
+        return None
+    if _pool is None:
+        _pool = DrawPool(processes, timeout_s)
+        charts.offload_to(_pool.draw)
+    return _pool
+
+
+def installed() -> DrawPool | None:
+    """The process's pool, if :func:`install` ran."""
+    return _pool
