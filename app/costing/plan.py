@@ -25,7 +25,6 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.optimize import Bounds, LinearConstraint, milp
 
 from app.costing.errors import InvalidInput
 
@@ -150,6 +149,10 @@ def solve_plan(p: PlanProblem, time_limit_s: float = 5.0) -> PlanSolution:
         + [np.full(n_t, np.inf if cloud is not None else 0.0)]
     )
     integrality = np.concatenate([np.ones(nx), np.zeros(nx + n_t)])
+    # Imported here: scipy.optimize adds ~0.3 s and tens of MB to a worker that may never
+    # plan (python -X importtime, 2026-11-24).
+    from scipy.optimize import Bounds, LinearConstraint, milp
+
     res = milp(
         cost,
         constraints=LinearConstraint(np.array(rows), lo, hi) if rows else None,
