@@ -2,7 +2,9 @@
 # Contract checks against a real uvicorn server (run by `make contract`, called from .ci/run):
 #  1. schemathesis CLI, all checks, 200 examples per operation, fixed seed, JUnit report;
 #  2. a Python client generated from the committed openapi.json (--fail-on-warning), used
-#     against the live server by scripts/client_check.py.
+#     against the live server by scripts/client_check.py;
+#  3. a TypeScript client generated from it (openapi-typescript + openapi-fetch), type-checked
+#     with tsc --strict and run against the live server (scripts/ts_client_check.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BIN=${BIN:-.venv/bin}
@@ -47,3 +49,6 @@ rm -rf "$WORK/client"
 "$BIN/openapi-python-client" generate --path openapi.json --config client-config.yaml \
   --fail-on-warning --output-path "$WORK/client" >/dev/null
 PYTHONPATH="$WORK/client" "$BIN/python" scripts/client_check.py "$BASE"
+
+echo "== generated TypeScript client"
+bash scripts/ts_client_check.sh "$BASE"

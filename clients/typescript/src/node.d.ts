@@ -1,0 +1,6 @@
+// The little of Node.js this check uses (no @types/node dependency for three names).
+declare const process: {
+  argv: string[];
+  env: Record<string, string | undefined>;
+  exitCode: number | undefined;
+};
