@@ -1,6 +1,6 @@
 # gpucost: two commands on a fresh machine (Python 3.11 and make).
 #   make run    install, migrate and seed an SQLite database, serve on $(HOST):$(PORT)
-#   make test   install and run the whole test suite
+#   make test   install and run the whole test suite (make test-fast: unit + API tests only)
 PYTHON ?= python3.11
 VENV   ?= .venv
 BIN    := $(VENV)/bin
@@ -8,7 +8,7 @@ HOST   ?= 127.0.0.1
 PORT   ?= 8000
 export GPUCOST_DATABASE_URL ?= sqlite:///./gpucost.db
 
-.PHONY: install db run test contract lint openapi lock bench bench-slack bench-compare bench-flood clean check
+.PHONY: install db run test test-fast typecheck-all contract lint openapi lock bench bench-slack bench-compare bench-flood clean check
 
 $(BIN)/.installed: requirements.lock pyproject.toml
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "need $(PYTHON)"; exit 1; }
@@ -29,6 +29,10 @@ run: db
 
 test: install
 	$(BIN)/pytest --junitxml=reports/pytest.xml
+
+# The edit-test loop: unit and in-process API tests on SQLite, in two processes (~26 s here).
+test-fast: install
+	$(BIN)/pytest -q -n 2 -p no:cacheprovider tests/unit tests/api
 
 contract: install
 	bash scripts/contract_ci.sh
@@ -57,11 +61,16 @@ lint: install
 	$(BIN)/ruff check app tests scripts
 	$(BIN)/hadolint Dockerfile
 
-# What CI checks before any test: lint, formatting, the Dockerfile.
+# What CI checks before any test: lint, formatting, strict types, the Dockerfile.
 check: install
 	$(BIN)/ruff check app tests scripts migrations
 	$(BIN)/ruff format --check app tests scripts migrations
+	$(BIN)/mypy
 	$(BIN)/hadolint Dockerfile
+
+# mypy --strict over every module, including those pyproject.toml still lets off.
+typecheck-all: install
+	$(BIN)/python scripts/typecheck_all.py
 
 clean:
 	rm -rf $(VENV) gpucost.db gpucost.db-wal gpucost.db-shm .pytest_cache

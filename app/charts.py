@@ -132,7 +132,8 @@ def _render(fig: Figure, fmt: Format, title: str, x_label: str, y_label: str) ->
 
 
 def _figure() -> Figure:
-    return _mpl().Figure(figsize=(WIDTH_IN, HEIGHT_IN), dpi=DPI, layout="constrained")
+    fig: Figure = _mpl().Figure(figsize=(WIDTH_IN, HEIGHT_IN), dpi=DPI, layout="constrained")
+    return fig
 
 
 @_drawing

@@ -11,11 +11,15 @@ from __future__ import annotations
 
 from functools import lru_cache
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import Engine, event
+from sqlalchemy import Connection, Engine, event
 from sqlmodel import create_engine
 
 from app.settings import get_settings
+
+if TYPE_CHECKING:
+    from alembic.config import Config
 
 
 def make_engine(url: str) -> Engine:
@@ -24,7 +28,7 @@ def make_engine(url: str) -> Engine:
         engine = create_engine(url, connect_args={"check_same_thread": False})
 
         @event.listens_for(engine, "connect")
-        def _on_connect(dbapi_conn, _record) -> None:  # pragma: no cover - driver hook
+        def _on_connect(dbapi_conn: Any, _record: Any) -> None:  # pragma: no cover - driver hook
             dbapi_conn.isolation_level = None
             cur = dbapi_conn.cursor()
             for pragma in (
@@ -37,7 +41,7 @@ def make_engine(url: str) -> Engine:
             cur.close()
 
         @event.listens_for(engine, "begin")
-        def _on_begin(conn) -> None:  # pragma: no cover - driver hook
+        def _on_begin(conn: Connection) -> None:  # pragma: no cover - driver hook
             immediate = conn.get_execution_options().get("immediate", False)
             conn.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")
 
@@ -67,7 +71,7 @@ def get_engine() -> Engine:
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def alembic_config():
+def alembic_config() -> Config:
     """Alembic config for this project (``alembic.ini`` at the repository root); the database
     URL comes from settings, or from ``-x url=...``."""
     from alembic.config import Config

@@ -173,7 +173,8 @@ def install(app: FastAPI) -> None:
     async def _validation(request: Request, exc: RequestValidationError) -> JSONResponse:
         errors = _jsonable_errors(list(exc.errors()))
         first = errors[0] if errors else {"loc": [], "msg": "invalid request"}
-        detail = f"{'.'.join(first['loc'])}: {first['msg']}" if first["loc"] else first["msg"]
+        where = ".".join(str(part) for part in first["loc"])
+        detail = f"{where}: {first['msg']}" if where else str(first["msg"])
         return problem(
             422, "validation-error", "Request validation failed", detail, request, errors=errors
         )

@@ -2,7 +2,7 @@
 
     python scripts/export_openapi.py [PATH]
 
-CI fails when the app's schema drifts from the committed file (tests/test_contract.py); run
+CI fails when the app's schema drifts from the committed file (tests/contract/test_contract.py); run
 `make openapi` after an intended API change and commit the result.
 """
 

@@ -16,12 +16,12 @@ DB_URL = f"sqlite:///{_TMP / 'test.db'}"
 os.environ["GPUCOST_DATABASE_URL"] = DB_URL
 # The suite sends thousands of requests a minute from one address (and so do the servers it
 # starts, which inherit this environment): limits far above that, so the limiter runs on
-# every request without refusing; tests/test_rate_limit.py sets its own.
+# every request without refusing; tests/api/test_rate_limit.py sets its own.
 for _name in ("ANONYMOUS", "ANONYMOUS_HEAVY", "KEY", "KEY_HEAVY"):
     os.environ.setdefault(f"GPUCOST_RATE_LIMIT_{_name}", "1000000/minute")
 # In-process tests draw charts in the test process's threads: every TestClient runs the
 # app's lifespan, which would start and stop the drawing processes for each test.
-# tests/test_draw_pool.py and the system tests run the processes themselves.
+# tests/system/ (test_draw_pool.py, test_abuse.py) run the processes themselves.
 os.environ.setdefault("GPUCOST_RENDER_PROCESSES", "false")
 
 from alembic import command  # noqa: E402
@@ -82,7 +82,7 @@ def pytest_terminal_summary(terminalreporter) -> None:
     """Print the chat corpus's understood-rate (issue 19) when its test ran."""
     import sys
 
-    module = sys.modules.get("tests.test_query_parser")
+    module = sys.modules.get("tests.api.test_query_parser")
     done = getattr(module, "UNDERSTOOD", None)
     if not done:
         return

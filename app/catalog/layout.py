@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from app.costing import ownership as own
+from app.costing.model import DAYS_PER_YEAR
 from app.models import Barebone, CloudOffer, Gpu, ProviderInfo, Region
 
 SECONDS_PER_HOUR = 3600.0
@@ -136,19 +137,21 @@ def lay_out_builds(
     slots: the build in the cheapest barebone that holds that many GPUs (``barebones``
     sorted by slots, price, id)."""
     most = max((b.gpu_slots for b in barebones), default=0)
-    builds = [
-        Build(cheapest_barebone(barebones, n), gpu, n)  # type: ignore[arg-type]
-        for gpu in gpus
-        if gpu.price_new_usd is not None
-        for n in range(1, most + 1)
-    ]
+    builds: list[Build] = []
+    upfront: list[float] = []
+    for gpu in gpus:
+        if gpu.price_new_usd is None:
+            continue
+        for n in range(1, most + 1):
+            barebone = cheapest_barebone(barebones, n)
+            if barebone is not None:  # always, for n up to the largest barebone's slots
+                builds.append(Build(barebone, gpu, n))
+                upfront.append(float(barebone.price_usd) + n * gpu.price_new_usd)
     return BuildArrays(
         builds=tuple(builds),
         gpu_index=np.array([position[b.gpu.id] for b in builds], dtype=np.int64),
         gpu_count=np.array([b.gpu_count for b in builds], dtype=float),
-        upfront_usd=np.array(
-            [float(b.barebone.price_usd) + b.gpu_count * b.gpu.price_new_usd for b in builds]
-        ),
+        upfront_usd=np.array(upfront),
         power_w=np.array(
             [
                 (b.gpu_count * b.gpu.tdp_w + b.barebone.base_power_w)
@@ -164,7 +167,7 @@ Curves = dict[str | None, tuple[own.DepreciationCurve, str]]
 
 
 def _years(a: dt.date, b: dt.date) -> float:
-    return (b - a).days / own.DAYS_PER_YEAR
+    return (b - a).days / DAYS_PER_YEAR
 
 
 def _fit(points: list[tuple[float, float, Gpu]]) -> own.DepreciationCurve:

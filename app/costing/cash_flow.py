@@ -91,7 +91,7 @@ class CashFlowMonth:
 
 def discount(month: int, annual_rate: float) -> float:
     """The factor of cash at the end of ``month`` (0 = now)."""
-    return (1.0 + annual_rate) ** (-month / 12.0)
+    return float((1.0 + annual_rate) ** (-month / 12.0))
 
 
 def cash_flow(c: CashFlowInputs) -> list[CashFlowMonth]:

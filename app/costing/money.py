@@ -35,7 +35,10 @@ def rate_in_force(rates: Sequence[ExchangeRate], day: dt.date) -> ExchangeRate:
     :class:`InvalidInput` for an empty sequence."""
     if not rates:
         raise InvalidInput("no rates", field="rates")
-    i = bisect.bisect_right([r.as_of for r in rates], day)  # type: ignore[misc]
+    dates = [r.as_of for r in rates if r.as_of is not None]
+    if len(dates) != len(rates):
+        raise InvalidInput("every rate needs its as_of date", field="rates")
+    i = bisect.bisect_right(dates, day)
     return rates[i - 1] if i else rates[0]
 
 

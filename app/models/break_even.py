@@ -7,6 +7,7 @@ from pydantic import (
     ConfigDict,
     Field,
 )
+from pydantic.config import JsonDict, JsonValue
 
 from app.models.answers import (
     Assumption,
@@ -24,8 +25,11 @@ from app.models.offer import PricingModel
 
 # The schema rules of a request with usage inputs (as the validators enforce them), and
 # seed 001's break-even as an example body.
-USAGE_RULES = [not_both("utilization", "utilization_profile"), not_both(*ELECTRICITY)]
-SEED_EXAMPLE = {
+USAGE_RULES: list[JsonValue] = [
+    not_both("utilization", "utilization_profile"),
+    not_both(*ELECTRICITY),
+]
+SEED_EXAMPLE: JsonDict = {
     "desktop": {"gpu": "rtx-3090", "total_price_usd": 2200},
     "cloud": {"price_usd_per_hour": 2.14, "gpu": "v100-16gb"},
     "utilization": 0.15,

@@ -14,6 +14,7 @@ from pydantic import (
 )
 
 from app.models.answers import Assumption, EmbodiedCarbon, PriceAge, SourceRef
+from app.models.common import OMITTED
 from app.models.inputs import (
     NO_CONTROL,
     STRICT,
@@ -50,11 +51,11 @@ class CarbonRequest(StrictBody):
     )
 
     gpu: str = Field(
-        default=None, min_length=1, pattern=NO_CONTROL, max_length=100, description="GPU."
+        default=OMITTED, min_length=1, pattern=NO_CONTROL, max_length=100, description="GPU."
     )
     gpu_count: int = Field(default=1, ge=1, le=10_000, description="GPUs.")
     gpu_power_w: float = Field(
-        default=None, ge=0, le=2000, description="Power per GPU, W; default TDP."
+        default=OMITTED, ge=0, le=2000, description="Power per GPU, W; default TDP."
     )
     base_power_w: float = Field(
         default=100.0,
@@ -68,12 +69,12 @@ class CarbonRequest(StrictBody):
     )
     utilization: float = Utilization
     days: float = Field(
-        default=None,
+        default=OMITTED,
         gt=0,
         le=36_500,
         description="Calendar days (busy hours = days x 24 x utilization).",
     )
-    hours: float = Field(default=None, gt=0, le=10_000_000, description="Busy hours.")
+    hours: float = Field(default=OMITTED, gt=0, le=10_000_000, description="Busy hours.")
     region: str | None = name_field(
         "Region id, for carbon intensity (and PUE).",
         max_length=64,
@@ -88,7 +89,7 @@ class CarbonRequest(StrictBody):
         description="Power usage effectiveness; default 1.0, or the cloud region's.",
     )
     hardware: Annotated[Hardware, Strict(False)] = Field(
-        default=None,
+        default=OMITTED,
         description="How the GPUs' manufacturing emissions are allocated: `owned` (default; "
         "a bought desktop carries all of them over its life, barebone included) or `rented` "
         "(the usage share of the GPUs and their host, the same boundary as a desktop).",

@@ -10,6 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from app.models.answers import Assumption, CurrencyRate, PriceAge, SourceRef
 from app.models.break_even import SEED_EXAMPLE, USAGE_RULES, BreakEvenRequest
+from app.models.common import OMITTED
 from app.models.inputs import STRICT, StrictBody
 
 
@@ -39,7 +40,7 @@ class OptionalCosts(StrictBody):
     no defaults for them). Desktop side: admin time, cooling, failures; cloud side: storage
     and egress of datasets and checkpoints."""
 
-    admin: AdminTime = Field(default=None, description="Staff time for the desktop.")
+    admin: AdminTime = Field(default=OMITTED, description="Staff time for the desktop.")
     cooling_overhead: float | None = Field(
         default=None,
         ge=0,
@@ -54,8 +55,8 @@ class OptionalCosts(StrictBody):
         description="Share of the GPUs that fail a year; each is replaced at the GPUs' price "
         "(the expected cost, spread evenly).",
     )
-    storage: CloudStorage = Field(default=None, description="Cloud storage.")
-    egress: CloudEgress = Field(default=None, description="Cloud egress.")
+    storage: CloudStorage = Field(default=OMITTED, description="Cloud storage.")
+    egress: CloudEgress = Field(default=OMITTED, description="Cloud egress.")
 
 
 class CashFlowRequest(BreakEvenRequest):
@@ -91,7 +92,7 @@ class CashFlowRequest(BreakEvenRequest):
         "and UK); the resale stays net.",
     )
     optional_costs: OptionalCosts = Field(
-        default=None,
+        default=OMITTED,
         description="Admin time, cooling, failures (desktop) and storage, egress (cloud); "
         "each off unless given.",
     )

@@ -8,6 +8,11 @@ from typing import Annotated, Any
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, Strict
 from sqlmodel import SQLModel
 
+# The default of a request field that may be left out but not sent as null. Such a field is
+# typed without `| None`, so the OpenAPI document (and a generated client) does not allow
+# null; at run time None still means "not given". Typed Any so the type checker accepts it.
+OMITTED: Any = None
+
 
 def _iso_date_string(value: Any) -> Any:
     """Let only a string through to date parsing: pydantic's lax mode would read a number as a
@@ -142,6 +147,14 @@ PROBLEM_RESPONSES: dict[int | str, dict[str, Any]] = {
 
 
 # 503 of the charts, reports and fleet plans: the worker's bound on them is reached.
+Responses = dict[int | str, dict[str, Any]]  # an operation's `responses=`
+
+
+def problems(*codes: int) -> Responses:
+    """The documented problem responses of ``codes`` (from :data:`PROBLEM_RESPONSES`)."""
+    return {code: PROBLEM_RESPONSES[code] for code in codes}
+
+
 BUSY_RESPONSE: dict[str, Any] = {
     "model": Problem,
     "description": "Busy: this worker is computing as many charts, reports, sweeps or fleet plans as "

@@ -13,6 +13,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, Strict, model_validator
 
 from app.models.answers import Assumption, CurrencyRate, PriceAge, SourceRef
+from app.models.common import OMITTED
 from app.models.inputs import (
     ELECTRICITY,
     NO_CONTROL,
@@ -50,7 +51,7 @@ class CompareWorkload(StrictBody):
 
     benchmark: str = name_field("Benchmark id (`GET /v1/benchmarks`).", max_length=64)
     runtime_s: float = Field(
-        default=None, gt=0.001, le=1e8, description="Runtime of one run on `gpu`, s."
+        default=OMITTED, gt=0.001, le=1e8, description="Runtime of one run on `gpu`, s."
     )
     gpu: str | None = name_field(
         "Reference GPU: the one `runtime_s` or `gpu_hours_per_month` is measured on. Default: "
@@ -194,13 +195,13 @@ class CompareRequest(CommonInputs):
         default_factory=CompareWorkload, description="What one run is."
     )
     runs_per_month: float = Field(
-        default=None,
+        default=OMITTED,
         ge=0.001,
         le=10**7,
         description="Runs per month (needs a benchmark or runtime).",
     )
     gpu_hours_per_month: float = Field(
-        default=None,
+        default=OMITTED,
         ge=0.001,
         le=100_000,
         description="Hours of work per month on the reference GPU(s), h.",

@@ -20,7 +20,7 @@ from pydantic import (
 )
 
 from app.costing import ownership as own
-from app.models.common import IsoDate
+from app.models.common import OMITTED, IsoDate
 
 STRICT = ConfigDict(extra="forbid", allow_inf_nan=False, strict=True)
 # Names and ids: printable text only (no NUL, newlines or other control characters).
@@ -126,7 +126,7 @@ class Precision(StrEnum):
 # `| None`: they may be omitted but not sent as null, so the schema's `required` rules mean
 # what the validators enforce.
 Utilization = Field(
-    default=None,
+    default=OMITTED,
     gt=0.0,
     le=1.0,
     description="Fraction of wall-clock time the GPUs are busy, 0 < u <= 1 (0.15 = 15 %).",
@@ -170,10 +170,10 @@ class DesktopSpec(StrictBody):
     )
     gpu_count: int = Field(default=1, ge=1, le=16, description="GPUs in the desktop.")
     total_price_usd: float = Field(
-        default=None, ge=0, le=10_000_000, description="Price of the whole machine, USD."
+        default=OMITTED, ge=0, le=10_000_000, description="Price of the whole machine, USD."
     )
     gpu_price_usd: float = Field(
-        default=None,
+        default=OMITTED,
         ge=0,
         le=1_000_000,
         description="Price of one GPU, USD; default: the GPU's launch MSRP in the catalog.",
@@ -186,7 +186,7 @@ class DesktopSpec(StrictBody):
         default=None, ge=0, le=1_000_000, description="Price of the machine without GPUs, USD."
     )
     gpu_power_w: float = Field(
-        default=None, ge=0, le=2000, description="Power of one GPU while busy, W; default TDP."
+        default=OMITTED, ge=0, le=2000, description="Power of one GPU while busy, W; default TDP."
     )
     base_power_w: float | None = Field(
         default=None,
@@ -224,14 +224,14 @@ class DesktopSpec(StrictBody):
         "946, 2024, asset class 00.12).",
     )
     total_price: float = Field(
-        default=None,
+        default=OMITTED,
         ge=0,
         le=10_000_000,
         description="Price of the whole machine in the request's `currency` (instead of "
         "`total_price_usd`).",
     )
     purchase_date: IsoDate = Field(
-        default=None,
+        default=OMITTED,
         description="Day the machine is bought; default: the day whose prices are read "
         "(`as_of`, else today). The resale day is `purchase_date + resell_after_years`.",
     )
@@ -244,14 +244,14 @@ class DesktopSpec(StrictBody):
         "their class (fitted to seed 001's used prices); the barebone is counted at 0.",
     )
     resale_value_usd: float = Field(
-        default=None,
+        default=OMITTED,
         ge=0,
         le=10_000_000,
         description="What the whole machine sells for at the end, USD; default 0 without "
         "`resell_after_years` (seed 001 counts no resale).",
     )
     resale_value: float = Field(
-        default=None,
+        default=OMITTED,
         ge=0,
         le=10_000_000,
         description="`resale_value_usd` in the request's `currency`.",
@@ -275,10 +275,10 @@ class CloudSpec(StrictBody):
         max_length=160,
     )
     price_usd_per_hour: float = Field(
-        default=None, ge=0, le=10_000, description="Price of the instance, USD/h."
+        default=OMITTED, ge=0, le=10_000, description="Price of the instance, USD/h."
     )
     price_per_hour: float = Field(
-        default=None,
+        default=OMITTED,
         ge=0,
         le=10_000,
         description="Price of the instance per hour in the request's `currency`.",
@@ -311,7 +311,7 @@ class SiteInputs(StrictBody):
         description="Electricity price, USD/kWh; default: the region's, else 0.12 (seed 001).",
     )
     electricity_price_per_kwh: float = Field(
-        default=None,
+        default=OMITTED,
         ge=0,
         le=5,
         description="Electricity price per kWh in the request's `currency` (instead of "
@@ -355,21 +355,21 @@ class CommonInputs(UsageInputs):
     """:class:`UsageInputs` and the workload's multi-GPU scaling and memory need."""
 
     scaling: Annotated[ScalingModel, Strict(False)] = Field(
-        default=None,
+        default=OMITTED,
         description="Multi-GPU scaling preset; default `tuned` (see `ScalingModel`).",
     )
     parallel_fraction: float = Field(
-        default=None,
+        default=OMITTED,
         gt=0,
         le=1,
         description="Override: Amdahl parallel fraction p, speed-up on n GPUs = 1 / ((1 - p) "
         "+ p / n). Wins over `scaling`.",
     )
     memory_preset: Annotated[MemoryPresetId, Strict(False)] = Field(
-        default=None,
+        default=OMITTED,
         description="Workload memory need (seed 001); a GPU below it is named in `warnings`.",
     )
     precision: Annotated[Precision, Strict(False)] = Field(
-        default=None,
+        default=OMITTED,
         description="Precision of `memory_preset`; default fp32 (`fp16` needs 8/12 of it).",
     )

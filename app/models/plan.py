@@ -11,6 +11,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from app.models.answers import Assumption, CurrencyRate, PriceAge, SourceRef
+from app.models.common import OMITTED
 from app.models.inputs import (
     ELECTRICITY,
     NO_CONTROL,
@@ -131,7 +132,7 @@ class PlanRequest(SiteInputs):
         "first; its length is the horizon (12 to 60 months).",
     )
     baseline_gpu_hours_per_month: float = Field(
-        default=None,
+        default=OMITTED,
         ge=0,
         le=MAX_MONTHLY_GPU_HOURS,
         description="Demand in a month without a peak, reference GPU-hours.",
@@ -164,7 +165,7 @@ class PlanRequest(SiteInputs):
         "rule: the GPUs' power + 300 W <= 1,600 W).",
     )
     cloud: CloudSpec = Field(
-        default=None,
+        default=OMITTED,
         description="The cloud to rent from; default: the cheapest on-demand offer of the "
         "reference GPU (1-GPU instances first, Colab and flagged price outliers excluded), "
         "else of a GPU with similar memory bandwidth.",

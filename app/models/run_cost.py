@@ -12,6 +12,7 @@ from pydantic import (
 )
 
 from app.models.answers import Assumption, CurrencyRate, MemoryCheck, PriceAge, SourceRef
+from app.models.common import OMITTED
 from app.models.inputs import (
     ELECTRICITY,
     NO_CONTROL,
@@ -34,7 +35,9 @@ class Workload(StrictBody):
         "Benchmark id (`GET /v1/benchmarks`).",
         max_length=64,
     )
-    runtime_s: float = Field(default=None, gt=0.001, le=1e9, description="Runtime of one run, s.")
+    runtime_s: float = Field(
+        default=OMITTED, gt=0.001, le=1e9, description="Runtime of one run, s."
+    )
     gpu: str | None = name_field(
         "GPU `runtime_s` was measured on.",
         max_length=100,
@@ -95,15 +98,15 @@ class RunOption(StrictBody):
     )
 
     offer_id: str = Field(
-        default=None, min_length=1, pattern=NO_CONTROL, max_length=160, description="Offer id."
+        default=OMITTED, min_length=1, pattern=NO_CONTROL, max_length=160, description="Offer id."
     )
     gpu: str = name_field(
         "GPU id or name, with `price_usd_per_hour`.",
         max_length=100,
     )
     gpu_count: int | None = Field(default=None, ge=1, le=64, description="GPUs.")
-    price_usd_per_hour: float = Field(default=None, ge=0, le=10_000, description="Price, USD/h.")
-    desktop: DesktopSpec = Field(default=None, description="A desktop instead.")
+    price_usd_per_hour: float = Field(default=OMITTED, ge=0, le=10_000, description="Price, USD/h.")
+    desktop: DesktopSpec = Field(default=OMITTED, description="A desktop instead.")
 
     @model_validator(mode="after")
     def _one_kind(self) -> RunOption:

@@ -4,12 +4,12 @@ every number it read (each field described for the API schema)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
 
-def Doc(description: str):  # noqa: N802  (reads as a type annotation)
+def Doc(description: str) -> Any:  # noqa: N802  (reads as a type annotation)
     """A field's description for the API schema (the parser's results are answered as JSON)."""
     return Field(description=description)
 
@@ -147,7 +147,7 @@ class Interpretation:
         if self.intent == "unknown" or (not understood and self.intent not in NEEDS_GPU):
             self.intent = "unknown"
             return
-        cloud_named = c.provider or c.pricing_model or c.colab_plan
+        cloud_named = bool(c.provider or c.pricing_model or c.colab_plan)
         cloud_named = cloud_named or c.price_usd_per_hour is not None
         one_gpu_intents = ("break_even", "run_cost", "carbon", "electricity")
         # "is renting a 4090 on runpod cheaper than buying one": the one GPU is bought too

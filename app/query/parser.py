@@ -73,12 +73,14 @@ from app.query.vocabulary import (
 )
 from app.query.work import Work
 
+_TYPOGRAPHIC = str.maketrans("×’–—", "x'--")  # typographic characters to ASCII
+
 
 def clean(text: str) -> str:
     """NFKC, typographic characters to ASCII, control characters to spaces, spaces
     collapsed, a leading ``/gpucost`` dropped."""
     text = unicodedata.normalize("NFKC", text)
-    text = text.translate(str.maketrans({"×": "x", "’": "'", "–": "-", "—": "-"}))
+    text = text.translate(_TYPOGRAPHIC)
     text = "".join(" " if unicodedata.category(c)[0] == "C" else c for c in text)
     text = re.sub(r"\s+", " ", text).strip()
     # "2x4090", "4xA100": a count glued to a GPU name

@@ -10,7 +10,7 @@ when `If-Match` carries its current ETag (428 without it, 412 when it is stale).
 from __future__ import annotations
 
 import datetime as dt
-from typing import Annotated
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Header, Path, Query, Request, Response
 from starlette.concurrency import run_in_threadpool
@@ -20,7 +20,7 @@ from app.deps import EngineDep, api_key
 from app.errors import InvalidRequest
 from app.models import ApiKey
 from app.models.admin import AdminRow, ImportCounts, ImportFileReport, ImportResult
-from app.models.common import PROBLEM_RESPONSES
+from app.models.common import PROBLEM_RESPONSES, Responses, problems
 from app.services import admin, imports
 
 # Dependencies run before the body is validated: a request without a valid key is a 401
@@ -32,7 +32,7 @@ _401 = {
     **PROBLEM_RESPONSES[401],
     "description": "No `X-API-Key`, or one that is unknown or revoked.",
 }
-RESPONSES = {401: _401, **{c: PROBLEM_RESPONSES[c] for c in (403, 404, 422)}}
+RESPONSES: Responses = {401: _401, **problems(403, 404, 422)}
 router = APIRouter(prefix="/v1/admin", tags=["admin"], responses=RESPONSES)
 
 IfMatch = Annotated[
@@ -54,7 +54,9 @@ IfNoneMatch = Annotated[
 ]
 
 
-def _row(kind: admin.Kind, item_id: str, data: dict, tag: str, response: Response) -> AdminRow:
+def _row(
+    kind: admin.Kind, item_id: str, data: dict[str, Any], tag: str, response: Response
+) -> AdminRow:
     response.headers["ETag"] = tag
     return AdminRow(kind=kind.name, id=item_id, etag=tag, data=data)
 
@@ -79,7 +81,7 @@ def _register(kind: admin.Kind) -> None:
 
     def put_row(
         item_id: Id,
-        body: kind.write,  # type: ignore[valid-type]
+        body: kind.write,  # type: ignore[name-defined]  # a model per kind, chosen at import
         response: Response,
         engine: EngineDep,
         _key: WriteKey,
@@ -119,7 +121,7 @@ def _register(kind: admin.Kind) -> None:
         "the same transaction. Scope: `write`.",
         responses={
             201: {"description": "Created.", "model": AdminRow},
-            **{c: PROBLEM_RESPONSES[c] for c in (400, 412, 413, 415, 428)},
+            **problems(400, 412, 413, 415, 428),
         },
     )(put_row)
     router.delete(
@@ -131,7 +133,7 @@ def _register(kind: admin.Kind) -> None:
         "without it, 412 when stale, 409 when other rows refer to it. Scope: `write`.",
         responses={
             204: {"description": "Deleted."},
-            **{c: PROBLEM_RESPONSES[c] for c in (409, 412, 428)},
+            **problems(409, 412, 428),
         },
     )(delete_row)
 
@@ -152,7 +154,7 @@ IMPORT_BODY = {
 }
 
 
-def openapi_components() -> dict:
+def openapi_components() -> dict[str, Any]:
     """Schemas the import body refers to (it is read raw, so FastAPI does not add them)."""
     schema = importer.OfferImportFile.model_json_schema(ref_template="#/components/schemas/{model}")
     defs = schema.pop("$defs", {})

@@ -9,14 +9,14 @@ from app import usecases
 from app.deps import SettingsDep, ViewDep
 from app.models.break_even import BreakEvenRequest, BreakEvenResult
 from app.models.carbon import CarbonRequest, CarbonResult
-from app.models.common import PROBLEM_RESPONSES
+from app.models.common import problems
 from app.models.electricity import ElectricityRequest, ElectricityResult
 from app.models.run_cost import RunCostRequest, RunCostResult
 
 router = APIRouter(
     prefix="/v1",
     tags=["calculations"],
-    responses={code: PROBLEM_RESPONSES[code] for code in (400, 404, 413, 415, 422)},
+    responses=problems(400, 404, 413, 415, 422),
 )
 
 

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Query
+from sqlmodel import SQLModel
 
 from app.deps import CurrentViewDep, ViewDep
 from app.models.benchmark import BenchmarkPublic, BenchmarkResultPublic, BenchmarksPublic
@@ -14,10 +15,10 @@ from app.models.catalog_misc import (
     UtilizationProfilePublic,
     UtilizationProfilesPublic,
 )
-from app.models.common import PROBLEM_RESPONSES
+from app.models.common import PROBLEM_RESPONSES, Responses
 from app.models.gpu import GpuPublic, GpusPublic
 from app.models.inputs import MemoryPresetId, Precision
-from app.models.offer import CloudOfferPublic, CloudOffersPublic, PricingModel, Provider
+from app.models.offer import CloudOffer, CloudOfferPublic, CloudOffersPublic, PricingModel, Provider
 from app.models.ownership import (
     EmbodiedFactorsPublic,
     FxRatesPublic,
@@ -31,7 +32,7 @@ from app.services.ownership import memory_need
 router = APIRouter(prefix="/v1", tags=["catalog"], responses={422: PROBLEM_RESPONSES[422]})
 
 
-def link_to(operation_id: str, param: str, description: str) -> dict:
+def link_to(operation_id: str, param: str, description: str) -> Responses:
     """A 200 response declaring an OpenAPI link from a listing's first item to its detail."""
     return {
         200: {
@@ -57,13 +58,13 @@ PrecisionQuery = Annotated[
 ]
 
 
-def fields_of(row) -> dict:
+def fields_of(row: SQLModel) -> dict[str, Any]:
     """A table row's column values (table models hold enum columns as plain strings, so
     ``model_dump`` would warn)."""
     return {name: getattr(row, name) for name in type(row).model_fields}
 
 
-def offer_public(row) -> CloudOfferPublic:
+def offer_public(row: CloudOffer) -> CloudOfferPublic:
     price = float(row.price_usd_per_hour)
     return CloudOfferPublic.model_validate(
         {

@@ -7,16 +7,16 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query, Response
 
-from app.charts import Format
+from app.charts import Chart, Format
 from app.deps import RenderGateDep, SettingsDep, ViewDep
 from app.models.break_even import BreakEvenRequest
-from app.models.common import BUSY_RESPONSE, PROBLEM_RESPONSES
+from app.models.common import BUSY_RESPONSE, Responses, problems
 from app.models.compare import CompareRequest, SweepRequest
 from app.models.plan import PlanRequest
 from app.query.vocabulary import MAX_QUERY_CHARS
 from app.services import charts
 
-IMAGE = {
+IMAGE: Responses = {
     200: {
         "description": "The chart: PNG (800 px wide) or SVG (text kept as text).",
         "content": {
@@ -30,14 +30,14 @@ router = APIRouter(
     tags=["charts"],
     responses={
         **IMAGE,
-        **{code: PROBLEM_RESPONSES[code] for code in (400, 404, 413, 415, 422)},
+        **problems(400, 404, 413, 415, 422),
         503: BUSY_RESPONSE,
     },
 )
 FormatQuery = Annotated[Format, Query(description="`png` (default) or `svg`.", alias="format")]
 
 
-def _image(chart) -> Response:
+def _image(chart: Chart) -> Response:
     headers = {"Cache-Control": "public, max-age=3600"}
     if not chart.x_label:  # a card explaining why there is no chart
         headers["X-Gpucost-Charted"] = "false"

@@ -6,14 +6,14 @@ from __future__ import annotations
 from fastapi import APIRouter
 
 from app.deps import RenderGateDep, SettingsDep, ViewDep
-from app.models.common import BUSY_RESPONSE, PROBLEM_RESPONSES
+from app.models.common import BUSY_RESPONSE, problems
 from app.models.compare import CompareRequest, CompareResult, SweepRequest, SweepResult
 from app.usecases import compare, sweep
 
 router = APIRouter(
     prefix="/v1",
     tags=["calculations"],
-    responses={code: PROBLEM_RESPONSES[code] for code in (400, 404, 413, 415, 422)},
+    responses=problems(400, 404, 413, 415, 422),
 )
 
 

@@ -46,7 +46,7 @@ def get_metrics() -> Response:
     summary="Readiness",
     responses={503: {"model": Health, "description": "Database unreachable or behind."}},
 )
-def get_ready():
+def get_ready() -> Health | JSONResponse:
     """The database answers and its schema is at the latest migration."""
     # Imported here: alembic is ~0.1 s of every worker's start-up, used only by this probe.
     from alembic.runtime.migration import MigrationContext

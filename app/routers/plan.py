@@ -10,7 +10,7 @@ from fastapi import APIRouter, Query, Response
 
 from app.deps import RenderGateDep, SettingsDep, ViewDep
 from app.models.cash_flow import CashFlowRequest, CashFlowResult
-from app.models.common import BUSY_RESPONSE, PROBLEM_RESPONSES
+from app.models.common import BUSY_RESPONSE, Responses, problems
 from app.models.plan import PlanRequest, PlanResult
 from app.services import reports
 from app.usecases.cash_flow import compute_cash_flow
@@ -20,7 +20,7 @@ router = APIRouter(
     prefix="/v1",
     tags=["planning"],
     responses={
-        **{code: PROBLEM_RESPONSES[code] for code in (400, 404, 413, 415, 422)},
+        **problems(400, 404, 413, 415, 422),
         503: BUSY_RESPONSE,
     },
 )
@@ -40,7 +40,7 @@ async def plan(
     return await heavy.run(compute_plan, view, req, settings)
 
 
-REPORT_CONTENT = {
+REPORT_CONTENT: Responses = {
     200: {
         "description": "The report: a printable HTML page (the question, the answer, the "
         "chart, a sensitivity table, assumptions and sources), an XLSX workbook (Summary, "
@@ -103,7 +103,7 @@ async def cash_flow(
     return await heavy.run(compute_cash_flow, view, req, settings)
 
 
-CASH_FLOW_CONTENT = {
+CASH_FLOW_CONTENT: Responses = {
     200: {
         "description": "The cash flow as an XLSX workbook (Summary, Cash flow, Assumptions, "
         "Sources, Warnings) or CSV (one row per period).",

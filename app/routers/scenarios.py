@@ -9,7 +9,7 @@ it created, so generated clients and stateful testers can follow them."""
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Path, Query, Response
 
@@ -22,14 +22,14 @@ from app.deps import (
     SettingsDep,
     ViewDep,
 )
-from app.models.common import BUSY_RESPONSE, PROBLEM_RESPONSES
+from app.models.common import BUSY_RESPONSE, PROBLEM_RESPONSES, Responses, problems
 from app.models.scenario import ScenarioCreate, ScenarioPublic, ScenarioResult, ScenariosPublic
 from app.services import reports, scenarios
 
 router = APIRouter(
     prefix="/v1/scenarios", tags=["scenarios"], responses={422: PROBLEM_RESPONSES[422]}
 )
-_KEYED = {
+_KEYED: Responses = {
     401: {
         **PROBLEM_RESPONSES[401],
         "description": "No `X-API-Key`, or one that is unknown or revoked.",
@@ -41,7 +41,7 @@ ScenarioId = Annotated[
 ]
 
 
-def _links(source: str) -> dict:
+def _links(source: str) -> dict[str, Any]:
     param = {"scenario_id": source}
     return {
         "GetScenario": {
@@ -75,7 +75,7 @@ def _links(source: str) -> dict:
     responses={
         201: {"description": "Saved.", "links": _links("$response.body#/id")},
         **_KEYED,
-        **{c: PROBLEM_RESPONSES[c] for c in (400, 404, 413, 415, 429)},
+        **problems(400, 404, 413, 415, 429),
     },
 )
 def create_scenario(

@@ -16,7 +16,7 @@ from sqlalchemy.engine import Engine
 from app import errors
 from app.catalog.view import CatalogView
 from app.deps import CurrentViewDep, EngineDep, SettingsDep
-from app.models.common import PROBLEM_RESPONSES
+from app.models.common import problems
 from app.models.slack import SlackCommand, SlackMessage
 from app.services import query, slack
 from app.services.slack_replays import DbReplayStore
@@ -58,7 +58,7 @@ def reply_for(view: CatalogView, settings: Settings, text: str) -> dict[str, Any
     return slack.answer_message(ans, base)
 
 
-async def _post_later(task: asyncio.Future, response_url: str) -> None:
+async def _post_later(task: asyncio.Future[dict[str, Any]], response_url: str) -> None:
     message = await task
     if not response_url.startswith(RESPONSE_URL_PREFIX):
         log.warning("slow answer dropped: response_url is not a Slack URL")
@@ -72,7 +72,7 @@ async def _post_later(task: asyncio.Future, response_url: str) -> None:
             log.exception("posting the delayed answer to response_url failed")
 
 
-_background: set[asyncio.Task] = set()
+_background: set[asyncio.Task[None]] = set()
 
 
 @router.post(
@@ -84,7 +84,7 @@ _background: set[asyncio.Task] = set()
             "description": "A Slack message (Block Kit), ephemeral unless the user asks to share.",
             "model": SlackMessage,
         },
-        **{code: PROBLEM_RESPONSES[code] for code in (401, 413, 415)},
+        **problems(401, 413, 415),
     },
     openapi_extra={
         "requestBody": {

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from sqlalchemy import delete
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError
-from sqlmodel import Session
+from sqlmodel import Session, col
 
 from app.models import SlackReplay
 
@@ -30,7 +30,7 @@ class DbReplayStore:
         every worker), False after. Database errors propagate (the caller answers 503)."""
         now = self._clock()
         with Session(self.engine) as s:
-            s.exec(delete(SlackReplay).where(SlackReplay.expires_at < now))  # type: ignore[call-overload]
+            s.exec(delete(SlackReplay).where(col(SlackReplay.expires_at) < now))
             s.add(SlackReplay(signature=signature, expires_at=now + self.ttl_s))
             try:
                 s.commit()

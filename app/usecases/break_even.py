@@ -250,7 +250,7 @@ def _same_count_answer(
         offer_id=offer.id,
         provider=offer.provider,
         gpu_count=offer.gpu_count,
-        price_usd_per_hour=offer.price_usd_per_hour,
+        price_usd_per_hour=float(offer.price_usd_per_hour),
         break_even_days=alt.break_even_days,
         break_even_reason=alt.break_even_reason,
         tco_saving_usd=alt.tco.tco_saving_usd,

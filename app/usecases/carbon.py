@@ -59,7 +59,7 @@ def resolve(view: CatalogView, req: CarbonRequest, settings: Settings) -> Carbon
     if req.gpu_power_w is not None:
         gpu_power = req.gpu_power_w
     else:
-        gpu_power = gpu.tdp_w  # type: ignore[union-attr]  (validated: gpu or gpu_power_w)
+        gpu_power = gpu.tdp_w  # type: ignore[union-attr]  # validated: gpu or gpu_power_w
         trail.assume("gpu_power_w", gpu_power, f"TDP of {gpu.id}")
     utilization: float | None = None
     if req.hours is not None:

@@ -169,7 +169,7 @@ def _reference_hours(snap: CatalogView, req: CompareRequest, ref: Reference, tra
     if req.gpu_hours_per_month is not None:
         return req.gpu_hours_per_month
     if req.runs_per_month is not None:
-        return req.runs_per_month * ref.run_hours  # type: ignore[operator]  (validated)
+        return req.runs_per_month * ref.run_hours  # type: ignore[operator]  # validated
     usage = resolve_usage(snap, req, trail)
     trail.assume(
         "usage",

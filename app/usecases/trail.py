@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, overload
 
 from app.catalog.view import CatalogView
 from app.costing import ownership as own
@@ -22,6 +22,12 @@ LIFETIME_SOURCE = (
 )
 
 
+@overload
+def sig8(x: float) -> float: ...
+@overload
+def sig8(x: None) -> None: ...
+@overload
+def sig8(x: float | None) -> float | None: ...
 def sig8(x: float | None) -> float | None:
     """Round to 8 significant digits (None stays None)."""
     return None if x is None else float(f"{x:.8g}")
@@ -104,6 +110,12 @@ def currency_rate(rate: ExchangeRate) -> CurrencyRate:
     )
 
 
+@overload
+def in_currency(amount_usd: float, rate: ExchangeRate) -> float: ...
+@overload
+def in_currency(amount_usd: None, rate: ExchangeRate) -> None: ...
+@overload
+def in_currency(amount_usd: float | None, rate: ExchangeRate) -> float | None: ...
 def in_currency(amount_usd: float | None, rate: ExchangeRate) -> float | None:
     """``amount_usd`` in the rate's currency (8 significant digits); None stays None."""
     return None if amount_usd is None else sig8(from_usd(amount_usd, rate.usd_per_unit))

@@ -25,22 +25,15 @@ import httpx
 import pytest
 
 from tests.dbs import backends
+from tests.factories import SEED_CLOUD, SEED_DESKTOP, scenario
 from tests.servers import ROOT, redis_server, seeded_database, server
 
 pytestmark = pytest.mark.e2e
 
-SEED_RUN = {
-    "name": "seed 001",
-    "break_even": {
-        "desktop": {"gpu": "rtx-3090", "total_price_usd": 2200},
-        "cloud": {"price_usd_per_hour": 2.14},
-        "utilization": 0.15,
-        "electricity_price_usd_per_kwh": 0.12,
-    },
-}
+SEED_RUN = scenario()
 CHART = {
-    "desktop": {"gpu": "rtx-3090", "total_price_usd": 2200},
-    "cloud": {"price_usd_per_hour": 2.14},
+    "desktop": SEED_DESKTOP,
+    "cloud": SEED_CLOUD,
     "utilizations": [round(0.001 * i, 3) for i in range(1, 1001)],
     "electricity_prices_usd_per_kwh": [round(0.01 * i, 2) for i in range(1, 101)],
 }

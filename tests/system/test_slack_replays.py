@@ -8,8 +8,11 @@ import httpx
 import pytest
 
 from app.services.slack_replays import DbReplayStore
+from tests.factories import SLACK_SECRET as SECRET
+from tests.factories import forget_replays
+from tests.factories import slack_form as form
+from tests.factories import slack_signed as signed
 from tests.servers import seeded_sqlite, uvicorn
-from tests.test_slack import SECRET, forget_replays, form, signed
 
 
 def test_store_refuses_a_signature_until_it_expires(engine):

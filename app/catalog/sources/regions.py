@@ -115,7 +115,7 @@ def _country_rows() -> Iterator[Row]:
             for r in load_fx_rates()
             if r["currency"] == "EUR"
         ),
-        key=lambda r: r.as_of,
+        key=lambda r: r.as_of or dt.date.min,  # every EUR row is dated
     )
     eia_us = _eia_prices().get("US")
     for iso3, entry in sorted(mix.items()):

@@ -5,14 +5,10 @@ from __future__ import annotations
 import pytest
 
 from tests.electricity_sources import eia_usd_per_kwh
+from tests.factories import break_even
 
 PROBLEM = "application/problem+json"
-SEED_BODY = {
-    "desktop": {"gpu": "rtx-3090", "total_price_usd": 2200},
-    "cloud": {"price_usd_per_hour": 2.14},
-    "utilization": 0.15,
-    "electricity_price_usd_per_kwh": 0.12,
-}
+SEED_BODY = break_even()
 
 
 def assert_problem(resp, status: int) -> dict:

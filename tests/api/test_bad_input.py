@@ -13,15 +13,12 @@ from sqlalchemy import text
 
 from app.main import app
 from app.models import TABLES
+from tests.factories import break_even
 
 BE = "/v1/break-even"
 RC = "/v1/run-cost"
 CO = "/v1/carbon"
-OK_BE = {
-    "desktop": {"gpu": "rtx-3090", "total_price_usd": 2200},
-    "cloud": {"price_usd_per_hour": 2.14},
-    "utilization": 0.15,
-}
+OK_BE = break_even(electricity_price_usd_per_kwh=None)
 OK_RC = {"workload": {"benchmark": "yolor"}, "options": [{"gpu": "t4", "price_usd_per_hour": 0.5}]}
 OK_CO = {"gpu": "rtx-3090", "utilization": 0.15, "days": 365}
 

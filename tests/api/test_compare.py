@@ -15,7 +15,7 @@ from app import costing
 from app.costing import vector
 from tests.electricity_sources import eia_usd_per_kwh
 
-CURATED = Path(__file__).resolve().parent.parent / "app" / "data" / "curated"
+CURATED = Path(__file__).resolve().parents[2] / "app" / "data" / "curated"
 HOURS_PER_MONTH = 24 * 365 / 12  # 730 h
 
 

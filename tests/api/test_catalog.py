@@ -18,7 +18,7 @@ from tests import ecb
 from tests.electricity_sources import eia_usd_per_kwh, eurostat_eur_per_kwh
 from tests.seed_values import PAPERSPACE_GPU_IDS
 
-SRC = Path(__file__).resolve().parent.parent / "app/data/sources"
+SRC = Path(__file__).resolve().parents[2] / "app/data/sources"
 
 
 def source_rows(relative: str) -> list[dict[str, str]]:
@@ -241,7 +241,7 @@ class TestRegions:
             [sys.executable, "scripts/import_fx.py", "--check"],
             capture_output=True,
             text=True,
-            cwd=Path(__file__).resolve().parents[1],
+            cwd=Path(__file__).resolve().parents[2],
         )
         assert run.returncode == 0, run.stdout + run.stderr
 

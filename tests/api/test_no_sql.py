@@ -11,7 +11,7 @@ import pytest
 from sqlalchemy import event
 from sqlalchemy.engine import Engine
 
-from tests.test_api import SEED_BODY
+from tests.factories import SEED_BREAK_EVEN as SEED_BODY
 
 REQUESTS = [
     ("POST", "/v1/break-even", SEED_BODY),

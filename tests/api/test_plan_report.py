@@ -15,8 +15,8 @@ from openpyxl import load_workbook
 from PIL import Image
 
 from tests import ecb
+from tests.api.test_plan_api import WORKED
 from tests.electricity_sources import eurostat_eur_per_kwh
-from tests.test_plan_api import WORKED
 
 # The walkthrough: 300 GPU-hours a month for three years, a peak before a deadline,
 # Germany, university (non-household tariff, no VAT), answered in euros too.

@@ -5,44 +5,18 @@ from __future__ import annotations
 import hashlib
 import hmac
 import time
-import urllib.parse
 
 import pytest
 from fastapi.testclient import TestClient
-from slack_sdk.signature import SignatureVerifier
-from sqlalchemy import delete
-from sqlmodel import Session
 
 from app import deps
 from app.main import app
-from app.models import SlackReplay
 from app.routers import slack as slack_router
 from app.settings import Settings
+from tests.factories import SLACK_SECRET, forget_replays, slack_form, slack_signed
 
-SECRET = "8f742231b10e8888abcd99yyyzzz85a5"  # Slack's documentation example format
-
-
-def form(text: str, **extra) -> bytes:
-    fields = {
-        "command": "/gpucost",
-        "text": text,
-        "user_id": "U1",
-        "team_id": "T1",
-        "channel_id": "C1",
-        "response_url": "https://hooks.slack.com/commands/T1/1/abc",
-        **extra,
-    }
-    return urllib.parse.urlencode(fields).encode()
-
-
-def signed(body: bytes, *, secret: str = SECRET, ts: int | None = None) -> dict[str, str]:
-    stamp = str(int(time.time()) if ts is None else ts)
-    sig = SignatureVerifier(secret).generate_signature(timestamp=stamp, body=body)
-    return {
-        "content-type": "application/x-www-form-urlencoded",
-        "x-slack-request-timestamp": stamp,
-        "x-slack-signature": sig,
-    }
+SECRET = SLACK_SECRET
+form, signed = slack_form, slack_signed
 
 
 @pytest.fixture()
@@ -55,14 +29,6 @@ def slack(engine, monkeypatch):
         c.settings = settings
         yield c
     app.dependency_overrides.clear()
-
-
-def forget_replays(engine) -> None:
-    """Empty the shared replay store (it outlives a test's transaction, like any write
-    through the engine), so each test starts with no signature seen."""
-    with Session(engine) as s:
-        s.exec(delete(SlackReplay))
-        s.commit()
 
 
 def post(client, body: bytes, headers: dict[str, str]):

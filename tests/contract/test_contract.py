@@ -10,7 +10,7 @@ from openapi_spec_validator import validate
 from app.main import app
 from scripts.export_openapi import render
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 COMMITTED = ROOT / "openapi.json"
 
 

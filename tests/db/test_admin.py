@@ -16,6 +16,7 @@ from app.models import ApiKey, CatalogRevision
 from app.services import keys
 from app.settings import Settings
 from tests.dbs import seeded_client, seeded_engine  # noqa: F401  (fixtures)
+from tests.factories import SEED_OFFER_ID, break_even
 
 TODAY = dt.datetime.now(dt.UTC).date()
 BAREBONE = {
@@ -173,12 +174,7 @@ def test_an_offer_price_update_moves_break_even(client, keyset):
         f"/v1/admin/cloud-offers/{oid}", json=body, headers={**w, "If-Match": row.headers["etag"]}
     )
     assert r.status_code == 200, r.text
-    req = {
-        "desktop": {"gpu": "3090", "total_price_usd": 2200},
-        "cloud": {"offer_id": oid},
-        "utilization": 0.15,
-        "electricity_price_usd_per_kwh": 0.12,
-    }
+    req = break_even(cloud={"price_usd_per_hour": None, "offer_id": oid})
     desktop_per_day = 0.45 * 3.6 * 0.12  # seed 001: 450 W busy, 15 % of 24 h, $0.12/kWh
     new = client.post("/v1/break-even", json=req).json()
     assert new["break_even_days"] == pytest.approx(2200 / (3.6 * 1.07 - desktop_per_day), abs=0.01)
@@ -245,12 +241,7 @@ def test_a_benchmark_is_written_with_its_results(client, keyset):
 
 def test_scenarios_round_trip_and_follow_prices(client, keyset):
     lab = {"X-API-Key": keyset["scenarios"]}
-    req = {
-        "desktop": {"gpu": "3090", "total_price_usd": 2200},
-        "cloud": {"offer_id": "aws-p3.2xlarge-spot-seed-2020"},
-        "utilization": 0.15,
-        "electricity_price_usd_per_kwh": 0.12,
-    }
+    req = break_even(cloud={"price_usd_per_hour": None, "offer_id": SEED_OFFER_ID})
     r = client.post("/v1/scenarios", json={"name": "lab plan", "break_even": req}, headers=lab)
     assert r.status_code == 201, r.text
     sid = r.json()["id"]
@@ -268,10 +259,7 @@ def test_scenarios_round_trip_and_follow_prices(client, keyset):
     assert client.get(f"/v1/scenarios/{sid}").status_code == 404
 
 
-SEED_REQ = {
-    "desktop": {"gpu": "3090", "total_price_usd": 2200},
-    "cloud": {"price_usd_per_hour": 2.14},
-}
+SEED_REQ = break_even(utilization=None, electricity_price_usd_per_kwh=None)
 
 
 def test_scenarios_belong_to_the_key_that_saved_them(client, keyset):

@@ -18,8 +18,8 @@ import json
 import re
 from pathlib import Path
 
-SRC = Path(__file__).resolve().parent.parent / "app/data/sources"
-CURATED = Path(__file__).resolve().parent.parent / "app/data/curated"
+SRC = Path(__file__).resolve().parents[2] / "app/data/sources"
+CURATED = Path(__file__).resolve().parents[2] / "app/data/curated"
 
 
 def _num(text: object) -> float | None:

@@ -22,7 +22,7 @@ import yaml
 
 from scripts.loadlib import free_port
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 DOCKERFILE = (ROOT / "Dockerfile").read_text()
 BIN = Path(sys.executable).parent
 

@@ -10,13 +10,9 @@ import time
 from app import observability as obs
 from app.db import make_engine
 from tests.dbs import client_for
+from tests.factories import break_even
 
-SEED = {
-    "desktop": {"gpu": "3090", "total_price_usd": 2200},
-    "cloud": {"price_usd_per_hour": 2.14},
-    "utilization": 0.15,
-    "electricity_price_usd_per_kwh": 0.12,
-}
+SEED = break_even()
 
 
 def test_request_ids_are_echoed_or_made(client):

@@ -17,14 +17,12 @@ from app.cli import app as cli
 from app.main import app
 from app.routers import slack as slack_router
 from app.settings import Settings
-from tests.test_slack import SECRET, forget_replays, form, signed
+from tests.factories import SLACK_SECRET as SECRET
+from tests.factories import break_even, forget_replays
+from tests.factories import slack_form as form
+from tests.factories import slack_signed as signed
 
-SEED_BREAK_EVEN = {
-    "desktop": {"gpu": "rtx-3090", "total_price_usd": 2200},
-    "cloud": {"price_usd_per_hour": 2.14, "gpu": "v100-16gb"},
-    "utilization": 0.15,
-    "electricity_price_usd_per_kwh": 0.12,
-}
+SEED_BREAK_EVEN = break_even(cloud={"gpu": "v100-16gb"})
 SWEEP = {
     "desktop": {"gpu": "rtx-3090", "total_price_usd": 2200},
     "cloud": {"price_usd_per_hour": 2.14},

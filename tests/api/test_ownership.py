@@ -28,18 +28,13 @@ from app.costing import InvalidInput, speedup
 from app.costing import ownership as own
 from app.query.parser import parse
 from app.services.query import lexicon
-from tests import ecb
+from tests import ecb, factories
 
 SEED_DAYS = 2200 / (2.14 * 3.6 - 0.45 * 3.6 * 0.12)
 DESKTOP_PER_DAY = 0.45 * 0.15 * 24 * 0.12  # $0.1944
 CLOUD_PER_DAY = 2.14 * 0.15 * 24  # $7.704
 SAVING = CLOUD_PER_DAY - DESKTOP_PER_DAY
-SEED_BODY = {
-    "desktop": {"gpu": "rtx-3090", "total_price_usd": 2200},
-    "cloud": {"price_usd_per_hour": 2.14, "gpu": "v100-16gb"},
-    "utilization": 0.15,
-    "electricity_price_usd_per_kwh": 0.12,
-}
+SEED_BODY = factories.break_even(cloud={"gpu": "v100-16gb"})
 # ECB: mean USD per EUR over the latest half-year published, dated by its last day.
 EUR_USD, EUR_AS_OF = ecb.latest_half_year("EUR")
 GPU_KG, GPU_SD = 80.0, math.hypot(0.3, 0.5)  # EcoDiag 'Powerful GPU'
@@ -47,13 +42,7 @@ DESKTOP_KG, DESKTOP_SD = 300.0, math.hypot(0.3, 0.2)  # EcoDiag 'tower (average)
 
 
 def body(**changes):
-    out = {k: (dict(v) if isinstance(v, dict) else v) for k, v in SEED_BODY.items()}
-    for key, value in changes.items():
-        if key in ("desktop", "cloud"):
-            out[key].update(value)
-        else:
-            out[key] = value
-    return out
+    return factories.merged(SEED_BODY, changes)
 
 
 def post(client, path, payload, status=200):
