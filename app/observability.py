@@ -20,6 +20,7 @@ import random
 import re
 import sys
 from contextvars import ContextVar
+from typing import Any
 
 from prometheus_client import (
     CONTENT_TYPE_LATEST,
@@ -67,11 +68,11 @@ class _Children:
     """Labelled children of a metric, looked up once per label set: ``labels()`` takes a
     lock and validates the labels on every call, which the request path need not repeat."""
 
-    def __init__(self, metric) -> None:
+    def __init__(self, metric: Any) -> None:
         self.metric = metric
-        self.children: dict[tuple[str, ...], object] = {}
+        self.children: dict[tuple[str, ...], Any] = {}
 
-    def get(self, *labels: str):
+    def get(self, *labels: str) -> Any:
         child = self.children.get(labels)
         if child is None:
             child = self.children[labels] = self.metric.labels(*labels)
@@ -103,7 +104,7 @@ def configure_logging(fmt: str, level: str = "INFO") -> None:
     Records skip what our lines never print (the Logging HOWTO's "Optimization" section):
     the caller's file and line, thread, process and multiprocessing names; ~13 us less per
     access line on this machine (2026-11-22)."""
-    logging._srcfile = None  # type: ignore[attr-defined]  # no findCaller() per record
+    logging._srcfile = None  # no findCaller() per record
     logging.logThreads = False
     logging.logProcesses = False
     logging.logMultiprocessing = False
@@ -134,6 +135,6 @@ def metrics_body() -> tuple[bytes, str]:
     """The metrics in Prometheus text format, summed over workers in multiprocess mode."""
     if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
         registry = CollectorRegistry()
-        multiprocess.MultiProcessCollector(registry)
+        multiprocess.MultiProcessCollector(registry)  # type: ignore[no-untyped-call]  # untyped in prometheus-client
         return generate_latest(registry), CONTENT_TYPE_LATEST
     return generate_latest(), CONTENT_TYPE_LATEST

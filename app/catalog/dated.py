@@ -16,7 +16,9 @@ from app.catalog.writes import column_value
 from app.models.history import PRICE_FIELDS
 
 
-def price_on(history: PriceHistory, key: tuple[str, str, str], day: dt.date):
+def price_on(
+    history: PriceHistory, key: tuple[str, str, str], day: dt.date
+) -> tuple[dt.date | None, Any]:
     """``(valid_from, value)`` of the point in force on ``day`` for ``key``, or (None, None)."""
     points = history.get(key, ())
     i = bisect.bisect_right([p[0] for p in points], day)

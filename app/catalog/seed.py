@@ -11,10 +11,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from sqlalchemy import Table
 from sqlalchemy.engine import Connection, Engine
 
 from app.catalog import loaders
 from app.catalog.live import catalog_written
+from app.catalog.sources.skypilot import LoadReport
 from app.catalog.writes import PriceLedger, bump_revision, stored_rows, upsert
 from app.db import writer
 from app.models import TABLES
@@ -40,7 +42,11 @@ class SeedReport:
 
 
 def _seed_table(
-    conn: Connection, table, rows: list[dict[str, Any]], ledger: PriceLedger, report: SeedReport
+    conn: Connection,
+    table: Table,
+    rows: list[dict[str, Any]],
+    ledger: PriceLedger,
+    report: SeedReport,
 ) -> None:
     existing = stored_rows(conn, table)
     counts = {"added": 0, "changed": 0, "unchanged": 0}
@@ -54,11 +60,12 @@ def _seed_table(
 def seed(engine: Engine) -> SeedReport:
     """Load every catalog table from the shipped files; returns what changed."""
     report = SeedReport()
-    skipped = loaders.LoadReport({})
+    skipped = LoadReport({})
     with writer(engine).begin() as conn:
         ledger = PriceLedger.load(conn)
         for name, rows in loaders.iter_all(skipped):
-            _seed_table(conn, TABLES[name].__table__, rows, ledger, report)
+            table: Table = TABLES[name].__table__  # type: ignore[attr-defined]  # table models
+            _seed_table(conn, table, rows, ledger, report)
         ledger.flush()
         if sum(report.added.values()) + sum(report.changed.values()):
             bump_revision(conn)

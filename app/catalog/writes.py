@@ -12,7 +12,7 @@ import datetime as dt
 from collections import defaultdict
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import Any, Literal
+from typing import Any, Literal, Self
 
 from sqlalchemy import Table, insert, select, update
 from sqlalchemy.engine import Connection
@@ -22,7 +22,7 @@ from app.models.history import PRICE_FIELDS
 
 Outcome = Literal["added", "changed", "unchanged"]
 _SIX = Decimal("0.000001")
-_POINTS = PricePoint.__table__
+_POINTS: Table = PricePoint.__table__  # type: ignore[attr-defined]  # set on table models
 
 
 def future_date_problem(day: dt.date | None, today: dt.date) -> str | None:
@@ -67,7 +67,7 @@ class PriceLedger:
     now: dt.datetime = field(default_factory=lambda: dt.datetime.now(dt.UTC))
 
     @classmethod
-    def load(cls, conn: Connection, kind: str | None = None, item_id: str | None = None):
+    def load(cls, conn: Connection, kind: str | None = None, item_id: str | None = None) -> Self:
         """The points of every item (or of one ``kind``, or one item), ordered by day."""
         stmt = select(_POINTS).order_by(_POINTS.c.valid_from, _POINTS.c.id)
         if kind is not None:
@@ -128,7 +128,7 @@ class PriceLedger:
         return n
 
 
-def column_value(col, value: Any) -> Any:
+def column_value(col: Any, value: Any) -> Any:
     """``value`` as ``col`` stores it: Decimals quantized to a Numeric column's scale, floats
     for Float columns (both have ``asdecimal``); anything else as given."""
     asdecimal = getattr(col.type, "asdecimal", None)
@@ -212,7 +212,7 @@ def stored_rows(conn: Connection, table: Table) -> dict[str, dict[str, Any]]:
 def bump_revision(conn: Connection) -> int:
     """Mark the catalog changed, inside the writing transaction (see :class:`CatalogRevision`);
     returns the new revision."""
-    table = CatalogRevision.__table__
+    table: Table = CatalogRevision.__table__  # type: ignore[attr-defined]  # a table model
     if conn.execute(update(table).values(revision=table.c.revision + 1)).rowcount == 0:
         conn.execute(insert(table).values(id=1, revision=1))
-    return conn.execute(select(table.c.revision).where(table.c.id == 1)).scalar_one()
+    return int(conn.execute(select(table.c.revision).where(table.c.id == 1)).scalar_one())

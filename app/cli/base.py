@@ -7,10 +7,13 @@ from pathlib import Path
 
 import typer
 
+from app.catalog.view import CatalogView
+from app.charts import Chart
+
 app = typer.Typer(help="gpucost: rent cloud GPUs or buy a desktop?", no_args_is_help=True)
 
 
-def catalog_view():
+def catalog_view() -> CatalogView:
     """The catalog view of the configured database, read once for this command."""
     from app.catalog.live import live_catalog
     from app.db import get_engine
@@ -52,6 +55,6 @@ def chart_format(path: Path) -> str:
     return fmt
 
 
-def write_chart(chart, path: Path) -> None:
+def write_chart(chart: Chart, path: Path) -> None:
     path.write_bytes(chart.content)
     typer.echo(f"wrote {path} ({len(chart.content):,} bytes): {chart.title.splitlines()[0]}")

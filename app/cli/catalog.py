@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 import typer
 
@@ -68,7 +70,7 @@ def catalog_import(
         err.print(f"[red]error:[/] {exc}; nothing imported")
         raise typer.Exit(2) from None
 
-    def progress(rows, total):
+    def progress(rows: Iterable[Any], total: int) -> Iterable[Any]:
         if not sys.stderr.isatty():
             return rows
         return track(rows, total=total, description="importing", console=err, transient=True)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Callable
 from typing import Annotated, Any
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, Strict
@@ -42,7 +43,7 @@ class Provenance(SQLModel):
     as_of: dt.date = Field(description="Date the row's figures held (ISO 8601).")
 
 
-def described_by(*models: type[BaseModel]):
+def described_by(*models: type[BaseModel]) -> Callable[[type[BaseModel]], type[BaseModel]]:
     """Class decorator: give each field without a description the description the same field
     has in ``models`` (the catalog's own schemas), so a write body states units once, where
     the read schema does."""

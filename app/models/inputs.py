@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from enum import StrEnum
 from types import UnionType
-from typing import Annotated, Any, Union, get_args, get_origin
+from typing import Annotated, Any, Self, Union, get_args, get_origin
 
 from pydantic import (
     BaseModel,
@@ -59,7 +59,7 @@ class StrictBody(BaseModel):
         """JSON Schema counts 14.0 as an integer: accept it as 14 for integer fields (strict
         mode would refuse it). Booleans and strings stay refused."""
         if isinstance(value, float) and value.is_integer() and abs(value) < 2**53:
-            annotation = cls.model_fields[info.field_name].annotation
+            annotation = cls.model_fields[info.field_name or ""].annotation
             if annotation is int or (
                 get_origin(annotation) in (Union, UnionType) and int in get_args(annotation)
             ):
@@ -331,7 +331,7 @@ class SiteInputs(StrictBody):
     )
 
     @model_validator(mode="after")
-    def _one_electricity(self):
+    def _one_electricity(self) -> Self:
         refuse_both(self, ELECTRICITY)
         return self
 
@@ -346,7 +346,7 @@ class UsageInputs(SiteInputs):
     )
 
     @model_validator(mode="after")
-    def _one_utilization(self):
+    def _one_utilization(self) -> Self:
         refuse_both(self, ("utilization", "utilization_profile"))
         return self
 

@@ -5,6 +5,7 @@ the view's own methods (``view.offer(id)``, ``view.resolve_gpu(name)``, ...)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from app.catalog.view import CatalogView
 from app.models import Barebone, CloudOffer, Gpu, Region
@@ -124,7 +125,7 @@ def similar_gpu_ids(view: CatalogView, gpu: Gpu, bandwidth_tolerance: float) -> 
     )
 
 
-def vocabulary(view: CatalogView) -> dict[str, list[tuple]]:
+def vocabulary(view: CatalogView) -> dict[str, list[tuple[Any, ...]]]:
     """The names the query parser needs: GPUs ``(id, name, aliases)``, utilization profiles
     ``(id, name)``, regions ``(id, name, kind)`` and benchmarks ``(id, name)``."""
     return {

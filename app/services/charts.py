@@ -12,7 +12,7 @@ from app.models.break_even import BreakEvenRequest, BreakEvenResult
 from app.models.compare import CompareRequest, CompareResult, SweepRequest
 from app.models.plan import PlanRequest, PlanResult
 from app.models.run_cost import RunCostResult
-from app.services import query
+from app.services import query, query_common
 from app.settings import Settings
 from app.usecases import compare, sweep
 from app.usecases.plan_answer import compute_plan
@@ -122,11 +122,11 @@ def compare_bars(res: CompareResult, fmt: charts.Format) -> charts.Chart:
     """Ranked bars of a compare result: cost per run when the workload has runs, else total
     cost over the horizon."""
     per_run = res.runs_per_month is not None
-    rows = [
-        (o.label, o.cost_per_run_usd if per_run else o.total_cost_usd, o.kind)
-        for o in res.options
-        if o.rank is not None
-    ]
+    rows: list[tuple[str, float, str]] = []
+    for o in res.options:
+        value = o.cost_per_run_usd if per_run else o.total_cost_usd
+        if o.rank is not None and value is not None:  # a ranked option has its cost
+            rows.append((o.label, value, o.kind))
     how = (
         f"{res.runs_per_month:g} runs/month"
         if per_run
@@ -159,7 +159,9 @@ def run_cost_bars(res: RunCostResult, fmt: charts.Format) -> charts.Chart:
     return _bars(rows, "Cost of one run (USD)", f"Cost of one run: {what}", fmt)
 
 
-def query_chart(view: CatalogView, settings: Settings, text: str, fmt: charts.Format):
+def query_chart(
+    view: CatalogView, settings: Settings, text: str, fmt: charts.Format
+) -> charts.Chart:
     """The chart for a plain-language question: a break-even question draws cumulative cost,
     a run-cost question ranked bars. Like ``/v1/query``, a question that cannot be charted
     still gets an image: a card saying why, with examples (``Chart.x_label`` is then
@@ -177,7 +179,7 @@ def query_chart(view: CatalogView, settings: Settings, text: str, fmt: charts.Fo
         title = answer.headline
         lines = [f"Did you mean: {', '.join(answer.suggestions)}?"] if answer.suggestions else []
         lines.append("Try, e.g.")
-    lines += [f"  {e}" for e in (answer.examples or query.EXAMPLES[:2])]
+    lines += [f"  {e}" for e in (answer.examples or query_common.EXAMPLES[:2])]
     return charts.message(title=title, lines=lines, fmt=fmt)
 
 

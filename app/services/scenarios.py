@@ -6,6 +6,7 @@ from __future__ import annotations
 import datetime as dt
 import uuid
 from collections.abc import Sequence
+from typing import Any, cast
 
 from sqlalchemy import Engine, func
 from sqlmodel import Session, select
@@ -15,19 +16,25 @@ from app.catalog.view import CatalogView
 from app.db import writer
 from app.errors import NotFound, QuotaExceeded
 from app.models import Scenario
-from app.models.break_even import BreakEvenRequest
-from app.models.run_cost import RunCostRequest
-from app.models.scenario import ScenarioCreate, ScenarioPublic, ScenarioResult
+from app.models.break_even import BreakEvenRequest, BreakEvenResult
+from app.models.run_cost import RunCostRequest, RunCostResult
+from app.models.scenario import ScenarioCreate, ScenarioKind, ScenarioPublic, ScenarioResult
 from app.settings import Settings
 
 
 def public(row: Scenario) -> ScenarioPublic:
     return ScenarioPublic(
-        id=row.id, name=row.name, kind=row.kind, request=row.request, created_at=row.created_at
+        id=row.id,
+        name=row.name,
+        kind=cast(ScenarioKind, row.kind),  # written only as one of the two kinds
+        request=row.request,
+        created_at=row.created_at,
     )
 
 
-def _evaluate(view: CatalogView, settings: Settings, kind: str, request: dict):
+def _evaluate(
+    view: CatalogView, settings: Settings, kind: str, request: dict[str, Any]
+) -> BreakEvenResult | RunCostResult:
     if kind == "break_even":
         return usecases.compute_break_even(view, BreakEvenRequest.model_validate(request), settings)
     return usecases.compute_run_cost(view, RunCostRequest.model_validate(request), settings)
@@ -105,6 +112,6 @@ def result(
     return ScenarioResult(
         scenario=public(row),
         as_of=view.as_of,
-        break_even=answer if row.kind == "break_even" else None,
-        run_cost=answer if row.kind == "run_cost" else None,
+        break_even=answer if isinstance(answer, BreakEvenResult) else None,
+        run_cost=answer if isinstance(answer, RunCostResult) else None,
     )

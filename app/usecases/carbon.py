@@ -10,7 +10,7 @@ from app import costing
 from app.catalog.view import CatalogView
 from app.costing import ownership as own
 from app.models import Gpu, Region
-from app.models.carbon import CarbonRequest, CarbonResult
+from app.models.carbon import CarbonRequest, CarbonResult, Hardware
 from app.services.ownership import (
     cloud_embodied,
     desktop_embodied,
@@ -40,7 +40,7 @@ class CarbonScenario:
     busy_hours: float
     pue: float
     carbon_intensity_g_per_kwh: float
-    hardware: str
+    hardware: Hardware
     embodied: own.Embodied
     embodied_share: float
     trail: Trail
@@ -59,7 +59,7 @@ def resolve(view: CatalogView, req: CarbonRequest, settings: Settings) -> Carbon
     if req.gpu_power_w is not None:
         gpu_power = req.gpu_power_w
     else:
-        gpu_power = gpu.tdp_w  # type: ignore[union-attr]  # validated: gpu or gpu_power_w
+        gpu_power = gpu.tdp_w
         trail.assume("gpu_power_w", gpu_power, f"TDP of {gpu.id}")
     utilization: float | None = None
     if req.hours is not None:
@@ -67,7 +67,7 @@ def resolve(view: CatalogView, req: CarbonRequest, settings: Settings) -> Carbon
     else:
         usage = resolve_usage(view, req, trail)
         utilization = usage.utilization
-        busy = req.days * usage.busy_hours_per_day  # type: ignore[operator]
+        busy = req.days * usage.busy_hours_per_day
     region = resolve_region(view, req.region)
     if req.carbon_intensity_g_per_kwh is not None:
         ci = req.carbon_intensity_g_per_kwh
@@ -82,7 +82,7 @@ def resolve(view: CatalogView, req: CarbonRequest, settings: Settings) -> Carbon
         busy_hours=busy,
         pue=pue,
         carbon_intensity_g_per_kwh=ci,
-        hardware=req.hardware or "owned",
+        hardware=req.hardware or Hardware.owned,
         embodied=total,
         embodied_share=share,
         trail=trail,

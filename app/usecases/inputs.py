@@ -7,6 +7,7 @@ from __future__ import annotations
 import datetime as dt
 import statistics
 from dataclasses import dataclass
+from typing import Protocol
 
 from app import costing
 from app.catalog.sources.reference import (
@@ -19,7 +20,7 @@ from app.catalog.view import CatalogView
 from app.costing.money import USD, ExchangeRate, to_usd
 from app.errors import CatalogGap
 from app.models import CloudOffer, Gpu, Region
-from app.models.inputs import CloudSpec, SiteInputs, Tariff
+from app.models.inputs import CloudSpec, SiteInputs, Tariff, UsageInputs
 from app.models.region import TariffPrice
 from app.services.ownership import (
     cite_rate,
@@ -43,7 +44,14 @@ def prices_day(view: CatalogView) -> dt.date:
     return view.day
 
 
-def resolve_currency(view: CatalogView, req, trail: Trail) -> ExchangeRate:
+class HasCurrency(Protocol):
+    """A request with an answer currency (ISO 4217)."""
+
+    @property
+    def currency(self) -> str: ...
+
+
+def resolve_currency(view: CatalogView, req: HasCurrency, trail: Trail) -> ExchangeRate:
     """The rate of the request's ``currency`` in force on the prices' day (USD: 1), cited."""
     rate = view.fx_rate(req.currency)
     cite_rate(trail, rate, "the answer's currency")
@@ -51,7 +59,7 @@ def resolve_currency(view: CatalogView, req, trail: Trail) -> ExchangeRate:
 
 
 def resolve_usage(
-    view: CatalogView, req, trail: Trail, *, idle_on_fraction: float = 0.0
+    view: CatalogView, req: UsageInputs, trail: Trail, *, idle_on_fraction: float = 0.0
 ) -> costing.Usage:
     """Utilization from the request, its named profile, or the seed's 15 % default."""
     if req.utilization is not None:
@@ -310,7 +318,9 @@ def resolve_cloud(
             trail.assume(
                 "cloud.pue",
                 pue,
-                region.pue_source if region and region.pue else provider.pue_source,
+                (region.pue_source or region.source)
+                if region and region.pue
+                else provider.pue_source,
             )
         return ResolvedCloud(
             rate_for_offer(offer),

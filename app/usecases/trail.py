@@ -42,9 +42,9 @@ class Trail:
     sources: list[SourceRef] = field(default_factory=list)
     prices: dict[str, dt.date] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
-    _seen: set[tuple] = field(default_factory=set, repr=False)
+    _seen: set[tuple[Any, ...]] = field(default_factory=set, repr=False)
 
-    def _first(self, key: tuple) -> bool:
+    def _first(self, key: tuple[Any, ...]) -> bool:
         """Whether ``key`` is met for the first time (a set, not a scan of model equality)."""
         if key in self._seen:
             return False
@@ -55,7 +55,7 @@ class Trail:
         if self._first(("assume", name, repr(value), source)):
             self.assumptions.append(Assumption(name=name, value=value, source=source))
 
-    def cite(self, what: str, source: str, as_of) -> None:
+    def cite(self, what: str, source: str, as_of: dt.date | None) -> None:
         if self._first(("cite", what, source, as_of)):
             self.sources.append(SourceRef(what=what, source=source, as_of=as_of))
 
