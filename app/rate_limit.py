@@ -89,7 +89,9 @@ class RateLimits:
     def __init__(self, settings: Settings) -> None:
         uri = settings.redis_url or "memory://"
         self.shared = settings.redis_url is not None
-        self.storage: Storage = storage_from_string(uri, **self._options(uri))
+        storage = storage_from_string(uri, **self._options(uri))
+        assert isinstance(storage, Storage)  # memory:// and redis:// are synchronous stores
+        self.storage = storage
         self.limiter = SlidingWindowCounterRateLimiter(self.storage)
         self.anonymous = Budget(
             parse_many(settings.rate_limit_anonymous),

@@ -34,6 +34,9 @@ MAX_MONTHLY_GPU_HOURS = 1_000_000.0
 MonthlyGpuHours = Annotated[float, Field(ge=0, le=MAX_MONTHLY_GPU_HOURS)]
 
 
+StrategyName = Literal["plan", "all_cloud", "all_desktop"]  # a fleet plan's three answers
+
+
 class PlanPeak(StrictBody):
     """A named month of higher (or lower) demand that recurs every year of the plan, e.g. a
     conference deadline."""
@@ -125,7 +128,7 @@ class PlanRequest(SiteInputs):
         description="Reference GPU (id or name): the demand is GPU-hours of work on it.",
     )
     gpu_hours_per_month: list[MonthlyGpuHours] = Field(
-        default=None,
+        default=OMITTED,
         min_length=MIN_PLAN_MONTHS,
         max_length=MAX_PLAN_MONTHS,
         description="Demand in each month, reference GPU-hours (0 to 1,000,000), first month "
@@ -145,7 +148,7 @@ class PlanRequest(SiteInputs):
         "desktop lifetime (IRS Publication 946, 5-year recovery for computers).",
     )
     peaks: list[PlanPeak] = Field(
-        default=None,
+        default=OMITTED,
         max_length=12,
         description="Months whose demand differs from the baseline, every year (one per "
         "calendar month).",
@@ -157,7 +160,7 @@ class PlanRequest(SiteInputs):
         "month after the prices' day.",
     )
     desktops: list[PlanDesktop] = Field(
-        default=None,
+        default=OMITTED,
         min_length=1,
         max_length=MAX_PLAN_DESKTOPS,
         description="Desktops the plan may buy (each needs `gpu`); default: the reference GPU "
@@ -285,7 +288,7 @@ class PlanMonth(BaseModel):
 class PlanStrategy(BaseModel):
     """One way to meet the demand, totalled."""
 
-    strategy: Literal["plan", "all_cloud", "all_desktop"] = Field(
+    strategy: StrategyName = Field(
         description="`plan` (the optimum mix), `all_cloud` (rent every hour), `all_desktop` "
         "(own for the peak, no cloud; the optimum such fleet)."
     )

@@ -9,13 +9,16 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from app.models.break_even import BreakEvenResult
 from app.models.plan import PlanRequest, PlanResult
 from app.models.run_cost import RunCostResult
 from app.models.scenario import ScenarioPublic
 from app.reports.tables import sensitivity
+
+if TYPE_CHECKING:
+    from jinja2 import Template
 
 MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
 STRATEGY_NAMES = {
@@ -26,7 +29,7 @@ STRATEGY_NAMES = {
 
 
 @cache
-def _template(name: str):
+def _template(name: str) -> Template:
     from jinja2 import Environment, PackageLoader, select_autoescape
 
     env = Environment(

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from app.models.answers import Assumption, SourceRef
 from app.models.cash_flow import CashFlowResult, CashFlowRow
 from app.models.plan import PlanResult
 
@@ -166,7 +167,7 @@ def _cell(value: Any) -> Any:
 
 
 def _fill(
-    ws, header: Sequence[str], rows: Sequence[Sequence[Any]], formats: dict[int, str]
+    ws: Any, header: Sequence[str], rows: Sequence[Sequence[Any]], formats: dict[int, str]
 ) -> None:
     """Header (bold, frozen), rows, number formats by column index, column widths."""
     from openpyxl.styles import Font
@@ -208,7 +209,7 @@ def cash_flow_workbook(res: CashFlowResult) -> bytes:
     wb = Workbook()
     summary = wb.active
     summary.title = "Summary"
-    rows = [
+    rows: list[list[Any]] = [
         ["first month", res.start_month],
         ["months", res.months],
         ["annual discount rate", res.annual_discount_rate],
@@ -236,7 +237,12 @@ def cash_flow_workbook(res: CashFlowResult) -> bytes:
     return buf.getvalue()
 
 
-def _references(wb, assumptions, sources, warnings) -> None:
+def _references(
+    wb: Any,
+    assumptions: Sequence[Assumption],
+    sources: Sequence[SourceRef],
+    warnings: Sequence[str],
+) -> None:
     """The Assumptions, Sources and Warnings sheets."""
     _fill(
         wb.create_sheet("Assumptions"),

@@ -16,8 +16,9 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import Table, select
 from sqlalchemy.engine import Engine
+from sqlmodel import col
 
 from app.catalog.importer import ParsedFile, Rejected
 from app.catalog.live import catalog_written
@@ -34,12 +35,12 @@ class ImportReport:
     rejected rows, rows the loaders skipped on purpose (by reason), files read, the catalog
     revision after the import and the wall time (s)."""
 
-    added: Counter = field(default_factory=Counter)
-    changed: Counter = field(default_factory=Counter)
-    unchanged: Counter = field(default_factory=Counter)
-    rejected_by_provider: Counter = field(default_factory=Counter)
+    added: Counter[str] = field(default_factory=Counter)
+    changed: Counter[str] = field(default_factory=Counter)
+    unchanged: Counter[str] = field(default_factory=Counter)
+    rejected_by_provider: Counter[str] = field(default_factory=Counter)
     rejected: list[Rejected] = field(default_factory=list)
-    skipped: Counter = field(default_factory=Counter)
+    skipped: Counter[str] = field(default_factory=Counter)
     files: list[dict[str, Any]] = field(default_factory=list)
     price_points_added: int = 0
     revision: int | None = None
@@ -81,9 +82,9 @@ def apply(
             {"file": f.name, "format": f.format, "provider": f.provider, "as_of": f.as_of}
         )
     work = [(f, offer) for f in files for offer in f.offers]
-    table = CloudOffer.__table__
+    table: Table = CloudOffer.__table__  # type: ignore[attr-defined]  # a table model
     with writer(engine).begin() as conn:
-        gpus = set(conn.execute(select(Gpu.__table__.c.id)).scalars())
+        gpus = set(conn.execute(select(col(Gpu.id))).scalars())
         existing = stored_rows(conn, table)
         ledger = PriceLedger.load(conn, kind="cloud_offer")
         rows = progress(work, len(work)) if progress else work

@@ -16,6 +16,7 @@ import re
 import secrets
 from collections.abc import Sequence
 
+from sqlalchemy import Engine
 from sqlmodel import Session, select
 
 from app.db import writer
@@ -25,6 +26,12 @@ from app.models import ApiKey
 SCOPES = ("read", "write", "scenarios")
 _FORMAT = re.compile(r"gpc_([0-9a-f]{12})_([A-Za-z0-9_-]{43})")
 _DUMMY = hashlib.sha256(b"gpucost-no-such-key").hexdigest()
+
+
+def _engine(session: Session) -> Engine:
+    """The engine ``session`` is bound to (the app's sessions are bound to engines)."""
+    bind = session.get_bind()
+    return bind if isinstance(bind, Engine) else bind.engine
 
 
 def digest(key: str) -> str:
@@ -54,7 +61,7 @@ def create(
         created_at=now,
         expires_at=_utc(expires_at) if expires_at is not None else None,
     )
-    with Session(writer(session.get_bind())) as own:
+    with Session(writer(_engine(session))) as own:
         own.add(row)
         own.commit()
         own.refresh(row)
@@ -63,7 +70,7 @@ def create(
 
 def revoke(session: Session, key_id: str) -> ApiKey | None:
     """Mark a key revoked (kept for the record); None when there is no such key."""
-    with Session(writer(session.get_bind())) as own:
+    with Session(writer(_engine(session))) as own:
         row = own.get(ApiKey, key_id)
         if row is None:
             return None

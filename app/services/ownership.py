@@ -5,8 +5,10 @@ answer's assumptions and sources."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import TYPE_CHECKING, Protocol
 
 from app import costing
 from app.catalog.view import CatalogView
@@ -25,6 +27,9 @@ from app.models.ownership import (
     ScalingPresetPublic,
     ScalingPresetsPublic,
 )
+
+if TYPE_CHECKING:
+    from app.usecases.trail import Trail
 
 # ------------------------------------------------------------------------------------------
 # Multi-GPU scaling
@@ -56,7 +61,7 @@ class Scaling:
             gpu_count = min(gpu_count, self.max_useful_gpus)
         return costing.speedup(gpu_count, self.parallel_fraction)
 
-    def note(self, trail, counts) -> None:
+    def note(self, trail: Trail, counts: Iterable[int]) -> None:
         """State the model and its speed-ups in ``trail`` when a count above 1 was used."""
         used = sorted({n for n in counts if n > 1})
         if used:
@@ -74,7 +79,16 @@ class Scaling:
 DEFAULT_SCALING = Scaling.preset(own.DEFAULT_SCALING)
 
 
-def resolve_scaling(req) -> Scaling:
+class DeclaresScaling(Protocol):
+    """A request that may declare how its job scales over GPUs."""
+
+    @property
+    def parallel_fraction(self) -> float | None: ...
+    @property
+    def scaling(self) -> str | None: ...
+
+
+def resolve_scaling(req: DeclaresScaling) -> Scaling:
     """The request's ``parallel_fraction`` override, else its ``scaling`` preset, else the
     default (``tuned``)."""
     if req.parallel_fraction is not None:
@@ -84,7 +98,7 @@ def resolve_scaling(req) -> Scaling:
     return DEFAULT_SCALING
 
 
-def declared_scaling_only(req, reference_gpus: int) -> Scaling:
+def declared_scaling_only(req: DeclaresScaling, reference_gpus: int) -> Scaling:
     """The request's declared scaling (``parallel_fraction`` or ``scaling``); with none,
     the default preset up to the workload's ``reference_gpus`` and no speed-up beyond: a job
     that never said it scales is not ranked onto a larger instance by an assumed speed-up
@@ -135,14 +149,14 @@ def _factor(view: CatalogView, part: str) -> _Factor:
     return found  # type: ignore[return-value]
 
 
-def cite_embodied(view: CatalogView, trail, *parts: str) -> None:
+def cite_embodied(view: CatalogView, trail: Trail, *parts: str) -> None:
     """Cite the embodied-carbon factors used."""
     for part in parts:
         f = _factor(view, part)
         trail.cite(f.what, f.row.source, f.row.as_of)
 
 
-def desktop_embodied(view: CatalogView, gpu_count: int, trail) -> own.Embodied:
+def desktop_embodied(view: CatalogView, gpu_count: int, trail: Trail) -> own.Embodied:
     """Manufacturing emissions of a desktop with ``gpu_count`` GPUs: the desktop (barebone)
     plus ``gpu_count`` GPUs, kg CO2e with a one-sigma range."""
     desktop, gpu = _factor(view, "desktop").factor, _factor(view, "gpu").factor
@@ -150,7 +164,7 @@ def desktop_embodied(view: CatalogView, gpu_count: int, trail) -> own.Embodied:
     return own.embodied_total([(desktop, 1), (gpu, gpu_count)])
 
 
-def cloud_embodied(view: CatalogView, gpu_count: int, trail) -> tuple[own.Embodied, float]:
+def cloud_embodied(view: CatalogView, gpu_count: int, trail: Trail) -> tuple[own.Embodied, float]:
     """Manufacturing emissions of a cloud instance, ``gpu_count`` GPUs and its host (the same
     boundary as a desktop's: machine + GPUs), and the lifetime they are spread over, years.
     The host takes the catalog's machine-without-GPUs factor, a lower bound for a server."""
@@ -190,7 +204,7 @@ class MemoryNeed:
             f"'{self.preset.id}' needs at {self.precision} ({self.preset.source})"
         )
 
-    def check(self, gpus) -> tuple[MemoryCheck, list[str]]:
+    def check(self, gpus: Iterable[Gpu | None]) -> tuple[MemoryCheck, list[str]]:
         """The result's ``memory`` field and one warning per distinct GPU of ``gpus`` (None
         entries skipped) below the need."""
         short: dict[str, str] = {}
@@ -206,7 +220,9 @@ class MemoryNeed:
         return check, list(short.values())
 
 
-def memory_need(preset_id: str | None, precision: str | None, trail=None) -> MemoryNeed | None:
+def memory_need(
+    preset_id: str | None, precision: str | None, trail: Trail | None = None
+) -> MemoryNeed | None:
     """The need of preset ``preset_id`` at ``precision`` (default fp32), or None without a
     preset. Raises :class:`InvalidRequest` (422) for an unknown preset."""
     if preset_id is None:
@@ -231,9 +247,10 @@ def memory_need(preset_id: str | None, precision: str | None, trail=None) -> Mem
 # ------------------------------------------------------------------------------------------
 
 
-def cite_rate(trail, rate: ExchangeRate, why: str) -> None:
+def cite_rate(trail: Trail, rate: ExchangeRate, why: str) -> None:
     """Name an exchange rate used in an answer."""
-    if rate.currency != "USD":
+    # USD itself has no rate to cite; every other rate is dated and sourced (the ECB's).
+    if rate.currency != "USD" and rate.source is not None:
         trail.cite(
             f"exchange rate {rate.currency}: {rate.usd_per_unit:g} USD per {rate.currency} ({why})",
             rate.source,
@@ -290,6 +307,7 @@ def fx_rates(view: CatalogView) -> FxRatesPublic:
         )
         for rates in view.fx_rates.values()
         for r in rates
+        if r.as_of is not None and r.source is not None  # every rate but USD's own
     ]
     return FxRatesPublic(data=rows, count=len(rows))
 

@@ -205,8 +205,8 @@ def _row(c: CashFlowScenario, span: list[CashFlowMonth]) -> CashFlowRow:
     if len(span) > 1:
         period += ".." + _label(c.start, last.month)
 
-    def total(name: str) -> float | None:
-        return sig8(sum(getattr(m, name) for m in span))
+    def total(name: str) -> float:
+        return sig8(float(sum(getattr(m, name) for m in span)))
 
     return CashFlowRow(
         period=period,

@@ -123,6 +123,8 @@ def resolve_resale(
             f"another class's depreciation curve ({note}); datacenter and workstation GPUs "
             "resell differently from consumer cards: give resale_value_usd if you know it"
         )
+    if years is None:  # pragma: no cover - a given resale value returned above
+        raise InvalidRequest(f"{prefix}: give resell_after_years to value the resale")
     kept = curve.retained_fraction(years)
     value = desk.gpu_price_usd * desk.desktop.gpu_count * kept
     trail.assume(

@@ -166,10 +166,10 @@ def resolve(view: CatalogView, req: PlanRequest, settings: Settings) -> PlanScen
 def _start(view: CatalogView, req: PlanRequest, trail: Trail) -> tuple[int, int]:
     """The first month: given, else the month after the prices' day (stated)."""
     if req.start_month is not None:
-        y, m = req.start_month.split("-")
-        return int(y), int(m)
-    y, m = divmod(view.day.month, 12)
-    start = (view.day.year + y, m + 1)
+        year, month = req.start_month.split("-")
+        return int(year), int(month)
+    carry, m = divmod(view.day.month, 12)
+    start = (view.day.year + carry, m + 1)
     trail.assume(
         "start_month", f"{start[0]:04d}-{start[1]:02d}", "default: the month after the prices' day"
     )

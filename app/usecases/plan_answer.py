@@ -17,6 +17,7 @@ from app.models.plan import (
     PlanRequest,
     PlanResult,
     PlanStrategy,
+    StrategyName,
 )
 from app.settings import Settings
 from app.usecases.plan import PlanOutcome, PlanScenario, all_cloud_cash, resolve, solve
@@ -161,7 +162,9 @@ def _schedule(s: PlanScenario, plan: PlanSolution) -> list[PlanMonth]:
     return months
 
 
-def _strategy(name, sol: PlanSolution | None, s: PlanScenario, note: str | None) -> PlanStrategy:
+def _strategy(
+    name: StrategyName, sol: PlanSolution | None, s: PlanScenario, note: str | None
+) -> PlanStrategy:
     """A solved strategy totalled; an infeasible one (``sol`` None) with ``note``."""
     if sol is None:
         return PlanStrategy(

@@ -157,7 +157,7 @@ def cloud_speed(
     ``time_factor``): by default (``normalize`` None) whenever both GPUs are known, so the
     two sides do the same work; None, with the assumption stated, when ``normalize`` is
     False (seed 001's 'similar performance') or a GPU is unknown."""
-    known = desk.gpu is not None and cloud.gpu is not None
+    desk_gpu, cloud_gpu = desk.gpu, cloud.gpu
     if normalize is False:
         trail.assume(
             "normalize_performance",
@@ -165,7 +165,7 @@ def cloud_speed(
             f"requested: cloud hours = desktop busy hours ('similar performance', {SEED_001})",
         )
         return None
-    if not known:
+    if desk_gpu is None or cloud_gpu is None:
         how = "requested, but skipped" if normalize else "default, but skipped"
         trail.assume(
             "normalize_performance",
@@ -184,9 +184,9 @@ def cloud_speed(
         )
     return speed(
         speed_evidence(view),
-        desk.gpu,
+        desk_gpu,
         desk.desktop.gpu_count,
-        cloud.gpu,
+        cloud_gpu,
         cloud.gpu_count or 1,
         scaling,
     )

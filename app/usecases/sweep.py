@@ -50,7 +50,8 @@ def _days_cells(days: np.ndarray) -> list[list[float | None]]:
     a tie), never as null."""
     cells = np.round(days, 2).astype(object)
     cells[~np.isfinite(days)] = None
-    return cells.tolist()
+    rows: list[list[float | None]] = cells.tolist()
+    return rows
 
 
 def compute_sweep(view: CatalogView, req: SweepRequest, settings: Settings) -> SweepResult:
@@ -58,7 +59,7 @@ def compute_sweep(view: CatalogView, req: SweepRequest, settings: Settings) -> S
     trail = Trail()
     desk = resolve_desktop(view, req.desktop, trail, with_resale=False)
     d = req.desktop
-    if (d.resell_after_years, d.resale_value_usd, d.resale_value) != (None, None, None):
+    if any(v is not None for v in (d.resell_after_years, d.resale_value_usd, d.resale_value)):
         trail.assume(
             "desktop.resale_value_usd",
             0,
