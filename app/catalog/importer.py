@@ -20,6 +20,7 @@ import datetime as dt
 import io
 import json
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -190,7 +191,14 @@ def _number_problem(row: dict[str, str]) -> str | None:
     return None
 
 
-def _parse_skypilot(name, reader, provider, as_of, source, today) -> ParsedFile:
+def _parse_skypilot(
+    name: str,
+    reader: csv.DictReader[str],
+    provider: str | None,
+    as_of: dt.date | None,
+    source: str | None,
+    today: dt.date,
+) -> ParsedFile:
     provider = provider or _provider_from_path(name)
     if provider not in SKYPILOT_PROVIDERS:
         raise ImportError_(
@@ -221,7 +229,14 @@ def _parse_skypilot(name, reader, provider, as_of, source, today) -> ParsedFile:
     return out
 
 
-def _own_row(name: str, line: int, data: dict[str, Any], as_of, source, today) -> dict[str, Any]:
+def _own_row(
+    name: str,
+    line: int,
+    data: dict[str, Any],
+    as_of: dt.date | None,
+    source: str | None,
+    today: dt.date,
+) -> dict[str, Any]:
     data = {k: (None if v == "" else v) for k, v in data.items() if k is not None}
     row = OfferImportRow.model_validate(data)
     day = _check_date(row.as_of or as_of or today, today)
@@ -255,7 +270,14 @@ def _reason(exc: Exception) -> str:
     return str(exc)
 
 
-def _parse_own(name, fmt, items, as_of, source, today) -> ParsedFile:
+def _parse_own(
+    name: str,
+    fmt: str,
+    items: Iterable[tuple[int, Any]],
+    as_of: dt.date | None,
+    source: str | None,
+    today: dt.date,
+) -> ParsedFile:
     """Our own format, from ``(line or item number, fields)`` pairs, CSV or JSON alike."""
     out = ParsedFile(name, fmt, None, as_of or today)
     for line, item in items:
@@ -269,12 +291,20 @@ def _parse_own(name, fmt, items, as_of, source, today) -> ParsedFile:
     return out
 
 
-def _parse_own_csv(name, reader, as_of, source, today) -> ParsedFile:
+def _parse_own_csv(
+    name: str,
+    reader: csv.DictReader[str],
+    as_of: dt.date | None,
+    source: str | None,
+    today: dt.date,
+) -> ParsedFile:
     rows = ((reader.line_num, raw) for raw in reader)  # line_num: after reading the row
     return _parse_own(name, "gpucost csv", rows, as_of, source, today)
 
 
-def _parse_own_json(name, text, as_of, source, today) -> ParsedFile:
+def _parse_own_json(
+    name: str, text: str, as_of: dt.date | None, source: str | None, today: dt.date
+) -> ParsedFile:
     try:
         doc = json.loads(text)
     except json.JSONDecodeError as exc:

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 import numpy as np
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from app.catalog.layout import (
     Build,
@@ -322,7 +322,7 @@ def _rates(rows: Iterable[FxRate]) -> dict[str, tuple[ExchangeRate, ...]]:
 
 
 def _history(session: Session) -> PriceHistory:
-    stmt = select(PricePoint).order_by(PricePoint.valid_from, PricePoint.id)
+    stmt = select(PricePoint).order_by(col(PricePoint.valid_from), col(PricePoint.id))
     out: dict[tuple[str, str, str], list[tuple[dt.date, object]]] = {}
     for p in session.exec(stmt):
         out.setdefault((p.item_kind, p.item_id, p.field), []).append((p.valid_from, p.value))
@@ -338,7 +338,7 @@ def _published(session: Session) -> dict[str, dict[str, PublishedSpeed]]:
 
 def _vat(session: Session) -> dict[str, tuple[VatRate, ...]]:
     out: dict[str, list[VatRate]] = {}
-    for r in session.exec(select(VatRate).order_by(VatRate.effective_from, VatRate.id)):
+    for r in session.exec(select(VatRate).order_by(col(VatRate.effective_from), col(VatRate.id))):
         out.setdefault(r.country_code, []).append(r)
     return {k: tuple(v) for k, v in out.items()}
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import typer
 
 from app.catalog.view import CatalogView
-from app.charts import Chart
+from app.charts import Chart, Format
 
 app = typer.Typer(help="gpucost: rent cloud GPUs or buy a desktop?", no_args_is_help=True)
 
@@ -48,11 +48,13 @@ def refusals() -> tuple[type[Exception], ...]:
     return (ValidationError, DomainError, CostingError)
 
 
-def chart_format(path: Path) -> str:
+def chart_format(path: Path) -> Format:
     fmt = path.suffix.lower().lstrip(".")
-    if fmt not in ("png", "svg"):
-        raise typer.BadParameter("the chart file must end in .png or .svg", param_hint="-o")
-    return fmt
+    if fmt == "png":
+        return "png"
+    if fmt == "svg":
+        return "svg"
+    raise typer.BadParameter("the chart file must end in .png or .svg", param_hint="-o")
 
 
 def write_chart(chart: Chart, path: Path) -> None:

@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import typer
 
 from app.cli.base import app, catalog_view, chart_format, fail, refusals, write_chart
+
+if TYPE_CHECKING:
+    from app.models.compare import CompareResult
 
 
 @app.command()
@@ -89,16 +93,18 @@ def compare(
         write_chart(charts.compare_bars(res, chart_format(chart)), chart)
 
 
-def _request_body(workload: dict, filters: dict, top: dict) -> dict:
+def _request_body(
+    workload: dict[str, Any], filters: dict[str, Any], top: dict[str, Any]
+) -> dict[str, Any]:
     """A `/v1/compare` body from the options given (None: not given, the API's default)."""
 
-    def given(d: dict) -> dict:
+    def given(d: dict[str, Any]) -> dict[str, Any]:
         return {k: v for k, v in d.items() if v is not None}
 
     return {"workload": given(workload), "filters": given(filters), **given(top)}
 
 
-def _print_ranking(res, as_json: bool) -> None:
+def _print_ranking(res: CompareResult, as_json: bool) -> None:
     """The ranking as a table (or the whole result as JSON), then its summary and notes."""
     from rich.console import Console
     from rich.table import Table

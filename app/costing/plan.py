@@ -118,7 +118,8 @@ def owned_units(bought: np.ndarray, life_months: int) -> np.ndarray:
     is bought and ``life_months - 1`` more)."""
     cum = np.cumsum(bought)
     gone = np.concatenate([np.zeros(life_months), cum[:-life_months]])[: len(bought)]
-    return cum - gone
+    held: np.ndarray = cum - gone
+    return held
 
 
 def _unit_cap(p: PlanProblem, b: PlanBuild) -> int:
@@ -179,7 +180,9 @@ def _in_service(row: np.ndarray, p: PlanProblem, i: int, t: int, weight: float) 
     row[i * n_t + max(0, t - life + 1) : i * n_t + t + 1] = weight
 
 
-def _constraints(p: PlanProblem, n: int, nx: int) -> tuple[list[np.ndarray], list, list]:
+def _constraints(
+    p: PlanProblem, n: int, nx: int
+) -> tuple[list[np.ndarray], list[float], list[float]]:
     """Rows of the programme, with their lower and upper bounds: capacity per build and
     month, demand per month, and the fleet limits (purchases, units and power owned)."""
     n_t = len(p.demand_gpu_hours)

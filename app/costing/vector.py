@@ -198,7 +198,8 @@ def billed_hours(run_h: np.ndarray, increment_h: np.ndarray, minimum_h: np.ndarr
         rounded = np.where(
             increment_h > 0, np.ceil(run_h / increment_h - 1e-9) * increment_h, run_h
         )
-    return np.maximum(rounded, minimum_h)
+    out: np.ndarray = np.maximum(rounded, minimum_h)
+    return out
 
 
 def rank(opts: Options, work: Workload) -> Costs:
@@ -214,12 +215,14 @@ def rank(opts: Options, work: Workload) -> Costs:
     desk = opts.is_desktop
     tf = opts.time_factor
     busy = w * tf * opts.overhead_factor
-    if work.run_hours is not None:
+    run_h: np.ndarray | None = None
+    billed_run: np.ndarray | None = None
+    runs = work.runs_per_month  # None exactly when run_hours is
+    if work.run_hours is not None and runs is not None:
         run_h = work.run_hours * tf
         billed_run = billed_hours(run_h, opts.billing_increment_h, opts.billing_minimum_h)
-        billed = work.runs_per_month * billed_run * opts.overhead_factor
+        billed = runs * billed_run * opts.overhead_factor
     else:
-        run_h = billed_run = None
         billed = busy
     energy_month = opts.power_w * busy / 1000.0 * opts.pue
     elec = work.electricity_price_usd_per_kwh
@@ -235,8 +238,8 @@ def rank(opts: Options, work: Workload) -> Costs:
         busy_total = busy * horizon
         effective = np.where(desk, total / busy_total, opts.price_usd_per_hour)
         per_batch = np.where(opts.max_batch_size > 0, effective / opts.max_batch_size, np.nan)
-        if run_h is not None:
-            runs_total = work.runs_per_month * horizon
+        if run_h is not None and billed_run is not None and runs is not None:
+            runs_total = runs * horizon
             run_cost = np.where(
                 desk,
                 opts.power_w * run_h * opts.overhead_factor / 1000.0 * elec,

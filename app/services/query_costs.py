@@ -201,7 +201,9 @@ def _options(view: CatalogView, out: Answer, gpu: Gpu | None, count: int) -> lis
         distinct: dict[tuple[str, str], CloudOffer] = {}  # one region per instance type
         for o in found:
             distinct.setdefault((o.provider, o.instance_type), o)
-        options = [{"offer_id": o.id} for o in list(distinct.values())[:MAX_OPTIONS]]
+        options: list[dict[str, Any]] = [
+            {"offer_id": o.id} for o in list(distinct.values())[:MAX_OPTIONS]
+        ]
         out.default(
             "options",
             [o["offer_id"] for o in options],

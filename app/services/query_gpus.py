@@ -38,7 +38,7 @@ def _cheapest(view: CatalogView, gpu: Gpu) -> CloudOffer | None:
         view, gpu_ids=(gpu.id,), pricing_model="on_demand", exclude_provider="colab"
     )
     single = [o for o in found if o.gpu_count == 1]
-    return (single or found or [None])[0]
+    return (single or found)[0] if found else None
 
 
 def gpu_compare_answer(view: CatalogView, settings: Settings, out: Answer) -> QueryAnswer:

@@ -13,12 +13,14 @@ from __future__ import annotations
 import datetime as dt
 import math
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
 from app.catalog.view import CatalogView
 from app.costing import vector
 from app.costing.money import ExchangeRate
+from app.models import Gpu
 from app.models.answers import PriceAge
 from app.models.compare import CompareOption, CompareRequest, CompareResult, CompareSummary
 from app.services.ownership import Scaling, declared_scaling_only, memory_need
@@ -98,8 +100,8 @@ class Candidates:
     def ident(self, view: CatalogView, j: int) -> str:
         """Id of option ``j``: the offer's, or the desktop build's."""
         if j < self.n_o:
-            return view.offers.offers[self.sel.oi[j]].id
-        return view.builds.builds[self.sel.bi[j - self.n_o]].id
+            return view.offers.offers[int(self.sel.oi[j])].id
+        return view.builds.builds[int(self.sel.bi[j - self.n_o])].id
 
 
 def compute_compare(snap: CatalogView, req: CompareRequest, settings: Settings) -> CompareResult:
@@ -169,7 +171,7 @@ def _reference_hours(snap: CatalogView, req: CompareRequest, ref: Reference, tra
     if req.gpu_hours_per_month is not None:
         return req.gpu_hours_per_month
     if req.runs_per_month is not None:
-        return req.runs_per_month * ref.run_hours  # type: ignore[operator]  # validated
+        return req.runs_per_month * ref.run_hours
     usage = resolve_usage(snap, req, trail)
     trail.assume(
         "usage",
@@ -318,11 +320,11 @@ class _Listing:
         self.snap, self.cand, self.costs = snap, cand, costs
         self.speed, self.ref, self.rate, self.others = speed, ref, rate, others
 
-    def _what(self, j: int, gpu) -> dict:
+    def _what(self, j: int, gpu: Gpu | None) -> dict[str, Any]:
         """Label, provider, instance, pricing, region, source and date of option ``j``."""
         cand, n = self.cand, int(self.cand.count[j])
-        if cand.is_desk[j]:
-            build = self.snap.builds.builds[cand.sel.bi[j - cand.n_o]]
+        if cand.is_desk[j] and gpu is not None:  # a desktop build's GPU is in the catalog
+            build = self.snap.builds.builds[int(cand.sel.bi[j - cand.n_o])]
             as_of = gpu.price_new_as_of or gpu.as_of
             return dict(
                 label=f"desktop {n}x {gpu.name} in {build.barebone.id}",
@@ -346,7 +348,8 @@ class _Listing:
 
     def _notes(self, j: int, gi: int) -> str | None:
         cand = self.cand
-        notes = [self.speed.note[gi]] if self.speed.note[gi] else []
+        note = self.speed.note[gi]
+        notes: list[str] = [note] if note else []
         if cand.count[j] > 1 and math.isfinite(cand.time_factor[j]):
             notes.append(MULTI_GPU_NOTE)
         if cand.overhead[j] > 1:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+from collections.abc import Callable
 from typing import Any
 
 from app.catalog.sources.files import (
@@ -23,8 +24,14 @@ from app.catalog.sources.files import (
 GPU_SPECS_AS_OF = dt.date(2025, 6, 16)  # gpu-info-api 'gpu-data' commit 03a6b34a (SOURCES.md)
 
 
+def _first_number(text: Any) -> float | None:
+    """The first number in ``text``, or None."""
+    found = numbers_in(text)
+    return found[0] if found else None
+
+
 def _gpu_json_specs(entry: dict[str, Any]) -> dict[str, float | None]:
-    def first_field(pred) -> tuple[str, Any] | None:
+    def first_field(pred: Callable[[str], bool]) -> tuple[str, Any] | None:
         for key, value in entry.items():
             if pred(key) and value not in (None, "nan", "?"):
                 return key, value
@@ -32,7 +39,7 @@ def _gpu_json_specs(entry: dict[str, Any]) -> dict[str, float | None]:
 
     specs: dict[str, float | None] = {}
     mem = first_field(lambda k: k.startswith("Memory Size"))
-    specs["memory_gb"] = (numbers_in(mem[1]) or [None])[0] if mem else None
+    specs["memory_gb"] = _first_number(mem[1]) if mem else None
     bw = first_field(lambda k: k.startswith("Memory Bandwidth"))
     specs["memory_bandwidth_gb_per_s"] = max(numbers_in(bw[1]), default=None) if bw else None
     fp = first_field(lambda k: "Single precision" in k)
@@ -111,8 +118,8 @@ def _specs(
         # mlco2 rows are not always aligned (the A10G row is one cell short), so a
         # cell that is not a number is treated as missing.
         specs.update(
-            memory_gb=(numbers_in(m["memory"]) or [None])[0] if "http" not in m["memory"] else None,
-            tdp_w=(numbers_in(m["tdp_watts"]) or [None])[0],
+            memory_gb=_first_number(m["memory"]) if "http" not in m["memory"] else None,
+            tdp_w=_first_number(m["tdp_watts"]),
         )
         sources.append(f"mlco2/impact data/gpus.csv '{cur['mlco2_name']}'")
     if cur["gpu_json_key"]:

@@ -4,6 +4,7 @@ provider's billing."""
 
 from __future__ import annotations
 
+import datetime as dt
 from functools import cache
 
 from app.catalog.sources.files import (
@@ -167,7 +168,7 @@ def load_extra_offers() -> list[Row]:
             float(r["price_usd_per_hour"]),
             r["region"] or None,
             source=r["source"],
-            as_of=parse_date(r["as_of"]),
+            as_of=dt.date.fromisoformat(r["as_of"]),  # every curated offer is dated
             vcpus=opt_float(r["vcpus"]),
             ram_gb=opt_float(r["ram_gb"]),
             monthly_fee_usd=float(r["monthly_fee_usd"] or 0),
