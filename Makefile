@@ -8,7 +8,7 @@ HOST   ?= 127.0.0.1
 PORT   ?= 8000
 export GPUCOST_DATABASE_URL ?= sqlite:///./gpucost.db
 
-.PHONY: install db run test test-fast typecheck-all contract lint openapi lock bench bench-slack bench-compare bench-flood clean check
+.PHONY: install db run test test-fast contract lint openapi lock bench bench-slack bench-compare bench-flood clean check
 
 $(BIN)/.installed: requirements.lock pyproject.toml
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "need $(PYTHON)"; exit 1; }
@@ -67,10 +67,6 @@ check: install
 	$(BIN)/ruff format --check app tests scripts migrations
 	$(BIN)/mypy
 	$(BIN)/hadolint Dockerfile
-
-# mypy --strict over every module, including those pyproject.toml still lets off.
-typecheck-all: install
-	$(BIN)/python scripts/typecheck_all.py
 
 clean:
 	rm -rf $(VENV) gpucost.db gpucost.db-wal gpucost.db-shm .pytest_cache

@@ -120,7 +120,7 @@ def _drawing(fn: F) -> F:
             return _offload(draw, kwargs)
         return fn(**kwargs)
 
-    return draw  # type: ignore[return-value]
+    return draw  # type: ignore[return-value]  # same signature as fn (functools.wraps)
 
 
 def _render(fig: Figure, fmt: Format, title: str, x_label: str, y_label: str) -> Chart:

@@ -13,6 +13,7 @@ from typing import Any
 
 from app.catalog.view import CatalogView, PriceHistory, assemble
 from app.catalog.writes import column_value
+from app.models.common import table_of
 from app.models.history import PRICE_FIELDS
 
 
@@ -30,7 +31,7 @@ def _dated(row: Any, kind: str, history: PriceHistory, day: dt.date) -> Any:
     yet) and its date column set to that price's date; None when the row cannot exist
     without that price (an offer's or a barebone's price is required, a GPU's is not)."""
     model = type(row)
-    table = model.__table__
+    table = table_of(model)
     update: dict[str, object] = {}
     for name, cols in PRICE_FIELDS[kind].items():
         valid_from, value = price_on(history, (kind, row.id, name), day)

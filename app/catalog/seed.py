@@ -20,6 +20,7 @@ from app.catalog.sources.skypilot import LoadReport
 from app.catalog.writes import PriceLedger, bump_revision, stored_rows, upsert
 from app.db import writer
 from app.models import TABLES
+from app.models.common import table_of
 
 
 @dataclass
@@ -64,8 +65,7 @@ def seed(engine: Engine) -> SeedReport:
     with writer(engine).begin() as conn:
         ledger = PriceLedger.load(conn)
         for name, rows in loaders.iter_all(skipped):
-            table: Table = TABLES[name].__table__  # type: ignore[attr-defined]  # table models
-            _seed_table(conn, table, rows, ledger, report)
+            _seed_table(conn, table_of(TABLES[name]), rows, ledger, report)
         ledger.flush()
         if sum(report.added.values()) + sum(report.changed.values()):
             bump_revision(conn)

@@ -356,7 +356,7 @@ def read_view(session: Session) -> CatalogView:
         results.setdefault(res.benchmark_id, {})[res.gpu_id] = res
 
     def by_id(model: type[T]) -> dict[str, T]:
-        return {r.id: r for r in session.exec(select(model))}  # type: ignore[attr-defined]
+        return {r.id: r for r in session.exec(select(model))}  # type: ignore[attr-defined]  # every catalog table has an id
 
     return assemble(
         revision=current_revision(session),

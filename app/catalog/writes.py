@@ -18,11 +18,12 @@ from sqlalchemy import Table, insert, select, update
 from sqlalchemy.engine import Connection
 
 from app.models import CatalogRevision, PricePoint
+from app.models.common import table_of
 from app.models.history import PRICE_FIELDS
 
 Outcome = Literal["added", "changed", "unchanged"]
 _SIX = Decimal("0.000001")
-_POINTS: Table = PricePoint.__table__  # type: ignore[attr-defined]  # set on table models
+_POINTS = table_of(PricePoint)
 
 
 def future_date_problem(day: dt.date | None, today: dt.date) -> str | None:
@@ -212,7 +213,7 @@ def stored_rows(conn: Connection, table: Table) -> dict[str, dict[str, Any]]:
 def bump_revision(conn: Connection) -> int:
     """Mark the catalog changed, inside the writing transaction (see :class:`CatalogRevision`);
     returns the new revision."""
-    table: Table = CatalogRevision.__table__  # type: ignore[attr-defined]  # a table model
+    table = table_of(CatalogRevision)
     if conn.execute(update(table).values(revision=table.c.revision + 1)).rowcount == 0:
         conn.execute(insert(table).values(id=1, revision=1))
     return int(conn.execute(select(table.c.revision).where(table.c.id == 1)).scalar_one())

@@ -75,16 +75,19 @@ def chart_command(
     settings = get_settings()
     try:
         view = catalog_view()
-        if kind == "query":
+        if question is not None:  # kind "query" (checked above)
             drawn = charts.query_chart(view, settings, question, fmt)
-        else:
-            req = kinds[kind].model_validate_json(request.read_bytes())
+        elif request is not None:
+            body = request.read_bytes()
             if kind == "cumulative-cost":
-                drawn = charts.cumulative_chart(view, req, settings, None, fmt)
+                be = BreakEvenRequest.model_validate_json(body)
+                drawn = charts.cumulative_chart(view, be, settings, None, fmt)
             elif kind == "break-even-sweep":
-                drawn = charts.sweep_chart(view, req, settings, fmt)
+                sweep = SweepRequest.model_validate_json(body)
+                drawn = charts.sweep_chart(view, sweep, settings, fmt)
             else:
-                drawn = charts.compare_chart(view, req, settings, fmt)
+                cmp = CompareRequest.model_validate_json(body)
+                drawn = charts.compare_chart(view, cmp, settings, fmt)
     except refusals() as exc:
         raise fail(exc) from None
     write_chart(drawn, output)

@@ -95,7 +95,7 @@ def pair_features(a: GpuTraits, b: GpuTraits, with_fp32: bool) -> list[float]:
     """The regressors of one pair (see :class:`SpeedModel`)."""
     row = [math.log(b.memory_bandwidth_gb_per_s / a.memory_bandwidth_gb_per_s)]
     if with_fp32:
-        row.append(math.log(b.fp32_tflops / a.fp32_tflops))  # type: ignore[operator]
+        row.append(math.log(b.fp32_tflops / a.fp32_tflops))  # type: ignore[operator]  # with_fp32: both known
     row.append(float(b.tensor_cores) - float(a.tensor_cores))
     return row
 

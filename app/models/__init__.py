@@ -1,5 +1,7 @@
 """SQLModel tables and API schemas; importing this module registers every table for Alembic."""
 
+from sqlmodel import SQLModel
+
 from app.models.benchmark import Benchmark, BenchmarkResult
 from app.models.catalog_misc import (
     Barebone,
@@ -15,7 +17,7 @@ from app.models.offer import CloudOffer
 from app.models.reference import EmbodiedFactor, FxRate, PublishedSpeed, ReferenceValue, VatRate
 from app.models.region import Region
 
-TABLES = {
+TABLES: dict[str, type[SQLModel]] = {
     "gpu": Gpu,
     "provider": ProviderInfo,
     "cloud_offer": CloudOffer,

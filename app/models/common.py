@@ -7,6 +7,7 @@ from collections.abc import Callable
 from typing import Annotated, Any
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, Strict
+from sqlalchemy import Table
 from sqlmodel import SQLModel
 
 # The default of a request field that may be left out but not sent as null. Such a field is
@@ -148,6 +149,13 @@ PROBLEM_RESPONSES: dict[int | str, dict[str, Any]] = {
 
 
 # 503 of the charts, reports and fleet plans: the worker's bound on them is reached.
+def table_of(model: type[SQLModel]) -> Table:
+    """The SQLAlchemy table of a table model (SQLModel sets ``__table__`` on those; its type
+    stubs do not say so)."""
+    table: Table = model.__table__  # type: ignore[attr-defined]  # see the docstring
+    return table
+
+
 Responses = dict[int | str, dict[str, Any]]  # an operation's `responses=`
 
 

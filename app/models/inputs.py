@@ -82,13 +82,13 @@ def name_field(description: str, max_length: int = 100) -> Any:
 # when the request is resolved (422 for a currency without a rate).
 Currency = Annotated[str, StringConstraints(pattern=r"^[A-Z]{3}$")]
 
-ScalingModel = StrEnum("ScalingModel", {p: p for p in own.SCALING_PRESETS})  # type: ignore[misc]
+ScalingModel = StrEnum("ScalingModel", {p: p for p in own.SCALING_PRESETS})  # type: ignore[misc]  # members from data
 ScalingModel.__doc__ = "Multi-GPU scaling presets (Amdahl's law): " + "; ".join(
     f"`{p.id}` {p.anchor_speedup:g}x on {p.anchor_gpu_count} GPUs ({p.source})"
     for p in own.SCALING_PRESETS.values()
 )
 
-MemoryPresetId = StrEnum("MemoryPresetId", {p: p for p in own.MEMORY_PRESETS})  # type: ignore[misc]
+MemoryPresetId = StrEnum("MemoryPresetId", {p: p for p in own.MEMORY_PRESETS})  # type: ignore[misc]  # members from data
 MemoryPresetId.__doc__ = (
     "Memory needs at 32-bit (seed 001, Tim Dettmers, 2020-09-07): "
     + ", ".join(f"`{p.id}` {p.min_memory_gb:g} GB" for p in own.MEMORY_PRESETS.values())

@@ -9,6 +9,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field, model_validator
 
 from app.models.break_even import BreakEvenRequest, BreakEvenResult
+from app.models.common import OMITTED
 from app.models.inputs import NO_CONTROL, STRICT, exactly_one
 from app.models.run_cost import RunCostRequest, RunCostResult
 
@@ -24,8 +25,8 @@ class ScenarioCreate(BaseModel):
 
     name: str = Field(min_length=1, max_length=200, pattern=NO_CONTROL, description="Name.")
     # Typed without `| None` (as in RunOption): either may be omitted, neither sent as null.
-    break_even: BreakEvenRequest = Field(default=None, description="Break-even request.")  # type: ignore[assignment]
-    run_cost: RunCostRequest = Field(default=None, description="Run-cost request.")  # type: ignore[assignment]
+    break_even: BreakEvenRequest = Field(default=OMITTED, description="Break-even request.")
+    run_cost: RunCostRequest = Field(default=OMITTED, description="Run-cost request.")
 
     @model_validator(mode="after")
     def _one(self) -> ScenarioCreate:

@@ -54,6 +54,7 @@ from app.models.admin import (
     RegionWrite,
     UtilizationProfileWrite,
 )
+from app.models.common import table_of
 
 
 @dataclass(frozen=True)
@@ -76,7 +77,7 @@ KINDS: dict[str, Kind] = {
         Kind("benchmarks", Benchmark, BenchmarkWrite),
     )
 }
-_RESULTS = BenchmarkResult.__table__
+_RESULTS = table_of(BenchmarkResult)
 
 
 def _canon(value: Any) -> Any:
@@ -87,7 +88,7 @@ def _canon(value: Any) -> Any:
     return value
 
 
-def _data(kind: Kind, row: dict[str, Any], results: list[dict[str, Any]] | None) -> dict:
+def _data(kind: Kind, row: dict[str, Any], results: list[dict[str, Any]] | None) -> dict[str, Any]:
     data = {k: _canon(v) for k, v in row.items()}
     if kind.table is Benchmark:
         data["results"] = [
@@ -112,7 +113,7 @@ class _Stored:
 
 
 def _load(conn: Connection, kind: Kind, item_id: str, lock: bool) -> _Stored | None:
-    table = kind.table.__table__
+    table = table_of(kind.table)
     stmt = select(table).where(table.c.id == item_id)
     if lock:
         stmt = stmt.with_for_update()
@@ -148,7 +149,11 @@ def _matches(header: str, current: str) -> bool:
 
 
 def _check(
-    kind: Kind, item_id: str, current: dict | None, if_match: str | None, if_none_match: str | None
+    kind: Kind,
+    item_id: str,
+    current: dict[str, Any] | None,
+    if_match: str | None,
+    if_none_match: str | None,
 ) -> None:
     if current is None:
         if if_match is not None:  # a tag, or *, for a row that is not there (deleted?)
@@ -183,7 +188,7 @@ def _validate_refs(conn: Connection, kind: Kind, body: BaseModel, today: dt.date
     if isinstance(body, BenchmarkWrite):
         gpu_ids |= {r.gpu_id for r in body.results}
     if gpu_ids:
-        table = Gpu.__table__
+        table = table_of(Gpu)
         known = set(conn.execute(select(table.c.id).where(table.c.id.in_(gpu_ids))).scalars())
         missing = sorted(gpu_ids - known)
         if missing:
@@ -205,7 +210,7 @@ def put(
     :class:`PreconditionFailed` (412) on a stale If-Match (or a row created meanwhile), and
     :class:`InvalidRequest` (422) for a future date or an unknown GPU."""
     today = today or dt.datetime.now(dt.UTC).date()
-    table = kind.table.__table__
+    table = table_of(kind.table)
     fields = body.model_dump(exclude={"results"})
     try:
         with writer(engine).begin() as conn:
@@ -257,7 +262,7 @@ def _replace_results(conn: Connection, benchmark_id: str, body: BenchmarkWrite) 
 def remove(engine: Engine, kind: Kind, item_id: str, if_match: str | None) -> None:
     """Delete a row (its price history is kept). 428 without If-Match, 412 when stale, 409
     when other rows refer to it (a GPU with offers or benchmark results)."""
-    table = kind.table.__table__
+    table = table_of(kind.table)
     with writer(engine).begin() as conn:
         current = _load(conn, kind, item_id, lock=True)
         if current is None:
@@ -265,7 +270,7 @@ def remove(engine: Engine, kind: Kind, item_id: str, if_match: str | None) -> No
         _check(kind, item_id, current.data, if_match, None)
         if kind.table is Gpu:
             for ref in (CloudOffer, BenchmarkResult, ColabRate):
-                t = ref.__table__
+                t = table_of(ref)
                 n = conn.execute(select(t.c.id).where(t.c.gpu_id == item_id).limit(1)).first()
                 if n is not None:
                     raise Conflict(

@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import Table, select
+from sqlalchemy import select
 from sqlalchemy.engine import Engine
 from sqlmodel import col
 
@@ -25,6 +25,7 @@ from app.catalog.live import catalog_written
 from app.catalog.writes import PriceLedger, bump_revision, stored_rows, upsert
 from app.db import writer
 from app.models import CloudOffer, Gpu
+from app.models.common import table_of
 
 Progress = Callable[[Iterable[Any], int], Iterable[Any]]
 
@@ -82,7 +83,7 @@ def apply(
             {"file": f.name, "format": f.format, "provider": f.provider, "as_of": f.as_of}
         )
     work = [(f, offer) for f in files for offer in f.offers]
-    table: Table = CloudOffer.__table__  # type: ignore[attr-defined]  # a table model
+    table = table_of(CloudOffer)
     with writer(engine).begin() as conn:
         gpus = set(conn.execute(select(col(Gpu.id))).scalars())
         existing = stored_rows(conn, table)

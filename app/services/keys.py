@@ -17,7 +17,7 @@ import secrets
 from collections.abc import Sequence
 
 from sqlalchemy import Engine
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from app.db import writer
 from app.errors import Forbidden, Unauthorized
@@ -84,7 +84,7 @@ def revoke(session: Session, key_id: str) -> ApiKey | None:
 
 def list_keys(session: Session) -> Sequence[ApiKey]:
     """Every key, newest first (digests included; never the keys)."""
-    return session.exec(select(ApiKey).order_by(ApiKey.created_at.desc())).all()  # type: ignore[attr-defined]
+    return session.exec(select(ApiKey).order_by(col(ApiKey.created_at).desc())).all()
 
 
 def _valid_row(session: Session, key: str | None) -> ApiKey:

@@ -143,10 +143,12 @@ def _factor(view: CatalogView, part: str) -> _Factor:
             for p, r in view.embodied.items()
         }
 
-    found = view.memoized("usecases.embodied_factors", build).get(part)
+    factors: dict[str, _Factor] = view.memoized("usecases.embodied_factors", build)
+    found = factors.get(part)
     if found is None:
         view.embodied_factor(part)  # raises the catalog gap
-    return found  # type: ignore[return-value]
+        raise AssertionError(part)  # unreachable: the view has no factor for it
+    return found
 
 
 def cite_embodied(view: CatalogView, trail: Trail, *parts: str) -> None:

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from app.catalog.view import CatalogView
 from app.costing import CostingError
-from app.errors import DomainError
+from app.errors import DomainError, InvalidRequest
 from app.models.gpu import GpuPublic
 from app.models.query import QueryAnswer
 from app.query.interpretation import Interpretation
@@ -111,6 +111,7 @@ def respond(view: CatalogView, settings: Settings, text: str) -> QueryAnswer:
     try:
         return _answer(view, settings, it)
     except (DomainError, CostingError) as exc:
+        suggestions: list[str]
         if isinstance(exc, CostingError):
             detail, suggestions, examples = exc.message, [], EXAMPLES[:2]
         else:
@@ -177,7 +178,9 @@ def _offers_answer(view: CatalogView, settings: Settings, out: Answer) -> QueryA
 
 def _gpu_info(view: CatalogView, settings: Settings, out: Answer) -> QueryAnswer:
     mention = out.it.gpu or out.it.cloud.gpu
-    gpus = [view.gpu(i) for i in mention.ids]  # type: ignore[union-attr]
+    if mention is None:  # this intent is only chosen when a GPU is named
+        raise InvalidRequest("name a GPU, e.g. '3090 specs'")
+    gpus = [g for i in mention.ids if (g := view.gpu(i)) is not None]
     for g in gpus:
         bw = f", {g.memory_bandwidth_gb_per_s:,.0f} GB/s" if g.memory_bandwidth_gb_per_s else ""
         price = f", launch price {money(g.price_new_usd)}" if g.price_new_usd else ""
@@ -185,7 +188,7 @@ def _gpu_info(view: CatalogView, settings: Settings, out: Answer) -> QueryAnswer
     if len(gpus) == 1:
         headline = f"{gpus[0].name}: " + out.facts[0].value
     else:
-        headline = f"'{mention.text}' is {len(gpus)} GPUs: " + ", ".join(g.id for g in gpus)  # type: ignore[union-attr]
+        headline = f"'{mention.text}' is {len(gpus)} GPUs: " + ", ".join(g.id for g in gpus)
     result = [
         GpuPublic.model_validate(g, from_attributes=True).model_dump(mode="json") for g in gpus
     ]

@@ -5,9 +5,10 @@ from an interpretation, money formatting, and the defaults for a desktop and a c
 from __future__ import annotations
 
 import re
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, TypeVar
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from app.catalog.view import CatalogView
 from app.errors import NotUnderstood
@@ -17,6 +18,8 @@ from app.models.query import Fact, QueryAnswer
 from app.query.interpretation import GpuMention, Interpretation
 from app.services import catalog
 from app.usecases import trail
+
+M = TypeVar("M", bound=BaseModel)
 
 SEED_001 = trail.SEED_001
 
@@ -97,7 +100,7 @@ def refuse(it: Interpretation, detail: str, suggestions: list[str] | None = None
     )
 
 
-def validated(model, body: dict[str, Any], it: Interpretation):
+def validated(model: type[M], body: dict[str, Any], it: Interpretation) -> M:
     """The typed engine request, or a refusal that says which value is out of range."""
     try:
         return model.model_validate(body)
@@ -121,12 +124,16 @@ def offer_counts(view: CatalogView) -> dict[tuple[str, str | None], int]:
     return view.memoized("query.offer_counts", count)
 
 
-def one_gpu(view: CatalogView, out: Answer, mention: GpuMention) -> Gpu:
+def one_gpu(view: CatalogView, out: Answer, mention: GpuMention | None) -> Gpu:
     """The GPU a mention names; a family name ("h100", "a100") takes the variant with the
     most catalog offers (at the provider asked about, if any), stated in the answer's
-    defaults with the alternatives: never a refusal where a sensible default answers."""
+    defaults with the alternatives: never a refusal where a sensible default answers.
+    Refuses (NotUnderstood) when no GPU is named (the parser names one for the intents that
+    need it)."""
+    if mention is None or not mention.ids:
+        raise refuse(out.it, "name a GPU, e.g. '3090' or 'a100'")
     if len(mention.ids) == 1:
-        return view.gpu(mention.ids[0])  # type: ignore[return-value]
+        return _catalog_gpu(view, mention.ids[0])
     provider = out.it.cloud.provider
     per_key = offer_counts(view)
     counts = {gid: per_key.get((gid, provider), 0) for gid in mention.ids}
@@ -139,7 +146,15 @@ def one_gpu(view: CatalogView, out: Answer, mention: GpuMention) -> Gpu:
         f"default: '{mention.text}' is {len(mention.ids)} GPUs; {chosen} has the most catalog "
         f"offers{where} ({counts[chosen]}); also {others}: name one to choose",
     )
-    return view.gpu(chosen)  # type: ignore[return-value]
+    return _catalog_gpu(view, chosen)
+
+
+def _catalog_gpu(view: CatalogView, gpu_id: str) -> Gpu:
+    """A GPU the lexicon found in this view (so it is there)."""
+    gpu = view.gpu(gpu_id)
+    if gpu is None:  # the lexicon is built from the same view
+        raise NotUnderstood(f"no GPU {gpu_id} in the catalog")
+    return gpu
 
 
 def usage_fields(it: Interpretation) -> dict[str, Any]:
@@ -190,7 +205,7 @@ def in_currency_text(amount_usd: float | None, rate: CurrencyRate) -> str:
 _FAMILY = re.compile(r"(?:rtx-pro|rtx|gtx|quadro-rtx|quadro|tesla|titan)-[a-z]*\d*|[a-z]+\d+[a-z]?")
 
 
-def gpu_family(view: CatalogView, ids) -> tuple[str, ...]:
+def gpu_family(view: CatalogView, ids: Sequence[str]) -> tuple[str, ...]:
     """Every catalog GPU of the same family as any of ``ids``, sorted."""
     keys = {m.group(0) for i in ids if (m := _FAMILY.match(i))}
     return tuple(
@@ -242,7 +257,14 @@ def pick_cloud_offer(
     return found
 
 
-def _first_tier(view, out: Answer, tiers, count: int, filters: dict, typed: bool):
+def _first_tier(
+    view: CatalogView,
+    out: Answer,
+    tiers: Sequence[tuple[str, tuple[str, ...] | None]],
+    count: int,
+    filters: dict[str, Any],
+    typed: bool,
+) -> CloudOffer | None:
     """The cheapest offer of the first tier (GPUs, then any GPU count) that has one, stated
     in the answer's defaults; None when no tier has one."""
     what = ", ".join(f"{k}={v}" for k, v in filters.items() if v) or "any provider"
@@ -294,14 +316,14 @@ def cloud_words(it: Interpretation) -> dict[str, str]:
     return {k: v for k, v in words.items() if v}
 
 
-def dump(result) -> dict[str, Any]:
+def dump(result: BaseModel) -> dict[str, Any]:
     return result.model_dump(mode="json")
 
 
 def matching_offers(
     view: CatalogView,
     out: Answer,
-    ids,
+    ids: Sequence[str] | None,
     count: int | None = None,
     *,
     pricing: str | None = None,
@@ -329,8 +351,13 @@ def matching_offers(
     ]
     if model == "spot":
         why = "'spot' as the provider's interruptible capacity"
-        said = ("pricing_model", "interruptible", why)
-        steps.append((ids, {**named, "pricing_model": "interruptible"}, said))
+        steps.append(
+            (
+                ids,
+                {**named, "pricing_model": "interruptible"},
+                ("pricing_model", "interruptible", why),
+            )
+        )
     if widen and ids:
         what = ", ".join(ids)
         family = gpu_family(view, ids)

@@ -41,8 +41,8 @@ TRAINING = re.compile(r"\btrain(?:ing|s|ed)?\b")
 
 def break_even_answer(view: CatalogView, settings: Settings, out: Answer) -> QueryAnswer:
     it = out.it
-    gpu = one_gpu(view, out, it.gpu)  # type: ignore[arg-type]  # checked by the parser
-    count = it.gpu.count  # type: ignore[union-attr]
+    gpu = one_gpu(view, out, it.gpu)
+    count = it.gpu.count if it.gpu else 1
     desktop = desktop_spec(view, out, gpu, count)
     if it.desktop_price_usd is not None:
         desktop = {"gpu": gpu.id, "gpu_count": count, "total_price_usd": it.desktop_price_usd}
@@ -246,8 +246,8 @@ def _options(view: CatalogView, out: Answer, gpu: Gpu | None, count: int) -> lis
 def carbon_answer(view: CatalogView, settings: Settings, out: Answer) -> QueryAnswer:
     it = out.it
     mention = it.gpu or it.cloud.gpu
-    gpu = one_gpu(view, out, mention)  # type: ignore[arg-type]  # checked by the parser
-    count = mention.count  # type: ignore[union-attr]
+    gpu = one_gpu(view, out, mention)
+    count = mention.count if mention else 1
     body: dict[str, Any] = {"gpu": gpu.id, "gpu_count": count}
     if it.gpu_hours is not None:
         body["hours"] = it.gpu_hours / count
@@ -290,8 +290,8 @@ def electricity_answer(view: CatalogView, settings: Settings, out: Answer) -> Qu
     month and year, and over the period asked for."""
     it = out.it
     mention = it.gpu or it.cloud.gpu
-    gpu = one_gpu(view, out, mention)  # type: ignore[arg-type]  # checked by the parser
-    count = mention.count  # type: ignore[union-attr]
+    gpu = one_gpu(view, out, mention)
+    count = mention.count if mention else 1
     body: dict[str, Any] = {"desktop": {"gpu": gpu.id, "gpu_count": count}, **place_fields(it)}
     if it.horizon_days:
         body["days"] = it.horizon_days

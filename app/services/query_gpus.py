@@ -46,8 +46,8 @@ def gpu_compare_answer(view: CatalogView, settings: Settings, out: Answer) -> Qu
     (measured, published or the calibrated estimate, with its basis) and so the price of one
     hour of the first GPU's work on each."""
     it = out.it
-    a = one_gpu(view, out, it.gpu)  # type: ignore[arg-type]  # the parser names both
-    b = one_gpu(view, out, it.cloud.gpu)  # type: ignore[arg-type]
+    a = one_gpu(view, out, it.gpu)  # the parser names both
+    b = one_gpu(view, out, it.cloud.gpu)
     if a.id == b.id:
         raise refuse(it, f"both names are {a.id}: which two GPUs? e.g. `a100 vs h100 per hour`")
     offer_a, offer_b = _cheapest(view, a), _cheapest(view, b)

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from typing import Any, cast
 
 from sqlalchemy import Engine, func
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from app import usecases
 from app.catalog.view import CatalogView
@@ -88,7 +88,7 @@ def list_page(
     """The scenarios of the key ``owner``, newest first, and how many it holds."""
     mine = Scenario.owner_key_id == owner
     count = session.exec(select(func.count()).select_from(Scenario).where(mine)).one()
-    stmt = select(Scenario).where(mine).order_by(Scenario.created_at.desc(), Scenario.id)  # type: ignore[attr-defined]
+    stmt = select(Scenario).where(mine).order_by(col(Scenario.created_at).desc(), col(Scenario.id))
     return session.exec(stmt.limit(limit).offset(offset)).all(), count
 
 

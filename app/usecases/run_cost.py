@@ -295,7 +295,7 @@ def compose(s: RunCostScenario, view: CatalogView, settings: Settings) -> RunCos
 
 
 # A run that cannot be timed (does not fit, or no runtime) is listed without cost figures.
-_UNCOSTED = dict(
+_UNCOSTED: dict[str, Any] = dict(
     cost_usd=None,
     energy_kwh=None,
     co2e_kg=None,
@@ -310,7 +310,7 @@ def _desktop_option(s: RunCostScenario, o: OptionScenario) -> RunOptionResult:
     """A desktop option: marginal (electricity) and fully-loaded (purchase amortized over the
     owned busy hours, net of resale) cost of one run."""
     rt, owned, rate = o.runtime, o.desktop, s.rate
-    base = dict(
+    base: dict[str, Any] = dict(
         label=o.label,
         kind="desktop",
         offer_id=None,
@@ -357,7 +357,7 @@ def _cloud_option(s: RunCostScenario, o: OptionScenario) -> RunOptionResult:
     rt, cloud = o.runtime, o.cloud
     assert cloud is not None  # resolved as a cloud option
     price = cloud.rate.price_usd_per_hour
-    base = dict(
+    base: dict[str, Any] = dict(
         label=o.label,
         kind="cloud",
         offer_id=cloud.offer.id if cloud.offer else None,

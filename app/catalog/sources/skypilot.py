@@ -8,7 +8,7 @@ import datetime as dt
 import functools
 from collections import defaultdict
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypedDict
 
 from app.catalog.sources.files import SOURCES, CatalogDataError, Row, opt_float, read_csv, slug
 from app.catalog.sources.spot import is_real_spot, region_spot
@@ -179,6 +179,21 @@ def offer_row(
     return row
 
 
+class _Common(TypedDict):
+    """The fields every offer of one SkyPilot row shares."""
+
+    source: str
+    vcpus: float | None
+    ram_gb: float | None
+    as_of: dt.date
+
+
+class _CommonNoted(_Common):
+    """:class:`_Common` with the offers' shared notes."""
+
+    notes: str
+
+
 @dataclass
 class LoadReport:
     """What a loader kept and skipped (rows, with a reason each), for the seed summary."""
@@ -230,15 +245,15 @@ def load_aws_offers(report: LoadReport, given: SkyPilotInput | None = None) -> l
         if gpu_id is None:
             report.skip(f"aws: no catalog GPU for {first['AcceleratorName']}")
             continue
-        common = dict(
+        common = _Common(
             source=source,
             vcpus=opt_float(first["vCPUs"]),
             ram_gb=opt_float(first["MemoryGiB"]),
+            as_of=meta.as_of,
         )
         count = int(float(first["AcceleratorCount"]))
-        common.update(as_of=meta.as_of)
         row = functools.partial(offer_row, "aws", itype, gpu_id, count, region=region, **common)
-        od_prices = {opt_float(r["Price"]) for r in group} - {None}
+        od_prices = {p for r in group if (p := opt_float(r["Price"])) is not None}
         if od_prices:
             out.append(row("on_demand", min(od_prices), notes=meta.note))
         else:
@@ -289,7 +304,7 @@ def load_gcp_offers(report: LoadReport, given: SkyPilotInput | None = None) -> l
     for (acc, count, region), group in sorted(gpus.items()):
         host_type = GCP_HOST_FOR.get((acc, count))
         host_rows = hosts.get((host_type, region)) if host_type else None
-        if not host_rows:
+        if host_type is None or not host_rows:
             report.skip("gcp: GPU-only price with no host VM row in the subset")
             continue
         gpu_id = gpu_for("gcp", acc, host_type or "")
@@ -299,7 +314,7 @@ def load_gcp_offers(report: LoadReport, given: SkyPilotInput | None = None) -> l
         host = host_rows[0]
         gpu_od = min(float(r["Price"]) for r in group if r["Price"])
         host_od = min(float(r["Price"]) for r in host_rows if r["Price"])
-        common = dict(
+        common = _Common(
             source=source,
             vcpus=opt_float(host["vCPUs"]),
             ram_gb=opt_float(host["MemoryGiB"]),
@@ -318,7 +333,11 @@ def load_gcp_offers(report: LoadReport, given: SkyPilotInput | None = None) -> l
                 **common,
             )
         )
-        host_spot = {r["AvailabilityZone"]: opt_float(r["SpotPrice"]) for r in host_rows}
+        host_spot = {
+            r["AvailabilityZone"]: p
+            for r in host_rows
+            if (p := opt_float(r["SpotPrice"])) is not None
+        }
         zone_spots = [
             (float(r["SpotPrice"]) + host_spot[r["AvailabilityZone"]], r["AvailabilityZone"])
             for r in group
@@ -366,7 +385,7 @@ def load_azure_offers(report: LoadReport, given: SkyPilotInput | None = None) ->
             count = 8
             notes += "; GPU count corrected from the source's 12 to 8 (ND H100 v5 has 8 GPUs)"
         price, spot = float(r["Price"]), opt_float(r["SpotPrice"])
-        common = dict(
+        common = _CommonNoted(
             source=source,
             vcpus=opt_float(r["vCPUs"]),
             ram_gb=opt_float(r["MemoryGiB"]),
@@ -376,7 +395,7 @@ def load_azure_offers(report: LoadReport, given: SkyPilotInput | None = None) ->
         out.append(
             offer_row("azure", itype, gpu_id, count, "on_demand", price, r["Region"], **common)
         )
-        if is_real_spot(price, spot):
+        if spot is not None and is_real_spot(price, spot):
             out.append(
                 offer_row("azure", itype, gpu_id, count, "spot", spot, r["Region"], **common)
             )
@@ -400,7 +419,7 @@ def _load_flat_provider(
             continue
         count = int(float(r["AcceleratorCount"]))
         price, spot = float(r["Price"]), opt_float(r["SpotPrice"])
-        common = dict(
+        common = _CommonNoted(
             source=source,
             vcpus=opt_float(r["vCPUs"]),
             ram_gb=opt_float(r["MemoryGiB"]),
@@ -419,7 +438,7 @@ def _load_flat_provider(
                 **common,
             )
         )
-        if interruptible and is_real_spot(price, spot):
+        if interruptible and spot is not None and is_real_spot(price, spot):
             out.append(
                 offer_row(
                     provider,
