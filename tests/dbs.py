@@ -109,8 +109,8 @@ def seeded_client(engine: Engine) -> Iterator[TestClient]:
 
 
 @contextmanager
-def client_for(engine: Engine) -> Iterator[TestClient]:
-    """A test client whose sessions and writes go to ``engine``."""
+def app_on(engine: Engine) -> Iterator[None]:
+    """The app's sessions, writes and catalog views on ``engine`` while inside."""
 
     def session() -> Iterator[Session]:
         with Session(engine) as s:
@@ -122,7 +122,13 @@ def client_for(engine: Engine) -> Iterator[TestClient]:
     app.dependency_overrides[deps.view] = view
     app.dependency_overrides[deps.current_view] = current_view
     try:
-        with TestClient(app, raise_server_exceptions=False) as c:
-            yield c
+        yield
     finally:
         app.dependency_overrides.clear()
+
+
+@contextmanager
+def client_for(engine: Engine) -> Iterator[TestClient]:
+    """A test client whose sessions and writes go to ``engine``."""
+    with app_on(engine), TestClient(app, raise_server_exceptions=False) as c:
+        yield c

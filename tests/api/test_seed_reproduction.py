@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import pytest
 
+from tests.factories import SEED_OFFER_ID, break_even
 from tests.seed_values import BATCH_ITEM_USD, GPUS, PAPERSPACE_GPU_IDS, RUN_COST_USD, printed
 
 
@@ -52,12 +53,10 @@ def test_cost_per_batch_item(client, paperspace_2022, benchmark):
 
 
 def test_seed_break_even_through_the_api(client):
-    body = {
-        "desktop": {"gpu": "RTX 3090", "total_price_usd": 2200},
-        "cloud": {"offer_id": "aws-p3.2xlarge-spot-seed-2020"},
-        "utilization": 0.15,
-        "electricity_price_usd_per_kwh": 0.12,
-    }
+    # The GPU by its name as the article prints it, the offer by the catalog's seed row.
+    body = break_even(
+        desktop={"gpu": "RTX 3090"}, cloud={"price_usd_per_hour": None, "offer_id": SEED_OFFER_ID}
+    )
     resp = client.post("/v1/break-even", json=body)
     assert resp.status_code == 200, resp.text
     out = resp.json()

@@ -19,10 +19,9 @@ import pytest
 import uvicorn
 from sqlmodel import Session
 
-from app import deps
 from app.main import app
 from app.services import keys
-from tests.dbs import backends, seeded
+from tests.dbs import app_on, backends, seeded
 
 WRITERS = 8
 PER_WRITER = 5
@@ -38,17 +37,7 @@ def _free_port() -> int:
 
 @pytest.fixture(params=backends())
 def server(request, tmp_path):
-    with seeded(request.param, tmp_path) as engine:
-
-        def session():
-            with Session(engine) as s:
-                yield s
-
-        app.dependency_overrides[deps.session] = session
-        app.dependency_overrides[deps.engine] = lambda: engine
-        view, current_view = deps.view_dependencies(lambda: engine)
-        app.dependency_overrides[deps.view] = view
-        app.dependency_overrides[deps.current_view] = current_view
+    with seeded(request.param, tmp_path) as engine, app_on(engine):
         port = _free_port()
         srv = uvicorn.Server(
             uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="off")
@@ -65,7 +54,6 @@ def server(request, tmp_path):
         finally:
             srv.should_exit = True
             thread.join(10)
-            app.dependency_overrides.clear()
 
 
 def test_eight_writers_lose_no_update(server):

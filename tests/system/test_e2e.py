@@ -5,6 +5,7 @@ from __future__ import annotations
 import httpx
 import pytest
 
+from tests.factories import SEED_OFFER_ID, break_even
 from tests.servers import seeded_sqlite, uvicorn
 
 pytestmark = pytest.mark.e2e
@@ -18,12 +19,9 @@ def server(tmp_path_factory):
 
 
 def test_seed_break_even_over_http(server):
-    body = {
-        "desktop": {"gpu": "3090", "total_price_usd": 2200},
-        "cloud": {"offer_id": "aws-p3.2xlarge-spot-seed-2020"},
-        "utilization": 0.15,
-        "electricity_price_usd_per_kwh": 0.12,
-    }
+    body = break_even(
+        desktop={"gpu": "3090"}, cloud={"price_usd_per_hour": None, "offer_id": SEED_OFFER_ID}
+    )
     out = httpx.post(f"{server}/v1/break-even", json=body, timeout=10).json()
     assert abs(out["break_even_days"] - 293) <= 1
     assert round(out["desktop"]["energy_kwh_per_year"]) == 591
