@@ -188,6 +188,7 @@ def test_slack_links_the_chart_when_a_public_url_is_set(engine, monkeypatch):
     )
     assert urllib.parse.parse_qs(url.query)["q"] == [question]
     assert image["alt_text"].startswith("Break-even: 293 days")
+    forget_replays(engine)  # written through the engine, not rolled back
 
 
 def test_cli_compare_and_chart(engine, tmp_path):

@@ -13,6 +13,7 @@ from fastapi.testclient import TestClient
 from sqlmodel import Session
 
 from app.main import app
+from app.models import ApiKey
 from app.rate_limit import EXEMPT, is_heavy
 from app.services import keys
 from app.settings import get_settings
@@ -81,10 +82,18 @@ def test_heavy_operations_have_a_smaller_budget(client, limited):
     assert r.status_code != 429
 
 
-def test_a_valid_key_has_its_own_budget_a_made_up_one_does_not(client, engine, limited):
+def _delete_key(engine, key_id: str) -> None:
+    """Keys are written through the engine (not rolled back with the test): remove it."""
+    with Session(engine) as s:
+        s.delete(s.get(ApiKey, key_id))
+        s.commit()
+
+
+def test_a_valid_key_has_its_own_budget_a_made_up_one_does_not(client, engine, limited, request):
     limited(anonymous="2/minute", key="4/minute")
     with Session(engine) as s:
-        _, key = keys.create(s, "lab tool", ["read"])
+        row, key = keys.create(s, "lab tool", ["read"])
+    request.addfinalizer(lambda: _delete_key(engine, row.id))
     for _ in range(2):
         assert client.get("/v1/barebones").status_code == 200
     assert client.get("/v1/barebones").status_code == 429
