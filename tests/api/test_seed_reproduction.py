@@ -8,7 +8,14 @@ from __future__ import annotations
 import pytest
 
 from tests.factories import SEED_OFFER_ID, break_even
-from tests.seed_values import BATCH_ITEM_USD, GPUS, PAPERSPACE_GPU_IDS, RUN_COST_USD, printed
+from tests.seed_values import (
+    BATCH_ITEM_USD,
+    GPUS,
+    PAPERSPACE_GPU_IDS,
+    RUN_COST_USD,
+    SEED_001_DAYS,
+    printed,
+)
 
 
 @pytest.fixture()
@@ -60,7 +67,7 @@ def test_seed_break_even_through_the_api(client):
     resp = client.post("/v1/break-even", json=body)
     assert resp.status_code == 200, resp.text
     out = resp.json()
-    assert abs(out["break_even_days"] - 293) <= 1
+    assert out["break_even_days"] == round(SEED_001_DAYS, 2)  # the article prints 293
     assert round(out["desktop"]["energy_kwh_per_year"]) == 591
     assert round(out["desktop"]["cost_usd_per_year"]) == 71
     assert out["desktop"]["busy_power_w"] == 450  # 350 W TDP (seed 001) + 100 W
@@ -78,7 +85,7 @@ def test_seed_break_even_with_profile_and_defaults(client):
         "utilization_profile": "phd-desktop",
     }
     out = client.post("/v1/break-even", json=body).json()
-    assert abs(out["break_even_days"] - 293) <= 1
+    assert out["break_even_days"] == round(SEED_001_DAYS, 2)  # the article prints 293
     names = {a["name"] for a in out["assumptions"]}
     assert {"electricity_price_usd_per_kwh", "utilization", "desktop.base_power_w"} <= names
 
@@ -93,4 +100,4 @@ def test_seed_desktop_assembled_from_catalog(client):
     }
     out = client.post("/v1/break-even", json=body).json()
     assert out["desktop"]["upfront_usd"] == 2200
-    assert abs(out["break_even_days"] - 293) <= 1
+    assert out["break_even_days"] == round(SEED_001_DAYS, 2)  # the article prints 293
