@@ -19,39 +19,13 @@ from app.usecases.inputs import (
     resolve_region,
 )
 from app.usecases.speed import cloud_speed
-from app.usecases.trail import Trail, sig8
+from app.usecases.trail import Trail, round2_array, sig8, sig8_array
 
 # ------------------------------------------------------------------------------------------
 # Break-even sweep
 # ------------------------------------------------------------------------------------------
 
 DEFAULT_UTILIZATIONS = tuple(round(0.01 * k, 2) for k in range(1, 101))
-
-
-def _sig8_cells(x: np.ndarray) -> np.ndarray:
-    """:func:`sig8` of every cell, in NumPy: each is rounded to an integer count of its 8th
-    significant digit and divided back, which gives the float nearest that decimal (as
-    ``float(f"{x:.8g}")`` does), except that a cell within one rounding error of a tie may
-    go the other way in its 8th digit. Per cell in Python, the largest sweep (100 x 1,000)
-    spent ~100 ms converting; this takes a few."""
-    size = np.abs(x)
-    # Where the scale itself would overflow or lose digits (denormals, huge values), per cell.
-    usual = np.isfinite(x) & (size > 1e-280) & (size < 1e280)
-    magnitude = np.floor(np.log10(np.where(usual, size, 1.0)))
-    scale = 10.0 ** (7 - magnitude)
-    out = np.where(usual, np.rint(x * scale) / scale, x)
-    for index in zip(*np.nonzero(~usual & np.isfinite(x)), strict=True):
-        out[index] = sig8(float(x[index]))
-    return out
-
-
-def _days_cells(days: np.ndarray) -> list[list[float | None]]:
-    """Break-even days rounded to 0.01 day (as ``round(d, 2)``, to within a rounding error at
-    a tie), never as null."""
-    cells = np.round(days, 2).astype(object)
-    cells[~np.isfinite(days)] = None
-    rows: list[list[float | None]] = cells.tolist()
-    return rows
 
 
 def compute_sweep(view: CatalogView, req: SweepRequest, settings: Settings) -> SweepResult:
@@ -88,9 +62,9 @@ def compute_sweep(view: CatalogView, req: SweepRequest, settings: Settings) -> S
     return SweepResult(
         utilizations=utilizations,
         electricity_prices_usd_per_kwh=prices,
-        break_even_days=_days_cells(grid.days),
-        desktop_total_usd=_sig8_cells(grid.desktop_total_usd).tolist(),
-        cloud_total_usd=_sig8_cells(grid.cloud_total_usd).tolist(),
+        break_even_days=round2_array(grid.days),
+        desktop_total_usd=sig8_array(grid.desktop_total_usd).tolist(),
+        cloud_total_usd=sig8_array(grid.cloud_total_usd).tolist(),
         horizon_days=req.horizon_days,
         upfront_usd=sig8(desk.desktop.upfront_usd),
         cloud_price_usd_per_hour=cloud.rate.price_usd_per_hour,

@@ -8,6 +8,8 @@ import datetime as dt
 from dataclasses import dataclass, field
 from typing import Any, overload
 
+import numpy as np
+
 from app.catalog.view import CatalogView
 from app.costing import ownership as own
 from app.costing.money import ExchangeRate, from_usd, to_usd
@@ -31,6 +33,33 @@ def sig8(x: float | None) -> float | None: ...
 def sig8(x: float | None) -> float | None:
     """Round to 8 significant digits (None stays None)."""
     return None if x is None else float(f"{x:.8g}")
+
+
+def sig8_array(x: np.ndarray) -> np.ndarray:
+    """:func:`sig8` of every cell, in NumPy: each is rounded to an integer count of its 8th
+    significant digit and divided back, which gives the float nearest that decimal (as
+    ``float(f"{x:.8g}")`` does), except that a cell within one rounding error of a tie may
+    go the other way in its 8th digit. Per cell in Python, the largest sweep (100 x 1,000)
+    spent ~100 ms converting; this takes a few."""
+    size = np.abs(x)
+    # Where the scale itself would overflow or lose digits (denormals, huge values), per cell.
+    usual = np.isfinite(x) & (size > 1e-280) & (size < 1e280)
+    magnitude = np.floor(np.log10(np.where(usual, size, 1.0)))
+    scale = 10.0 ** (7 - magnitude)
+    out = np.where(usual, np.rint(x * scale) / scale, x)
+    for index in zip(*np.nonzero(~usual & np.isfinite(x)), strict=True):
+        out[index] = sig8(float(x[index]))
+    return out
+
+
+def round2_array(x: np.ndarray) -> list[list[float | None]]:
+    """A 2-D array as nested lists rounded to 2 decimals (as ``round(v, 2)``, to within a
+    rounding error at a tie), a non-finite cell (e.g. a break-even that never comes) as
+    None."""
+    cells = np.round(x, 2).astype(object)
+    cells[~np.isfinite(x)] = None
+    rows: list[list[float | None]] = cells.tolist()
+    return rows
 
 
 @dataclass
