@@ -52,7 +52,7 @@ def problem_only_errors(app: FastAPI) -> None:
         schema["components"]["schemas"].update(admin.openapi_components())
         for path, item in schema["paths"].items():
             for op in item.values():
-                if path not in ("/healthz", "/readyz", "/metrics"):
+                if path not in health.PROBES:
                     op["responses"].setdefault("503", problem_response(503))
                 if path not in EXEMPT:
                     op["responses"].setdefault("429", problem_response(429))

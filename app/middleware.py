@@ -20,6 +20,7 @@ from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
 from starlette.requests import Request
+from starlette.responses import Response
 
 from app import errors
 from app import observability as obs
@@ -97,6 +98,15 @@ def _replay(messages: list[Message], receive: Receive) -> Receive:
         return pending.pop(0) if pending else await receive()
 
     return replayed
+
+
+async def send_refusal(response: Response, scope: Scope, send: Send) -> None:
+    """Send ``response`` instead of running the app, without reading the request's body."""
+
+    async def no_body() -> Message:
+        return {"type": "http.disconnect"}
+
+    await response(scope, no_body, send)
 
 
 # Headers for an API (OWASP REST Security Cheat Sheet, "Security headers"): no MIME sniffing,
@@ -215,8 +225,4 @@ class RequestGuard:
         response = errors.problem(status, slug, titles[status], detail, Request(scope))
         response.raw_headers.append(rid_header)
         response.raw_headers.extend(_security_headers(scope["path"], response.raw_headers))
-
-        async def no_body() -> Message:
-            return {"type": "http.disconnect"}
-
-        await response(scope, no_body, send)
+        await send_refusal(response, scope, send)

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Awaitable, Callable, MutableMapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -36,15 +35,11 @@ from sqlalchemy.exc import SQLAlchemyError
 from starlette.requests import Request
 
 from app import errors
+from app.middleware import ASGIApp, Message, Receive, Scope, Send, send_refusal
+from app.routers.health import PROBES
 from app.settings import Settings, get_settings
 
-Scope = MutableMapping[str, Any]
-Message = MutableMapping[str, Any]
-Receive = Callable[[], Awaitable[Message]]
-Send = Callable[[Message], Awaitable[None]]
-ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
-
-EXEMPT = frozenset({"/healthz", "/readyz", "/metrics", "/slack/commands"})
+EXEMPT = PROBES | {"/slack/commands"}
 _HEAVY_PREFIXES = (
     "/v1/charts/",
     "/v1/plan",
@@ -72,13 +67,14 @@ class Budget:
 
 @dataclass(frozen=True)
 class Verdict:
-    """The outcome of counting one request: ``refused_by`` is the limit it broke (None: it
-    may go on), ``heavy`` whether it is a heavy-budget limit; ``limit``, ``remaining`` and ``reset_epoch_s`` describe the caller's first
-    general limit (for the ``X-RateLimit-*`` headers) or the broken one."""
+    """The outcome of counting one request. ``item`` is the limit it broke when ``refused``,
+    else the caller's first general limit; ``heavy`` says whether ``item`` is a heavy-budget
+    limit; ``remaining`` (requests) and ``reset_epoch_s`` (Unix time, s) are that limit's
+    window, for the ``X-RateLimit-*`` headers."""
 
-    refused_by: RateLimitItem | None
+    item: RateLimitItem
     heavy: bool
-    limit: int
+    refused: bool
     remaining: int
     reset_epoch_s: float
 
@@ -133,10 +129,10 @@ class RateLimits:
         for kind, item in items:
             if not self.limiter.hit(item, kind, caller):
                 stats = self.limiter.get_window_stats(item, kind, caller)
-                return Verdict(item, kind == "heavy", item.amount, 0, stats.reset_time)
+                return Verdict(item, kind == "heavy", True, 0, stats.reset_time)
         first = budget.general[0]
         stats = self.limiter.get_window_stats(first, "general", caller)
-        return Verdict(None, False, first.amount, stats.remaining, stats.reset_time)
+        return Verdict(first, False, False, stats.remaining, stats.reset_time)
 
 
 def _lookup_key_id(app: Any, key: str) -> str | None:
@@ -167,9 +163,8 @@ class RateLimit:
         self._limits: RateLimits | None = None
         self._settings: Settings | None = None
 
-    def limits(self) -> RateLimits:
+    def limits(self, settings: Settings) -> RateLimits:
         """This process's counters (remade when the settings object changes, as in tests)."""
-        settings = get_settings()
         if self._limits is None or settings is not self._settings:
             self._limits, self._settings = RateLimits(settings), settings
         return self._limits
@@ -178,10 +173,11 @@ class RateLimit:
         if scope["type"] != "http" or scope["path"] in EXEMPT:
             await self.app(scope, receive, send)
             return
-        if not get_settings().rate_limits_enabled:
+        settings = get_settings()
+        if not settings.rate_limits_enabled:
             await self.app(scope, receive, send)
             return
-        limits = self.limits()
+        limits = self.limits(settings)
         key = next((v.decode("latin-1") for k, v in scope["headers"] if k == b"x-api-key"), None)
         caller, budget = await limits.caller(scope, key)
         heavy = is_heavy(scope["path"])
@@ -190,11 +186,11 @@ class RateLimit:
         else:
             verdict = limits.count(caller, budget, heavy)
         headers = [
-            (b"x-ratelimit-limit", str(verdict.limit).encode()),
+            (b"x-ratelimit-limit", str(verdict.item.amount).encode()),
             (b"x-ratelimit-remaining", str(verdict.remaining).encode()),
             (b"x-ratelimit-reset", str(math.ceil(verdict.reset_epoch_s)).encode()),
         ]
-        if verdict.refused_by is not None:
+        if verdict.refused:
             await self._refuse(scope, send, headers, verdict, caller)
             return
 
@@ -213,8 +209,7 @@ class RateLimit:
         verdict: Verdict,
         caller: str,
     ) -> None:
-        item = verdict.refused_by
-        assert item is not None
+        item = verdict.item
         retry_after_s = max(1, math.ceil(verdict.reset_epoch_s - time.time()))
         who = "this API key" if caller.startswith("key:") else "this address"
         what = "heavy requests (charts, reports, plans, compares)" if verdict.heavy else "requests"
@@ -225,8 +220,4 @@ class RateLimit:
         response = errors.problem(429, "rate-limited", "Too many requests", detail, Request(scope))
         response.headers["Retry-After"] = str(retry_after_s)
         response.raw_headers.extend(headers)
-
-        async def no_body() -> Message:
-            return {"type": "http.disconnect"}
-
-        await response(scope, no_body, send)
+        await send_refusal(response, scope, send)
