@@ -91,13 +91,14 @@ class DrawPool:
         try:
             return pool.submit(fn, **kwargs).result(timeout=self.timeout_s)
         except FutureTimeout:
-            raise Busy(
+            raise Busy(  # a starved or stuck process: give it a few drawings' time (~0.5 s each)
                 f"the chart took longer than {self.timeout_s:g} s to draw; retry later",
                 retry_after_s=5,
             ) from None
         except BrokenProcessPool:
             log.error("a drawing process died; starting a new pool")
             self._discard(pool)
+            # The next chart starts a new pool at once: retry in a second.
             raise Busy("a drawing process died; retry", retry_after_s=1) from None
 
     def _discard(self, pool: ProcessPoolExecutor) -> None:

@@ -66,7 +66,7 @@ class CatalogGap(DomainError):
 
 
 class Unauthorized(DomainError):
-    """No API key, or one that is unknown or revoked (answered with ``WWW-Authenticate``)."""
+    """No API key, or one that is unknown, revoked or expired (answered with ``WWW-Authenticate``)."""
 
     status, slug, title = 401, "unauthorized", "Unauthorized"
 
@@ -159,6 +159,7 @@ def install(app: FastAPI) -> None:
         if "current_etag" in exc.extra:
             response.headers["ETag"] = exc.extra["current_etag"]
         if exc.status in (429, 503):
+            # Every 429/503 raiser names its own wait; a minute is only a fallback.
             response.headers["Retry-After"] = str(exc.extra.get("retry_after_s", 60))
         return response
 

@@ -106,7 +106,9 @@ class Problem(BaseModel):
         default=None, description="For 412 and 428: the resource's current `ETag`."
     )
     retry_after_s: int | None = Field(
-        default=None, description="For 429: seconds until trying again makes sense."
+        default=None,
+        description="For 429 and 503: seconds until trying again makes sense (also the "
+        "`Retry-After` header).",
     )
 
 
@@ -148,7 +150,6 @@ PROBLEM_RESPONSES: dict[int | str, dict[str, Any]] = {
 }
 
 
-# 503 of the charts, reports and fleet plans: the worker's bound on them is reached.
 def table_of(model: type[SQLModel]) -> Table:
     """The SQLAlchemy table of a table model (SQLModel sets ``__table__`` on those; its type
     stubs do not say so)."""
@@ -164,10 +165,20 @@ def problems(*codes: int) -> Responses:
     return {code: PROBLEM_RESPONSES[code] for code in codes}
 
 
+# 503 of the charts, reports, sweeps and fleet plans: the worker's bound on them is reached.
 BUSY_RESPONSE: dict[str, Any] = {
     "model": Problem,
-    "description": "Busy: this worker is computing as many charts, reports, sweeps or fleet plans as "
-    "it runs and queues (`GPUCOST_RENDER_MAX_RUNNING`, `GPUCOST_RENDER_MAX_WAITING`); retry "
-    "after `Retry-After` seconds.",
+    "description": "Busy: this worker is computing as many charts, reports, sweeps or fleet "
+    "plans as it runs and queues (`GPUCOST_RENDER_MAX_RUNNING`, `GPUCOST_RENDER_MAX_WAITING`); "
+    "retry after `Retry-After` seconds.",
     "content": _PROBLEM_CONTENT,
+}
+
+# 401 and 403 of the operations that need an `X-API-Key` (admin and scenario writes).
+KEY_RESPONSES: Responses = {
+    401: {
+        **PROBLEM_RESPONSES[401],
+        "description": "No `X-API-Key`, or one that is unknown, revoked or expired.",
+    },
+    403: PROBLEM_RESPONSES[403],
 }

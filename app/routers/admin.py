@@ -20,7 +20,7 @@ from app.deps import EngineDep, api_key
 from app.errors import InvalidRequest
 from app.models import ApiKey
 from app.models.admin import AdminRow, ImportCounts, ImportFileReport, ImportResult
-from app.models.common import PROBLEM_RESPONSES, Responses, problems
+from app.models.common import KEY_RESPONSES, PROBLEM_RESPONSES, Responses, problems
 from app.services import admin, imports
 
 # Dependencies run before the body is validated: a request without a valid key is a 401
@@ -28,11 +28,7 @@ from app.services import admin, imports
 ReadKey = Annotated[ApiKey, Depends(api_key("read"))]
 WriteKey = Annotated[ApiKey, Depends(api_key("write"))]
 
-_401 = {
-    **PROBLEM_RESPONSES[401],
-    "description": "No `X-API-Key`, or one that is unknown or revoked.",
-}
-RESPONSES: Responses = {401: _401, **problems(403, 404, 422)}
+RESPONSES: Responses = {**KEY_RESPONSES, **problems(404, 422)}
 router = APIRouter(prefix="/v1/admin", tags=["admin"], responses=RESPONSES)
 
 IfMatch = Annotated[

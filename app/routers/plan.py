@@ -35,8 +35,9 @@ async def plan(
     buy in which month and how many GPU-hours to rent in which month, minimizing the present
     value of purchases, desktop electricity and cloud rent within the budget, machine-count
     and power limits (a mixed-integer programme, `scipy.optimize.milp` / HiGHS, at most
-    2 s per solve). Beside it: all-cloud and the cheapest all-desktop fleet. 422 when no
-    plan meets the demand within the limits (desktops only)."""
+    2 s per solve). Beside it: all-cloud and the cheapest all-desktop fleet. When no plan
+    meets the demand within the limits the answer is still a 200, with `feasible` false and
+    the reason."""
     return await heavy.run(compute_plan, view, req, settings)
 
 

@@ -22,20 +22,13 @@ from app.deps import (
     SettingsDep,
     ViewDep,
 )
-from app.models.common import BUSY_RESPONSE, PROBLEM_RESPONSES, Responses, problems
+from app.models.common import BUSY_RESPONSE, KEY_RESPONSES, PROBLEM_RESPONSES, problems
 from app.models.scenario import ScenarioCreate, ScenarioPublic, ScenarioResult, ScenariosPublic
 from app.services import reports, scenarios
 
 router = APIRouter(
     prefix="/v1/scenarios", tags=["scenarios"], responses={422: PROBLEM_RESPONSES[422]}
 )
-_KEYED: Responses = {
-    401: {
-        **PROBLEM_RESPONSES[401],
-        "description": "No `X-API-Key`, or one that is unknown or revoked.",
-    },
-    403: PROBLEM_RESPONSES[403],
-}
 ScenarioId = Annotated[
     str, Path(pattern=r"^[0-9a-f]{32}$", description="Scenario id (32 hex digits).")
 ]
@@ -74,7 +67,7 @@ def _links(source: str) -> dict[str, Any]:
     summary="Save a scenario",
     responses={
         201: {"description": "Saved.", "links": _links("$response.body#/id")},
-        **_KEYED,
+        **KEY_RESPONSES,
         **problems(400, 404, 413, 415, 429),
     },
 )
@@ -101,7 +94,7 @@ def create_scenario(
     summary="List your scenarios",
     responses={
         200: {"links": _links("$response.body#/data/0/id")},
-        **_KEYED,
+        **KEY_RESPONSES,
     },
 )
 def list_scenarios(
@@ -180,7 +173,7 @@ async def scenario_report(
     summary="Delete a scenario",
     responses={
         204: {"description": "Deleted."},
-        **_KEYED,
+        **KEY_RESPONSES,
         404: PROBLEM_RESPONSES[404],
     },
 )

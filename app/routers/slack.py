@@ -102,10 +102,11 @@ async def slash_command(
 ) -> JSONResponse:
     """Answer `/gpucost <question>` from Slack. The raw body must be signed with the app's
     signing secret (`X-Slack-Signature`, `X-Slack-Request-Timestamp` within 5 minutes, never
-    replayed to any worker: the replay store is a database table), else 401. The reply is a Block Kit message: the one-line answer first, then key
-    inputs, assumptions and sources; text that cannot be read gets a short ephemeral help with
-    "did you mean" suggestions. Answers slower than `slack_deadline_s` are acknowledged at
-    once and posted to `response_url`."""
+    replayed to any worker: the replay store is a database table), else 401. The reply is a
+    Block Kit message: the one-line answer first, then key inputs, assumptions and sources;
+    text that cannot be read gets a short ephemeral help with "did you mean" suggestions.
+    Answers slower than `slack_deadline_s` are acknowledged at once and posted to
+    `response_url`."""
     secret = settings.slack_signing_secret
     if secret is None or not secret.get_secret_value().strip():
         return errors.problem(

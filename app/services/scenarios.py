@@ -67,6 +67,8 @@ def create(
             raise QuotaExceeded(
                 f"this API key holds {held} scenarios, its quota "
                 f"({settings.max_scenarios_per_key}): delete some before saving more",
+                # The quota frees only when the key deletes scenarios, not with time: an hour
+                # tells a client not to retry in a loop (RFC 9110 leaves the value to us).
                 retry_after_s=3600,
             )
         own.add(row)

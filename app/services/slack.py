@@ -4,8 +4,8 @@ Verification (https://docs.slack.dev/authentication/verifying-requests-from-slac
 ``X-Slack-Signature`` must equal ``v0=HMAC-SHA256(signing_secret, "v0:{ts}:{raw body}")``,
 checked by slack-sdk's :class:`SignatureVerifier` in constant time; the timestamp must be an
 integer no more than ``max_age_s`` seconds from now; and a signature already seen within that
-window, by any worker (``replays``, a shared store), is a replay. Junk headers (non-numeric timestamp, non-UTF-8 body) are refusals, never
-exceptions.
+window, by any worker (``replays``, a shared store), is a replay. Junk headers (non-numeric
+timestamp, non-UTF-8 body) are refusals, never exceptions.
 
 Replies follow Slack's message format: ``response_type`` ``ephemeral`` (default) or
 ``in_channel``, a plain-text ``text`` fallback, and Block Kit ``blocks`` (at most 50; section

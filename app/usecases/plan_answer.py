@@ -25,8 +25,8 @@ from app.usecases.trail import currency_rate, in_currency, sig8
 
 
 def compute_plan(view: CatalogView, req: PlanRequest, settings: Settings) -> PlanResult:
-    """The cost-minimizing fleet for ``req``; see :class:`PlanResult`. 404 for unknown names,
-    422 when no plan meets the demand within the limits."""
+    """The cost-minimizing fleet for ``req``; see :class:`PlanResult`. 404 for unknown names;
+    when no plan meets the demand within the limits, ``feasible`` is false with the reason."""
     s = resolve(view, req, settings)
     return compose(s, solve(s), view, settings)
 
