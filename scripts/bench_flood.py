@@ -14,18 +14,24 @@ status, the probe's p50/p99/max, the worker's peak RSS and that of its drawing p
 
 from __future__ import annotations
 
-import statistics
 import sys
 import threading
 import time
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from app.settings import Settings  # noqa: E402
-from scripts.loadlib import children, fresh_sqlite, start_server  # noqa: E402
+from scripts.loadlib import (  # noqa: E402
+    children,
+    fresh_sqlite,
+    percentiles,
+    rss_mb,
+    start_server,
+)
 
 CLIENTS, SECONDS = 8, 10
 SWEEP = {
@@ -36,57 +42,63 @@ SWEEP = {
 }
 
 
-def _rss_kb(pid: int) -> int:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1])
-    return 0
-
-
-def flood(env: dict[str, str]) -> dict[str, object]:
-    srv = start_server(env)
+def flood(
+    base: str,
+    pid: int,
+    *,
+    clients: int = CLIENTS,
+    seconds: float = SECONDS,
+    probe_every_s: float = 0.05,
+    addresses: bool = False,
+) -> dict[str, Any]:
+    """``clients`` callers post :data:`SWEEP` as a PNG chart to ``base`` back to back for
+    ``seconds`` while a probe times ``GET /healthz`` every ``probe_every_s``; with
+    ``addresses``, each caller comes from its own address (``X-Forwarded-For``, trusted from
+    loopback as from a proxy). Returns the answers by status (0: no answer), the probe's
+    statuses and latencies (:func:`percentiles`, ms), whether a request hung (a thread still
+    running a minute after the end) and the peak RSS (MB) of the worker ``pid`` and of its
+    drawing processes."""
     stop = threading.Event()
-    statuses: Counter[int] = Counter()
+    answers: Counter[int] = Counter()
+    probe_statuses: Counter[int] = Counter()
     probe: list[float] = []
-    peak = [0, 0]
+    peak = [0.0, 0.0]
 
-    def caller() -> None:
-        with httpx.Client(base_url=srv.base, timeout=60) as c:
+    def caller(n: int) -> None:
+        headers = {"X-Forwarded-For": f"203.0.113.{n + 1}"} if addresses else {}
+        with httpx.Client(base_url=base, timeout=60, headers=headers) as c:
             while not stop.is_set():
                 try:
-                    statuses[c.post("/v1/charts/break-even-sweep", json=SWEEP).status_code] += 1
+                    answers[c.post("/v1/charts/break-even-sweep", json=SWEEP).status_code] += 1
                 except httpx.HTTPError:
-                    statuses[0] += 1
+                    answers[0] += 1
 
     def prober() -> None:
-        with httpx.Client(base_url=srv.base, timeout=10) as c:
+        with httpx.Client(base_url=base, timeout=10) as c:
+            c.get("/healthz")  # the connection, not the flood
             while not stop.is_set():
                 t = time.perf_counter()
-                c.get("/healthz")
+                probe_statuses[c.get("/healthz").status_code] += 1
                 probe.append((time.perf_counter() - t) * 1000)
-                peak[0] = max(peak[0], _rss_kb(srv.proc.pid))
-                peak[1] = max(peak[1], sum(_rss_kb(p) for p in children(srv.proc.pid)))
-                time.sleep(0.05)
+                peak[0] = max(peak[0], rss_mb(pid))
+                peak[1] = max(peak[1], sum(rss_mb(p) for p in children(pid)))
+                time.sleep(probe_every_s)
 
-    threads = [threading.Thread(target=caller) for _ in range(CLIENTS)]
+    threads = [threading.Thread(target=caller, args=(n,)) for n in range(clients)]
     threads.append(threading.Thread(target=prober))
-    try:
-        for t in threads:
-            t.start()
-        time.sleep(SECONDS)
-        stop.set()
-        for t in threads:
-            t.join(120)
-    finally:
-        srv.stop()
-    probe.sort()
+    for t in threads:
+        t.start()
+    time.sleep(seconds)
+    stop.set()
+    for t in threads:
+        t.join(60)
     return {
-        "answers": dict(sorted(statuses.items())),
-        "healthz_p50_ms": round(statistics.median(probe), 1),
-        "healthz_p99_ms": round(probe[int(0.99 * (len(probe) - 1))], 1),
-        "healthz_max_ms": round(probe[-1], 1),
-        "peak_rss_mb": round(peak[0] / 1024),
-        "drawing_processes_peak_rss_mb": round(peak[1] / 1024),
+        "answers": dict(sorted(answers.items())),
+        "healthz": percentiles(probe),
+        "healthz_statuses": dict(probe_statuses),
+        "hung": any(t.is_alive() for t in threads),
+        "peak_rss_mb": round(peak[0]),
+        "drawing_processes_peak_rss_mb": round(peak[1]),
     }
 
 
@@ -106,7 +118,11 @@ def main() -> None:
         ("4. every default, one address (rate limits on)", {**env, **limits}),
     )
     for name, e in runs:
-        print(f"{CLIENTS} callers x {SECONDS} s, {name}: {flood(e)}", flush=True)
+        srv = start_server(e)
+        try:
+            print(f"{CLIENTS} callers x {SECONDS} s, {name}: {flood(srv.base, srv.proc.pid)}")
+        finally:
+            srv.stop()
 
 
 if __name__ == "__main__":

@@ -81,6 +81,14 @@ class Server:
                 self.proc.kill()
 
 
+# One load generator (or test suite) is one address sending thousands of requests a minute:
+# rate limits far above that, so the limiter is measured on every request but never refuses.
+UNLIMITED_RATES = {
+    f"GPUCOST_RATE_LIMIT_{name}": "1000000/minute"
+    for name in ("ANONYMOUS", "ANONYMOUS_HEAVY", "KEY", "KEY_HEAVY")
+}
+
+
 def start_server(
     env: dict[str, str],
     workers: int = 1,
@@ -96,10 +104,7 @@ def start_server(
     (method, path, JSON body) answers 200."""
     port = free_port()
     env = {**env, "GPUCOST_SLACK_SIGNING_SECRET": SLACK_SECRET, "GPUCOST_LOG_LEVEL": log_level}
-    for name in ("ANONYMOUS", "ANONYMOUS_HEAVY", "KEY", "KEY_HEAVY"):
-        # One load generator is one address: limits far above its rate, so the limiter is
-        # measured on every request but never refuses (unless the caller sets its own).
-        env.setdefault(f"GPUCOST_RATE_LIMIT_{name}", "1000000/minute")
+    env = {**UNLIMITED_RATES, **env}  # unless the caller sets its own
     t0 = time.perf_counter()
     err = stderr.open("ab") if stderr else None
     proc = subprocess.Popen(

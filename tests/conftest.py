@@ -11,14 +11,15 @@ from pathlib import Path
 
 import pytest
 
+from scripts.loadlib import UNLIMITED_RATES
+
 _TMP = Path(tempfile.mkdtemp(prefix="gpucost-test-"))
 DB_URL = f"sqlite:///{_TMP / 'test.db'}"
 os.environ["GPUCOST_DATABASE_URL"] = DB_URL
-# The suite sends thousands of requests a minute from one address (and so do the servers it
-# starts, which inherit this environment): limits far above that, so the limiter runs on
-# every request without refusing; tests/api/test_rate_limit.py sets its own.
-for _name in ("ANONYMOUS", "ANONYMOUS_HEAVY", "KEY", "KEY_HEAVY"):
-    os.environ.setdefault(f"GPUCOST_RATE_LIMIT_{_name}", "1000000/minute")
+# The suite sends thousands of requests a minute from one address, and so do the servers it
+# starts (they inherit this environment); tests/api/test_rate_limit.py sets its own limits.
+for _name, _value in UNLIMITED_RATES.items():
+    os.environ.setdefault(_name, _value)
 # In-process tests draw charts in the test process's threads: every TestClient runs the
 # app's lifespan, which would start and stop the drawing processes for each test.
 # tests/system/ (test_draw_pool.py, test_abuse.py) run the processes themselves.

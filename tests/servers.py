@@ -52,6 +52,21 @@ def seeded_database(backend: str, directory: Path) -> Iterator[dict[str, str]]:
         yield env
 
 
+def create_key(env: dict[str, str], name: str, *scopes: str) -> str:
+    """A new API key with ``scopes`` in the database of ``env``, made as an operator makes
+    one (``gpucost keys create``); the key itself."""
+    scope_args = [arg for scope in scopes for arg in ("--scope", scope)]
+    out = subprocess.run(
+        [sys.executable, "-m", "app.cli", "keys", "create", name, *scope_args],
+        cwd=ROOT,
+        env=env,
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    return out.stdout.strip()
+
+
 @dataclass
 class Server:
     """A running ``gpucost serve``: its base URL and process."""

@@ -14,9 +14,6 @@ from __future__ import annotations
 
 import os
 import signal
-import subprocess
-import sys
-import threading
 import time
 from collections import Counter
 from pathlib import Path
@@ -24,31 +21,15 @@ from pathlib import Path
 import httpx
 import pytest
 
+from scripts.bench_flood import SWEEP, flood
+from scripts.loadlib import children
 from tests.dbs import backends
-from tests.factories import SEED_CLOUD, SEED_DESKTOP, scenario
-from tests.servers import ROOT, redis_server, seeded_database, server
+from tests.factories import scenario
+from tests.servers import create_key, redis_server, seeded_database, server
 
 pytestmark = pytest.mark.e2e
 
 SEED_RUN = scenario()
-CHART = {
-    "desktop": SEED_DESKTOP,
-    "cloud": SEED_CLOUD,
-    "utilizations": [round(0.001 * i, 3) for i in range(1, 1001)],
-    "electricity_prices_usd_per_kwh": [round(0.01 * i, 2) for i in range(1, 101)],
-}
-
-
-def _key(env: dict[str, str], name: str) -> str:
-    out = subprocess.run(
-        [sys.executable, "-m", "app.cli", "keys", "create", name, "--scope", "scenarios"],
-        cwd=ROOT,
-        env=env,
-        check=True,
-        capture_output=True,
-        text=True,
-    )
-    return out.stdout.strip()
 
 
 def _stored(base: str, key: str) -> int:
@@ -70,7 +51,7 @@ def test_create_floods_stop_at_the_rate_limit_and_the_quota(database):
         "GPUCOST_RATE_LIMIT_KEY": "40/minute",
         "GPUCOST_MAX_SCENARIOS_PER_KEY": "10",
     }
-    lab = _key(env, "lab")
+    lab = create_key(env, "lab", "scenarios")
     with server(env) as srv, httpx.Client(base_url=srv.base, timeout=30) as c:
         anonymous = Counter(c.post("/v1/scenarios", json=SEED_RUN).status_code for _ in range(100))
         assert anonymous == {401: 30, 429: 70}  # never stored, then not even looked at
@@ -94,7 +75,8 @@ def test_create_floods_stop_at_the_rate_limit_and_the_quota(database):
 
 
 def test_another_key_cannot_list_or_delete_a_labs_scenario(database):
-    lab, other = _key(database, "lab"), _key(database, "other lab")
+    lab = create_key(database, "lab", "scenarios")
+    other = create_key(database, "other lab", "scenarios")
     with server(database) as srv, httpx.Client(base_url=srv.base, timeout=30) as c:
         r = c.post("/v1/scenarios", json={**SEED_RUN, "name": "ours"}, headers={"X-API-Key": lab})
         assert r.status_code == 201
@@ -106,53 +88,25 @@ def test_another_key_cannot_list_or_delete_a_labs_scenario(database):
         assert c.delete(f"/v1/scenarios/{sid}", headers={"X-API-Key": lab}).status_code == 204
 
 
-def _percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
-
-
 def test_a_chart_flood_keeps_health_checks_fast(tmp_path):
     """8 callers at 8 addresses (``X-Forwarded-For``, trusted from loopback as behind a
     proxy) post the largest sweep chart back to back for 8 s with every default setting;
-    a probe times ``/healthz`` every 20 ms."""
+    a probe times ``/healthz`` every 20 ms (``scripts/bench_flood.py``'s flood)."""
     with seeded_database("sqlite", tmp_path) as env:
         env = {k: v for k, v in env.items() if not k.startswith("GPUCOST_RATE_LIMIT")}
         env.pop("GPUCOST_RENDER_PROCESSES", None)
         with server(env) as srv:
-            stop = threading.Event()
-            answers: Counter[int] = Counter()
-            probe: list[float] = []
-
-            def caller(n: int) -> None:
-                headers = {"X-Forwarded-For": f"203.0.113.{n}"}
-                with httpx.Client(base_url=srv.base, timeout=60, headers=headers) as c:
-                    while not stop.is_set():
-                        r = c.post("/v1/charts/break-even-sweep", json=CHART)
-                        answers[r.status_code] += 1
-
-            def prober() -> None:
-                with httpx.Client(base_url=srv.base, timeout=10) as c:
-                    c.get("/healthz")
-                    while not stop.is_set():
-                        t = time.perf_counter()
-                        assert c.get("/healthz").status_code == 200
-                        probe.append((time.perf_counter() - t) * 1000)
-                        time.sleep(0.02)
-
-            threads = [threading.Thread(target=caller, args=(n,)) for n in range(8)]
-            threads.append(threading.Thread(target=prober))
-            for t in threads:
-                t.start()
-            time.sleep(8)
-            stop.set()
-            for t in threads:
-                t.join(60)
-            assert not any(t.is_alive() for t in threads), "a request hung"
+            out = flood(
+                srv.base, srv.proc.pid, clients=8, seconds=8, probe_every_s=0.02, addresses=True
+            )
+    answers, probe = out["answers"], out["healthz"]
+    assert not out["hung"], "a request hung"
+    assert out["healthz_statuses"] == {200: probe["n"]}
     assert set(answers) <= {200, 429, 503}, answers
     assert answers[200] > 0
-    assert len(probe) > 100
-    p99 = _percentile(probe, 0.99)
-    print(f"chart flood: {dict(answers)}, /healthz p99 {p99:.1f} ms over {len(probe)} probes")
+    assert probe["n"] > 100
+    p99 = probe["p99_ms"]
+    print(f"chart flood: {answers}, /healthz p99 {p99:.1f} ms over {probe['n']} probes")
     assert p99 < 50, f"/healthz p99 {p99:.1f} ms under the flood ({answers})"
 
 
@@ -165,11 +119,6 @@ def test_rate_limits_in_redis_hold_across_workers(tmp_path):
             assert [r.headers["x-ratelimit-remaining"] for r in first] == list("543210")
             assert httpx.get(f"{a.base}/v1/barebones").status_code == 429
             assert httpx.get(f"{b.base}/v1/barebones").status_code == 429
-
-
-def _children(pid: int) -> list[int]:
-    path = Path(f"/proc/{pid}/task/{pid}/children")
-    return [int(p) for p in path.read_text().split()] if path.exists() else []
 
 
 def _gone(pids: list[int], within_s: float) -> bool:
@@ -186,13 +135,9 @@ def test_drawing_processes_end_with_their_worker(tmp_path, how):
     with seeded_database("sqlite", tmp_path) as env:
         env.pop("GPUCOST_RENDER_PROCESSES", None)
         with server(env) as srv:
-            r = httpx.post(f"{srv.base}/v1/charts/break-even-sweep", json=CHART, timeout=60)
+            r = httpx.post(f"{srv.base}/v1/charts/break-even-sweep", json=SWEEP, timeout=60)
             assert r.status_code == 200 and r.headers["content-type"] == "image/png"
-            drawing = [
-                p
-                for p in _children(srv.proc.pid)
-                if b"spawn_main" in Path(f"/proc/{p}/cmdline").read_bytes()
-            ]
+            drawing = children(srv.proc.pid)
             assert len(drawing) == 2  # GPUCOST_RENDER_MAX_RUNNING's default
             srv.proc.send_signal(getattr(signal, how))
             srv.proc.wait(timeout=15)

@@ -28,6 +28,7 @@ from sqlalchemy import text
 from app.db import make_engine
 from scripts.loadlib import BIN, BREAK_EVEN, children, lua_post, start_server, wrk
 from tests.dbs import POSTGRES_URL, REQUIRE_POSTGRES, empty_database, migrate
+from tests.servers import create_key
 
 pytestmark = pytest.mark.load
 LOAD_SECONDS = int(os.environ.get("GPUCOST_LOAD_SECONDS", "60"))
@@ -123,14 +124,8 @@ def _pg_ctl(action: str) -> None:
 )
 def test_postgres_restart_under_load_fails_fast_then_recovers(pg_env):
     env = {**pg_env, "GPUCOST_DB_CONNECT_TIMEOUT_S": "2"}
-    made = subprocess.run(
-        [BIN / "gpucost", "keys", "create", "load test", "--scope", "scenarios"],
-        env=env,
-        check=True,
-        capture_output=True,
-        text=True,
-    )
-    key = {"X-API-Key": made.stdout.strip()}  # listing scenarios needs a key (and the DB)
+    # listing scenarios needs a key (and the database)
+    key = {"X-API-Key": create_key(env, "load test", "scenarios")}
     srv = start_server(env, workers=2)
     log: list[tuple[float, str, int, float]] = []  # (time, endpoint, status, seconds)
     stop = threading.Event()
