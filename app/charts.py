@@ -18,14 +18,13 @@ picklable :class:`Chart` for that.
 
 from __future__ import annotations
 
-import functools
 import io
 import math
 import textwrap
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, wraps
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
@@ -114,7 +113,7 @@ def _drawing(fn: F) -> F:
     runner gets this wrapper itself (importable by name, so it pickles); where no runner is
     set, as in a drawing process, the wrapper draws."""
 
-    @functools.wraps(fn)
+    @wraps(fn)
     def draw(**kwargs: Any) -> Chart:
         if _offload is not None:
             return _offload(draw, kwargs)

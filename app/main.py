@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -66,21 +67,32 @@ def problem_only_errors(app: FastAPI) -> None:
     app.openapi = openapi  # type: ignore[method-assign]  # FastAPI's documented way to extend it
 
 
+# Seconds after start-up before the drawing processes start: issue 16's cold-start budget
+# (a worker answers its first break-even within 2 s of being spawned) is spent first.
+WARM_UP_AFTER_S = 2.0
+
+
 @asynccontextmanager
 async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     """Start-up: read the catalog into memory (and start the revision poller), so the first
     request does not wait for it. A database that is not ready yet is logged, not fatal:
     `/readyz` says so, and the first calculation reads the catalog once it is."""
     settings = get_settings()
-    pool = draw_pool.installed()
-    if pool is not None:
-        pool.warm_up()  # start the drawing processes now; nothing waits for them
     catalog_live = live_catalog(get_engine(), settings.catalog_poll_interval_s)
     try:
         await run_in_threadpool(lambda: catalog_live.view)
     except SQLAlchemyError as exc:
         log.warning("catalog not read at start-up (%s); will retry on first use", exc)
+    pool = draw_pool.installed()
+    warming = None
+    if pool is not None:
+        # Start the drawing processes once the worker is answering, not while it starts:
+        # they compete for the same cores (spawned Pythons importing matplotlib).
+        loop = asyncio.get_running_loop()
+        warming = loop.call_later(WARM_UP_AFTER_S, lambda: loop.run_in_executor(None, pool.warm_up))
     yield
+    if warming is not None:
+        warming.cancel()
     if pool is not None:
         # Stop the drawing processes with the worker (waits for drawings in flight), rather
         # than leave them to the interpreter's exit.

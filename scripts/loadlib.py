@@ -257,20 +257,23 @@ def rss_mb(pid: int) -> float:
 
 
 def children(pid: int) -> list[int]:
-    """uvicorn's worker processes under supervisor ``pid`` (multiprocessing ``spawn``
-    children; not its resource tracker)."""
-    path = Path(f"/proc/{pid}/task/{pid}/children")
-    if not path.exists():
-        return []
+    """The multiprocessing ``spawn`` children of ``pid`` (uvicorn's worker processes under
+    a supervisor, or a worker's drawing processes; not the resource tracker), whichever of
+    its threads started them."""
     out = []
-    for child in (int(x) for x in path.read_text().split()):
+    for task in Path(f"/proc/{pid}/task").glob("*/children"):
         try:
-            cmdline = Path(f"/proc/{child}/cmdline").read_bytes()
-        except OSError:
+            kids = [int(x) for x in task.read_text().split()]
+        except OSError:  # the thread ended
             continue
-        if b"spawn_main" in cmdline:
-            out.append(child)
-    return out
+        for child in kids:
+            try:
+                cmdline = Path(f"/proc/{child}/cmdline").read_bytes()
+            except OSError:
+                continue
+            if b"spawn_main" in cmdline:
+                out.append(child)
+    return sorted(out)
 
 
 def percentiles(ms: list[float]) -> dict[str, float]:

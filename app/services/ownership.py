@@ -143,12 +143,9 @@ def _factor(view: CatalogView, part: str) -> _Factor:
             for p, r in view.embodied.items()
         }
 
+    view.embodied_factor(part)  # the catalog gap when the catalog has no factor for it
     factors: dict[str, _Factor] = view.memoized("usecases.embodied_factors", build)
-    found = factors.get(part)
-    if found is None:
-        view.embodied_factor(part)  # raises the catalog gap
-        raise AssertionError(part)  # unreachable: the view has no factor for it
-    return found
+    return factors[part]
 
 
 def cite_embodied(view: CatalogView, trail: Trail, *parts: str) -> None:

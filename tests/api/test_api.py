@@ -9,6 +9,7 @@ import pytest
 
 from tests.electricity_sources import eia_usd_per_kwh
 from tests.factories import break_even
+from tests.seed_values import RUN_COST_USD
 
 CURATED = Path(__file__).resolve().parents[2] / "app/data/curated"
 
@@ -232,7 +233,7 @@ class TestCatalogEndpoints:
         [
             ("/v1/barebones", _csv_rows("barebones.csv")),
             ("/v1/utilization-profiles", _csv_rows("utilization_profiles.csv")),
-            ("/v1/benchmarks", 3),  # seed 004's three workloads
+            ("/v1/benchmarks", len(RUN_COST_USD)),  # seed 004's workloads
         ],
     )
     def test_lists(self, client, path, expected):
