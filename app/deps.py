@@ -40,7 +40,8 @@ SettingsDep = Annotated[Settings, Depends(settings)]
 
 
 async def render_gate(settings: SettingsDep) -> RenderGate:
-    """The worker's bound on charts, reports and fleet plans (:mod:`app.render_gate`)."""
+    """The worker's bound on charts, reports, sweeps, cash flows and fleet plans
+    (:mod:`app.render_gate`)."""
     return gate(settings.render_max_running, settings.render_max_waiting)
 
 

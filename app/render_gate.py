@@ -1,8 +1,8 @@
-"""A bound on heavy work per process: charts, reports and fleet plans run in the thread pool
-through :class:`RenderGate`, which lets ``max_running`` run and ``max_waiting`` wait; a
-request beyond that is refused at once with 503 and ``Retry-After`` (:class:`Busy`) instead
-of queueing without limit, so a flood of charts cannot starve health checks and cheap
-calculations of the event loop and the thread pool."""
+"""A bound on heavy work per process: charts, reports, sweeps, cash flows and fleet plans run
+in the thread pool through :class:`RenderGate`, which lets ``max_running`` run and
+``max_waiting`` wait; a request beyond that is refused at once with 503 and ``Retry-After``
+(:class:`Busy`) instead of queueing without limit, so a flood of charts cannot starve health
+checks and cheap calculations of the event loop and the thread pool."""
 
 from __future__ import annotations
 

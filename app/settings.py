@@ -133,9 +133,9 @@ class Settings(BaseSettings):
         default=2,
         ge=1,
         le=64,
-        description="Charts, reports and fleet plans computed at once per worker. Default 2: "
-        "the 2 cores of the machine gpucost is measured on (2026-11-23); set it to the cores a "
-        "worker may use.",
+        description="Charts, reports, sweeps, cash flows and fleet plans computed at once per "
+        "worker, and its drawing processes. Default 2: the 2 cores of the machine gpucost is "
+        "measured on (2026-11-23); set it to the cores a worker may use.",
     )
     render_max_waiting: int = Field(
         default=8,
