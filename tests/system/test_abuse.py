@@ -21,6 +21,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from app.main import WARM_UP_AFTER_S
 from scripts.bench_flood import SWEEP, flood
 from scripts.loadlib import children
 from tests.dbs import backends
@@ -137,7 +138,11 @@ def test_drawing_processes_end_with_their_worker(tmp_path, how):
         with server(env) as srv:
             r = httpx.post(f"{srv.base}/v1/charts/break-even-sweep", json=SWEEP, timeout=60)
             assert r.status_code == 200 and r.headers["content-type"] == "image/png"
-            drawing = children(srv.proc.pid)
+            # The first chart starts one process; the warm-up (app.main.WARM_UP_AFTER_S after
+            # start-up) starts the rest.
+            deadline = time.monotonic() + WARM_UP_AFTER_S + 10
+            while len(drawing := children(srv.proc.pid)) < 2 and time.monotonic() < deadline:
+                time.sleep(0.1)
             assert len(drawing) == 2  # GPUCOST_RENDER_MAX_RUNNING's default
             srv.proc.send_signal(getattr(signal, how))
             srv.proc.wait(timeout=15)
