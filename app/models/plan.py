@@ -187,8 +187,10 @@ class PlanRequest(SiteInputs):
         default=None,
         ge=0,
         le=0.5,
-        description="Annual rate for the present value (0.03 = 3 %); default 0 (undiscounted): "
-        "give your institution's rate.",
+        description="Real annual rate of the present values (0.03 = 3 %; 0 = undiscounted). "
+        "Default 0.035: HM Treasury Green Book's standard social time preference rate for "
+        "years 0-30 (Green Book 2022, Annex A6; greenbook stpr_schedule.csv, 2026-04-26), "
+        "stated in `assumptions`; give your institution's rate.",
     )
     tax_exempt: bool | None = Field(
         default=None,

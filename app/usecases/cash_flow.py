@@ -15,6 +15,7 @@ from app.models.cash_flow import CashFlowRequest, CashFlowResult, CashFlowRow, O
 from app.settings import Settings
 from app.usecases import break_even
 from app.usecases.desktop import note_catalog_gpu_price
+from app.usecases.discount import resolve_discount_rate
 from app.usecases.inputs import resolve_region
 from app.usecases.tax import Tax, resolve_tax
 from app.usecases.trail import LIFETIME_SOURCE, Trail, currency_rate, sig8
@@ -59,15 +60,7 @@ def resolve(view: CatalogView, req: CashFlowRequest, settings: Settings) -> Cash
             f"({months} months asked)"
         )
         months = resale_month
-    rate = req.annual_discount_rate
-    if rate is None:
-        rate = 0.0
-        trail.assume(
-            "annual_discount_rate",
-            0.0,
-            "default: undiscounted (present value = total); gpucost ships no sourced discount "
-            "rate: give your institution's (US federal: OMB Circular A-94, Appendix C)",
-        )
+    rate = resolve_discount_rate(view, req.annual_discount_rate, trail)
     dep = req.depreciation_years
     if dep is None:
         dep = DEFAULT_DEPRECIATION_YEARS

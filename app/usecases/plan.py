@@ -40,6 +40,7 @@ from app.usecases.desktop import (
     ResolvedDesktop,
     resolve_desktop,
 )
+from app.usecases.discount import resolve_discount_rate
 from app.usecases.inputs import (
     offer_label,
     price_outliers,
@@ -142,15 +143,7 @@ def resolve(view: CatalogView, req: PlanRequest, settings: Settings) -> PlanScen
     tax = resolve_tax(view, req.tax_exempt, req, region, trail)
     candidates = _candidates(view, req, ref, price, max_u, rate, tax, trail)
     cloud = _cloud(view, req, ref, rate, trail)
-    discount = req.annual_discount_rate
-    if discount is None:
-        discount = 0.0
-        trail.assume(
-            "annual_discount_rate",
-            0.0,
-            "default: undiscounted (present value = total); gpucost ships no sourced discount "
-            "rate: give your institution's (US federal: OMB Circular A-94, Appendix C)",
-        )
+    discount = resolve_discount_rate(view, req.annual_discount_rate, trail)
     c = req.constraints
     problem = PlanProblem(
         demand_gpu_hours=demand,

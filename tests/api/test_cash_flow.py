@@ -11,7 +11,7 @@ import io
 import pytest
 from openpyxl import load_workbook
 
-from app.catalog.sources.files import CURATED, read_csv
+from app.catalog.sources.files import CURATED, SOURCES, read_csv
 from tests.seed_values import SEED_001 as S
 
 SEED = {
@@ -25,6 +25,12 @@ CLOUD_MONTH = S["cloud_usd_per_hour"] * S["utilization"] * MONTH_H
 DESK_MONTH = (S["gpu_w"] + S["cpu_w"]) / 1000 * S["utilization"] * MONTH_H * S["usd_per_kwh"]
 
 
+def green_book_rate() -> float:
+    """HM Treasury's standard STPR for years 0-30, read from the vendored greenbook file."""
+    rows = read_csv(SOURCES / "greenbook" / "stpr_schedule.csv")
+    return float(next(r["standard"] for r in rows if r["year_from"] == "0"))
+
+
 def _flow(client, **changes):
     r = client.post("/v1/cash-flow", json={**SEED, **changes})
     assert r.status_code == 200, r.text
@@ -35,11 +41,19 @@ def test_seed_monthly_amounts_and_totals(client):
     res = _flow(client)
     assert res["cloud_usd_per_month"] == pytest.approx(CLOUD_MONTH)
     assert res["desktop_usd_per_month"] == pytest.approx(DESK_MONTH)
-    # default: the desktop's 5-year lifetime, month by month, undiscounted (stated)
+    # default: the desktop's 5-year lifetime, month by month
     assert res["months"] == 60 and len(res["rows"]) == 60
     assert res["desktop_total_usd"] == pytest.approx(S["desktop_usd"] + 60 * DESK_MONTH)
     assert res["cloud_total_usd"] == pytest.approx(60 * CLOUD_MONTH)
-    assert res["npv_saving_usd"] == pytest.approx(res["cloud_total_usd"] - res["desktop_total_usd"])
+    # default rate: the Green Book's standard STPR for years 0-30, from the shipped file
+    r = green_book_rate()
+    assert res["annual_discount_rate"] == r == 0.035
+    pv = sum((1 + r) ** (-t / 12) for t in range(1, 61))
+    saving = (CLOUD_MONTH - DESK_MONTH) * pv - S["desktop_usd"]
+    assert res["npv_saving_usd"] == pytest.approx(saving)
+    rate = next(a for a in res["assumptions"] if a["name"] == "annual_discount_rate")
+    assert "default" in rate["source"] and "Green Book" in rate["source"]
+    assert any("Green Book" in s["source"] for s in res["sources"])
     assert res["break_even_days"] == pytest.approx(
         S["desktop_usd"] / ((CLOUD_MONTH - DESK_MONTH) / (365 / 12)), abs=0.005
     )

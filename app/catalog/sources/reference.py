@@ -55,10 +55,39 @@ VCPUS_PER_CORE = "vcpus-per-core"
 GA = "green-algorithms-tool/data/latest"
 
 
+DISCOUNT_RATE = "discount-rate-real"
+GREENBOOK = "greenbook"
+
+
+def discount_rate_row() -> Row:
+    """The default real discount rate of a cash flow or plan: HM Treasury Green Book's
+    standard social time preference rate for years 0-30 (3.5 %/yr), read from the
+    ``greenbook`` package's ``stpr_schedule.csv``. Our horizons (at most 60 months) sit in
+    that first band, so only it is shipped as a reference value."""
+    band = next(
+        r for r in read_csv(SOURCES / GREENBOOK / "stpr_schedule.csv") if r["year_from"] == "0"
+    )
+    meta = next(
+        r for r in read_csv(SOURCES / GREENBOOK / "data_versions.csv")
+        if r["dataset"] == "stpr_schedule"
+    )  # fmt: skip
+    return {
+        "id": DISCOUNT_RATE,
+        "value": float(band["standard"]),
+        "unit": "1/yr",
+        "description": "Real (constant-price) annual discount rate for a horizon of up to "
+        f"{band['year_to']} years",
+        "source": f"{meta['source']}: standard STPR, years {band['year_from']}-"
+        f"{band['year_to']} (via the greenbook R package, github.com/charlescoverdale/"
+        "greenbook, inst/extdata/stpr_schedule.csv, MIT)",
+        "as_of": parse_date(meta["last_updated"]),
+    }
+
+
 def load_reference_values() -> list[Row]:
-    """Sourced single numbers: the PUE of a datacenter nobody has measured, and the cloud
+    """Sourced single numbers: the PUE of a datacenter nobody has measured, the cloud
     host power model (Green Algorithms' per-core CPU power of an unknown CPU and its memory
-    power per GB; two vCPUs per physical core)."""
+    power per GB; two vCPUs per physical core) and the default real discount rate."""
     pue, source = pue_defaults()["Unknown"]
     memory = next(r for r in read_csv(SOURCES / GA / "referenceValues.csv", skip_lines=1)
                   if r["variable"] == "memoryPower")  # fmt: skip
@@ -101,6 +130,7 @@ def load_reference_values() -> list[Row]:
             "'Optimize CPU options'), read 2026-11-22",
             "as_of": dt.date(2026, 11, 22),
         },
+        discount_rate_row(),
     ]
 
 
