@@ -28,8 +28,9 @@ class OfferArrays:
     ``pue`` is the offer region's PUE, else its provider's; ``carbon_intensity_g_per_kwh``
     is the offer region's, NaN when the offer has no catalog region (the request's region or
     the default applies). ``free`` marks plans with no price and no fee (Colab Free).
-    ``family`` numbers each (provider, instance type, pricing model): the same offer in
-    other regions shares it."""
+    ``family`` numbers each (provider, instance type, pricing model, commitment term): the
+    same offer in other regions shares it. ``commitment_months`` is a committed-use offer's
+    term (0 for pay-as-you-go): it is billed for every hour of the term."""
 
     offers: tuple[CloudOffer, ...]
     gpu_index: np.ndarray
@@ -47,6 +48,7 @@ class OfferArrays:
     spot: np.ndarray
     free: np.ndarray
     family: np.ndarray
+    commitment_months: np.ndarray
 
 
 @dataclass(frozen=True)
@@ -107,7 +109,10 @@ def lay_out_offers(
         included_h = np.where(burn > 0, units / burn, 0.0)
     price = np.array([float(o.price_usd_per_hour) for o in offers])
     fee = np.array([float(o.monthly_fee_usd) for o in offers])
-    families = [f"{o.provider}|{o.instance_type}|{o.pricing_model}" for o in offers]
+    families = [
+        f"{o.provider}|{o.instance_type}|{o.pricing_model}|{o.commitment_term_months or ''}"
+        for o in offers
+    ]
     return OfferArrays(
         offers=tuple(offers),
         gpu_index=np.array([position[o.gpu_id] for o in offers], dtype=np.int64),
@@ -127,6 +132,7 @@ def lay_out_offers(
         spot=np.array([str(o.pricing_model) in SPOT_MODELS for o in offers], dtype=bool),
         free=(price == 0) & (fee == 0),
         family=np.unique(np.array(families), return_inverse=True)[1].astype(np.int64),
+        commitment_months=np.array([o.commitment_term_months or 0 for o in offers], dtype=float),
     )
 
 

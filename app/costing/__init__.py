@@ -2,6 +2,7 @@
 
 from app.costing.errors import CostingError, InvalidInput
 from app.costing.model import (
+    COMMITTED_HOURS_PER_MONTH,
     DAYS_PER_YEAR,
     DEFAULT_LIFETIME_YEARS,
     HOURS_PER_DAY,
@@ -13,6 +14,7 @@ from app.costing.model import (
     cloud_cost_usd_per_day,
     cloud_cost_usd_per_month,
     co2e_kg,
+    committed_instances,
     cumulative_cost_usd,
     desktop_energy_kwh_per_day,
     electricity_cost_usd,
@@ -45,6 +47,7 @@ __all__ = [
     "SpeedModel",
     "estimated_ratio",
     "fit_speed_model",
+    "COMMITTED_HOURS_PER_MONTH",
     "DAYS_PER_YEAR",
     "DEFAULT_LIFETIME_YEARS",
     "HOURS_PER_DAY",
@@ -63,6 +66,7 @@ __all__ = [
     "cloud_cost_usd_per_month",
     "cloud_run_cost",
     "co2e_kg",
+    "committed_instances",
     "cost_per_batch_item_usd",
     "cost_per_item_usd",
     "cumulative_cost_usd",

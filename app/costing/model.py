@@ -25,6 +25,9 @@ HOURS_PER_DAY = 24.0
 DAYS_PER_YEAR = 365.0
 DAYS_PER_MONTH = DAYS_PER_YEAR / 12.0
 SECONDS_PER_HOUR = 3600.0
+# Hours one committed instance covers a month: 8,760 h / 12, the month Google Cloud bills a
+# commitment by (its pricing pages and Billing Catalog list monthly = hourly x 730).
+COMMITTED_HOURS_PER_MONTH = HOURS_PER_DAY * DAYS_PER_YEAR / 12.0
 # IRS Publication 946 (2024), Table B-1, asset class 00.12 ("information systems: computers
 # and peripheral equipment"): 5-year recovery period. The default amortization lifetime.
 DEFAULT_LIFETIME_YEARS = 5.0
@@ -115,6 +118,12 @@ class CloudRate:
         billing_increment_s: the provider rounds billed time up to a multiple of this, s.
             None means billed continuously.
         billing_minimum_s: billed time is at least this, s. None means no minimum.
+        commitment_term_months: for a committed-use offer, its term, months; None for
+            pay-as-you-go. A commitment bills ``monthly_fee_usd`` a month per committed
+            instance whether it runs or not; one instance covers
+            :data:`COMMITTED_HOURS_PER_MONTH`, so a month needing more hours commits
+            ``ceil(hours / 730)`` instances. ``price_usd_per_hour`` is then the effective
+            rate (fee / 730 h), used for a single run.
     """
 
     price_usd_per_hour: float
@@ -123,6 +132,7 @@ class CloudRate:
     compute_units_per_hour: float | None = None
     billing_increment_s: float | None = None
     billing_minimum_s: float | None = None
+    commitment_term_months: int | None = None
 
     def __post_init__(self) -> None:
         _finite_positive(self.price_usd_per_hour, "price_usd_per_hour", allow_zero=True)
@@ -248,10 +258,19 @@ def cloud_cost_usd_per_month(rate: CloudRate, busy_hours_per_month: float) -> fl
     """Cloud bill for a month of use, USD.
 
     ``monthly_fee_usd + max(0, busy_hours - included_hours) x price_usd_per_hour``, where
-    ``included_hours = included_compute_units_per_month / compute_units_per_hour``.
+    ``included_hours = included_compute_units_per_month / compute_units_per_hour``; for a
+    commitment, ``committed_instances(busy_hours) x monthly_fee_usd``.
     """
+    if rate.commitment_term_months:
+        return committed_instances(busy_hours_per_month) * rate.monthly_fee_usd
     billable_hours = max(0.0, busy_hours_per_month - rate.included_hours_per_month)
     return rate.monthly_fee_usd + billable_hours * rate.price_usd_per_hour
+
+
+def committed_instances(busy_hours_per_month: float) -> int:
+    """Instances a commitment must cover for ``busy_hours_per_month`` hours of work a month:
+    ``max(1, ceil(hours / 730))`` (one instance runs at most 730 h a month)."""
+    return max(1, math.ceil(busy_hours_per_month / COMMITTED_HOURS_PER_MONTH - 1e-9))
 
 
 def cloud_cost_usd_per_day(rate: CloudRate, busy_hours_per_day: float) -> float:

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from app.costing.model import (
+    COMMITTED_HOURS_PER_MONTH,
     DAYS_PER_MONTH,
     HOURS_PER_DAY,
     CloudRate,
@@ -104,6 +105,10 @@ class Options:
             e.g. the workload does not fit).
         overhead_factor: expected billed hours per useful hour (spot interruptions), >= 1.
         max_batch_size: largest batch the option holds, items (0 = unknown).
+        commitment_term_months: a committed-use offer's term, months (0 = pay as you go;
+            None = no option is committed). A commitment bills ``monthly_fee_usd`` per
+            committed instance (``ceil(billed / 730 h)``, at least one) for every month of
+            the horizon and, when the horizon is shorter, of the rest of its term.
     """
 
     is_desktop: np.ndarray
@@ -119,6 +124,7 @@ class Options:
     time_factor: np.ndarray
     overhead_factor: np.ndarray
     max_batch_size: np.ndarray
+    commitment_term_months: np.ndarray | None = None
 
 
 @dataclass(frozen=True)
@@ -160,11 +166,13 @@ class Costs:
     Attributes:
         busy_hours_per_month: hours the option runs per month, interruptions included, h.
         cost_usd_per_month: cloud bill, or desktop electricity, USD/month.
-        total_cost_usd: ``upfront_usd + cost_usd_per_month x horizon_months``, USD.
+        total_cost_usd: ``upfront_usd + cost_usd_per_month x horizon_months``, USD; a
+            commitment's months are ``max(horizon_months, term)`` (the term is owed).
         run_cost_usd: one run's marginal cost: cloud billed run time x price x overhead (seed
             004), desktop electricity; NaN without runs.
         cost_per_run_usd: ``total_cost_usd / runs over the horizon``: fees and purchase included.
-        effective_usd_per_hour: cloud price, or desktop ``total_cost_usd / busy hours``, USD/h.
+        effective_usd_per_hour: cloud price, or a desktop's or commitment's ``total_cost_usd
+            / busy hours``, USD/h.
         cost_per_batch_item_usd: seed 004, ``effective_usd_per_hour / max_batch_size``.
         energy_kwh: ``power_w x busy hours / 1000 x pue`` over the horizon, kWh.
         co2e_kg: ``energy_kwh x carbon_intensity_g_per_kwh / 1000``, kg CO2e.
@@ -229,14 +237,22 @@ def rank(opts: Options, work: Workload) -> Costs:
     cloud_month = opts.monthly_fee_usd + np.maximum(0.0, billed - opts.included_hours_per_month) * (
         opts.price_usd_per_hour
     )
+    term = (
+        np.zeros(desk.shape) if opts.commitment_term_months is None else opts.commitment_term_months
+    )
+    fixed = term > 0
+    if fixed.any():
+        instances = np.maximum(1.0, np.ceil(billed / COMMITTED_HOURS_PER_MONTH - 1e-9))
+        cloud_month = np.where(fixed, instances * opts.monthly_fee_usd, cloud_month)
     month = np.where(desk, energy_month * elec, cloud_month)
     over = desk & (busy > HOURS_PER_MONTH * (1 + 1e-9))
-    total = np.where(over, np.nan, opts.upfront_usd + month * horizon)
+    paid_months = np.where(fixed, np.maximum(horizon, term), horizon)
+    total = np.where(over, np.nan, opts.upfront_usd + month * paid_months)
     energy = energy_month * horizon
     co2e = energy * opts.carbon_intensity_g_per_kwh / 1000.0
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         busy_total = busy * horizon
-        effective = np.where(desk, total / busy_total, opts.price_usd_per_hour)
+        effective = np.where(desk | fixed, total / busy_total, opts.price_usd_per_hour)
         per_batch = np.where(opts.max_batch_size > 0, effective / opts.max_batch_size, np.nan)
         if run_h is not None and billed_run is not None and runs is not None:
             runs_total = runs * horizon
@@ -333,13 +349,14 @@ def break_even_grid(
     idle_h = (1.0 - u) * HOURS_PER_DAY * idle_on_fraction
     kwh_day = (desktop.busy_power_w * busy_h + desktop.idle_wall_power_w * idle_h) / 1000.0
     desk_day = np.outer(p, kwh_day)
-    cloud_month = (
-        cloud.monthly_fee_usd
-        + np.maximum(
-            0.0, busy_h * cloud_time_factor * DAYS_PER_MONTH - cloud.included_hours_per_month
+    cloud_h = busy_h * cloud_time_factor * DAYS_PER_MONTH
+    if cloud.commitment_term_months:
+        instances = np.maximum(1.0, np.ceil(cloud_h / COMMITTED_HOURS_PER_MONTH - 1e-9))
+        cloud_month = instances * cloud.monthly_fee_usd
+    else:
+        cloud_month = cloud.monthly_fee_usd + (
+            np.maximum(0.0, cloud_h - cloud.included_hours_per_month) * cloud.price_usd_per_hour
         )
-        * cloud.price_usd_per_hour
-    )
     cloud_day = cloud_month / DAYS_PER_MONTH
     saving = cloud_day[np.newaxis, :] - desk_day
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):

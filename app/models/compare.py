@@ -248,6 +248,11 @@ class CompareOption(BaseModel):
         description="Provider's instance or plan name; the barebone id for desktops."
     )
     pricing_model: PricingModel | None = Field(description="Pricing model (null for desktops).")
+    commitment_term_months: int | None = Field(
+        default=None,
+        description="A committed-use offer's term, months: `total_cost_usd` then covers the "
+        "whole term even when `horizon_months` is shorter. Null for pay-as-you-go and desktops.",
+    )
     region: str | None = Field(description="Provider region, when the price is regional.")
     gpu_id: str = Field(description="GPU id.")
     gpu_count: int = Field(description="GPUs.")

@@ -11,13 +11,16 @@ from app.models.common import Provenance
 
 
 class PricingModel(StrEnum):
-    """How an offer is billed."""
+    """How an offer is billed: by the hour used (`on_demand`, `spot`, `interruptible`), by a
+    plan (`subscription`, `compute_units`), or for every hour of a term whether used or not
+    (`committed_use`: a resource-based committed use discount, reserved capacity)."""
 
     on_demand = "on_demand"
     spot = "spot"
     interruptible = "interruptible"
     subscription = "subscription"
     compute_units = "compute_units"
+    committed_use = "committed_use"
 
 
 class Provider(StrEnum):
@@ -67,6 +70,13 @@ class CloudOfferBase(Provenance):
         default=None, description="Compute-unit burn rate, CU/h (Colab)."
     )
     usd_per_compute_unit: float | None = Field(default=None, description="USD per compute unit.")
+    commitment_term_months: int | None = Field(
+        default=None,
+        ge=1,
+        description="For a `committed_use` offer, the term, months (12 or 36): the instance is "
+        "billed at `price_usd_per_hour` for every hour of the term (730 h a month), used or "
+        "not. Null for pay-as-you-go offers.",
+    )
     notes: str | None = Field(default=None, description="How the price was derived; caveats.")
 
 

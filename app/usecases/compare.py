@@ -279,6 +279,7 @@ def _candidates(
         time_factor=tf,
         overhead_factor=overhead,
         max_batch_size=speed.max_batch_size[g] * count,
+        commitment_term_months=np.concatenate([offers.commitment_months[oi], np.zeros(n_b)]),
     )
     spot = np.concatenate([offers.spot[oi], np.zeros(n_b, bool)])
     return Candidates(
@@ -341,6 +342,7 @@ class _Listing:
             provider=str(offer.provider),
             instance_type=offer.instance_type,
             pricing_model=offer.pricing_model,
+            commitment_term_months=offer.commitment_term_months,
             region=offer.region,
             source=offer.source,
             as_of=offer.as_of.isoformat() if offer.as_of else None,
@@ -354,6 +356,12 @@ class _Listing:
             notes.append(MULTI_GPU_NOTE)
         if cand.overhead[j] > 1:
             notes.append(f"spot: {cand.overhead[j]:.4g} billed hours per useful hour (Daly 2006)")
+        term = cand.opts.commitment_term_months
+        if term is not None and term[j] > 0:
+            notes.append(
+                f"committed use: billed every month of its {term[j]:.0f}-month term, used or "
+                "not; the total covers the whole term"
+            )
         return "; ".join(notes) or None
 
     def option(self, j: int, rank: int | None) -> CompareOption:

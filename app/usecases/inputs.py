@@ -277,7 +277,20 @@ def _host(view: CatalogView, offer: CloudOffer | None, trail: Trail) -> float:
 def offer_label(offer: CloudOffer) -> str:
     """How an answer names an offer: ``{provider} {instance type} [{region}] ({pricing})``."""
     region = f" {offer.region}" if offer.region else ""
-    return f"{offer.provider} {offer.instance_type}{region} ({offer.pricing_model})"
+    term = f", {offer.commitment_term_months} months" if offer.commitment_term_months else ""
+    return f"{offer.provider} {offer.instance_type}{region} ({offer.pricing_model}{term})"
+
+
+def commitment_note(offer: CloudOffer) -> str:
+    """What a committed-use offer obliges the lab to, in words an answer carries."""
+    months = offer.commitment_term_months or 0
+    fee = float(offer.monthly_fee_usd)
+    return (
+        f"offer {offer.id} is a {months}-month commitment: ${fee:,.2f} a month for every month "
+        f"of the term (${fee * months:,.0f} in all) whether the instance is used or not; a "
+        f"month needing more than {costing.COMMITTED_HOURS_PER_MONTH:.0f} hours commits "
+        "further instances"
+    )
 
 
 def rate_for_offer(offer: CloudOffer) -> costing.CloudRate:
@@ -289,6 +302,7 @@ def rate_for_offer(offer: CloudOffer) -> costing.CloudRate:
         compute_units_per_hour=offer.compute_units_per_hour,
         billing_increment_s=offer.billing_increment_s,
         billing_minimum_s=offer.billing_minimum_s,
+        commitment_term_months=offer.commitment_term_months,
     )
 
 
@@ -310,6 +324,8 @@ def resolve_cloud(
         trail.price(f"offer {offer.id}", offer.as_of)
         if offer.id in (outliers := price_outliers(view)):
             trail.warn(outliers[offer.id])
+        if offer.commitment_term_months:
+            trail.warn(commitment_note(offer))
         gpu = view.gpu(offer.gpu_id)
         provider = view.provider(offer.provider)
         region = view.offer_region(offer)

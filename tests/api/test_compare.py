@@ -311,7 +311,10 @@ def test_filters_and_limit(client):
     once = _compare(client, base | {"limit": 500})
     assert len(every["options"]) > len(once["options"])
     cloud = [o for o in once["options"] if o["kind"] == "cloud"]
-    families = {(o["provider"], o["instance_type"], o["pricing_model"]) for o in cloud}
+    families = {
+        (o["provider"], o["instance_type"], o["pricing_model"], o["commitment_term_months"])
+        for o in cloud
+    }
     assert len(families) == len(cloud)
     assert once["summary"]["ranked"] == every["summary"]["ranked"]
     assert once["summary"]["other_regions"] == sum(o["other_regions"] for o in once["options"])

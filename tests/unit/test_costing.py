@@ -234,3 +234,54 @@ def test_rate_in_force_is_the_latest_dated_on_or_before_the_day():
     assert rate_in_force(rates, dt.date(2020, 1, 1)) is h1  # before every rate: the earliest
     with pytest.raises(costing.InvalidInput):
         rate_in_force((), dt.date(2024, 1, 1))
+
+
+# -- committed use (issue 20): billed every month of the term, 730 h per instance -------------
+
+
+def test_a_commitment_bills_its_fee_whatever_the_hours():
+    from app.costing import COMMITTED_HOURS_PER_MONTH, committed_instances
+
+    assert COMMITTED_HOURS_PER_MONTH == 24 * 365 / 12 == 730
+    rate = CloudRate(price_usd_per_hour=1000 / 730, monthly_fee_usd=1000, commitment_term_months=12)
+    for hours in (0, 1, 365, 730):
+        assert costing.cloud_cost_usd_per_month(rate, hours) == 1000
+    assert committed_instances(731) == 2 and committed_instances(1460) == 2
+    assert costing.cloud_cost_usd_per_month(rate, 1000) == 2000
+    # the same fee without a term is a plan fee plus hourly use
+    plan = CloudRate(price_usd_per_hour=1.0, monthly_fee_usd=1000)
+    assert costing.cloud_cost_usd_per_month(plan, 10) == 1010
+
+
+def test_rank_owes_a_commitments_whole_term():
+    import numpy as np
+
+    from app.costing import vector
+
+    one = np.ones(2)
+    opts = vector.Options(
+        is_desktop=np.zeros(2, bool),
+        price_usd_per_hour=np.array([2.0, 1000 / 730]),
+        monthly_fee_usd=np.array([0.0, 1000.0]),
+        included_hours_per_month=np.zeros(2),
+        billing_increment_h=np.zeros(2),
+        billing_minimum_h=np.zeros(2),
+        upfront_usd=np.zeros(2),
+        power_w=one * 300,
+        pue=one,
+        carbon_intensity_g_per_kwh=one * 400,
+        time_factor=one,
+        overhead_factor=one,
+        max_batch_size=np.zeros(2),
+        commitment_term_months=np.array([0.0, 36.0]),
+    )
+    work = vector.Workload(
+        reference_hours_per_month=100,
+        run_hours=None,
+        horizon_months=12,
+        electricity_price_usd_per_kwh=0.1,
+    )
+    costs = vector.rank(opts, work)
+    assert costs.total_cost_usd[0] == 2.0 * 100 * 12
+    assert costs.total_cost_usd[1] == 1000 * 36  # 12 months asked, 36 owed
+    assert costs.effective_usd_per_hour[1] == 1000 * 36 / (100 * 12)

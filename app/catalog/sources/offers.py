@@ -7,6 +7,7 @@ from __future__ import annotations
 import datetime as dt
 from functools import cache
 
+from app.catalog.sources.commitments import load_gcp_commitments
 from app.catalog.sources.files import (
     CURATED,
     PAPERSPACE_2022_AS_OF,
@@ -232,6 +233,7 @@ def load_offers(report: LoadReport | None = None) -> list[Row]:
         *load_extra_offers(),
         *(o for provider in SKYPILOT_FILES for o in load_skypilot(provider, report)),
         *load_colab_offers(),
+        *load_gcp_commitments(),
     ]
     seen: set[str] = set()
     for offer in offers:

@@ -171,6 +171,7 @@ def offer_row(
         "included_compute_units_per_month": 0.0,
         "compute_units_per_hour": None,
         "usd_per_compute_unit": None,
+        "commitment_term_months": None,
         "source": source,
         "as_of": as_of,
         "notes": notes,

@@ -1,0 +1,141 @@
+"""Committed-use offers (issue 20, "Commitments"): Google Cloud's 1- and 3-year commitments
+for the catalog's GPU machine types. Expected values come from the vendored price file
+(``sources/gcp-pricing/gpu_commitments.csv``, Google's Billing Catalog via Cyclenerd's
+pricing.yml) and the billing rule Google documents (a commitment is billed every month of its
+term, used or not), never from the service's output."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from app.catalog.sources.files import SOURCES, read_csv
+from tests.seed_values import SEED_001 as S
+
+MACHINE, REGION = "a2-highgpu-1g", "us-central1"
+ROW = next(
+    r
+    for r in read_csv(SOURCES / "gcp-pricing" / "gpu_commitments.csv")
+    if r["machine_type"] == MACHINE and r["region"] == REGION
+)
+# a month's bill is in cents
+MONTH_1Y = round(float(ROW["usd_per_month_1y"]), 2)
+MONTH_3Y = round(float(ROW["usd_per_month_3y"]), 2)
+OFFER_1Y = f"gcp-{MACHINE}-{REGION}-committed-use-1y"
+OFFER_3Y = f"gcp-{MACHINE}-{REGION}-committed-use-3y"
+DAYS_PER_MONTH = 365 / 12
+
+
+def test_offers_carry_the_files_prices_and_terms(client):
+    for offer_id, monthly, months in ((OFFER_1Y, MONTH_1Y, 12), (OFFER_3Y, MONTH_3Y, 36)):
+        r = client.get(f"/v1/cloud-offers/{offer_id}")
+        assert r.status_code == 200, r.text
+        o = r.json()
+        assert o["pricing_model"] == "committed_use"
+        assert o["commitment_term_months"] == months
+        assert o["monthly_fee_usd"] == pytest.approx(monthly, abs=0.005)
+        assert o["price_usd_per_hour"] == pytest.approx(monthly / 730, abs=1e-5)
+        assert "Billing Catalog" in o["source"] and o["as_of"] == "2026-07-30"
+    # the commitments are cheaper per hour than the same file's on-demand price
+    assert MONTH_3Y < MONTH_1Y < float(ROW["usd_per_hour"]) * 730
+
+
+def test_offers_filter_by_pricing_model(client):
+    r = client.get("/v1/cloud-offers", params={"pricing_model": "committed_use", "limit": 500})
+    assert r.status_code == 200, r.text
+    ids = {o["id"] for o in r.json()["data"]}
+    rows = read_csv(SOURCES / "gcp-pricing" / "gpu_commitments.csv")
+    assert len(ids) == 2 * len(rows) and {OFFER_1Y, OFFER_3Y} <= ids
+
+
+def _break_even(client, offer_id, utilization):
+    body = {
+        "desktop": {"gpu": "rtx-3090", "total_price_usd": S["desktop_usd"]},
+        "cloud": {"offer_id": offer_id},
+        "utilization": utilization,
+        "electricity_price_usd_per_kwh": S["usd_per_kwh"],
+        "normalize_performance": False,
+    }
+    r = client.post("/v1/break-even", json=body)
+    assert r.status_code == 200, r.text
+    return r.json()
+
+
+@pytest.mark.parametrize("utilization", [0.05, 0.5, 1.0])
+def test_a_commitment_costs_the_same_whatever_the_use(client, utilization):
+    res = _break_even(client, OFFER_1Y, utilization)
+    # one instance covers up to 730 h a month: the month's bill is the commitment's
+    assert res["cloud"]["cost_usd_per_year"] == pytest.approx(MONTH_1Y * 12, rel=1e-6)
+    warning = next(w for w in res["warnings"] if "12-month commitment" in w)
+    assert f"{MONTH_1Y * 12:,.0f}" in warning
+
+
+def test_break_even_against_a_commitment(client):
+    u = 0.15
+    res = _break_even(client, OFFER_3Y, u)
+    desk_day = (S["gpu_w"] + S["cpu_w"]) / 1000 * u * 24 * S["usd_per_kwh"]
+    cloud_day = MONTH_3Y / DAYS_PER_MONTH
+    idle = res["desktop"]["cost_usd_per_year"] / 365 - desk_day  # idle power, if any
+    expected = S["desktop_usd"] / (cloud_day - desk_day - idle)
+    assert res["break_even_days"] == pytest.approx(expected, abs=0.01)
+
+
+def test_run_cost_on_a_commitment_uses_its_effective_rate(client):
+    r = client.post(
+        "/v1/run-cost",
+        json={
+            "workload": {"runtime_s": 3600, "gpu": "a100-sxm4-40gb"},
+            "options": [{"offer_id": OFFER_1Y}],
+        },
+    )
+    assert r.status_code == 200, r.text
+    res = r.json()
+    assert res["options"][0]["cost_usd"] == pytest.approx(MONTH_1Y / 730, abs=1e-4)
+    assert any("12-month commitment" in w for w in res["warnings"])
+
+
+def test_compare_owes_the_whole_term(client):
+    body = {
+        "workload": {"gpu": "a100-sxm4-40gb"},
+        "gpu_hours_per_month": 700,
+        "horizon_months": 12,
+        "filters": {
+            "providers": ["gcp"],
+            "regions": [REGION],
+            "gpus": ["a100-sxm4-40gb"],
+            "include_desktop": False,
+        },
+        "limit": 50,
+    }
+    r = client.post("/v1/compare", json=body)
+    assert r.status_code == 200, r.text
+    by_id = {o["id"]: o for o in r.json()["options"]}
+    # 12 months of a 3-year commitment still owe 36 months
+    assert by_id[OFFER_3Y]["total_cost_usd"] == pytest.approx(MONTH_3Y * 36, rel=1e-6)
+    assert by_id[OFFER_1Y]["total_cost_usd"] == pytest.approx(MONTH_1Y * 12, rel=1e-6)
+    od = f"gcp-{MACHINE}-{REGION}-on-demand"
+    assert by_id[od]["total_cost_usd"] == pytest.approx(
+        by_id[od]["price_usd_per_hour"] * 700 * 12, rel=1e-6
+    )
+    # near-full use for a year: the 1-year commitment beats on-demand
+    assert by_id[OFFER_1Y]["total_cost_usd"] < by_id[od]["total_cost_usd"]
+
+
+def test_more_hours_than_an_instance_has_commit_more_instances(client):
+    body = {
+        "workload": {"gpu": "a100-sxm4-40gb"},
+        "gpu_hours_per_month": 1000,
+        "horizon_months": 12,
+        "filters": {
+            "providers": ["gcp"],
+            "regions": [REGION],
+            "gpus": ["a100-sxm4-40gb"],
+            "include_desktop": False,
+        },
+        "limit": 50,
+    }
+    r = client.post("/v1/compare", json=body)
+    assert r.status_code == 200, r.text
+    opt = next(o for o in r.json()["options"] if o["id"] == OFFER_1Y)
+    assert opt["cost_usd_per_month"] == pytest.approx(math.ceil(1000 / 730) * MONTH_1Y, rel=1e-6)
