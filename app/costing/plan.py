@@ -17,6 +17,11 @@ The programme, for builds ``b`` and months ``t`` (discount factor ``f_t``):
 ``C_b`` upfront USD, ``K_b`` GPU-hours a unit can serve per month, ``e_b`` its running cost
 per GPU-hour served (electricity), ``L`` its service life in months, ``c`` the cloud's cost
 per GPU-hour. Cash is counted at the start of each month.
+
+A build with a monthly fee ``F_b`` (a cloud commitment: no purchase price, billed every month
+of its term ``L`` whether used or not) adds ``F_b x (f_t + ... + f_{t+L-1})`` to the cost of
+a unit taken on in month ``t``; its term must end within the horizon, and it is not a machine
+in the lab (the limits on machines and power do not count it).
 """
 
 from __future__ import annotations
@@ -36,15 +41,20 @@ class PlanInfeasible(InvalidInput):
 
 @dataclass(frozen=True)
 class PlanBuild:
-    """A desktop build the plan may buy.
+    """Capacity the plan may take on in units: a desktop build to buy, or a cloud commitment.
 
     Attributes:
         id: the build's name.
-        upfront_usd: purchase price of one unit, USD (> 0).
+        upfront_usd: purchase price of one unit, USD (>= 0; 0 for a commitment).
         capacity_gpu_hours_per_month: reference GPU-hours one unit can serve a month (> 0).
         cost_usd_per_gpu_hour: running cost per reference GPU-hour served, USD (>= 0).
-        power_w: one unit's busy wall power, W (>= 0).
-        life_months: months a unit serves after purchase (>= 1).
+        power_w: one unit's busy wall power in the lab, W (>= 0; 0 for a commitment).
+        life_months: months a unit serves after purchase (>= 1); a commitment's term.
+        monthly_fee_usd: fixed cost of one unit for every month of its life, used or not,
+            USD (a commitment's monthly bill; 0 for a desktop).
+        committed: a commitment: a unit's whole term must end within the horizon (its fees
+            are owed to the end), and it is not a machine in the lab (``max_machines`` and
+            ``max_power_w`` do not count it).
     """
 
     id: str
@@ -53,6 +63,8 @@ class PlanBuild:
     cost_usd_per_gpu_hour: float
     power_w: float
     life_months: int
+    monthly_fee_usd: float = 0.0
+    committed: bool = False
 
 
 @dataclass(frozen=True)
@@ -94,8 +106,9 @@ class PlanProblem:
 @dataclass(frozen=True)
 class PlanSolution:
     """A plan: per build and month the units bought, owned and the GPU-hours they serve; per
-    month the GPU-hours rented and the cash out (USD) for purchases, desktop running costs
-    and the cloud; the undiscounted total and the present value (USD); whether the solver
+    month the GPU-hours rented and the cash out (USD) for purchases, desktop running costs,
+    the cloud's hours and units' fixed fees (commitments); the undiscounted total and the
+    present value (USD); whether the solver
     proved it optimal within its time limit and, when it did not, the relative gap between
     the plan's present value and the solver's lower bound on any plan's (``mip_gap``, 0.05 =
     the plan costs at most 5 % more than the best possible)."""
@@ -111,6 +124,7 @@ class PlanSolution:
     present_value_usd: float
     optimal: bool = True
     mip_gap: float = 0.0
+    fees_usd: tuple[float, ...] = ()
 
 
 def owned_units(bought: np.ndarray, life_months: int) -> np.ndarray:
@@ -122,11 +136,24 @@ def owned_units(bought: np.ndarray, life_months: int) -> np.ndarray:
     return held
 
 
+def _purchase_caps(p: PlanProblem) -> np.ndarray:
+    """Most units of each build worth taking on in each month (builds x months, flat); 0 for
+    a commitment whose term would run past the horizon."""
+    n_t = len(p.demand_gpu_hours)
+    caps = np.repeat([float(_unit_cap(p, b)) for b in p.builds], n_t)
+    for i, b in enumerate(p.builds):
+        if b.committed:
+            caps[i * n_t + max(0, n_t - b.life_months + 1) : (i + 1) * n_t] = 0.0
+    return caps
+
+
 def _unit_cap(p: PlanProblem, b: PlanBuild) -> int:
     """Most units of ``b`` worth buying in one month: enough to serve the peak alone."""
     peak = max(p.demand_gpu_hours, default=0.0)
     cap = math.ceil(peak / b.capacity_gpu_hours_per_month)
-    return cap if p.limits.max_machines is None else min(cap, p.limits.max_machines)
+    if b.committed or p.limits.max_machines is None:  # a commitment is no machine in the lab
+        return cap
+    return min(cap, p.limits.max_machines)
 
 
 def solve_plan(p: PlanProblem, time_limit_s: float = 5.0) -> PlanSolution:
@@ -140,13 +167,13 @@ def solve_plan(p: PlanProblem, time_limit_s: float = 5.0) -> PlanSolution:
     n = 2 * nx + n_t
     cost = np.zeros(n)
     for i, b in enumerate(p.builds):
-        cost[i * n_t : (i + 1) * n_t] = f * b.upfront_usd
+        cost[i * n_t : (i + 1) * n_t] = f * b.upfront_usd + _fees_pv(f, b)
         cost[nx + i * n_t : nx + (i + 1) * n_t] = f * b.cost_usd_per_gpu_hour
     cloud = p.cloud_usd_per_gpu_hour
     cost[2 * nx :] = f * (cloud if cloud is not None else 0.0)
     rows, lo, hi = _constraints(p, n, nx)
     upper = np.concatenate(
-        [np.repeat([_unit_cap(p, b) for b in p.builds], n_t), np.full(nx, np.inf)]
+        [_purchase_caps(p), np.full(nx, np.inf)]
         + [np.full(n_t, np.inf if cloud is not None else 0.0)]
     )
     integrality = np.concatenate([np.ones(nx), np.zeros(nx + n_t)])
@@ -170,6 +197,17 @@ def solve_plan(p: PlanProblem, time_limit_s: float = 5.0) -> PlanSolution:
         )
     gap = float(getattr(res, "mip_gap", 0.0) or 0.0)
     return _solution(p, res.x, nx, optimal=res.status == 0, gap=gap if res.status else 0.0)
+
+
+def _fees_pv(f: np.ndarray, b: PlanBuild) -> np.ndarray:
+    """Present value of one unit's fees when bought in each month: its monthly fee over the
+    months it serves within the horizon (a commitment always ends within it)."""
+    if not b.monthly_fee_usd:
+        return np.zeros(len(f))
+    cum = np.concatenate([[0.0], np.cumsum(f)])
+    ends = np.minimum(np.arange(len(f)) + b.life_months, len(f))
+    pv: np.ndarray = b.monthly_fee_usd * (cum[ends] - cum[: len(f)])
+    return pv
 
 
 def _in_service(row: np.ndarray, p: PlanProblem, i: int, t: int, weight: float) -> None:
@@ -212,8 +250,8 @@ def _constraints(
         row[:nx] = np.repeat([b.upfront_usd for b in p.builds], n_t)
         add(row, -np.inf, lim.budget_usd)
     per_unit = (
-        ([1.0] * len(p.builds), lim.max_machines),
-        ([b.power_w for b in p.builds], lim.max_power_w),
+        ([0.0 if b.committed else 1.0 for b in p.builds], lim.max_machines),
+        ([0.0 if b.committed else b.power_w for b in p.builds], lim.max_power_w),
     )
     for weights, limit in per_unit:  # units (or their power) owned in month t <= limit
         if limit is None:
@@ -238,7 +276,8 @@ def _solution(
     capex = np.array([b.upfront_usd for b in p.builds]) @ bought
     opex = np.array([b.cost_usd_per_gpu_hour for b in p.builds]) @ served
     cloud = rented * (p.cloud_usd_per_gpu_hour or 0.0)
-    cash = capex + opex + cloud
+    fees = np.array([b.monthly_fee_usd for b in p.builds]) @ np.array(owned).reshape(-1, n_t)
+    cash = capex + opex + cloud + fees
     return PlanSolution(
         bought=tuple(tuple(int(v) for v in r) for r in bought),
         owned=tuple(tuple(int(v) for v in r) for r in owned),
@@ -251,4 +290,5 @@ def _solution(
         present_value_usd=float((cash * f).sum()),
         optimal=optimal,
         mip_gap=gap,
+        fees_usd=tuple(float(v) for v in fees),
     )

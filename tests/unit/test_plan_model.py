@@ -27,8 +27,17 @@ def brute_force(p: PlanProblem, most: int = 2) -> float | None:
     choices = itertools.product(range(most + 1), repeat=len(p.builds) * n_t)
     for flat in choices:
         bought = np.array(flat, dtype=float).reshape(len(p.builds), n_t)
+        if any(  # a commitment's term must end within the horizon
+            bought[i][t] and t + b.life_months > n_t
+            for i, b in enumerate(p.builds)
+            if b.committed
+            for t in range(n_t)
+        ):
+            continue
         owned = [owned_units(bought[i], b.life_months) for i, b in enumerate(p.builds)]
         capex = sum(bought[i] @ (f * b.upfront_usd) for i, b in enumerate(p.builds))
+        capex += sum(owned[i] @ (f * b.monthly_fee_usd) for i, b in enumerate(p.builds))
+        in_lab = [owned[i] * (not b.committed) for i, b in enumerate(p.builds)]
         lim = p.limits
         if (
             lim.budget_usd is not None
@@ -38,11 +47,11 @@ def brute_force(p: PlanProblem, most: int = 2) -> float | None:
             continue
         if (
             lim.max_machines is not None
-            and max(sum(o) for o in zip(*owned, strict=True)) > lim.max_machines
+            and max(sum(o) for o in zip(*in_lab, strict=True)) > lim.max_machines
         ):
             continue
         if lim.max_power_w is not None and any(
-            sum(owned[i][t] * b.power_w for i, b in enumerate(p.builds)) > lim.max_power_w
+            sum(in_lab[i][t] * b.power_w for i, b in enumerate(p.builds)) > lim.max_power_w
             for t in range(n_t)
         ):
             continue
@@ -70,6 +79,9 @@ def brute_force(p: PlanProblem, most: int = 2) -> float | None:
 SMALL = PlanBuild("1x", 2000.0, 500.0, 0.05, 450.0, 60)
 BIG = PlanBuild("2x", 3500.0, 1000.0, 0.045, 800.0, 60)
 SHORT = PlanBuild("short-life", 900.0, 400.0, 0.06, 300.0, 2)
+# A 2-month cloud commitment: no purchase, $300 a month for its term, 438 GPU-hours a month
+# (730 h x 0.6), no running cost and nothing in the lab.
+COMMIT = PlanBuild("commit-2m", 0.0, 438.0, 0.0, 0.0, 2, monthly_fee_usd=300.0, committed=True)
 
 
 CASES = {
@@ -82,6 +94,12 @@ CASES = {
     "units retire": PlanProblem((400.0, 400.0, 400.0, 400.0), (SHORT,), 1.2),
     "desktops only": PlanProblem((400.0, 900.0, 300.0), (SMALL,), None),
     "cloud only, budget given": PlanProblem((100.0, 250.0), (), 1.1, 0.03, PlanLimits(500.0)),
+    "a commitment carries the base": PlanProblem((400.0,) * 4, (COMMIT,), 1.0),
+    "a short last month": PlanProblem((400.0, 400.0, 400.0, 100.0), (COMMIT,), 1.0),
+    "commitment beside desktops": PlanProblem(
+        (900.0, 900.0, 900.0), (SMALL, COMMIT), 1.5, 0.05, PlanLimits(None, 1)
+    ),
+    "a term past the horizon is not taken": PlanProblem((400.0,), (COMMIT,), 1.0),
 }
 
 
@@ -104,6 +122,7 @@ class TestPlanOptimum:
                     got.owned[i][t] * b.capacity_gpu_hours_per_month + 1e-6
                 )
         cash = np.add(np.add(got.capex_usd, got.desktop_opex_usd), got.cloud_usd)
+        cash = np.add(cash, got.fees_usd)
         assert got.total_usd == pytest.approx(cash.sum())
         assert got.present_value_usd == pytest.approx(cash @ p.discount())
 
@@ -116,6 +135,21 @@ class TestPlanOptimum:
         assert sum(got.bought[0]) == 1 and got.bought[0][0] == 1
         assert got.rented_gpu_hours[4] == pytest.approx(1500.0)
         assert sum(got.rented_gpu_hours) == pytest.approx(1500.0)
+
+    def test_a_commitment_is_owed_for_its_whole_term(self):
+        # 400 h a month for 4 months at $1/h rented: $1,600; two 2-month commitments at
+        # $300 a month cost $1,200 and carry all of it
+        got = solve_plan(CASES["a commitment carries the base"])
+        assert got.bought == ((1, 0, 1, 0),) and got.total_usd == pytest.approx(1200.0)
+        assert got.fees_usd == pytest.approx((300.0, 300.0, 300.0, 300.0))
+        assert sum(got.rented_gpu_hours) == pytest.approx(0.0)
+        # when the last month needs 100 h, a second term ($600) costs more than renting
+        # months 3 and 4 ($500): one commitment, the rest rented
+        tail = solve_plan(CASES["a short last month"])
+        assert sum(tail.bought[0]) == 1 and tail.total_usd == pytest.approx(1100.0)
+        # a 1-month horizon cannot hold a 2-month term: all rented
+        short = solve_plan(CASES["a term past the horizon is not taken"])
+        assert short.bought == ((0,),) and short.rented_gpu_hours == (400.0,)
 
     def test_no_cloud_and_too_few_desktops_is_infeasible(self):
         p = PlanProblem((2000.0,), (SMALL,), None, 0.0, PlanLimits(None, 2))
