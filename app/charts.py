@@ -257,6 +257,7 @@ def ranked_bars(
 
 
 PLAN_COLORS = {"plan": "#2ca02c", "all_cloud": CLOUD, "all_desktop": DESKTOP}
+COMMITTED = "#9467bd"  # cloud capacity held under a commitment
 
 
 @_drawing
@@ -269,11 +270,13 @@ def fleet_plan(
     rented: Sequence[float],
     cumulative: Sequence[tuple[str, str, Sequence[float]]],
     title: str,
+    committed: Sequence[float] = (),
     fmt: Format = "png",
 ) -> Chart:
-    """Two panels over the plan's months: GPU-hours served by owned desktops and rented
-    (stacked bars) with demand and owned capacity as lines; below, the cumulative cost (USD)
-    of each ``(key, label, values)`` strategy (``key`` in :data:`PLAN_COLORS`)."""
+    """Two panels over the plan's months: GPU-hours served by owned desktops, by committed
+    cloud instances (``committed``, when any) and rented (stacked bars) with demand and the
+    capacity held (owned plus committed) as lines; below, the cumulative cost (USD) of each
+    ``(key, label, values)`` strategy (``key`` in :data:`PLAN_COLORS`)."""
     x_label, y_label = "Month", "GPU-hours per month"
     x = list(range(len(months)))
     step = max(1, len(months) // 10)
@@ -281,8 +284,13 @@ def fleet_plan(
         fig = _mpl().Figure(figsize=(WIDTH_IN, 7.0), dpi=DPI, layout="constrained")
         top, bottom = fig.subplots(2, 1, sharex=True)
         top.bar(x, served, color=DESKTOP, label="served by owned desktops")
-        top.bar(x, rented, bottom=served, color=CLOUD, label="rented")
-        top.step(x, capacity, where="mid", color="#555555", linewidth=1.5, label="owned capacity")
+        base = list(served)
+        if any(committed):
+            top.bar(x, committed, bottom=base, color=COMMITTED, label="served by commitments")
+            base = [a + b for a, b in zip(base, committed, strict=True)]
+        top.bar(x, rented, bottom=base, color=CLOUD, label="rented")
+        held = "owned + committed capacity" if any(committed) else "owned capacity"
+        top.step(x, capacity, where="mid", color="#555555", linewidth=1.5, label=held)
         top.step(
             x, demand, where="mid", color="black", linestyle="--", linewidth=1.5, label="demand"
         )

@@ -28,6 +28,7 @@ from app.models.inputs import (
 
 MAX_PLAN_MONTHS = 60
 MIN_PLAN_MONTHS = 12
+OfferId = Annotated[str, Field(min_length=1, max_length=160, pattern=NO_CONTROL)]
 MAX_PLAN_DESKTOPS = 8
 MAX_MONTHLY_GPU_HOURS = 1_000_000.0
 
@@ -176,6 +177,16 @@ class PlanRequest(SiteInputs):
     include_cloud: bool = Field(
         default=True, description="false: desktops only (the plan must own for the peak)."
     )
+    commitments: list[OfferId] | None = Field(
+        default=None,
+        max_length=MAX_PLAN_DESKTOPS,
+        description="Committed-use offers the plan may take on (ids from "
+        "`GET /v1/cloud-offers?pricing_model=committed_use`): each committed instance costs its "
+        "monthly fee for every month of its term, used or not, and serves GPUs x 730 h x "
+        "`max_utilization` / `time_factor` reference GPU-hours a month; a term must end within "
+        "the horizon. Default: the commitments of the cloud's machine in its region, if the "
+        "catalog has any; [] for none.",
+    )
     max_utilization: float | None = Field(
         default=None,
         ge=0.01,
@@ -213,6 +224,8 @@ class PlanRequest(SiteInputs):
         refuse_both(self, ("gpu_hours_per_month", "peaks"), ("gpu_hours_per_month", "months"))
         if not self.include_cloud and self.cloud is not None:
             raise ValueError("cloud is given but include_cloud is false")
+        if not self.include_cloud and self.commitments:
+            raise ValueError("commitments are cloud: given but include_cloud is false")
         return self
 
 
@@ -258,6 +271,29 @@ class PlanCloud(BaseModel):
     as_of: dt.date | None = Field(description="Date of the price.")
 
 
+class PlanCommitment(BaseModel):
+    """A cloud commitment the plan may take on, as priced, and the instances it commits."""
+
+    id: str = Field(description="`commitments[i]`.")
+    offer_id: str = Field(description="The committed-use catalog offer.")
+    label: str = Field(description="What it is.")
+    gpu_id: str = Field(description="Its GPU.")
+    gpu_count: int = Field(description="GPUs per instance.")
+    term_months: int = Field(description="The term: owed for every month of it.")
+    monthly_fee_usd: float = Field(
+        description="One instance's bill a month, USD (with VAT at `vat_rate`)."
+    )
+    time_factor: float = Field(description="Its GPU's hours per reference GPU-hour.")
+    capacity_gpu_hours_per_month: float = Field(
+        description="Reference GPU-hours one instance serves a month: GPUs x 730 h x "
+        "`max_utilization` / `time_factor`."
+    )
+    as_of: dt.date | None = Field(description="Date of the price.")
+    starts: list[str] = Field(
+        description="`YYYY-MM` of each instance the plan commits (one entry per instance)."
+    )
+
+
 class PlanPurchase(BaseModel):
     """Desktops bought at the start of a month."""
 
@@ -279,11 +315,17 @@ class PlanMonth(BaseModel):
         description="Reference GPU-hours the owned desktops could serve."
     )
     served_owned_gpu_hours: float = Field(description="Reference GPU-hours they serve.")
+    committed_instances: int = Field(description="Committed cloud instances in their term.")
+    committed_capacity_gpu_hours: float = Field(
+        description="Reference GPU-hours the committed instances could serve."
+    )
+    served_committed_gpu_hours: float = Field(description="Reference GPU-hours they serve.")
     rented_gpu_hours: float = Field(description="Reference GPU-hours rented from the cloud.")
     capex_usd: float = Field(description="Desktops bought this month, USD.")
     desktop_opex_usd: float = Field(description="Desktops' electricity, USD.")
-    cloud_usd: float = Field(description="Cloud rent, USD.")
-    cash_usd: float = Field(description="capex + opex + cloud, USD.")
+    commitment_usd: float = Field(description="Committed instances' monthly bills, USD.")
+    cloud_usd: float = Field(description="Cloud rent by the hour, USD.")
+    cash_usd: float = Field(description="capex + opex + commitments + cloud, USD.")
     cumulative_usd: float = Field(description="Cash out so far, USD.")
 
 
@@ -300,7 +342,8 @@ class PlanStrategy(BaseModel):
     present_value_usd: float | None = Field(description="Present value of that cash, USD.")
     capex_usd: float | None = Field(description="Desktops bought, USD.")
     desktop_opex_usd: float | None = Field(description="Desktops' electricity, USD.")
-    cloud_usd: float | None = Field(description="Cloud rent, USD.")
+    commitment_usd: float | None = Field(description="Cloud commitments' bills, USD.")
+    cloud_usd: float | None = Field(description="Cloud rent by the hour, USD.")
     desktops_bought: int | None = Field(description="Desktops bought.")
     rented_gpu_hours: float | None = Field(description="Reference GPU-hours rented.")
     total_in_currency: float | None = Field(description="`total_usd` in the answer's currency.")
@@ -308,7 +351,8 @@ class PlanStrategy(BaseModel):
 
 
 class PlanResult(BaseModel):
-    """The plan, month by month, and the three strategies side by side."""
+    """The plan, month by month, and the three strategies side by side. `all_desktop` owns
+    for the peak with neither hourly cloud nor commitments."""
 
     reference_gpu_id: str = Field(description="GPU the demand is measured on.")
     start_month: str = Field(description="First month, `YYYY-MM`.")
@@ -336,6 +380,9 @@ class PlanResult(BaseModel):
     solve_time_s: float = Field(description="Wall-clock time the solver took, s.")
     desktops: list[PlanBuild] = Field(description="The candidate desktops.")
     cloud: PlanCloud | None = Field(description="The cloud, null when not used.")
+    commitments: list[PlanCommitment] = Field(
+        description="The cloud commitments the plan may take on (empty: none)."
+    )
     purchases: list[PlanPurchase] = Field(description="What the plan buys and when.")
     schedule: list[PlanMonth] = Field(description="The plan month by month.")
     strategies: list[PlanStrategy] = Field(description="plan, all_cloud, all_desktop.")

@@ -25,9 +25,12 @@ SCHEDULE_COLUMNS: tuple[tuple[str, str, str | None], ...] = (
     ("gpus_owned", "gpus_owned", "0"),
     ("owned_capacity_gpu_hours", "owned_capacity_gpu_hours", HOURS_FORMAT),
     ("served_owned_gpu_hours", "served_owned_gpu_hours", HOURS_FORMAT),
+    ("committed_instances", "committed_instances", "0"),
+    ("served_committed_gpu_hours", "served_committed_gpu_hours", HOURS_FORMAT),
     ("rented_gpu_hours", "rented_gpu_hours", HOURS_FORMAT),
     ("capex_usd", "capex_usd", USD_FORMAT),
     ("desktop_opex_usd", "desktop_opex_usd", USD_FORMAT),
+    ("commitment_usd", "commitment_usd", USD_FORMAT),
     ("cloud_usd", "cloud_usd", USD_FORMAT),
     ("cash_usd", "cash_usd", USD_FORMAT),
     ("cumulative_usd", "cumulative_usd", USD_FORMAT),
@@ -50,7 +53,8 @@ class Sensitivity:
 
 
 def sensitivity(res: PlanResult) -> list[Sensitivity]:
-    """Totals when the cloud's price or the electricity price moves, each strategy's
+    """Totals when the cloud's price (hourly rent and commitments alike) or the electricity
+    price moves, each strategy's
     purchases and hours held as planned (re-costed, not re-optimised)."""
 
     def total(strategy: str, cloud: float, power: float) -> float | None:
@@ -60,7 +64,7 @@ def sensitivity(res: PlanResult) -> list[Sensitivity]:
         return (
             (s.capex_usd or 0.0)
             + (s.desktop_opex_usd or 0.0) * power
-            + (s.cloud_usd or 0.0) * cloud
+            + ((s.cloud_usd or 0.0) + (s.commitment_usd or 0.0)) * cloud
         )
 
     cases = [("as planned", 1.0, 1.0)]

@@ -216,8 +216,9 @@ def plan_chart_of(res: PlanResult, fmt: charts.Format) -> charts.Chart:
     return charts.fleet_plan(
         months=[r.month for r in m],
         demand=[r.demand_gpu_hours for r in m],
-        capacity=[r.owned_capacity_gpu_hours for r in m],
+        capacity=[r.owned_capacity_gpu_hours + r.committed_capacity_gpu_hours for r in m],
         served=[r.served_owned_gpu_hours for r in m],
+        committed=[r.served_committed_gpu_hours for r in m],
         rented=[r.rented_gpu_hours for r in m],
         cumulative=[
             (s.strategy, STRATEGY_LABELS[s.strategy], s.cumulative_usd)

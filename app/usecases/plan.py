@@ -28,7 +28,7 @@ from app.costing.plan import (
     PlanSolution,
     solve_plan,
 )
-from app.errors import CatalogGap
+from app.errors import CatalogGap, InvalidRequest
 from app.models import CloudOffer, Gpu
 from app.models.inputs import CloudSpec, DesktopSpec
 from app.models.plan import PlanRequest
@@ -49,6 +49,7 @@ from app.usecases.inputs import (
     resolve_currency,
     resolve_region,
 )
+from app.usecases.plan_commitments import CommitmentCandidate, resolve_commitments
 from app.usecases.speed import speed, speed_evidence
 from app.usecases.tax import Tax, resolve_tax
 from app.usecases.trail import LIFETIME_SOURCE, SEED_001, Trail
@@ -108,6 +109,7 @@ class PlanScenario:
     tax: Tax
     rate: ExchangeRate
     trail: Trail
+    commitments: tuple[CommitmentCandidate, ...] = ()
 
     def month_label(self, t: int) -> str:
         """``YYYY-MM`` of month ``t`` (0 = the first)."""
@@ -143,17 +145,22 @@ def resolve(view: CatalogView, req: PlanRequest, settings: Settings) -> PlanScen
     tax = resolve_tax(view, req.tax_exempt, req, region, trail)
     candidates = _candidates(view, req, ref, price, max_u, rate, tax, trail)
     cloud = _cloud(view, req, ref, rate, trail)
+    commitments = (
+        resolve_commitments(view, req, ref, cloud.offer, max_u, tax, trail) if cloud else ()
+    )
     discount = resolve_discount_rate(view, req.annual_discount_rate, trail)
     c = req.constraints
     problem = PlanProblem(
         demand_gpu_hours=demand,
-        builds=tuple(cand.build for cand in candidates),
+        builds=tuple(cand.build for cand in candidates) + tuple(cand.build for cand in commitments),
         cloud_usd_per_gpu_hour=cloud.cost_usd_per_gpu_hour * tax.factor if cloud else None,
         annual_discount_rate=discount,
         limits=PlanLimits(c.budget_usd, c.max_machines, c.max_power_w),
     )
     _note_model(trail)
-    return PlanScenario(ref, start, problem, candidates, cloud, price, max_u, tax, rate, trail)
+    return PlanScenario(
+        ref, start, problem, candidates, cloud, price, max_u, tax, rate, trail, commitments
+    )
 
 
 def _start(view: CatalogView, req: PlanRequest, trail: Trail) -> tuple[int, int]:
@@ -286,6 +293,11 @@ def _cloud(
         c = resolve_cloud(view, CloudSpec(offer_id=offer.id), trail, rate=rate, footprint=False)
     else:
         c = resolve_cloud(view, req.cloud, trail, rate=rate, footprint=False)
+    if c.offer is not None and c.offer.commitment_term_months:
+        raise InvalidRequest(
+            f"cloud: {c.offer.id} is a commitment, not an hourly price: list it in "
+            "`commitments` and name an hourly offer (or price) as `cloud` for the peaks"
+        )
     if c.rate.monthly_fee_usd or c.rate.included_compute_units_per_month:
         raise CatalogGap(
             f"cloud: {c.offer.id if c.offer else 'this offer'} is a subscription (a monthly fee "
@@ -383,9 +395,13 @@ def solve(s: PlanScenario) -> PlanOutcome:
     began = time.perf_counter()
     plan, note = _attempt(s.problem, "no plan")
     desk, desk_note = plan, note
-    if s.problem.cloud_usd_per_gpu_hour is not None:
+    if s.problem.cloud_usd_per_gpu_hour is not None or s.commitments:
         desk, desk_note = _attempt(
-            dataclasses.replace(s.problem, cloud_usd_per_gpu_hour=None),
+            dataclasses.replace(
+                s.problem,
+                cloud_usd_per_gpu_hour=None,
+                builds=tuple(c.build for c in s.candidates),
+            ),
             "no desktops-only fleet meets the demand",
         )
     return PlanOutcome(plan, note, desk, desk_note, time.perf_counter() - began)

@@ -1,6 +1,6 @@
 """The fleet plan's answer (``POST /v1/plan``): :func:`compute_plan` resolves the request
 (:func:`app.usecases.plan.resolve`), solves it three ways and writes :class:`PlanResult`:
-the candidates and cloud as priced, the purchases, the month-by-month schedule and the
+the candidates, commitments and cloud as priced, the purchases, the month-by-month schedule and the
 plan, all-cloud and all-desktop strategies side by side (8 significant digits)."""
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from app.costing.plan import PlanSolution
 from app.models.plan import (
     PlanBuild,
     PlanCloud,
+    PlanCommitment,
     PlanMonth,
     PlanPurchase,
     PlanRequest,
@@ -65,6 +66,7 @@ def compose(s: PlanScenario, out: PlanOutcome, view: CatalogView, settings: Sett
         solve_time_s=round(out.solve_time_s, 4),
         desktops=[_build(s, i, plan) for i in range(len(s.candidates))],
         cloud=_cloud(s),
+        commitments=[_commitment(s, k, plan) for k in range(len(s.commitments))],
         purchases=_purchases(s, plan) if plan else [],
         schedule=_schedule(s, plan) if plan else [],
         strategies=strategies,
@@ -115,6 +117,34 @@ def _cloud(s: PlanScenario) -> PlanCloud | None:
     )
 
 
+def _commitment(s: PlanScenario, k: int, plan: PlanSolution | None) -> PlanCommitment:
+    c, n = s.commitments[k], len(s.candidates)
+    row = plan.bought[n + k] if plan else ()
+    return PlanCommitment(
+        id=c.build.id,
+        offer_id=c.offer.id,
+        label=c.label,
+        gpu_id=c.offer.gpu_id,
+        gpu_count=c.offer.gpu_count,
+        term_months=c.build.life_months,
+        monthly_fee_usd=sig8(c.build.monthly_fee_usd),
+        time_factor=sig8(c.ratio.time_factor),
+        capacity_gpu_hours_per_month=sig8(c.build.capacity_gpu_hours_per_month),
+        as_of=c.offer.as_of,
+        starts=[s.month_label(t) for t, units in enumerate(row) for _ in range(units)],
+    )
+
+
+def cash_usd(sol: PlanSolution) -> np.ndarray:
+    """A solution's cash out per month, USD: purchases, electricity, commitments, rent."""
+    cash: np.ndarray = (
+        np.array(sol.capex_usd) + np.array(sol.desktop_opex_usd) + np.array(sol.cloud_usd)
+    )
+    if sol.fees_usd:
+        cash = cash + np.array(sol.fees_usd)
+    return cash
+
+
 def _purchases(s: PlanScenario, plan: PlanSolution) -> list[PlanPurchase]:
     return [
         PlanPurchase(
@@ -125,19 +155,23 @@ def _purchases(s: PlanScenario, plan: PlanSolution) -> list[PlanPurchase]:
             cost_usd=sig8(units * s.candidates[i].build.upfront_usd),
         )
         for t in range(len(s.problem.demand_gpu_hours))
-        for i, row in enumerate(plan.bought)
+        for i, row in enumerate(plan.bought[: len(s.candidates)])
         if (units := row[t]) > 0
     ]
 
 
 def _schedule(s: PlanScenario, plan: PlanSolution) -> list[PlanMonth]:
+    n = len(s.candidates)
     builds = [c.build for c in s.candidates]
     counts = [c.desk.desktop.gpu_count for c in s.candidates]
-    cash = np.array(plan.capex_usd) + np.array(plan.desktop_opex_usd) + np.array(plan.cloud_usd)
+    commits = [c.build for c in s.commitments]
+    cash = cash_usd(plan)
+    fees = plan.fees_usd or (0.0,) * len(cash)
     cumulative = np.cumsum(cash)
     months = []
     for t, need in enumerate(s.problem.demand_gpu_hours):
-        owned = [row[t] for row in plan.owned]
+        owned = [row[t] for row in plan.owned[:n]]
+        held = [row[t] for row in plan.owned[n:]]
         months.append(
             PlanMonth(
                 month=s.month_label(t),
@@ -150,10 +184,19 @@ def _schedule(s: PlanScenario, plan: PlanSolution) -> list[PlanMonth]:
                         for n, b in zip(owned, builds, strict=True)
                     )
                 ),
-                served_owned_gpu_hours=sig8(sum(row[t] for row in plan.served_gpu_hours)),
+                served_owned_gpu_hours=sig8(sum(row[t] for row in plan.served_gpu_hours[:n])),
+                committed_instances=sum(held),
+                committed_capacity_gpu_hours=sig8(
+                    sum(
+                        k * b.capacity_gpu_hours_per_month
+                        for k, b in zip(held, commits, strict=True)
+                    )
+                ),
+                served_committed_gpu_hours=sig8(sum(row[t] for row in plan.served_gpu_hours[n:])),
                 rented_gpu_hours=sig8(plan.rented_gpu_hours[t]),
                 capex_usd=sig8(plan.capex_usd[t]),
                 desktop_opex_usd=sig8(plan.desktop_opex_usd[t]),
+                commitment_usd=sig8(fees[t]),
                 cloud_usd=sig8(plan.cloud_usd[t]),
                 cash_usd=sig8(float(cash[t])),
                 cumulative_usd=sig8(float(cumulative[t])),
@@ -175,13 +218,14 @@ def _strategy(
             present_value_usd=None,
             capex_usd=None,
             desktop_opex_usd=None,
+            commitment_usd=None,
             cloud_usd=None,
             desktops_bought=None,
             rented_gpu_hours=None,
             total_in_currency=None,
             cumulative_usd=None,
         )
-    cash = np.array(sol.capex_usd) + np.array(sol.desktop_opex_usd) + np.array(sol.cloud_usd)
+    cash = cash_usd(sol)
     return PlanStrategy(
         strategy=name,
         feasible=True,
@@ -190,8 +234,9 @@ def _strategy(
         present_value_usd=sig8(sol.present_value_usd),
         capex_usd=sig8(sum(sol.capex_usd)),
         desktop_opex_usd=sig8(sum(sol.desktop_opex_usd)),
+        commitment_usd=sig8(sum(sol.fees_usd)),
         cloud_usd=sig8(sum(sol.cloud_usd)),
-        desktops_bought=int(sum(sum(row) for row in sol.bought)),
+        desktops_bought=int(sum(sum(row) for row in sol.bought[: len(s.candidates)])),
         rented_gpu_hours=sig8(sum(sol.rented_gpu_hours)),
         total_in_currency=in_currency(sol.total_usd, s.rate),
         cumulative_usd=[sig8(float(x)) for x in np.cumsum(cash)],
@@ -213,6 +258,7 @@ def _all_cloud(s: PlanScenario) -> PlanStrategy:
         present_value_usd=sig8(float((cash * f).sum())),
         capex_usd=0.0,
         desktop_opex_usd=0.0,
+        commitment_usd=0.0,
         cloud_usd=sig8(total),
         desktops_bought=0,
         rented_gpu_hours=sig8(float(sum(s.problem.demand_gpu_hours))),

@@ -139,3 +139,63 @@ def test_more_hours_than_an_instance_has_commit_more_instances(client):
     assert r.status_code == 200, r.text
     opt = next(o for o in r.json()["options"] if o["id"] == OFFER_1Y)
     assert opt["cost_usd_per_month"] == pytest.approx(math.ceil(1000 / 730) * MONTH_1Y, rel=1e-6)
+
+
+# -- the fleet plan: own the base, commit the middle, rent the peak --------------------------
+
+PLAN = {
+    "gpu": "a100-sxm4-40gb",
+    "baseline_gpu_hours_per_month": 400,
+    "months": 36,
+    "start_month": "2027-01",
+    "region": "us-ca",
+    "cloud": {"offer_id": f"gcp-{MACHINE}-{REGION}-on-demand"},
+    "desktops": [{"gpu": "rtx-4090"}],
+    "constraints": {"max_machines": 0},  # no room for desktops: cloud only
+    "tax_exempt": True,
+    "annual_discount_rate": 0,
+}
+# seed 001's shared cluster: an instance serves at most 60 % of its hours
+CAPACITY = 730 * 0.60
+
+
+def test_plan_commits_the_base_when_it_pays(client):
+    r = client.post("/v1/plan", json=PLAN)
+    assert r.status_code == 200, r.text
+    res = r.json()
+    by_offer = {c["offer_id"]: c for c in res["commitments"]}
+    assert set(by_offer) == {OFFER_1Y, OFFER_3Y}  # default: the cloud machine's commitments
+    assert by_offer[OFFER_3Y]["monthly_fee_usd"] == pytest.approx(MONTH_3Y)
+    assert by_offer[OFFER_3Y]["capacity_gpu_hours_per_month"] == pytest.approx(CAPACITY)
+    on_demand = float(ROW["usd_per_hour"])
+    # 400 h a month fit one instance (438 h): 36 months committed for 3 years cost
+    # 36 x $938.57, against 36 x 400 h x $3.67 rented; the 1-year term costs more than 3 years
+    assert 36 * MONTH_3Y < 36 * 400 * on_demand and MONTH_3Y < MONTH_1Y
+    assert by_offer[OFFER_3Y]["starts"] == ["2027-01"] and by_offer[OFFER_1Y]["starts"] == []
+    plan = next(s for s in res["strategies"] if s["strategy"] == "plan")
+    assert plan["commitment_usd"] == pytest.approx(36 * MONTH_3Y)
+    assert plan["total_usd"] == pytest.approx(36 * MONTH_3Y)
+    assert all(m["committed_instances"] == 1 for m in res["schedule"])
+    assert sum(m["rented_gpu_hours"] for m in res["schedule"]) == pytest.approx(0, abs=1e-6)
+
+
+def test_plan_rents_what_a_commitment_would_waste(client):
+    # 100 h a month: a 3-year term ($938.57 a month) costs more than renting ($367 a month)
+    r = client.post("/v1/plan", json={**PLAN, "baseline_gpu_hours_per_month": 100})
+    assert r.status_code == 200, r.text
+    res = r.json()
+    assert all(c["starts"] == [] for c in res["commitments"])
+    on_demand = float(r.json()["cloud"]["price_usd_per_gpu_hour"])
+    plan = next(s for s in res["strategies"] if s["strategy"] == "plan")
+    assert plan["total_usd"] == pytest.approx(36 * 100 * on_demand)
+
+
+def test_plan_refuses_a_commitment_as_its_hourly_cloud(client):
+    body = {**PLAN, "cloud": {"offer_id": OFFER_1Y}}
+    r = client.post("/v1/plan", json=body)
+    assert r.status_code == 422 and "commitments" in r.json()["detail"]
+    body = {**PLAN, "commitments": [f"gcp-{MACHINE}-{REGION}-on-demand"]}
+    r = client.post("/v1/plan", json=body)
+    assert r.status_code == 422 and "not a commitment" in r.json()["detail"]
+    r = client.post("/v1/plan", json={**PLAN, "commitments": []})
+    assert r.status_code == 200 and r.json()["commitments"] == []

@@ -60,10 +60,12 @@ def test_xlsx_files_the_plan(client, plan):
     for name, s in totals.items():
         assert summary[f"{name}: total (USD)"] == s["total_usd"]
         assert summary[f"{name}: total (EUR)"] == s["total_in_currency"]
+    header = [c.value for c in wb["Schedule"][1]]
+    cash, cumulative = header.index("cash_usd"), header.index("cumulative_usd")
     schedule = list(wb["Schedule"].iter_rows(min_row=2, values_only=True))
     assert len(schedule) == 36 and schedule[0][0] == "2027-01" and schedule[-1][0] == "2029-12"
-    assert sum(row[10] for row in schedule) == pytest.approx(totals["plan"]["total_usd"])
-    assert wb["Schedule"]["L2"].number_format == '"$"#,##0.00'
+    assert sum(row[cash] for row in schedule) == pytest.approx(totals["plan"]["total_usd"])
+    assert wb["Schedule"].cell(2, cumulative + 1).number_format == '"$"#,##0.00'
     purchases = list(wb["Purchases"].iter_rows(min_row=2, values_only=True))
     assert [(p[0], p[2]) for p in purchases] == [
         (p["month"], p["units"]) for p in plan["purchases"]
