@@ -170,7 +170,7 @@ def test_plan_commits_the_base_when_it_pays(client):
     on_demand = float(ROW["usd_per_hour"])
     # 400 h a month fit one instance (438 h): 36 months committed for 3 years cost
     # 36 x $938.57, against 36 x 400 h x $3.67 rented; the 1-year term costs more than 3 years
-    assert 36 * MONTH_3Y < 36 * 400 * on_demand and MONTH_3Y < MONTH_1Y
+    assert 36 * 400 * on_demand > 36 * MONTH_3Y and MONTH_3Y < MONTH_1Y
     assert by_offer[OFFER_3Y]["starts"] == ["2027-01"] and by_offer[OFFER_1Y]["starts"] == []
     plan = next(s for s in res["strategies"] if s["strategy"] == "plan")
     assert plan["commitment_usd"] == pytest.approx(36 * MONTH_3Y)
