@@ -24,7 +24,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from app.catalog.sources import skypilot
 from app.catalog.sources.offers import with_billing
@@ -81,7 +81,8 @@ class OfferImportRow(BaseModel):
     (default ``{provider}-{instance_type}[-{region}]-{pricing_model}``), ``region``,
     ``availability_zone``, ``monthly_fee_usd`` (USD/month, default 0), ``vcpus``,
     ``ram_gb`` (GB), ``as_of`` (the day the price took effect; default the import's date),
-    ``source`` (default the file name), ``notes``.
+    ``source`` (default the file name), ``notes``; ``commitment_term_months`` exactly for a
+    ``committed_use`` offer, whose ``monthly_fee_usd`` is its monthly bill.
     """
 
     model_config = ConfigDict(extra="forbid", allow_inf_nan=False, str_strip_whitespace=True)
@@ -101,6 +102,16 @@ class OfferImportRow(BaseModel):
     as_of: dt.date | None = None
     source: str | None = Field(default=None, max_length=2000)
     notes: str | None = Field(default=None, max_length=4000)
+    commitment_term_months: int | None = Field(default=None, ge=1, le=120)
+
+    @model_validator(mode="after")
+    def _commitment(self) -> OfferImportRow:
+        committed = self.pricing_model is PricingModel.committed_use
+        if committed != (self.commitment_term_months is not None):
+            raise ValueError("committed_use offers need commitment_term_months, and only they")
+        if committed and self.monthly_fee_usd <= 0:
+            raise ValueError("a committed_use offer needs its monthly_fee_usd (its monthly bill)")
+        return self
 
 
 class OfferImportFile(BaseModel):
@@ -255,6 +266,7 @@ def _own_row(
         availability_zone=row.availability_zone,
         monthly_fee_usd=row.monthly_fee_usd,
         notes=row.notes,
+        commitment_term_months=row.commitment_term_months,
     )
     if row.id:
         offer["id"] = row.id

@@ -368,3 +368,21 @@ def test_a_failure_mid_import_leaves_the_catalog_as_it_was(engine, monkeypatch):
             text("SELECT id, price_usd_per_hour FROM cloud_offer ORDER BY id")
         ).all()
     assert after == snapshot_before and _count(engine, PricePoint) == points
+
+
+def test_own_format_commitments_need_their_term_and_bill():
+    header = "provider,instance_type,gpu_id,gpu_count,pricing_model,price_usd_per_hour,"
+    header += "monthly_fee_usd,commitment_term_months,region\n"
+    lines = [
+        "gcp,a2-highgpu-1g,a100-sxm4-40gb,1,committed_use,2.3142,1689.37,12,us-east1",
+        "gcp,a2-highgpu-1g,a100-sxm4-40gb,1,committed_use,2.3142,1689.37,,us-west1",
+        "gcp,a2-highgpu-1g,a100-sxm4-40gb,1,on_demand,3.67,0,12,us-west1",
+        "gcp,a2-highgpu-1g,a100-sxm4-40gb,1,committed_use,2.3142,0,12,us-west1",
+    ]
+    parsed = importer.parse("own.csv", (header + "\n".join(lines)).encode())
+    assert [o["commitment_term_months"] for o in parsed.offers] == [12]
+    assert [r.line for r in parsed.rejected] == [3, 4, 5]
+    assert all(
+        "commitment_term_months" in r.reason or "monthly_fee_usd" in r.reason
+        for r in parsed.rejected
+    )
