@@ -106,8 +106,15 @@ def answer_text(res: PlanResult) -> str:
         f"{p.units} desktop{'s' if p.units > 1 else ''} of {labels[p.build_id]} in {p.month}"
         for p in res.purchases
     )
+    committed = "; ".join(
+        f"{len(c.starts)} of {c.label} from {', '.join(c.starts)}"
+        for c in res.commitments
+        if c.starts
+    )
     text = (
-        f"Buy {bought or 'no desktop'} and rent {plan.rented_gpu_hours or 0:,.0f} GPU-hours: "
+        f"Buy {bought or 'no desktop'}"
+        + (f", commit {committed}" if committed else "")
+        + f" and rent {plan.rented_gpu_hours or 0:,.0f} GPU-hours: "
         f"{money(plan.total_usd)} over {res.horizon_months} months"
     )
     if res.savings_vs_all_cloud_usd is not None:

@@ -199,3 +199,11 @@ def test_plan_refuses_a_commitment_as_its_hourly_cloud(client):
     assert r.status_code == 422 and "not a commitment" in r.json()["detail"]
     r = client.post("/v1/plan", json={**PLAN, "commitments": []})
     assert r.status_code == 200 and r.json()["commitments"] == []
+
+
+def test_plan_report_lists_the_commitments(client):
+    r = client.post("/v1/plan/report", params={"format": "html"}, json=PLAN)
+    assert r.status_code == 200, r.text
+    page = r.text
+    assert "Candidate commitments" in page and "commit 1 of gcp a2-highgpu-1g" in page
+    assert f"${MONTH_3Y:,.2f}" in page
