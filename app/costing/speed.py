@@ -1,6 +1,6 @@
 """Relative speed of two GPUs (a calibrated estimate from memory bandwidth, FP32 throughput
-and tensor cores; measured ratios are averaged by the use case) and the multi-GPU speed-up
-(Amdahl's law).
+and architecture, or tensor cores for an architecture nothing measured; measured ratios are
+averaged by the use case) and the multi-GPU speed-up (Amdahl's law).
 
 Pure Python, with :mod:`app.costing.model`'s conventions.
 """
@@ -55,11 +55,13 @@ def speedup(gpu_count: int, parallel_fraction: float = 1.0) -> float:
 @dataclass(frozen=True)
 class GpuTraits:
     """What the estimate reads of a GPU: memory bandwidth (GB/s), FP32 throughput (TFLOPS,
-    None when unknown) and whether it has tensor cores (Volta and later)."""
+    None when unknown), whether it has tensor cores (Volta and later) and its architecture
+    (e.g. ``Ampere``; None when unknown)."""
 
     memory_bandwidth_gb_per_s: float
     fp32_tflops: float | None
     tensor_cores: bool
+    architecture: str | None = None
 
 
 @dataclass(frozen=True)
@@ -68,7 +70,13 @@ class SpeedModel:
     w_tc (tc_b - tc_a)`` (``w_fp32`` is 0 in the bandwidth-only variant used when a GPU has
     no FP32 figure), fitted by least squares on ``pairs`` measured GPU pairs; its
     leave-one-pair-out error (``|predicted / measured - 1|``) median and 90th percentile.
-    ``basis`` names what it was fitted on."""
+    ``basis`` names what it was fitted on.
+
+    The per-architecture variant replaces the tensor-core term by an offset per architecture
+    (``w_architecture``: (architecture, offset) pairs, the first at 0): ``... + o[arch_b] -
+    o[arch_a]``, what each generation does beyond its bandwidth and FP32 figures (tensor
+    cores, caches, mixed precision). It applies only to GPUs of the fitted architectures
+    (:meth:`covers`)."""
 
     w_bandwidth: float
     w_fp32: float
@@ -77,12 +85,24 @@ class SpeedModel:
     loo_median_error: float
     loo_p90_error: float
     basis: str
+    w_architecture: tuple[tuple[str, float], ...] = ()
+
+    def covers(self, a: GpuTraits, b: GpuTraits) -> bool:
+        """Whether this model estimates a pair: both architectures fitted (per-architecture
+        variant), both FP32 figures known (when it weighs FP32)."""
+        if self.w_fp32 and not (a.fp32_tflops and b.fp32_tflops):
+            return False
+        fitted = dict(self.w_architecture)
+        return not fitted or (a.architecture in fitted and b.architecture in fitted)
 
     def log_speedup(self, a: GpuTraits, b: GpuTraits) -> float:
         """``log(speed_b / speed_a)`` for one GPU of each."""
         x = self.w_bandwidth * math.log(b.memory_bandwidth_gb_per_s / a.memory_bandwidth_gb_per_s)
         if self.w_fp32 and a.fp32_tflops and b.fp32_tflops:
             x += self.w_fp32 * math.log(b.fp32_tflops / a.fp32_tflops)
+        offsets = dict(self.w_architecture)
+        if offsets and a.architecture in offsets and b.architecture in offsets:
+            return x + offsets[b.architecture] - offsets[a.architecture]
         return x + self.w_tensor_cores * (float(b.tensor_cores) - float(a.tensor_cores))
 
 
@@ -91,27 +111,49 @@ class SpeedModel:
 BANDWIDTH_ONLY = SpeedModel(1.0, 0.0, 0.0, 0, math.nan, math.nan, "memory bandwidth (seed 001)")
 
 
-def pair_features(a: GpuTraits, b: GpuTraits, with_fp32: bool) -> list[float]:
-    """The regressors of one pair (see :class:`SpeedModel`)."""
+def pair_features(
+    a: GpuTraits, b: GpuTraits, with_fp32: bool, architectures: tuple[str, ...] = ()
+) -> list[float]:
+    """The regressors of one pair (see :class:`SpeedModel`): with ``architectures``, one
+    difference of indicators per architecture after the first instead of tensor cores."""
     row = [math.log(b.memory_bandwidth_gb_per_s / a.memory_bandwidth_gb_per_s)]
     if with_fp32:
         row.append(math.log(b.fp32_tflops / a.fp32_tflops))  # type: ignore[operator]  # with_fp32: both known
-    row.append(float(b.tensor_cores) - float(a.tensor_cores))
+    if architectures:
+        row += [float(b.architecture == g) - float(a.architecture == g) for g in architectures[1:]]
+    else:
+        row.append(float(b.tensor_cores) - float(a.tensor_cores))
     return row
 
 
 def fit_speed_model(
-    pairs: list[tuple[GpuTraits, GpuTraits, float]], *, with_fp32: bool, basis: str
+    pairs: list[tuple[GpuTraits, GpuTraits, float]],
+    *,
+    with_fp32: bool,
+    basis: str,
+    by_architecture: bool = False,
 ) -> SpeedModel:
     """Least-squares fit of :class:`SpeedModel` on ``(a, b, log(speed_b / speed_a))``
-    measured pairs (pairs without an FP32 figure are left out of the FP32 variant), with its
-    leave-one-pair-out error. Fewer than 4 usable pairs give :data:`BANDWIDTH_ONLY`."""
+    measured pairs (pairs without an FP32 figure are left out of the FP32 variant, pairs
+    without architectures out of the per-architecture one), with its leave-one-pair-out
+    error. Fewer than 4 usable pairs, or more parameters than half of them, give
+    :data:`BANDWIDTH_ONLY`."""
     import numpy as np
 
-    rows = [(a, b, y) for a, b, y in pairs if not with_fp32 or (a.fp32_tflops and b.fp32_tflops)]
-    if len(rows) < 4:
+    rows = [
+        (a, b, y)
+        for a, b, y in pairs
+        if (not with_fp32 or (a.fp32_tflops and b.fp32_tflops))
+        and (not by_architecture or (a.architecture and b.architecture))
+    ]
+    archs = (
+        tuple(sorted({str(g.architecture) for a, b, _ in rows for g in (a, b)}))
+        if by_architecture
+        else ()
+    )
+    if len(rows) < 4 or 2 * (1 + with_fp32 + max(1, len(archs) - 1)) > len(rows):
         return BANDWIDTH_ONLY
-    x = np.array([pair_features(a, b, with_fp32) for a, b, _ in rows])
+    x = np.array([pair_features(a, b, with_fp32, archs) for a, b, _ in rows])
     y = np.array([y for _, _, y in rows])
     coef = np.linalg.lstsq(x, y, rcond=None)[0]
     # Leave-one-out residuals of least squares in closed form: r_i / (1 - h_ii), h the hat
@@ -121,14 +163,16 @@ def fit_speed_model(
     loo_residual = residual / np.clip(1.0 - leverage, 1e-12, None)
     err = np.exp(np.abs(loo_residual)) - 1.0
     w = [float(c) for c in coef]
+    offsets = w[1 + with_fp32 :] if archs else []
     return SpeedModel(
         w_bandwidth=w[0],
         w_fp32=w[1] if with_fp32 else 0.0,
-        w_tensor_cores=w[-1],
+        w_tensor_cores=0.0 if archs else w[-1],
         pairs=len(rows),
         loo_median_error=float(np.median(err)),
         loo_p90_error=float(np.percentile(err, 90)),
         basis=basis,
+        w_architecture=tuple(zip(archs, [0.0, *offsets], strict=True)) if archs else (),
     )
 
 
@@ -156,7 +200,12 @@ def estimated_ratio(
             f"estimate: {names[1]} {math.exp(model.log_speedup(a, b)):.3g}x as fast as {names[0]} from "
             f"memory bandwidth ({a.memory_bandwidth_gb_per_s:g} vs {b.memory_bandwidth_gb_per_s:g} GB/s)"
             + (f", FP32 ({a.fp32_tflops:g} vs {b.fp32_tflops:g} TFLOPS)" if uses_fp32 else "")
-            + f" and tensor cores ({_yes(a.tensor_cores)} vs {_yes(b.tensor_cores)}), calibrated on "
+            + (
+                f" and architecture ({a.architecture} vs {b.architecture})"
+                if model.w_architecture
+                else f" and tensor cores ({_yes(a.tensor_cores)} vs {_yes(b.tensor_cores)})"
+            )
+            + ", calibrated on "
             f"{model.pairs} measured pairs ({model.basis}; leave-one-out error median "
             f"{model.loo_median_error:.0%}, p90 {model.loo_p90_error:.0%})"
         )

@@ -37,6 +37,7 @@ def traits(gpu: Gpu) -> costing.GpuTraits:
         gpu.memory_bandwidth_gb_per_s or 0.0,
         gpu.fp32_tflops,
         gpu.architecture in TENSOR_CORE_ARCHITECTURES,
+        gpu.architecture or None,
     )
 
 
@@ -45,13 +46,16 @@ class SpeedEvidence:
     """Everything the catalog knows about relative speed, built once per view:
     ``runtimes_s`` ({benchmark: {gpu: s}}, every non-OOM run), ``published``
     ({comparison: {gpu: relative speed}}), and the estimate for pairs neither covers,
-    calibrated on both: ``model`` (bandwidth, FP32, tensor cores) and ``fallback``
-    (bandwidth and tensor cores, for a GPU without an FP32 figure)."""
+    calibrated on both: ``by_architecture`` (bandwidth, FP32, an offset per architecture;
+    for GPUs of the measured architectures), ``model`` (bandwidth, FP32, tensor cores; for
+    the other architectures) and ``fallback`` (bandwidth and tensor cores, for a GPU without
+    an FP32 figure)."""
 
     runtimes_s: dict[str, dict[str, float]]
     published: dict[str, dict[str, float]]
     model: costing.SpeedModel
     fallback: costing.SpeedModel
+    by_architecture: costing.SpeedModel = costing.BANDWIDTH_ONLY
 
     def measured(self, a: str, b: str) -> list[tuple[str, float, str]]:
         """``(label, runtime_b / runtime_a, detail)`` for every benchmark both ran and
@@ -73,7 +77,10 @@ class SpeedEvidence:
     ) -> costing.SpeedRatio:
         """The calibrated estimate for ``n_b`` x b per ``n_a`` x a (labelled ``estimate``)."""
         ta, tb = traits(a), traits(b)
-        model = self.model if ta.fp32_tflops and tb.fp32_tflops else self.fallback
+        model = next(
+            (m for m in (self.by_architecture, self.model) if m.pairs and m.covers(ta, tb)),
+            self.fallback,
+        )
         return costing.estimated_ratio(model, ta, tb, n_a, n_b, parallel_fraction, (a.id, b.id))
 
 
@@ -108,6 +115,9 @@ def _evidence(view: CatalogView) -> SpeedEvidence:
         published=published,
         model=costing.fit_speed_model(pairs, with_fp32=True, basis=basis),
         fallback=costing.fit_speed_model(pairs, with_fp32=False, basis=basis),
+        by_architecture=costing.fit_speed_model(
+            pairs, with_fp32=True, basis=basis, by_architecture=True
+        ),
     )
 
 

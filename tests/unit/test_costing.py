@@ -285,3 +285,38 @@ def test_rank_owes_a_commitments_whole_term():
     assert costs.total_cost_usd[0] == 2.0 * 100 * 12
     assert costs.total_cost_usd[1] == 1000 * 36  # 12 months asked, 36 owed
     assert costs.effective_usd_per_hour[1] == 1000 * 36 / (100 * 12)
+
+
+def test_calibration_per_architecture_recovers_its_offsets():
+    # Pairs made from a known law with an offset per architecture are fitted back exactly;
+    # a pair with an unfitted architecture is not covered (the tensor-core variant takes it).
+    offsets = {"Pascal": -0.5, "Turing": 0.25, "Ampere": 0.0}
+    gpus = [
+        costing.GpuTraits(bw, fp, arch != "Pascal", arch)
+        for bw, fp, arch in [
+            (320, 8.9, "Pascal"),
+            (484, 11.3, "Pascal"),
+            (448, 10.1, "Turing"),
+            (616, 13.4, "Turing"),
+            (760, 29.8, "Ampere"),
+            (936, 35.6, "Ampere"),
+        ]
+    ]
+
+    def law(a, b):
+        return (
+            0.4 * math.log(b.memory_bandwidth_gb_per_s / a.memory_bandwidth_gb_per_s)
+            + 0.3 * math.log(b.fp32_tflops / a.fp32_tflops)
+            + offsets[b.architecture]
+            - offsets[a.architecture]
+        )
+
+    pairs = [(a, b, law(a, b)) for a in gpus for b in gpus if a is not b]
+    fit = costing.fit_speed_model(pairs, with_fp32=True, basis="synthetic", by_architecture=True)
+    assert (fit.w_bandwidth, fit.w_fp32) == pytest.approx((0.4, 0.3))
+    got = dict(fit.w_architecture)
+    assert got["Turing"] - got["Ampere"] == pytest.approx(0.25)
+    assert got["Pascal"] - got["Ampere"] == pytest.approx(-0.5)
+    assert fit.loo_median_error == pytest.approx(0.0, abs=1e-9)
+    ada = costing.GpuTraits(1008, 82.6, True, "Ada Lovelace")
+    assert fit.covers(gpus[0], gpus[5]) and not fit.covers(gpus[5], ada)
