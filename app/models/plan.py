@@ -109,6 +109,15 @@ class PlanRequest(SiteInputs):
                         "properties": {"include_cloud": {"const": False}},
                     }
                 },
+                {  # commitments are cloud: none when include_cloud is false
+                    "not": {
+                        "required": ["commitments", "include_cloud"],
+                        "properties": {
+                            "include_cloud": {"const": False},
+                            "commitments": {"type": "array", "minItems": 1},
+                        },
+                    }
+                },
             ],
             "examples": [
                 {
