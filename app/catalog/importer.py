@@ -30,7 +30,7 @@ from app.catalog.sources import skypilot
 from app.catalog.sources.offers import with_billing
 from app.catalog.writes import future_date_problem
 from app.models.common import described_by
-from app.models.offer import CloudOfferPublic, PricingModel, Provider
+from app.models.offer import CloudOfferPublic, PricingModel, Provider, commitment_problem
 
 SKYPILOT_COLUMNS = {"InstanceType", "AcceleratorName", "AcceleratorCount", "Price", "Region"}
 SKYPILOT_NUMBERS = ("AcceleratorCount", "vCPUs", "MemoryGiB", "Price", "SpotPrice")
@@ -106,11 +106,11 @@ class OfferImportRow(BaseModel):
 
     @model_validator(mode="after")
     def _commitment(self) -> OfferImportRow:
-        committed = self.pricing_model is PricingModel.committed_use
-        if committed != (self.commitment_term_months is not None):
-            raise ValueError("committed_use offers need commitment_term_months, and only they")
-        if committed and self.monthly_fee_usd <= 0:
-            raise ValueError("a committed_use offer needs its monthly_fee_usd (its monthly bill)")
+        problem = commitment_problem(
+            self.pricing_model, self.commitment_term_months, self.monthly_fee_usd
+        )
+        if problem:
+            raise ValueError(problem)
         return self
 
 

@@ -12,14 +12,14 @@ from __future__ import annotations
 import datetime as dt
 from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from app.models.benchmark import BenchmarkPublic, BenchmarkResultPublic
 from app.models.catalog_misc import BarebonePublic, UtilizationProfilePublic
 from app.models.common import IsoDate, described_by
 from app.models.gpu import FormFactor, GpuPublic
 from app.models.inputs import NO_CONTROL
-from app.models.offer import CloudOfferPublic, PricingModel, Provider
+from app.models.offer import CloudOfferPublic, PricingModel, Provider, commitment_problem
 from app.models.region import RegionKind, RegionPublic
 
 WRITE = ConfigDict(extra="forbid", allow_inf_nan=False, str_strip_whitespace=True)
@@ -80,7 +80,17 @@ class CloudOfferWrite(_Write):
     included_compute_units_per_month: float = Field(default=0, ge=0, le=1_000_000)
     compute_units_per_hour: float | None = Field(default=None, gt=0, le=10_000)
     usd_per_compute_unit: float | None = Field(default=None, ge=0, le=1_000)
+    commitment_term_months: int | None = Field(default=None, ge=1, le=120)
     notes: str | None = Field(default=None, max_length=4000)
+
+    @model_validator(mode="after")
+    def _commitment(self) -> CloudOfferWrite:
+        problem = commitment_problem(
+            self.pricing_model, self.commitment_term_months, self.monthly_fee_usd
+        )
+        if problem:
+            raise ValueError(problem)
+        return self
 
 
 @described_by(BarebonePublic)

@@ -23,6 +23,19 @@ class PricingModel(StrEnum):
     committed_use = "committed_use"
 
 
+def commitment_problem(
+    pricing_model: PricingModel, term_months: int | None, monthly_fee_usd: float
+) -> str | None:
+    """Why an offer's commitment fields do not fit together (None when they do): a
+    ``committed_use`` offer has a term and its monthly bill; no other offer has a term."""
+    committed = pricing_model is PricingModel.committed_use
+    if committed != (term_months is not None):
+        return "committed_use offers need commitment_term_months, and only they"
+    if committed and monthly_fee_usd <= 0:
+        return "a committed_use offer needs its monthly_fee_usd (its monthly bill)"
+    return None
+
+
 class Provider(StrEnum):
     """Cloud providers in the catalog."""
 

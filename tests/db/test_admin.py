@@ -161,6 +161,24 @@ def test_create_then_update_with_if_match(client, engine, keyset):
     assert r.status_code == 412
 
 
+def test_a_commitment_needs_its_term_and_bill(client, keyset):
+    """An offer edited to committed_use without its term, or a term on an hourly offer, is a
+    422 and changes nothing."""
+    w = {"X-API-Key": keyset["write"]}
+    oid = "gcp-a2-highgpu-1g-us-central1-committed-use-1y"
+    row = client.get(f"/v1/admin/cloud-offers/{oid}", headers=w)
+    assert row.status_code == 200 and row.json()["data"]["commitment_term_months"] == 12
+    body = {k: v for k, v in row.json()["data"].items() if k != "id"}
+    for change in ({"commitment_term_months": None}, {"pricing_model": "on_demand"}):
+        r = client.put(
+            f"/v1/admin/cloud-offers/{oid}",
+            json={**body, **change},
+            headers={**w, "If-Match": row.headers["etag"]},
+        )
+        assert r.status_code == 422 and "commitment_term_months" in r.text
+    assert client.get(f"/v1/admin/cloud-offers/{oid}", headers=w).json() == row.json()
+
+
 def test_an_offer_price_update_moves_break_even(client, keyset):
     """The seed's offer repriced from $2.14/h to $1.07/h (half): the daily cloud cost halves
     (15 % x 24 h x price), so break-even = 2200 / (3.6 x 1.07 - desktop $/day)."""
