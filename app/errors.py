@@ -148,84 +148,98 @@ def _allowed_methods(request: Request) -> str:
     return ", ".join(sorted(methods))
 
 
+HTTP_SLUGS = {
+    400: ("malformed-body", "Malformed request body"),
+    404: ("not-found", "Not found"),
+    405: ("method-not-allowed", "Method not allowed"),
+    413: ("payload-too-large", "Payload too large"),
+    415: ("unsupported-media-type", "Unsupported media type"),
+}
+
+
+async def _domain(request: Request, exc: DomainError) -> JSONResponse:
+    response = problem(exc.status, exc.slug, exc.title, exc.detail, request, **exc.extra)
+    if exc.status == 401:
+        response.headers["WWW-Authenticate"] = 'ApiKey header="X-API-Key"'
+    if "current_etag" in exc.extra:
+        response.headers["ETag"] = exc.extra["current_etag"]
+    if exc.status in (429, 503):
+        # Every 429/503 raiser names its own wait; a minute is only a fallback.
+        response.headers["Retry-After"] = str(exc.extra.get("retry_after_s", 60))
+    return response
+
+
+async def _costing(request: Request, exc: CostingError) -> JSONResponse:
+    errors = (
+        [{"loc": [exc.field], "msg": exc.message, "type": "value_error"}] if exc.field else None
+    )
+    return problem(422, "invalid-input", "Invalid input", exc.message, request, errors=errors)
+
+
+async def _validation(request: Request, exc: RequestValidationError) -> JSONResponse:
+    errors = _jsonable_errors(list(exc.errors()))
+    first = errors[0] if errors else {"loc": [], "msg": "invalid request"}
+    where = ".".join(str(part) for part in first["loc"])
+    detail = f"{where}: {first['msg']}" if where else str(first["msg"])
+    return problem(
+        422, "validation-error", "Request validation failed", detail, request, errors=errors
+    )
+
+
+async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+    slug, title = HTTP_SLUGS.get(exc.status_code, ("http-error", "HTTP error"))
+    response = problem(exc.status_code, slug, title, str(exc.detail), request)
+    for key, value in (exc.headers or {}).items():
+        response.headers[key] = value
+    if exc.status_code == 405:
+        response.headers["Allow"] = _allowed_methods(request)
+    return response
+
+
+async def _database_down(request: Request, exc: Exception) -> JSONResponse:
+    """The database is unreachable, restarting or out of connections: a fast 503 the client
+    may retry, never a 500 or a hang."""
+    from app.observability import DATABASE_ERRORS
+
+    DATABASE_ERRORS.inc()
+    log.warning("database unavailable: %s", type(exc).__name__)
+    response = problem(
+        503,
+        "database-unavailable",
+        "Database unavailable",
+        "the catalog database is not answering; retry shortly",
+        request,
+    )
+    response.headers["Retry-After"] = "1"
+    return response
+
+
+async def _unexpected(request: Request, exc: Exception) -> JSONResponse:
+    request_id = getattr(request.state, "request_id", None) or uuid.uuid4().hex
+    log.exception("unhandled error, request_id=%s", request_id)
+    return problem(
+        500,
+        "internal-error",
+        "Internal server error",
+        "The server failed to answer this request; it has been logged.",
+        request,
+        request_id=request_id,
+    )
+
+
+HANDLERS: tuple[tuple[type[Exception], Any], ...] = (
+    (DomainError, _domain),
+    (CostingError, _costing),
+    (RequestValidationError, _validation),
+    (StarletteHTTPException, _http),
+    (OperationalError, _database_down),
+    (InterfaceError, _database_down),
+    (SATimeoutError, _database_down),
+    (Exception, _unexpected),
+)
+
+
 def install(app: FastAPI) -> None:
-    """Register the exception handlers on ``app``."""
-
-    @app.exception_handler(DomainError)
-    async def _domain(request: Request, exc: DomainError) -> JSONResponse:
-        response = problem(exc.status, exc.slug, exc.title, exc.detail, request, **exc.extra)
-        if exc.status == 401:
-            response.headers["WWW-Authenticate"] = 'ApiKey header="X-API-Key"'
-        if "current_etag" in exc.extra:
-            response.headers["ETag"] = exc.extra["current_etag"]
-        if exc.status in (429, 503):
-            # Every 429/503 raiser names its own wait; a minute is only a fallback.
-            response.headers["Retry-After"] = str(exc.extra.get("retry_after_s", 60))
-        return response
-
-    @app.exception_handler(CostingError)
-    async def _costing(request: Request, exc: CostingError) -> JSONResponse:
-        errors = (
-            [{"loc": [exc.field], "msg": exc.message, "type": "value_error"}] if exc.field else None
-        )
-        return problem(422, "invalid-input", "Invalid input", exc.message, request, errors=errors)
-
-    @app.exception_handler(RequestValidationError)
-    async def _validation(request: Request, exc: RequestValidationError) -> JSONResponse:
-        errors = _jsonable_errors(list(exc.errors()))
-        first = errors[0] if errors else {"loc": [], "msg": "invalid request"}
-        where = ".".join(str(part) for part in first["loc"])
-        detail = f"{where}: {first['msg']}" if where else str(first["msg"])
-        return problem(
-            422, "validation-error", "Request validation failed", detail, request, errors=errors
-        )
-
-    @app.exception_handler(StarletteHTTPException)
-    async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
-        slugs = {
-            400: ("malformed-body", "Malformed request body"),
-            404: ("not-found", "Not found"),
-            405: ("method-not-allowed", "Method not allowed"),
-            413: ("payload-too-large", "Payload too large"),
-            415: ("unsupported-media-type", "Unsupported media type"),
-        }
-        slug, title = slugs.get(exc.status_code, ("http-error", "HTTP error"))
-        response = problem(exc.status_code, slug, title, str(exc.detail), request)
-        for key, value in (exc.headers or {}).items():
-            response.headers[key] = value
-        if exc.status_code == 405:
-            response.headers["Allow"] = _allowed_methods(request)
-        return response
-
-    @app.exception_handler(OperationalError)
-    @app.exception_handler(InterfaceError)
-    @app.exception_handler(SATimeoutError)
-    async def _database_down(request: Request, exc: Exception) -> JSONResponse:
-        """The database is unreachable, restarting or out of connections: a fast 503 the
-        client may retry, never a 500 or a hang."""
-        from app.observability import DATABASE_ERRORS
-
-        DATABASE_ERRORS.inc()
-        log.warning("database unavailable: %s", type(exc).__name__)
-        response = problem(
-            503,
-            "database-unavailable",
-            "Database unavailable",
-            "the catalog database is not answering; retry shortly",
-            request,
-        )
-        response.headers["Retry-After"] = "1"
-        return response
-
-    @app.exception_handler(Exception)
-    async def _unexpected(request: Request, exc: Exception) -> JSONResponse:
-        request_id = getattr(request.state, "request_id", None) or uuid.uuid4().hex
-        log.exception("unhandled error, request_id=%s", request_id)
-        return problem(
-            500,
-            "internal-error",
-            "Internal server error",
-            "The server failed to answer this request; it has been logged.",
-            request,
-            request_id=request_id,
-        )
+    """Register the exception handlers (:data:`HANDLERS`) on ``app``."""
+    for exc_type, handler in HANDLERS:
+        app.add_exception_handler(exc_type, handler)

@@ -120,11 +120,11 @@ class PlanSolution:
     capex_usd: tuple[float, ...]
     desktop_opex_usd: tuple[float, ...]
     cloud_usd: tuple[float, ...]
+    fees_usd: tuple[float, ...]
     total_usd: float
     present_value_usd: float
     optimal: bool = True
     mip_gap: float = 0.0
-    fees_usd: tuple[float, ...] = ()
 
 
 def owned_units(bought: np.ndarray, life_months: int) -> np.ndarray:

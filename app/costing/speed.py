@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import cached_property
 
 from app.costing.model import _finite_positive, _require
 
@@ -92,15 +93,19 @@ class SpeedModel:
         variant), both FP32 figures known (when it weighs FP32)."""
         if self.w_fp32 and not (a.fp32_tflops and b.fp32_tflops):
             return False
-        fitted = dict(self.w_architecture)
+        fitted = self._offsets
         return not fitted or (a.architecture in fitted and b.architecture in fitted)
+
+    @cached_property
+    def _offsets(self) -> dict[str | None, float]:
+        return dict(self.w_architecture)
 
     def log_speedup(self, a: GpuTraits, b: GpuTraits) -> float:
         """``log(speed_b / speed_a)`` for one GPU of each."""
         x = self.w_bandwidth * math.log(b.memory_bandwidth_gb_per_s / a.memory_bandwidth_gb_per_s)
         if self.w_fp32 and a.fp32_tflops and b.fp32_tflops:
             x += self.w_fp32 * math.log(b.fp32_tflops / a.fp32_tflops)
-        offsets = dict(self.w_architecture)
+        offsets = self._offsets
         if offsets and a.architecture in offsets and b.architecture in offsets:
             return x + offsets[b.architecture] - offsets[a.architecture]
         return x + self.w_tensor_cores * (float(b.tensor_cores) - float(a.tensor_cores))
@@ -151,9 +156,9 @@ def fit_speed_model(
         if by_architecture
         else ()
     )
-    if len(rows) < 4 or 2 * (1 + with_fp32 + max(1, len(archs) - 1)) > len(rows):
-        return BANDWIDTH_ONLY
     x = np.array([pair_features(a, b, with_fp32, archs) for a, b, _ in rows])
+    if len(rows) < 4 or 2 * x.shape[1] > len(rows):
+        return BANDWIDTH_ONLY
     y = np.array([y for _, _, y in rows])
     coef = np.linalg.lstsq(x, y, rcond=None)[0]
     # Leave-one-out residuals of least squares in closed form: r_i / (1 - h_ii), h the hat

@@ -216,7 +216,8 @@ def rank(opts: Options, work: Workload) -> Costs:
     For option i with time factor f and overhead o (both per hour of reference work):
     busy hours per month ``W x f x o``; with runs, billed hours per month
     ``runs x billed(run_h x f) x o`` (billing rounds each run); a cloud month costs
-    ``fee + max(0, billed - included) x price``; a desktop month costs
+    ``fee + max(0, billed - included) x price`` (a commitment: :func:`committed_bill`); a
+    desktop month costs
     ``power_w x busy / 1000 x electricity price``. See :class:`Costs` for the rest.
     """
     w, horizon = work.reference_hours_per_month, work.horizon_months
@@ -234,16 +235,16 @@ def rank(opts: Options, work: Workload) -> Costs:
         billed = busy
     energy_month = opts.power_w * busy / 1000.0 * opts.pue
     elec = work.electricity_price_usd_per_kwh
-    cloud_month = opts.monthly_fee_usd + np.maximum(0.0, billed - opts.included_hours_per_month) * (
-        opts.price_usd_per_hour
-    )
     term = (
         np.zeros(desk.shape) if opts.commitment_term_months is None else opts.commitment_term_months
     )
     fixed = term > 0
-    if fixed.any():
-        instances = np.maximum(1.0, np.ceil(billed / COMMITTED_HOURS_PER_MONTH - 1e-9))
-        cloud_month = np.where(fixed, instances * opts.monthly_fee_usd, cloud_month)
+    cloud_month = np.where(
+        fixed,
+        committed_bill(billed, opts.monthly_fee_usd),
+        opts.monthly_fee_usd
+        + np.maximum(0.0, billed - opts.included_hours_per_month) * opts.price_usd_per_hour,
+    )
     month = np.where(desk, energy_month * elec, cloud_month)
     over = desk & (busy > HOURS_PER_MONTH * (1 + 1e-9))
     paid_months = np.where(fixed, np.maximum(horizon, term), horizon)
@@ -266,17 +267,7 @@ def rank(opts: Options, work: Workload) -> Costs:
             run_cost = per_run = np.full(tf.shape, np.nan)
 
     costed = np.isfinite(total)
-    cloud_ok = costed & ~desk
-    best_cloud = -1
-    be = np.full(tf.shape, np.nan)
-    if cloud_ok.any():
-        cloud_idx = np.flatnonzero(cloud_ok)
-        best_cloud = int(cloud_idx[np.argmin(total[cloud_idx])])
-        saving_per_day = (month[best_cloud] - month) / DAYS_PER_MONTH
-        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            be = np.where(
-                desk & costed & (saving_per_day > 0), opts.upfront_usd / saving_per_day, np.nan
-            )
+    best_cloud, be = _against_best_cloud(desk, costed, total, month, opts.upfront_usd)
     idx = np.flatnonzero(costed)
     order = idx[np.lexsort((idx, co2e[idx], total[idx]))]
     return Costs(
@@ -294,6 +285,32 @@ def rank(opts: Options, work: Workload) -> Costs:
         best_cloud=best_cloud,
         order=order,
     )
+
+
+def committed_bill(hours_per_month: np.ndarray, monthly_fee_usd: np.ndarray | float) -> np.ndarray:
+    """A commitment's bill a month, USD: ``max(1, ceil(hours / 730))`` committed instances
+    x the monthly fee (one instance runs at most 730 h a month; the vector form of
+    :func:`app.costing.model.committed_instances`)."""
+    instances = np.maximum(1.0, np.ceil(hours_per_month / COMMITTED_HOURS_PER_MONTH - 1e-9))
+    bill: np.ndarray = instances * monthly_fee_usd
+    return bill
+
+
+def _against_best_cloud(
+    desk: np.ndarray, costed: np.ndarray, total: np.ndarray, month: np.ndarray, upfront: np.ndarray
+) -> tuple[int, np.ndarray]:
+    """The cheapest costed cloud option (index, -1 for none) and each costed desktop's
+    break-even days against it (``upfront / saving per day``; NaN when it never pays)."""
+    cloud_ok = costed & ~desk
+    be = np.full(total.shape, np.nan)
+    if not cloud_ok.any():
+        return -1, be
+    cloud_idx = np.flatnonzero(cloud_ok)
+    best = int(cloud_idx[np.argmin(total[cloud_idx])])
+    saving_per_day = (month[best] - month) / DAYS_PER_MONTH
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        be = np.where(desk & costed & (saving_per_day > 0), upfront / saving_per_day, np.nan)
+    return best, be
 
 
 # --------------------------------------------------------------------------------------------
@@ -351,8 +368,7 @@ def break_even_grid(
     desk_day = np.outer(p, kwh_day)
     cloud_h = busy_h * cloud_time_factor * DAYS_PER_MONTH
     if cloud.commitment_term_months:
-        instances = np.maximum(1.0, np.ceil(cloud_h / COMMITTED_HOURS_PER_MONTH - 1e-9))
-        cloud_month = instances * cloud.monthly_fee_usd
+        cloud_month = committed_bill(cloud_h, cloud.monthly_fee_usd)
     else:
         cloud_month = cloud.monthly_fee_usd + (
             np.maximum(0.0, cloud_h - cloud.included_hours_per_month) * cloud.price_usd_per_hour

@@ -137,11 +137,9 @@ def _commitment(s: PlanScenario, k: int, plan: PlanSolution | None) -> PlanCommi
 
 def cash_usd(sol: PlanSolution) -> np.ndarray:
     """A solution's cash out per month, USD: purchases, electricity, commitments, rent."""
-    cash: np.ndarray = (
-        np.array(sol.capex_usd) + np.array(sol.desktop_opex_usd) + np.array(sol.cloud_usd)
+    cash: np.ndarray = np.sum(
+        [sol.capex_usd, sol.desktop_opex_usd, sol.fees_usd, sol.cloud_usd], axis=0
     )
-    if sol.fees_usd:
-        cash = cash + np.array(sol.fees_usd)
     return cash
 
 
@@ -166,7 +164,6 @@ def _schedule(s: PlanScenario, plan: PlanSolution) -> list[PlanMonth]:
     counts = [c.desk.desktop.gpu_count for c in s.candidates]
     commits = [c.build for c in s.commitments]
     cash = cash_usd(plan)
-    fees = plan.fees_usd or (0.0,) * len(cash)
     cumulative = np.cumsum(cash)
     months = []
     for t, need in enumerate(s.problem.demand_gpu_hours):
@@ -196,7 +193,7 @@ def _schedule(s: PlanScenario, plan: PlanSolution) -> list[PlanMonth]:
                 rented_gpu_hours=sig8(plan.rented_gpu_hours[t]),
                 capex_usd=sig8(plan.capex_usd[t]),
                 desktop_opex_usd=sig8(plan.desktop_opex_usd[t]),
-                commitment_usd=sig8(fees[t]),
+                commitment_usd=sig8(plan.fees_usd[t]),
                 cloud_usd=sig8(plan.cloud_usd[t]),
                 cash_usd=sig8(float(cash[t])),
                 cumulative_usd=sig8(float(cumulative[t])),

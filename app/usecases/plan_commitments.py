@@ -13,13 +13,12 @@ from app.catalog.view import CatalogView
 from app.costing.plan import PlanBuild
 from app.errors import InvalidRequest
 from app.models import CloudOffer, Gpu
+from app.models.offer import PricingModel
 from app.models.plan import PlanRequest
 from app.usecases.inputs import commitment_note, offer_label
 from app.usecases.speed import speed, speed_evidence
 from app.usecases.tax import Tax
 from app.usecases.trail import Trail
-
-COMMITTED_USE = "committed_use"
 
 
 @dataclass(frozen=True)
@@ -89,8 +88,8 @@ def _chosen(
             if offer.commitment_term_months is None:
                 raise InvalidRequest(
                     f"commitments[{i}]: offer {offer.id} is {offer.pricing_model}, not a "
-                    f"commitment: list {COMMITTED_USE} offers (GET /v1/cloud-offers?"
-                    f"pricing_model={COMMITTED_USE})"
+                    f"commitment: list {PricingModel.committed_use} offers (GET /v1/cloud-offers?"
+                    f"pricing_model={PricingModel.committed_use})"
                 )
         trail.assume("commitments", [o.id for o in offers], "requested")
         return offers

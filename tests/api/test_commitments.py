@@ -27,6 +27,43 @@ OFFER_3Y = f"gcp-{MACHINE}-{REGION}-committed-use-3y"
 DAYS_PER_MONTH = 365 / 12
 
 
+def _on_demand_usd_per_hour() -> float:
+    """GCP's on-demand price of the machine in the region as SkyPilot's subset lists it: the
+    host VM row plus the 1x A100 row (GCP prices the GPU apart from the VM)."""
+    rows = read_csv(SOURCES / "skypilot-catalog/catalogs/v8/gcp/vms_gpu_subset.csv")
+    here = [r for r in rows if r["Region"] == REGION and r["Price"]]
+    host = min(float(r["Price"]) for r in here if r["InstanceType"] == MACHINE)
+    gpu = min(
+        float(r["Price"])
+        for r in here
+        if not r["InstanceType"] and r["AcceleratorName"] == "A100"
+        and float(r["AcceleratorCount"]) == 1
+    )  # fmt: skip
+    return host + gpu
+
+
+ON_DEMAND = _on_demand_usd_per_hour()
+
+
+def _compare(client, gpu_hours_per_month: float) -> dict:
+    """Compare the region's GCP A100 offers for a year of ``gpu_hours_per_month``."""
+    body = {
+        "workload": {"gpu": "a100-sxm4-40gb"},
+        "gpu_hours_per_month": gpu_hours_per_month,
+        "horizon_months": 12,
+        "filters": {
+            "providers": ["gcp"],
+            "regions": [REGION],
+            "gpus": ["a100-sxm4-40gb"],
+            "include_desktop": False,
+        },
+        "limit": 50,
+    }
+    r = client.post("/v1/compare", json=body)
+    assert r.status_code == 200, r.text
+    return {o["id"]: o for o in r.json()["options"]}
+
+
 def test_offers_carry_the_files_prices_and_terms(client):
     for offer_id, monthly, months in ((OFFER_1Y, MONTH_1Y, 12), (OFFER_3Y, MONTH_3Y, 36)):
         r = client.get(f"/v1/cloud-offers/{offer_id}")
@@ -76,8 +113,9 @@ def test_break_even_against_a_commitment(client):
     res = _break_even(client, OFFER_3Y, u)
     desk_day = (S["gpu_w"] + S["cpu_w"]) / 1000 * u * 24 * S["usd_per_kwh"]
     cloud_day = MONTH_3Y / DAYS_PER_MONTH
-    idle = res["desktop"]["cost_usd_per_year"] / 365 - desk_day  # idle power, if any
-    expected = S["desktop_usd"] / (cloud_day - desk_day - idle)
+    # seed 001's desktop draws power only while busy: its year is the busy energy alone
+    assert res["desktop"]["cost_usd_per_year"] == pytest.approx(desk_day * 365)
+    expected = S["desktop_usd"] / (cloud_day - desk_day)
     assert res["break_even_days"] == pytest.approx(expected, abs=0.01)
 
 
@@ -96,48 +134,18 @@ def test_run_cost_on_a_commitment_uses_its_effective_rate(client):
 
 
 def test_compare_owes_the_whole_term(client):
-    body = {
-        "workload": {"gpu": "a100-sxm4-40gb"},
-        "gpu_hours_per_month": 700,
-        "horizon_months": 12,
-        "filters": {
-            "providers": ["gcp"],
-            "regions": [REGION],
-            "gpus": ["a100-sxm4-40gb"],
-            "include_desktop": False,
-        },
-        "limit": 50,
-    }
-    r = client.post("/v1/compare", json=body)
-    assert r.status_code == 200, r.text
-    by_id = {o["id"]: o for o in r.json()["options"]}
+    by_id = _compare(client, 700)
     # 12 months of a 3-year commitment still owe 36 months
     assert by_id[OFFER_3Y]["total_cost_usd"] == pytest.approx(MONTH_3Y * 36, rel=1e-6)
     assert by_id[OFFER_1Y]["total_cost_usd"] == pytest.approx(MONTH_1Y * 12, rel=1e-6)
     od = f"gcp-{MACHINE}-{REGION}-on-demand"
-    assert by_id[od]["total_cost_usd"] == pytest.approx(
-        by_id[od]["price_usd_per_hour"] * 700 * 12, rel=1e-6
-    )
+    assert by_id[od]["total_cost_usd"] == pytest.approx(ON_DEMAND * 700 * 12, rel=1e-6)
     # near-full use for a year: the 1-year commitment beats on-demand
     assert by_id[OFFER_1Y]["total_cost_usd"] < by_id[od]["total_cost_usd"]
 
 
 def test_more_hours_than_an_instance_has_commit_more_instances(client):
-    body = {
-        "workload": {"gpu": "a100-sxm4-40gb"},
-        "gpu_hours_per_month": 1000,
-        "horizon_months": 12,
-        "filters": {
-            "providers": ["gcp"],
-            "regions": [REGION],
-            "gpus": ["a100-sxm4-40gb"],
-            "include_desktop": False,
-        },
-        "limit": 50,
-    }
-    r = client.post("/v1/compare", json=body)
-    assert r.status_code == 200, r.text
-    opt = next(o for o in r.json()["options"] if o["id"] == OFFER_1Y)
+    opt = _compare(client, 1000)[OFFER_1Y]
     assert opt["cost_usd_per_month"] == pytest.approx(math.ceil(1000 / 730) * MONTH_1Y, rel=1e-6)
 
 
@@ -167,7 +175,7 @@ def test_plan_commits_the_base_when_it_pays(client):
     assert set(by_offer) == {OFFER_1Y, OFFER_3Y}  # default: the cloud machine's commitments
     assert by_offer[OFFER_3Y]["monthly_fee_usd"] == pytest.approx(MONTH_3Y)
     assert by_offer[OFFER_3Y]["capacity_gpu_hours_per_month"] == pytest.approx(CAPACITY)
-    on_demand = float(ROW["usd_per_hour"])
+    on_demand = float(ROW["usd_per_hour"])  # Google's own file
     # 400 h a month fit one instance (438 h): 36 months committed for 3 years cost
     # 36 x $938.57, against 36 x 400 h x $3.67 rented; the 1-year term costs more than 3 years
     assert 36 * 400 * on_demand > 36 * MONTH_3Y and MONTH_3Y < MONTH_1Y
@@ -185,9 +193,8 @@ def test_plan_rents_what_a_commitment_would_waste(client):
     assert r.status_code == 200, r.text
     res = r.json()
     assert all(c["starts"] == [] for c in res["commitments"])
-    on_demand = float(r.json()["cloud"]["price_usd_per_gpu_hour"])
     plan = next(s for s in res["strategies"] if s["strategy"] == "plan")
-    assert plan["total_usd"] == pytest.approx(36 * 100 * on_demand)
+    assert plan["total_usd"] == pytest.approx(36 * 100 * ON_DEMAND)
 
 
 def test_plan_refuses_a_commitment_as_its_hourly_cloud(client):

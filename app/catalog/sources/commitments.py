@@ -15,9 +15,9 @@ import datetime as dt
 
 from app.catalog.sources.files import SOURCES, Row, read_csv
 from app.catalog.sources.skypilot import gpu_for, offer_row
+from app.costing.model import COMMITTED_HOURS_PER_MONTH
 
 FILE = "gcp-pricing/gpu_commitments.csv"
-HOURS_PER_MONTH = 730.0  # Google's (and the file's) month: 8,760 h / 12
 TERMS = (("usd_per_month_1y", 12), ("usd_per_month_3y", 36))
 # The file's key for each GPU -> the SkyPilot accelerator name gpucost maps to a GPU id.
 ACCELERATOR = {"a100": "A100", "a100-80gb": "A100-80GB", "h100-80gb": "H100", "l4": "L4"}
@@ -45,7 +45,7 @@ def load_gcp_commitments() -> list[Row]:
         on_demand = float(r["usd_per_hour"])
         for column, months in TERMS:
             monthly = float(r[column])
-            hourly = monthly / HOURS_PER_MONTH
+            hourly = monthly / COMMITTED_HOURS_PER_MONTH
             out.append(
                 offer_row(
                     "gcp",
