@@ -14,13 +14,14 @@ from fastapi.middleware.cors import CORSMiddleware
 from fastapi.routing import APIRoute
 from sqlalchemy.exc import SQLAlchemyError
 
-from app import draw_pool, errors
+from app import errors
 from app import observability as obs
+from app.api.middleware import RequestGuard
+from app.api.rate_limit import EXEMPT, RateLimit
 from app.catalog.live import live_catalog
 from app.db import get_engine
-from app.middleware import RequestGuard
 from app.models.common import problem_response
-from app.rate_limit import EXEMPT, RateLimit
+from app.render import draw_pool
 from app.routers import admin, calc, catalog, charts, compare, health, plan, query, scenarios, slack
 from app.settings import get_settings
 

@@ -147,7 +147,7 @@ class Settings(BaseSettings):
     )
     render_processes: bool = Field(
         default=True,
-        description="Draw charts in `render_max_running` separate processes (app/draw_pool.py), "
+        description="Draw charts in `render_max_running` separate processes (app/render/draw_pool.py), "
         "so drawing never holds the worker's GIL: under a chart flood /healthz kept a p99 of "
         "~140 ms with drawing in threads (make bench-flood, 2026-11-23). False: draw in the "
         "worker's threads (one process, less memory).",

@@ -5,7 +5,7 @@ status, the probe's p50/p99/max, the worker's peak RSS and that of its drawing p
 
 1. before issue 21: no render gate (opened wide), charts drawn in the worker's threads;
 2. the render gate, drawing in threads (issue 21, part 2a);
-3. the render gate and drawing processes (app/draw_pool.py): the defaults, with callers at
+3. the render gate and drawing processes (app/render/draw_pool.py): the defaults, with callers at
    many addresses (rate limits far above the flood);
 4. every default, rate limits included: the flood comes from one address.
 

@@ -29,7 +29,7 @@ from alembic import command  # noqa: E402
 from fastapi.testclient import TestClient  # noqa: E402
 from sqlmodel import Session  # noqa: E402
 
-from app import deps  # noqa: E402
+from app.api import deps  # noqa: E402
 from app.catalog.seed import seed  # noqa: E402
 from app.db import (  # noqa: E402
     alembic_config,  # noqa: E402

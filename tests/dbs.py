@@ -20,7 +20,7 @@ from sqlalchemy import Engine, create_engine, text
 from sqlalchemy.engine import make_url
 from sqlmodel import Session
 
-from app import deps
+from app.api import deps
 from app.catalog.seed import seed
 from app.db import alembic_config, make_engine
 from app.main import app

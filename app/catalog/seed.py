@@ -2,7 +2,7 @@
 
 Rows are matched by primary key: new ids are inserted, rows whose values differ are updated,
 equal rows are left alone; a changed price adds a dated point to the price history (see
-:mod:`app.catalog.writes`). A failure rolls the whole load back, so the catalog is never half
+:mod:`app.store.catalog_writes`). A failure rolls the whole load back, so the catalog is never half
 written. Tables must already exist (``alembic upgrade head``).
 """
 
@@ -17,10 +17,10 @@ from sqlalchemy.engine import Connection, Engine
 from app.catalog import loaders
 from app.catalog.live import catalog_written
 from app.catalog.sources.skypilot import LoadReport
-from app.catalog.writes import PriceLedger, bump_revision, stored_rows, upsert
 from app.db import writer
 from app.models import TABLES
 from app.models.common import table_of
+from app.store.catalog_writes import PriceLedger, bump_revision, stored_rows, upsert
 
 
 @dataclass

@@ -19,7 +19,7 @@ def ask(
     from rich.console import Console
     from rich.table import Table
 
-    from app.services.query import respond
+    from app.query.answer import respond
     from app.settings import get_settings
 
     ans = respond(catalog_view(), get_settings(), " ".join(question))
@@ -59,7 +59,7 @@ def chart_command(
 
     from app.models.break_even import BreakEvenRequest
     from app.models.compare import CompareRequest, SweepRequest
-    from app.services import charts
+    from app.render import charts
     from app.settings import get_settings
 
     fmt = chart_format(output)

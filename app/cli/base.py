@@ -8,7 +8,7 @@ from pathlib import Path
 import typer
 
 from app.catalog.view import CatalogView
-from app.charts import Chart, Format
+from app.render.drawing import Chart, Format
 
 app = typer.Typer(help="gpucost: rent cloud GPUs or buy a desktop?", no_args_is_help=True)
 

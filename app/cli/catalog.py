@@ -57,7 +57,7 @@ def catalog_import(
 
     from app.catalog import importer
     from app.db import get_engine
-    from app.services.imports import apply
+    from app.store.imports import apply
 
     err = Console(stderr=True, soft_wrap=True)  # messages stay one line in logs
     try:

@@ -45,7 +45,7 @@ def compare(
     """Rank every option in the catalog for one workload (what `POST /v1/compare` does) and
     print a table: total cost over the horizon, cost per run, kg CO2e, break-even."""
     from app.models.compare import CompareRequest
-    from app.services import charts
+    from app.render import charts
     from app.settings import get_settings
     from app.usecases import compare
 

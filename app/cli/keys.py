@@ -32,7 +32,7 @@ def keys_create(
     from sqlmodel import Session
 
     from app.db import get_engine
-    from app.services import keys
+    from app.store import keys
 
     with Session(get_engine()) as session:
         try:
@@ -58,7 +58,7 @@ def keys_revoke(key_id: str = typer.Argument(..., help="The key's id (after 'gpc
     from sqlmodel import Session
 
     from app.db import get_engine
-    from app.services import keys
+    from app.store import keys
 
     with Session(get_engine()) as session:
         row = keys.revoke(session, key_id)
@@ -76,7 +76,7 @@ def keys_list() -> None:
     from sqlmodel import Session
 
     from app.db import get_engine
-    from app.services import keys
+    from app.store import keys
 
     table = Table()
     for col in ("id", "name", "scopes", "created (UTC)", "revoked (UTC)", "expires (UTC)"):

@@ -7,7 +7,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from app.models.answers import Assumption
-from app.query.interpretation import Interpretation
+from app.models.interpretation import Interpretation
 
 
 class Fact(BaseModel):

@@ -5,7 +5,7 @@ understood."""
 
 from __future__ import annotations
 
-from app.query.interpretation import Interpretation, PeakMention
+from app.models.interpretation import Interpretation, PeakMention
 from app.query.vocabulary import MONTH_NAMES, MONTHS, NUM, PEAK_WORDS, to_number
 from app.query.work import Work
 

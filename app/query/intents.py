@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from rapidfuzz import fuzz, process
 
-from app.query.interpretation import Intent, Interpretation
+from app.models.interpretation import Intent, Interpretation
 from app.query.vocabulary import (
     BUY_OR_RENT,
     CLOUD_MARKER,

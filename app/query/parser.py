@@ -40,9 +40,9 @@ import unicodedata
 
 from rapidfuzz import fuzz, process
 
+from app.models.interpretation import GpuMention, Interpretation
 from app.query import budget_words
 from app.query.intents import plan_question, read_intent
-from app.query.interpretation import GpuMention, Interpretation
 from app.query.lexicon import Lexicon
 from app.query.vocabulary import (
     AMOUNT,

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-from app.query.interpretation import Intent
+from app.models.interpretation import Intent
 
 MAX_QUERY_CHARS = 500
 DAYS_PER_UNIT = {"day": 1.0, "week": 7.0, "month": 365.0 / 12, "year": 365.0}

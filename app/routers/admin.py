@@ -1,5 +1,5 @@
 """Admin API: catalog writes and imports, behind API keys (``X-API-Key``). Thin: check the
-key's scope, call :mod:`app.services.admin` or :mod:`app.services.imports`, shape the answer.
+key's scope, call :mod:`app.store.admin` or :mod:`app.store.imports`, shape the answer.
 
 Reads of the catalog stay public (`/v1/gpus`, ...); `GET /v1/admin/...` (scope `read`)
 returns a row as stored with its `ETag`. `PUT` (scope `write`) creates a row, or replaces one
@@ -15,13 +15,13 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Header, Path, Query, Request, Response
 from starlette.concurrency import run_in_threadpool
 
+from app.api.deps import EngineDep, api_key
 from app.catalog import importer
-from app.deps import EngineDep, api_key
 from app.errors import InvalidRequest
 from app.models import ApiKey
 from app.models.admin import AdminRow, ImportCounts, ImportFileReport, ImportResult
 from app.models.common import KEY_RESPONSES, PROBLEM_RESPONSES, Responses, problems
-from app.services import admin, imports
+from app.store import admin, imports
 
 # Dependencies run before the body is validated: a request without a valid key is a 401
 # whatever its body.

@@ -6,7 +6,7 @@ from __future__ import annotations
 from fastapi import APIRouter
 
 from app import usecases
-from app.deps import SettingsDep, ViewDep
+from app.api.deps import SettingsDep, ViewDep
 from app.models.break_even import BreakEvenRequest, BreakEvenResult
 from app.models.carbon import CarbonRequest, CarbonResult
 from app.models.common import problems

@@ -7,7 +7,8 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Query
 from sqlmodel import SQLModel
 
-from app.deps import CurrentViewDep, ViewDep
+from app.api.deps import CurrentViewDep, ViewDep
+from app.catalog import queries as catalog
 from app.models.benchmark import BenchmarkPublic, BenchmarkResultPublic, BenchmarksPublic
 from app.models.catalog_misc import (
     BarebonePublic,
@@ -26,8 +27,8 @@ from app.models.ownership import (
     ScalingPresetsPublic,
 )
 from app.models.region import RegionKind, RegionPublic, RegionsPublic
-from app.services import catalog, ownership
-from app.services.ownership import memory_need
+from app.steps import ownership
+from app.steps.ownership import memory_need
 
 router = APIRouter(prefix="/v1", tags=["catalog"], responses={422: PROBLEM_RESPONSES[422]})
 

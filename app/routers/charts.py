@@ -7,14 +7,14 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query, Response
 
-from app.charts import Chart, Format
-from app.deps import RenderGateDep, SettingsDep, ViewDep
+from app.api.deps import RenderGateDep, SettingsDep, ViewDep
 from app.models.break_even import BreakEvenRequest
 from app.models.common import BUSY_RESPONSE, Responses, problems
 from app.models.compare import CompareRequest, SweepRequest
 from app.models.plan import PlanRequest
 from app.query.vocabulary import MAX_QUERY_CHARS
-from app.services import charts
+from app.render import charts
+from app.render.drawing import Chart, Format
 
 IMAGE: Responses = {
     200: {

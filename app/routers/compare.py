@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from app.deps import RenderGateDep, SettingsDep, ViewDep
+from app.api.deps import RenderGateDep, SettingsDep, ViewDep
 from app.models.common import BUSY_RESPONSE, problems
 from app.models.compare import CompareRequest, CompareResult, SweepRequest, SweepResult
 from app.usecases import compare, sweep

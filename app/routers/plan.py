@@ -8,11 +8,11 @@ from typing import Annotated, Literal
 
 from fastapi import APIRouter, Query, Response
 
-from app.deps import RenderGateDep, SettingsDep, ViewDep
+from app.api.deps import RenderGateDep, SettingsDep, ViewDep
 from app.models.cash_flow import CashFlowRequest, CashFlowResult
 from app.models.common import BUSY_RESPONSE, Responses, problems
 from app.models.plan import PlanRequest, PlanResult
-from app.services import reports
+from app.render import reports
 from app.usecases.cash_flow import compute_cash_flow
 from app.usecases.plan_answer import compute_plan
 

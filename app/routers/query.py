@@ -6,11 +6,11 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query
 
-from app.deps import SettingsDep, ViewDep
+from app.api.deps import SettingsDep, ViewDep
 from app.models.common import PROBLEM_RESPONSES
 from app.models.query import QueryAnswer
+from app.query import answer as query
 from app.query.vocabulary import MAX_QUERY_CHARS
-from app.services import query
 
 router = APIRouter(
     prefix="/v1",

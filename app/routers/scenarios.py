@@ -13,7 +13,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Path, Query, Response
 
-from app.deps import (
+from app.api.deps import (
     CurrentViewDep,
     EngineDep,
     RenderGateDep,
@@ -24,7 +24,8 @@ from app.deps import (
 )
 from app.models.common import BUSY_RESPONSE, KEY_RESPONSES, PROBLEM_RESPONSES, problems
 from app.models.scenario import ScenarioCreate, ScenarioPublic, ScenarioResult, ScenariosPublic
-from app.services import reports, scenarios
+from app.render import reports
+from app.usecases import scenarios
 
 router = APIRouter(
     prefix="/v1/scenarios", tags=["scenarios"], responses={422: PROBLEM_RESPONSES[422]}

@@ -14,13 +14,14 @@ from fastapi.responses import JSONResponse
 from sqlalchemy.engine import Engine
 
 from app import errors
+from app.api.deps import CurrentViewDep, EngineDep, SettingsDep
 from app.catalog.view import CatalogView
-from app.deps import CurrentViewDep, EngineDep, SettingsDep
+from app.integrations import slack
 from app.models.common import problems
 from app.models.slack import SlackCommand, SlackMessage
-from app.services import query, slack
-from app.services.slack_replays import DbReplayStore
+from app.query import answer as query
 from app.settings import Settings
+from app.store.slack_replays import DbReplayStore
 
 log = logging.getLogger("gpucost.slack")
 router = APIRouter(tags=["slack"])

@@ -3,7 +3,7 @@
 answer lists them), :func:`compose` computes the answer from it with the pure model.
 
 Every default a break-even can take is decided in :func:`resolve` and the helpers it calls
-(:mod:`app.usecases.inputs`, :mod:`app.usecases.desktop`, :mod:`app.usecases.speed`), and
+(:mod:`app.steps.inputs`, :mod:`app.steps.desktop`, :mod:`app.steps.speed`), and
 the answer's ``assumptions`` and ``sources`` are the scenario's trail.
 """
 
@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from app import costing
+from app.catalog.queries import find_offers
 from app.catalog.view import CatalogView
 from app.costing import ownership as own
 from app.costing.money import ExchangeRate
@@ -26,17 +27,9 @@ from app.models.break_even import (
     SameCountAlternative,
 )
 from app.models.inputs import CloudSpec
-from app.services.catalog import find_offers
-from app.services.ownership import (
-    MemoryNeed,
-    cloud_embodied,
-    desktop_embodied,
-    memory_need,
-    resolve_scaling,
-)
 from app.settings import Settings
-from app.usecases.desktop import ResolvedDesktop, resolve_desktop
-from app.usecases.inputs import (
+from app.steps.desktop import ResolvedDesktop, resolve_desktop
+from app.steps.inputs import (
     ResolvedCloud,
     carbon_region,
     request_electricity,
@@ -45,8 +38,15 @@ from app.usecases.inputs import (
     resolve_region,
     resolve_usage,
 )
-from app.usecases.speed import cloud_speed
-from app.usecases.trail import Trail, currency_rate, embodied_model, in_currency, sig8
+from app.steps.ownership import (
+    MemoryNeed,
+    cloud_embodied,
+    desktop_embodied,
+    memory_need,
+    resolve_scaling,
+)
+from app.steps.speed import cloud_speed
+from app.steps.trail import Trail, currency_rate, embodied_model, in_currency, sig8
 
 
 @dataclass(frozen=True)

@@ -11,13 +11,13 @@ from app.catalog.view import CatalogView
 from app.costing import ownership as own
 from app.models import Gpu, Region
 from app.models.carbon import CarbonRequest, CarbonResult, Hardware
-from app.services.ownership import (
+from app.settings import Settings
+from app.steps.inputs import carbon_region, gpu_or_none, resolve_region, resolve_usage
+from app.steps.ownership import (
     cloud_embodied,
     desktop_embodied,
 )
-from app.settings import Settings
-from app.usecases.inputs import carbon_region, gpu_or_none, resolve_region, resolve_usage
-from app.usecases.trail import (
+from app.steps.trail import (
     DEFAULT_UTILIZATION_PROFILE,
     LIFETIME_SOURCE,
     Trail,

@@ -13,12 +13,12 @@ from app.catalog.view import CatalogView
 from app.costing.cash_flow import CashFlowInputs, CashFlowMonth, cash_flow
 from app.models.cash_flow import CashFlowRequest, CashFlowResult, CashFlowRow, OptionalCosts
 from app.settings import Settings
+from app.steps.desktop import note_catalog_gpu_price
+from app.steps.discount import resolve_discount_rate
+from app.steps.inputs import resolve_region
+from app.steps.tax import Tax, resolve_tax
+from app.steps.trail import LIFETIME_SOURCE, Trail, currency_rate, sig8
 from app.usecases import break_even
-from app.usecases.desktop import note_catalog_gpu_price
-from app.usecases.discount import resolve_discount_rate
-from app.usecases.inputs import resolve_region
-from app.usecases.tax import Tax, resolve_tax
-from app.usecases.trail import LIFETIME_SOURCE, Trail, currency_rate, sig8
 
 DEFAULT_DEPRECIATION_YEARS = 5  # IRS Publication 946: 5-year recovery for computers
 MONTH_DAYS = costing.DAYS_PER_YEAR / 12.0

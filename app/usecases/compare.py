@@ -23,16 +23,15 @@ from app.costing.money import ExchangeRate
 from app.models import Gpu
 from app.models.answers import PriceAge
 from app.models.compare import CompareOption, CompareRequest, CompareResult, CompareSummary
-from app.services.ownership import Scaling, declared_scaling_only, memory_need
 from app.settings import Settings
-from app.usecases.compare_speed import (
+from app.steps.compare_speed import (
     GpuSpeed,
     Reference,
     benchmark_speed,
     filter_gpus,
     relative_speed,
 )
-from app.usecases.inputs import (
+from app.steps.inputs import (
     carbon_region,
     host_power,
     offer_label,
@@ -41,7 +40,8 @@ from app.usecases.inputs import (
     resolve_region,
     resolve_usage,
 )
-from app.usecases.trail import SEED_001, Trail, currency_rate, in_currency, price_age, sig8
+from app.steps.ownership import Scaling, declared_scaling_only, memory_need
+from app.steps.trail import SEED_001, Trail, currency_rate, in_currency, price_age, sig8
 
 MULTI_GPU_NOTE = (
     "runtime on N GPUs is the 1-GPU runtime / S(N), S the multi-GPU speed-up in "

@@ -11,14 +11,14 @@ from app.catalog.view import CatalogView
 from app.costing.money import ExchangeRate
 from app.models.electricity import ElectricityRequest, ElectricityResult
 from app.settings import Settings
-from app.usecases.desktop import ResolvedDesktop, resolve_desktop
-from app.usecases.inputs import (
+from app.steps.desktop import ResolvedDesktop, resolve_desktop
+from app.steps.inputs import (
     request_electricity,
     resolve_currency,
     resolve_region,
     resolve_usage,
 )
-from app.usecases.trail import Trail, currency_rate, in_currency, sig8
+from app.steps.trail import Trail, currency_rate, in_currency, sig8
 
 
 @dataclass(frozen=True)

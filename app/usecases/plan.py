@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from app import costing
+from app.catalog.queries import SIMILAR_BANDWIDTH, find_offers, similar_gpu_ids
 from app.catalog.view import CatalogView
 from app.costing.money import ExchangeRate
 from app.costing.plan import (
@@ -32,16 +33,15 @@ from app.errors import CatalogGap, InvalidRequest
 from app.models import CloudOffer, Gpu
 from app.models.inputs import CloudSpec, DesktopSpec
 from app.models.plan import PlanRequest
-from app.services.catalog import SIMILAR_BANDWIDTH, find_offers, similar_gpu_ids
 from app.settings import Settings
-from app.usecases.desktop import (
+from app.steps.desktop import (
     LARGEST_DESKTOP_PSU_W,
     PSU_HEADROOM_W,
     ResolvedDesktop,
     resolve_desktop,
 )
-from app.usecases.discount import resolve_discount_rate
-from app.usecases.inputs import (
+from app.steps.discount import resolve_discount_rate
+from app.steps.inputs import (
     offer_label,
     price_outliers,
     request_electricity,
@@ -49,10 +49,10 @@ from app.usecases.inputs import (
     resolve_currency,
     resolve_region,
 )
-from app.usecases.plan_commitments import CommitmentCandidate, resolve_commitments
-from app.usecases.speed import speed, speed_evidence
-from app.usecases.tax import Tax, resolve_tax
-from app.usecases.trail import LIFETIME_SOURCE, SEED_001, Trail
+from app.steps.plan_commitments import CommitmentCandidate, resolve_commitments
+from app.steps.speed import speed, speed_evidence
+from app.steps.tax import Tax, resolve_tax
+from app.steps.trail import LIFETIME_SOURCE, SEED_001, Trail
 
 HOURS_PER_MONTH = costing.HOURS_PER_DAY * costing.DAYS_PER_YEAR / 12.0  # 730 h
 # The solver's wall-clock budget per solve: measured on this machine (2026-11-23), 60 months

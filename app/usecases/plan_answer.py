@@ -21,8 +21,8 @@ from app.models.plan import (
     StrategyName,
 )
 from app.settings import Settings
+from app.steps.trail import currency_rate, in_currency, sig8
 from app.usecases.plan import PlanOutcome, PlanScenario, all_cloud_cash, resolve, solve
-from app.usecases.trail import currency_rate, in_currency, sig8
 
 
 def compute_plan(view: CatalogView, req: PlanRequest, settings: Settings) -> PlanResult:

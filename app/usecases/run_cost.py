@@ -16,18 +16,9 @@ from app.errors import InvalidRequest
 from app.models import Gpu, Region
 from app.models.inputs import CloudSpec
 from app.models.run_cost import RunCostRequest, RunCostResult, RunOption, RunOptionResult
-from app.services.ownership import (
-    DEFAULT_SCALING,
-    MemoryNeed,
-    Scaling,
-    cloud_embodied,
-    desktop_embodied,
-    memory_need,
-    resolve_scaling,
-)
 from app.settings import Settings
-from app.usecases.desktop import resolve_desktop
-from app.usecases.inputs import (
+from app.steps.desktop import resolve_desktop
+from app.steps.inputs import (
     ResolvedCloud,
     carbon_region,
     gpu_or_none,
@@ -38,14 +29,23 @@ from app.usecases.inputs import (
     resolve_region,
     resolve_usage,
 )
-from app.usecases.speed import (
+from app.steps.ownership import (
+    DEFAULT_SCALING,
+    MemoryNeed,
+    Scaling,
+    cloud_embodied,
+    desktop_embodied,
+    memory_need,
+    resolve_scaling,
+)
+from app.steps.speed import (
     SpeedEvidence,
     benchmark_reference,
     benchmark_time,
     speed,
     speed_evidence,
 )
-from app.usecases.trail import Trail, currency_rate, in_currency, sig8
+from app.steps.trail import Trail, currency_rate, in_currency, sig8
 
 
 @dataclass(frozen=True)

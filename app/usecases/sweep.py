@@ -12,14 +12,14 @@ from app.models.compare import (
     SweepResult,
 )
 from app.settings import Settings
-from app.usecases.desktop import resolve_desktop
-from app.usecases.inputs import (
+from app.steps.desktop import resolve_desktop
+from app.steps.inputs import (
     resolve_cloud,
     resolve_electricity,
     resolve_region,
 )
-from app.usecases.speed import cloud_speed
-from app.usecases.trail import Trail, round2_array, sig8, sig8_array
+from app.steps.speed import cloud_speed
+from app.steps.trail import Trail, round2_array, sig8, sig8_array
 
 # ------------------------------------------------------------------------------------------
 # Break-even sweep

@@ -12,7 +12,7 @@ from fastapi.testclient import TestClient
 from PIL import Image
 from typer.testing import CliRunner
 
-from app import deps
+from app.api import deps
 from app.cli import app as cli
 from app.main import app
 from app.routers import slack as slack_router

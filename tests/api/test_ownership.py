@@ -26,8 +26,8 @@ import pytest
 from app.catalog.sources.files import CURATED, read_csv
 from app.costing import InvalidInput, speedup
 from app.costing import ownership as own
+from app.query.answer import lexicon
 from app.query.parser import parse
-from app.services.query import lexicon
 from tests import ecb, factories
 
 SEED_DAYS = 2200 / (2.14 * 3.6 - 0.45 * 3.6 * 0.12)

@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 
 from app.catalog.live import live_catalog
-from app.query.interpretation import Interpretation
+from app.models.interpretation import Interpretation
+from app.query.answer import lexicon
 from app.query.parser import parse
-from app.services.query import lexicon
 from tests.query_corpus import CORPUS
 from tests.query_corpus_people import PEOPLE
 

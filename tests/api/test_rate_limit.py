@@ -12,11 +12,11 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlmodel import Session
 
+from app.api.rate_limit import EXEMPT, is_heavy
 from app.main import app
 from app.models import ApiKey
-from app.rate_limit import EXEMPT, is_heavy
-from app.services import keys
 from app.settings import get_settings
+from app.store import keys
 
 CHART = {"gpu": "3090", "utilization": 0.15}
 

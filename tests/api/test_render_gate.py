@@ -9,9 +9,9 @@ import threading
 
 import pytest
 
-from app import deps
+from app.api import deps
 from app.main import app
-from app.render_gate import Busy, RenderGate
+from app.render.gate import Busy, RenderGate
 from app.settings import Settings
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from sqlmodel import Session
 
-from app.services import keys
+from app.store import keys
 from tests.dbs import seeded_client, seeded_engine  # noqa: F401  (fixtures: scenarios are writes)
 from tests.seed_values import SEED_001 as S
 

@@ -9,7 +9,7 @@ import time
 import pytest
 from fastapi.testclient import TestClient
 
-from app import deps
+from app.api import deps
 from app.main import app
 from app.routers import slack as slack_router
 from app.settings import Settings

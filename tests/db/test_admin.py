@@ -10,11 +10,11 @@ import hashlib
 import pytest
 from sqlmodel import Session, select
 
-from app import deps
+from app.api import deps
 from app.main import app
 from app.models import ApiKey, CatalogRevision
-from app.services import keys
 from app.settings import Settings
+from app.store import keys
 from tests.dbs import seeded_client, seeded_engine  # noqa: F401  (fixtures)
 from tests.factories import SEED_OFFER_ID, break_even
 

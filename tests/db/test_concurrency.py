@@ -20,7 +20,7 @@ import uvicorn
 from sqlmodel import Session
 
 from app.main import app
-from app.services import keys
+from app.store import keys
 from tests.dbs import app_on, backends, seeded
 
 WRITERS = 8

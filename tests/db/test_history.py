@@ -24,7 +24,7 @@ from app.catalog import importer
 from app.catalog.sources import skypilot
 from app.catalog.sources.files import SOURCES
 from app.models import CloudOffer, PricePoint
-from app.services import imports, keys
+from app.store import imports, keys
 from tests.dbs import seeded_client, seeded_engine  # noqa: F401  (fixtures)
 
 SKYPILOT = SOURCES / "skypilot-catalog"

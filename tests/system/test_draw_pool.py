@@ -1,4 +1,4 @@
-"""Charts drawn in separate processes (app/draw_pool.py): the same bytes as drawn in the
+"""Charts drawn in separate processes (app/render/draw_pool.py): the same bytes as drawn in the
 caller, a 503 (Busy) for a drawing past its time limit or a process that died, and a new
 pool after that. tests/system/test_abuse.py checks them under a real server (a chart flood,
 SIGTERM and kill -9)."""
@@ -12,9 +12,9 @@ from collections.abc import Iterator
 
 import pytest
 
-from app import charts
-from app.draw_pool import DrawPool
-from app.render_gate import Busy
+from app.render import drawing as charts
+from app.render.draw_pool import DrawPool
+from app.render.gate import Busy
 
 SEED_CHART = dict(
     # Seed 001: a $2,200 desktop at 15 % utilization vs a $2.14/h V100 spot instance.

@@ -248,7 +248,7 @@ def test_a_catalog_write_by_another_process_is_seen_by_every_worker_within_1_s(p
     `gpucost catalog import` or a second replica would) changes a barebone's price and bumps
     the revision in one transaction: within 1 s every worker answers with the new price (each
     worker's poller reads the revision every 0.5 s). 40 fresh connections reach both."""
-    from app.catalog.writes import bump_revision
+    from app.store.catalog_writes import bump_revision
 
     srv = start_server(pg_env, workers=2)
     barebone = "barebone-2gpu-dettmers-2020"

@@ -7,7 +7,7 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from app.services.slack_replays import DbReplayStore
+from app.store.slack_replays import DbReplayStore
 from tests.factories import SLACK_SECRET as SECRET
 from tests.factories import forget_replays
 from tests.factories import slack_form as form

@@ -155,7 +155,7 @@ class TestSpeed:
 
     def test_measured(self):
         # Seed 004 YOLOR: V100 16GB 19.34 s, A100 12.42 s.
-        from app.usecases.speed import SpeedEvidence
+        from app.steps.speed import SpeedEvidence
 
         runs = {"yolor": {"v100-16gb": 19.34, "a100-40gb": 12.42}}
         evidence = SpeedEvidence(runs, {}, costing.BANDWIDTH_ONLY, costing.BANDWIDTH_ONLY)

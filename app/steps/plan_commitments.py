@@ -15,10 +15,10 @@ from app.errors import InvalidRequest
 from app.models import CloudOffer, Gpu
 from app.models.offer import PricingModel
 from app.models.plan import PlanRequest
-from app.usecases.inputs import commitment_note, offer_label
-from app.usecases.speed import speed, speed_evidence
-from app.usecases.tax import Tax
-from app.usecases.trail import Trail
+from app.steps.inputs import commitment_note, offer_label
+from app.steps.speed import speed, speed_evidence
+from app.steps.tax import Tax
+from app.steps.trail import Trail
 
 
 @dataclass(frozen=True)

@@ -35,7 +35,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from starlette.requests import Request
 
 from app import errors
-from app.middleware import ASGIApp, Message, Receive, Scope, Send, send_refusal
+from app.api.middleware import ASGIApp, Message, Receive, Scope, Send, send_refusal
 from app.routers.health import PROBES
 from app.settings import Settings, get_settings
 
@@ -140,9 +140,9 @@ def _lookup_key_id(app: Any, key: str) -> str | None:
     so a test's database override holds here too)."""
     from sqlmodel import Session
 
-    from app import deps
+    from app.api import deps
     from app.db import get_engine
-    from app.services import keys
+    from app.store import keys
 
     override = app.dependency_overrides.get(deps.engine)
     with Session(override() if override else get_engine()) as session:

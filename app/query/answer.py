@@ -23,16 +23,14 @@ Defaults for parts a question leaves out (each is reported in ``defaults``):
 
 from __future__ import annotations
 
+from app.catalog import queries as catalog
 from app.catalog.view import CatalogView
 from app.costing import CostingError
 from app.errors import DomainError, InvalidRequest
 from app.models.gpu import GpuPublic
+from app.models.interpretation import Interpretation
 from app.models.query import QueryAnswer
-from app.query.interpretation import Interpretation
-from app.query.lexicon import Lexicon
-from app.query.parser import parse
-from app.services import catalog
-from app.services.query_common import (
+from app.query.answer_common import (
     EXAMPLES,
     MAX_OPTIONS,
     Answer,
@@ -41,14 +39,16 @@ from app.services.query_common import (
     money,
     refuse,
 )
-from app.services.query_costs import (
+from app.query.answer_costs import (
     break_even_answer,
     carbon_answer,
     electricity_answer,
     run_cost_answer,
 )
-from app.services.query_gpus import colab_answer, gpu_compare_answer, gpu_list_answer
-from app.services.query_plan import plan_answer
+from app.query.answer_gpus import colab_answer, gpu_compare_answer, gpu_list_answer
+from app.query.answer_plan import plan_answer
+from app.query.lexicon import Lexicon
+from app.query.parser import parse
 from app.settings import Settings
 
 

@@ -15,7 +15,7 @@ more charts through at once, so nothing queues inside it). Its processes:
   as orphans: a watchdog thread in each compares its parent's pid.
 
 A drawing that takes longer than ``render_timeout_s`` or a process that dies is a 503
-(:class:`app.render_gate.Busy`), and a dead pool is replaced on the next chart. At exit,
+(:class:`app.render.gate.Busy`), and a dead pool is replaced on the next chart. At exit,
 :mod:`concurrent.futures` shuts the pool down.
 """
 
@@ -33,8 +33,8 @@ from concurrent.futures import TimeoutError as FutureTimeout
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
-from app import charts
-from app.render_gate import Busy
+from app.render import drawing as charts
+from app.render.gate import Busy
 
 log = logging.getLogger("gpucost")
 NICENESS = 10

@@ -11,7 +11,7 @@ Three charts, each sized for a Slack thumbnail (800 x 450 px PNG at 100 dpi, lar
   rented) above the cumulative cost of its strategies (taller: 800 x 700 px).
 
 Pure: inputs are numbers and strings, outputs bytes; no web or database imports. A service
-may have every drawing run elsewhere (:func:`offload_to`; :mod:`app.draw_pool` runs them in
+may have every drawing run elsewhere (:func:`offload_to`; :mod:`app.render.draw_pool` runs them in
 separate processes): the drawing functions take plain keyword arguments and return a
 picklable :class:`Chart` for that.
 """

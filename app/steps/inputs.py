@@ -22,11 +22,11 @@ from app.errors import CatalogGap
 from app.models import CloudOffer, Gpu, Region
 from app.models.inputs import CloudSpec, SiteInputs, Tariff, UsageInputs
 from app.models.region import TariffPrice
-from app.services.ownership import (
+from app.settings import Settings
+from app.steps.ownership import (
     cite_rate,
 )
-from app.settings import Settings
-from app.usecases.trail import (
+from app.steps.trail import (
     DEFAULT_BASE_POWER_W,
     DEFAULT_UTILIZATION_PROFILE,
     SEED_001,

@@ -22,10 +22,10 @@ from sqlmodel import col
 
 from app.catalog.importer import ParsedFile, Rejected
 from app.catalog.live import catalog_written
-from app.catalog.writes import PriceLedger, bump_revision, stored_rows, upsert
 from app.db import writer
 from app.models import CloudOffer, Gpu
 from app.models.common import table_of
+from app.store.catalog_writes import PriceLedger, bump_revision, stored_rows, upsert
 
 Progress = Callable[[Iterable[Any], int], Iterable[Any]]
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from app.catalog.view import CatalogView
 from app.models import Region
 from app.models.inputs import SiteInputs, Tariff
-from app.usecases.trail import Trail
+from app.steps.trail import Trail
 
 NO_TAX_TABLE = (
     "the catalog's VAT table covers the EU member states and the UK (ibericode/vat-rates); "

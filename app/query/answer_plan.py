@@ -9,8 +9,7 @@ from typing import Any
 from app.catalog.view import CatalogView
 from app.models.plan import MAX_PLAN_MONTHS, MIN_PLAN_MONTHS, PlanRequest
 from app.models.query import QueryAnswer
-from app.query.vocabulary import DAYS_PER_UNIT
-from app.services.query_common import (
+from app.query.answer_common import (
     Answer,
     dump,
     in_currency_text,
@@ -19,6 +18,7 @@ from app.services.query_common import (
     refuse,
     validated,
 )
+from app.query.vocabulary import DAYS_PER_UNIT
 from app.settings import Settings
 from app.usecases.plan_answer import compute_plan
 

@@ -3,13 +3,13 @@ GPU-hour and per unit of work), and Colab's plans. Each default is stated in the
 
 from __future__ import annotations
 
+from app.catalog import queries as catalog
 from app.catalog.view import CatalogView
 from app.models import CloudOffer, Gpu
 from app.models.query import QueryAnswer
-from app.services import catalog
-from app.services.query_common import MAX_OPTIONS, Answer, money, one_gpu, refuse
+from app.query.answer_common import MAX_OPTIONS, Answer, money, one_gpu, refuse
 from app.settings import Settings
-from app.usecases.speed import speed, speed_evidence
+from app.steps.speed import speed, speed_evidence
 
 
 def gpu_list_answer(view: CatalogView, settings: Settings, out: Answer) -> QueryAnswer:

@@ -14,9 +14,9 @@ from app.errors import Ambiguous, CatalogGap, InvalidRequest
 from app.models.compare import (
     CompareRequest,
 )
-from app.services.ownership import Scaling
-from app.usecases.speed import benchmark_reference, benchmark_time, speed, speed_evidence
-from app.usecases.trail import Trail
+from app.steps.ownership import Scaling
+from app.steps.speed import benchmark_reference, benchmark_time, speed, speed_evidence
+from app.steps.trail import Trail
 
 
 @dataclass

@@ -27,7 +27,6 @@ from sqlalchemy.exc import IntegrityError
 from sqlmodel import SQLModel
 
 from app.catalog.live import catalog_written
-from app.catalog.writes import PriceLedger, bump_revision, future_date_problem, upsert
 from app.db import writer
 from app.errors import (
     Conflict,
@@ -55,6 +54,7 @@ from app.models.admin import (
     UtilizationProfileWrite,
 )
 from app.models.common import table_of
+from app.store.catalog_writes import PriceLedger, bump_revision, future_date_problem, upsert
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from app.catalog.sources.reference import DISCOUNT_RATE
 from app.catalog.view import CatalogView
-from app.usecases.trail import Trail
+from app.steps.trail import Trail
 
 
 def resolve_discount_rate(view: CatalogView, requested: float | None, trail: Trail) -> float:

@@ -22,7 +22,7 @@ from urllib.parse import urlencode
 from slack_sdk.signature import SignatureVerifier
 
 from app.models.query import QueryAnswer
-from app.services.charts import has_chart
+from app.render.charts import has_chart
 
 MAX_SECTION_CHARS = 3000
 MAX_FIELDS = 10
@@ -39,7 +39,7 @@ class Verdict:
 
 class ReplayStore(Protocol):
     """Where signatures already answered are remembered (the database's table in
-    :mod:`app.services.slack_replays`, shared by every worker)."""
+    :mod:`app.store.slack_replays`, shared by every worker)."""
 
     def first_time(self, signature: str) -> bool:
         """True the first time ``signature`` is offered within the window, False after."""

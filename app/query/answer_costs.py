@@ -8,6 +8,7 @@ import re
 from typing import Any
 
 from app import costing, usecases
+from app.catalog import queries as catalog
 from app.catalog.view import CatalogView
 from app.models import CloudOffer, Gpu
 from app.models.break_even import BreakEvenRequest
@@ -15,8 +16,7 @@ from app.models.carbon import CarbonRequest
 from app.models.electricity import ElectricityRequest
 from app.models.query import QueryAnswer
 from app.models.run_cost import RunCostRequest
-from app.services import catalog
-from app.services.query_common import (
+from app.query.answer_common import (
     CARBON_DEFAULT_DAYS,
     MAX_OPTIONS,
     Answer,

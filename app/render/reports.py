@@ -14,11 +14,12 @@ from app.catalog.view import CatalogView
 from app.models.break_even import BreakEvenRequest, BreakEvenResult
 from app.models.cash_flow import CashFlowRequest
 from app.models.plan import PlanRequest
-from app.reports import html, tables
-from app.services import charts as charts_service
-from app.services import scenarios
-from app.services.charts import plan_chart_of
+from app.render import charts as charts_service
+from app.render import report_html as html
+from app.render import report_tables as tables
+from app.render.charts import plan_chart_of
 from app.settings import Settings
+from app.usecases import scenarios
 from app.usecases.cash_flow import compute_cash_flow
 from app.usecases.plan_answer import compute_plan
 

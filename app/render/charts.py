@@ -1,18 +1,20 @@
 """Charts of the calculations: compute with the same services as the JSON endpoints, then
-draw with :mod:`app.charts`. Titles state the inputs; axes carry units."""
+draw with :mod:`app.render.drawing`. Titles state the inputs; axes carry units."""
 
 from __future__ import annotations
 
 import math
 from typing import Any
 
-from app import charts, usecases
+from app import usecases
 from app.catalog.view import CatalogView
 from app.models.break_even import BreakEvenRequest, BreakEvenResult
 from app.models.compare import CompareRequest, CompareResult, SweepRequest
 from app.models.plan import PlanRequest, PlanResult
 from app.models.run_cost import RunCostResult
-from app.services import query, query_common
+from app.query import answer as query
+from app.query import answer_common as query_common
+from app.render import drawing as charts
 from app.settings import Settings
 from app.usecases import compare, sweep
 from app.usecases.plan_answer import compute_plan
@@ -198,7 +200,7 @@ def plan_chart(
 
 
 def plan_chart_of(res: PlanResult, fmt: charts.Format) -> charts.Chart:
-    """A computed plan drawn (:func:`app.charts.fleet_plan`); a card with the reason when no
+    """A computed plan drawn (:func:`app.render.drawing.fleet_plan`); a card with the reason when no
     plan meets the demand."""
     if not res.feasible:
         return charts.message(title="No plan meets the demand", lines=[res.note or ""], fmt=fmt)

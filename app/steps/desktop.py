@@ -13,8 +13,8 @@ from app.costing.money import USD, ExchangeRate
 from app.errors import CatalogGap, InvalidRequest
 from app.models import Barebone, Gpu
 from app.models.inputs import DesktopSpec
-from app.usecases.inputs import gpu_or_none
-from app.usecases.trail import (
+from app.steps.inputs import gpu_or_none
+from app.steps.trail import (
     DEFAULT_BASE_POWER_W,
     LIFETIME_SOURCE,
     SEED_001,

@@ -15,7 +15,7 @@ from app.models.break_even import BreakEvenResult
 from app.models.plan import PlanRequest, PlanResult
 from app.models.run_cost import RunCostResult
 from app.models.scenario import ScenarioPublic
-from app.reports.tables import sensitivity
+from app.render.report_tables import sensitivity
 
 if TYPE_CHECKING:
     from jinja2 import Template
@@ -33,7 +33,7 @@ def _template(name: str) -> Template:
     from jinja2 import Environment, PackageLoader, select_autoescape
 
     env = Environment(
-        loader=PackageLoader("app.reports", "templates"),
+        loader=PackageLoader("app.render", "templates"),
         autoescape=select_autoescape(["html", "j2"], default=True),
         trim_blocks=True,
         lstrip_blocks=True,

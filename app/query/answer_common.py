@@ -1,6 +1,6 @@
 """What every chat answer builder shares: the answer being built, refusals, request fields
 from an interpretation, money formatting, and the defaults for a desktop and a cloud side
-(see :mod:`app.services.query` for the defaults' sources)."""
+(see :mod:`app.query.answer` for the defaults' sources)."""
 
 from __future__ import annotations
 
@@ -10,14 +10,14 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from app.catalog import queries as catalog
 from app.catalog.view import CatalogView
 from app.errors import NotUnderstood
 from app.models import CloudOffer, Gpu
 from app.models.answers import Assumption, CurrencyRate
+from app.models.interpretation import GpuMention, Interpretation
 from app.models.query import Fact, QueryAnswer
-from app.query.interpretation import GpuMention, Interpretation
-from app.services import catalog
-from app.usecases import trail
+from app.steps import trail
 
 M = TypeVar("M", bound=BaseModel)
 

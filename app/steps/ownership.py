@@ -29,7 +29,7 @@ from app.models.ownership import (
 )
 
 if TYPE_CHECKING:
-    from app.usecases.trail import Trail
+    from app.steps.trail import Trail
 
 # ------------------------------------------------------------------------------------------
 # Multi-GPU scaling

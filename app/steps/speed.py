@@ -16,13 +16,13 @@ from app import costing
 from app.catalog.view import CatalogView
 from app.errors import CatalogGap
 from app.models import Gpu
-from app.services.ownership import (
+from app.steps.desktop import ResolvedDesktop
+from app.steps.inputs import ResolvedCloud
+from app.steps.ownership import (
     DEFAULT_SCALING,
     Scaling,
 )
-from app.usecases.desktop import ResolvedDesktop
-from app.usecases.inputs import ResolvedCloud
-from app.usecases.trail import SEED_001, Trail
+from app.steps.trail import SEED_001, Trail
 
 # NVIDIA introduced tensor cores with Volta (Tesla V100 whitepaper, 2017); every later
 # datacenter and RTX architecture has them. The estimate's third regressor.

@@ -22,7 +22,7 @@ from app.catalog.live import LiveCatalog, live_catalog
 from app.catalog.view import CatalogView
 from app.db import get_engine
 from app.models import ApiKey
-from app.render_gate import RenderGate, gate
+from app.render.gate import RenderGate, gate
 from app.settings import Settings, get_settings
 
 
@@ -41,7 +41,7 @@ SettingsDep = Annotated[Settings, Depends(settings)]
 
 async def render_gate(settings: SettingsDep) -> RenderGate:
     """The worker's bound on charts, reports, sweeps, cash flows and fleet plans
-    (:mod:`app.render_gate`)."""
+    (:mod:`app.render.gate`)."""
     return gate(settings.render_max_running, settings.render_max_waiting)
 
 
@@ -72,7 +72,7 @@ def api_key(scope: str) -> Callable[..., ApiKey]:
     so a request without a valid key is a 401 whatever its body."""
 
     def check(session: SessionDep, key: Annotated[str | None, Depends(API_KEY)]) -> ApiKey:
-        from app.services import keys
+        from app.store import keys
 
         return keys.authenticate(session, key, scope)
 
