@@ -61,11 +61,13 @@ lint: install
 	$(BIN)/ruff check app tests scripts
 	$(BIN)/hadolint Dockerfile
 
-# What CI checks before any test: lint, formatting, strict types, the Dockerfile.
+# What CI checks before any test: lint, formatting, strict types, the layers contract
+# (import-linter, [tool.importlinter] in pyproject.toml), the Dockerfile.
 check: install
 	$(BIN)/ruff check app tests scripts migrations
 	$(BIN)/ruff format --check app tests scripts migrations
 	$(BIN)/mypy
+	$(BIN)/lint-imports
 	$(BIN)/hadolint Dockerfile
 
 clean:

@@ -14,9 +14,9 @@ from fastapi.middleware.cors import CORSMiddleware
 from fastapi.routing import APIRoute
 from sqlalchemy.exc import SQLAlchemyError
 
-from app import errors
 from app import observability as obs
-from app.api.middleware import RequestGuard
+from app.api import problems
+from app.api.middleware import PROBES, RequestGuard
 from app.api.rate_limit import EXEMPT, RateLimit
 from app.catalog.live import live_catalog
 from app.db import get_engine
@@ -54,7 +54,7 @@ def problem_only_errors(app: FastAPI) -> None:
         schema["components"]["schemas"].update(admin.openapi_components())
         for path, item in schema["paths"].items():
             for op in item.values():
-                if path not in health.PROBES:
+                if path not in PROBES:
                     op["responses"].setdefault("503", problem_response(503))
                 if path not in EXEMPT:
                     op["responses"].setdefault("429", problem_response(429))
@@ -141,7 +141,7 @@ def create_app() -> FastAPI:
                 "X-RateLimit-Reset",
             ],
         )
-    errors.install(app)
+    problems.install(app)
     # Routes are matched in order, one router after another: the hot paths first.
     app.include_router(health.router)
     app.include_router(calc.router)

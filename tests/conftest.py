@@ -30,13 +30,13 @@ from fastapi.testclient import TestClient  # noqa: E402
 from sqlmodel import Session  # noqa: E402
 
 from app.api import deps  # noqa: E402
-from app.catalog.seed import seed  # noqa: E402
 from app.db import (  # noqa: E402
     alembic_config,  # noqa: E402
     get_engine,
 )
 from app.main import app  # noqa: E402
 from app.settings import get_settings  # noqa: E402
+from app.store.seed import seed  # noqa: E402
 
 get_settings.cache_clear()
 get_engine.cache_clear()

@@ -21,9 +21,9 @@ from sqlalchemy.engine import make_url
 from sqlmodel import Session
 
 from app.api import deps
-from app.catalog.seed import seed
 from app.db import alembic_config, make_engine
 from app.main import app
+from app.store.seed import seed
 
 POSTGRES_URL = os.environ.get("GPUCOST_TEST_POSTGRES_URL")
 REQUIRE_POSTGRES = os.environ.get("GPUCOST_REQUIRE_POSTGRES") == "1"

@@ -9,7 +9,7 @@ body copy per request) that
   for an API (``nosniff``, no framing, no referrer, a CSP that loads nothing), and counts and
   logs the answer (route template, status, duration in ms).
 
-Refusals are RFC 9457 problems, like every other error (:func:`app.errors.problem`).
+Refusals are RFC 9457 problems, like every other error (:func:`app.api.problems.problem`).
 """
 
 from __future__ import annotations
@@ -22,9 +22,12 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import Response
 
-from app import errors
 from app import observability as obs
+from app.api import problems
 from app.settings import get_settings
+
+# Paths of the probes: never rate-limited, never a 503 "busy" (load balancers poll them).
+PROBES = frozenset({"/healthz", "/readyz", "/metrics"})
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -222,7 +225,7 @@ class RequestGuard:
         detail: str,
     ) -> None:
         titles = {413: "Payload too large", 415: "Unsupported media type"}
-        response = errors.problem(status, slug, titles[status], detail, Request(scope))
+        response = problems.problem(status, slug, titles[status], detail, Request(scope))
         response.raw_headers.append(rid_header)
         response.raw_headers.extend(_security_headers(scope["path"], response.raw_headers))
         await send_refusal(response, scope, send)

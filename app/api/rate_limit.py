@@ -34,9 +34,8 @@ from limits.strategies import SlidingWindowCounterRateLimiter
 from sqlalchemy.exc import SQLAlchemyError
 from starlette.requests import Request
 
-from app import errors
-from app.api.middleware import ASGIApp, Message, Receive, Scope, Send, send_refusal
-from app.routers.health import PROBES
+from app.api import problems
+from app.api.middleware import PROBES, ASGIApp, Message, Receive, Scope, Send, send_refusal
 from app.settings import Settings, get_settings
 
 EXEMPT = PROBES | {"/slack/commands"}
@@ -217,7 +216,9 @@ class RateLimit:
             f"more than {item.amount} {what} per {_per(item)} from {who}; "
             f"retry in {retry_after_s} s"
         )
-        response = errors.problem(429, "rate-limited", "Too many requests", detail, Request(scope))
+        response = problems.problem(
+            429, "rate-limited", "Too many requests", detail, Request(scope)
+        )
         response.headers["Retry-After"] = str(retry_after_s)
         response.raw_headers.extend(headers)
         await send_refusal(response, scope, send)

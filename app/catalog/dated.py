@@ -13,8 +13,7 @@ from typing import Any
 
 from app.catalog.view import CatalogView, PriceHistory, assemble
 from app.models.common import table_of
-from app.models.history import PRICE_FIELDS
-from app.store.catalog_writes import column_value
+from app.models.history import PRICE_FIELDS, column_value
 
 
 def price_on(

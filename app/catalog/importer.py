@@ -29,8 +29,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from app.catalog.sources import skypilot
 from app.catalog.sources.offers import with_billing
 from app.models.common import described_by
+from app.models.history import future_date_problem
 from app.models.offer import CloudOfferPublic, PricingModel, Provider, commitment_problem
-from app.store.catalog_writes import future_date_problem
 
 SKYPILOT_COLUMNS = {"InstanceType", "AcceleratorName", "AcceleratorCount", "Price", "Region"}
 SKYPILOT_NUMBERS = ("AcceleratorCount", "vCPUs", "MemoryGiB", "Price", "SpotPrice")

@@ -19,8 +19,8 @@ def migrate(revision: str = typer.Argument("head", help="Target revision.")) -> 
 @app.command()
 def seed() -> None:
     """Load the built-in catalog into the database (idempotent, one transaction)."""
-    from app.catalog.seed import seed as run_seed
     from app.db import get_engine
+    from app.store.seed import seed as run_seed
 
     report = run_seed(get_engine())
     typer.echo(report.summary())

@@ -117,3 +117,25 @@ class SlackReplay(SQLModel, table=True):
 
     signature: str = Field(primary_key=True, max_length=128, description="`v0=...` signature.")
     expires_at: float = Field(index=True, description="When it may be forgotten, Unix time, s.")
+
+
+def future_date_problem(day: dt.date | None, today: dt.date) -> str | None:
+    """Why ``day`` cannot date a price (it is after ``today``), or None. Prices are dated
+    when they take effect, so a future date would change answers before it is true."""
+    if day is not None and day > today:
+        return (
+            f"as_of {day.isoformat()} is in the future (today is {today.isoformat()}); "
+            "prices are dated when they take effect"
+        )
+    return None
+
+
+def column_value(col: Any, value: Any) -> Any:
+    """``value`` as ``col`` stores it: Decimals quantized to a Numeric column's scale, floats
+    for Float columns (both have ``asdecimal``); anything else as given."""
+    asdecimal = getattr(col.type, "asdecimal", None)
+    if value is None or asdecimal is None:
+        return value
+    if asdecimal and col.type.scale is not None:
+        return Decimal(str(value)).quantize(Decimal(1).scaleb(-col.type.scale))
+    return float(value)

@@ -10,7 +10,7 @@ import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from fastapi.concurrency import run_in_threadpool
+import anyio.to_thread
 
 from app.errors import DomainError
 
@@ -54,7 +54,7 @@ class RenderGate:
                 retry_after_s=self.retry_after_s,
             )
         try:
-            return await run_in_threadpool(self._call, fn, *args)
+            return await anyio.to_thread.run_sync(self._call, fn, *args)
         finally:
             with self._lock:
                 self._admitted -= 1

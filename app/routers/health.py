@@ -11,8 +11,6 @@ from app.db import alembic_config, get_engine
 from app.observability import metrics_body
 
 router = APIRouter(tags=["health"])
-# Paths of the probes: never rate-limited, never a 503 "busy" (load balancers poll them).
-PROBES = frozenset({"/healthz", "/readyz", "/metrics"})
 
 
 class Health(BaseModel):

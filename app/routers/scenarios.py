@@ -25,6 +25,7 @@ from app.api.deps import (
 from app.models.common import BUSY_RESPONSE, KEY_RESPONSES, PROBLEM_RESPONSES, problems
 from app.models.scenario import ScenarioCreate, ScenarioPublic, ScenarioResult, ScenariosPublic
 from app.render import reports
+from app.store import scenarios as scenario_rows
 from app.usecases import scenarios
 
 router = APIRouter(
@@ -105,8 +106,8 @@ def list_scenarios(
     offset: Annotated[int, Query(ge=0, le=1_000_000, description="Rows to skip.")] = 0,
 ) -> ScenariosPublic:
     """The scenarios saved with the caller's API key (scope `scenarios`), newest first."""
-    rows, count = scenarios.list_page(session, key.id, limit, offset)
-    return ScenariosPublic(data=[scenarios.public(r) for r in rows], count=count)
+    rows, count = scenario_rows.list_page(session, key.id, limit, offset)
+    return ScenariosPublic(data=[scenario_rows.public(r) for r in rows], count=count)
 
 
 @router.get(
@@ -117,7 +118,7 @@ def list_scenarios(
 )
 def get_scenario(scenario_id: ScenarioId, session: SessionDep) -> ScenarioPublic:
     """One saved scenario: its name, kind and request as given."""
-    return scenarios.public(scenarios.get(session, scenario_id))
+    return scenario_rows.public(scenario_rows.get(session, scenario_id))
 
 
 @router.get(
@@ -180,5 +181,5 @@ async def scenario_report(
 )
 def delete_scenario(scenario_id: ScenarioId, engine: EngineDep, key: ScenariosKey) -> Response:
     """Delete a scenario saved with the caller's API key; another key's scenario is a 404."""
-    scenarios.delete(engine, scenario_id, key.id)
+    scenario_rows.delete(engine, scenario_id, key.id)
     return Response(status_code=204)

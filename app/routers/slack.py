@@ -13,7 +13,7 @@ from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import JSONResponse
 from sqlalchemy.engine import Engine
 
-from app import errors
+from app.api import problems as problem_json
 from app.api.deps import CurrentViewDep, EngineDep, SettingsDep
 from app.catalog.view import CatalogView
 from app.integrations import slack
@@ -110,7 +110,7 @@ async def slash_command(
     `response_url`."""
     secret = settings.slack_signing_secret
     if secret is None or not secret.get_secret_value().strip():
-        return errors.problem(
+        return problem_json.problem(
             401,
             "invalid-slack-signature",
             "Invalid Slack request",
@@ -129,7 +129,7 @@ async def slash_command(
         replays=_replay_store(settings, engine),
     )
     if not verdict.ok:
-        return errors.problem(
+        return problem_json.problem(
             401, "invalid-slack-signature", "Invalid Slack request", verdict.reason, request
         )
     form = parse_qs(body.decode("utf-8"), keep_blank_values=True)

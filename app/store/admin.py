@@ -54,7 +54,8 @@ from app.models.admin import (
     UtilizationProfileWrite,
 )
 from app.models.common import table_of
-from app.store.catalog_writes import PriceLedger, bump_revision, future_date_problem, upsert
+from app.models.history import future_date_problem
+from app.store.catalog_writes import PriceLedger, bump_revision, upsert
 
 
 @dataclass(frozen=True)

@@ -19,22 +19,11 @@ from sqlalchemy.engine import Connection
 
 from app.models import CatalogRevision, PricePoint
 from app.models.common import table_of
-from app.models.history import PRICE_FIELDS
+from app.models.history import PRICE_FIELDS, column_value
 
 Outcome = Literal["added", "changed", "unchanged"]
 _SIX = Decimal("0.000001")
 _POINTS = table_of(PricePoint)
-
-
-def future_date_problem(day: dt.date | None, today: dt.date) -> str | None:
-    """Why ``day`` cannot date a price (it is after ``today``), or None. Prices are dated
-    when they take effect, so a future date would change answers before it is true."""
-    if day is not None and day > today:
-        return (
-            f"as_of {day.isoformat()} is in the future (today is {today.isoformat()}); "
-            "prices are dated when they take effect"
-        )
-    return None
 
 
 def price_decimal(value: Any) -> Decimal | None:
@@ -127,17 +116,6 @@ class PriceLedger:
             self.conn.execute(insert(_POINTS), self.pending)
             self.pending = []
         return n
-
-
-def column_value(col: Any, value: Any) -> Any:
-    """``value`` as ``col`` stores it: Decimals quantized to a Numeric column's scale, floats
-    for Float columns (both have ``asdecimal``); anything else as given."""
-    asdecimal = getattr(col.type, "asdecimal", None)
-    if value is None or asdecimal is None:
-        return value
-    if asdecimal and col.type.scale is not None:
-        return Decimal(str(value)).quantize(Decimal(1).scaleb(-col.type.scale))
-    return float(value)
 
 
 def coerce(table: Table, row: dict[str, Any]) -> dict[str, Any]:

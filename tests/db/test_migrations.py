@@ -10,10 +10,10 @@ from alembic.migration import MigrationContext
 from sqlalchemy import inspect, text
 from sqlmodel import SQLModel
 
-from app.catalog.seed import seed
 from app.db import alembic_config, make_engine
 from app.models import TABLES
 from app.models.history import PRICE_FIELDS
+from app.store.seed import seed
 from tests.dbs import backends, downgrade, empty_database, migrate
 
 
