@@ -12,6 +12,8 @@ from limits import parse_many
 from pydantic import AnyHttpUrl, Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from app.costing import defaults
+
 
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="GPUCOST_", env_file=".env", extra="ignore")
@@ -21,16 +23,16 @@ class Settings(BaseSettings):
         description="SQLAlchemy URL; `postgresql+psycopg://...` for PostgreSQL.",
     )
     default_electricity_price_usd_per_kwh: float = Field(
-        default=0.12,
+        default=defaults.ELECTRICITY_PRICE.number,
         gt=0,
         le=10,
         description="Electricity price when a request gives neither price nor region, USD/kWh. "
-        "Source: seed 001 (Tim Dettmers, 2020-09-07), 'USD 0.12 per kWh (US)'.",
+        + defaults.ELECTRICITY_PRICE.describe(),
     )
     default_region: str = Field(
-        default="world",
-        description="Region whose carbon intensity is used when a request names none "
-        "(`world` = 475 gCO2e/kWh, IEA 2019 via Green Algorithms).",
+        default=str(defaults.REGION.value),
+        description="Region whose carbon intensity is used when a request names none. "
+        + defaults.REGION.describe(),
     )
     slack_signing_secret: SecretStr | None = Field(
         default=None,

@@ -19,6 +19,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from app.costing import defaults
 from app.costing.errors import InvalidInput
 
 HOURS_PER_DAY = 24.0
@@ -28,9 +29,8 @@ SECONDS_PER_HOUR = 3600.0
 # Hours one committed instance covers a month: 8,760 h / 12, the month Google Cloud bills a
 # commitment by (its pricing pages and Billing Catalog list monthly = hourly x 730).
 COMMITTED_HOURS_PER_MONTH = HOURS_PER_DAY * DAYS_PER_YEAR / 12.0
-# IRS Publication 946 (2024), Table B-1, asset class 00.12 ("information systems: computers
-# and peripheral equipment"): 5-year recovery period. The default amortization lifetime.
-DEFAULT_LIFETIME_YEARS = 5.0
+# The default amortization lifetime (IRS Publication 946's 5-year recovery for computers).
+DEFAULT_LIFETIME_YEARS = defaults.LIFETIME.number
 
 
 def _require(condition: bool, message: str, field_name: str) -> None:
@@ -63,8 +63,8 @@ class Desktop:
         psu_efficiency: AC-to-DC efficiency of the power supply, 0 < e <= 1. 1.0 treats
             component power as wall power, as seed 001 does.
         lifetime_years: years over which the purchase is amortized for fully-loaded per-run
-            cost. Default 5: IRS Publication 946 (2024), Table B-1, asset class 00.12
-            ("information systems: computers and peripheral equipment"), 5-year recovery period.
+            cost. Default: :data:`app.costing.defaults.LIFETIME` (IRS Publication 946's
+            5-year recovery period for computers).
         resale_usd: what the machine sells for at the end of ``lifetime_years``, USD (0 = kept
             to the end, seed 001's assumption); the amortized purchase is ``max(0, upfront_usd -
             resale_usd)`` (used GPUs sold above their price in 2021, so it may exceed it).

@@ -12,6 +12,7 @@ import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from app.costing import defaults
 from app.costing.errors import InvalidInput
 from app.costing.model import DAYS_PER_YEAR, HOURS_PER_DAY
 
@@ -56,7 +57,7 @@ class ScalingPreset:
 
 
 SEED_003 = "seed 003 (Tim Dettmers, 2016)"
-SEED_001 = "seed 001 (Tim Dettmers, 'Which GPU for deep learning', 2020-09-07)"
+SEED_001 = defaults.SEED_001
 
 SCALING_PRESETS: dict[str, ScalingPreset] = {
     # 3.7x on 4 GPUs: midpoint of "3.6-3.8x in optimised research code" (seed 003). With
@@ -80,7 +81,7 @@ SCALING_PRESETS: dict[str, ScalingPreset] = {
     # scaling was modelled.
     "linear": ScalingPreset("linear", 2, 2.0, "upper bound: n GPUs run n times as fast"),
 }
-DEFAULT_SCALING = "tuned"
+DEFAULT_SCALING = str(defaults.SCALING.value)
 
 
 # --------------------------------------------------------------------------------------------

@@ -13,6 +13,7 @@ from pydantic import (
     model_validator,
 )
 
+from app.costing import defaults
 from app.models.answers import Assumption, EmbodiedCarbon, PriceAge, SourceRef
 from app.models.common import OMITTED
 from app.models.inputs import (
@@ -58,10 +59,10 @@ class CarbonRequest(StrictBody):
         default=OMITTED, ge=0, le=2000, description="Power per GPU, W; default TDP."
     )
     base_power_w: float = Field(
-        default=100.0,
+        default=defaults.BASE_POWER.number,
         ge=0,
         le=100_000,
-        description="Host power while busy, W; default 100 W (seed 001).",
+        description="Host power while busy, W. " + defaults.BASE_POWER.describe(),
     )
     utilization_profile: str = name_field(
         "Profile id (`GET /v1/utilization-profiles`), instead of `utilization`.",
@@ -86,7 +87,8 @@ class CarbonRequest(StrictBody):
         default=None,
         ge=1.0,
         le=3.0,
-        description="Power usage effectiveness; default 1.0, or the cloud region's.",
+        description="Power usage effectiveness; 1.0 for an owned machine. For a cloud offer: "
+        + defaults.PUE.describe(),
     )
     hardware: Annotated[Hardware, Strict(False)] = Field(
         default=OMITTED,
@@ -98,8 +100,9 @@ class CarbonRequest(StrictBody):
         default=None,
         ge=0.25,
         le=20,
-        description="Hardware life the embodied emissions are spread over, years; default 5 "
-        "(owned: IRS Publication 946 (2024) 5-year recovery; rented: EcoDiag's server life).",
+        description="Hardware life the embodied emissions are spread over, years. Rented: the "
+        "catalog's embodied-carbon factor's life (EcoDiag's server life). Owned: "
+        + defaults.LIFETIME.describe(),
     )
 
     @model_validator(mode="after")

@@ -8,6 +8,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from app.costing import defaults
 from app.models.answers import Assumption, CurrencyRate, PriceAge, SourceRef
 from app.models.break_even import SEED_EXAMPLE, USAGE_RULES, BreakEvenRequest
 from app.models.common import OMITTED
@@ -72,8 +73,8 @@ class CashFlowRequest(BreakEvenRequest):
         ge=1,
         le=120,
         description="Months laid out; default: until the machine is sold "
-        "(`desktop.resell_after_years`), else its lifetime (`desktop.lifetime_years`, default "
-        "5 years). A machine sold earlier stops the cash flow at its sale.",
+        "(`desktop.resell_after_years`), else its lifetime (`desktop.lifetime_years`). A "
+        "machine sold earlier stops the cash flow at its sale.",
     )
     period: Literal["month", "year"] = Field(
         default="month", description="Rows per month, or per year of 12 months."
@@ -83,9 +84,7 @@ class CashFlowRequest(BreakEvenRequest):
         ge=0,
         le=0.5,
         description="Real annual rate of the present values (0.03 = 3 %; 0 = undiscounted). "
-        "Default 0.035: HM Treasury Green Book's standard social time preference rate for "
-        "years 0-30 (Green Book 2022, Annex A6; greenbook stpr_schedule.csv, 2026-04-26), "
-        "stated in `assumptions`; give your institution's rate.",
+        + defaults.DISCOUNT_RATE.describe(),
     )
     tax_exempt: bool | None = Field(
         default=None,
@@ -102,8 +101,8 @@ class CashFlowRequest(BreakEvenRequest):
         default=None,
         ge=1,
         le=10,
-        description="Straight-line write-off period of the desktop, years; default 5 (IRS "
-        "Publication 946, 5-year recovery for computers; 3 where your office books 3).",
+        description="Straight-line write-off period of the desktop, years. "
+        + defaults.DEPRECIATION.describe(),
     )
 
 

@@ -12,6 +12,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, Strict, model_validator
 
+from app.costing import defaults
 from app.models.answers import Assumption, CurrencyRate, PriceAge, SourceRef
 from app.models.common import OMITTED
 from app.models.inputs import (
@@ -31,7 +32,7 @@ from app.models.offer import PricingModel, Provider
 
 # Seed 001 (Tim Dettmers, 2020-09-07): "if you do deep learning for more than a year, buy a
 # desktop": a year is the seed's own decision horizon.
-DEFAULT_HORIZON_MONTHS = 12.0
+DEFAULT_HORIZON_MONTHS = defaults.COMPARE_HORIZON.number
 Name = Annotated[str, Field(min_length=1, max_length=100, pattern=NO_CONTROL)]
 UtilizationValue = Annotated[float, Field(gt=0, le=1)]
 PriceValue = Annotated[float, Field(ge=0, le=5)]
@@ -210,8 +211,7 @@ class CompareRequest(CommonInputs):
         default=DEFAULT_HORIZON_MONTHS,
         ge=0.01,
         le=120,
-        description="Months over which total cost is taken; default 12 (seed 001: 'if you do "
-        "deep learning for more than a year, buy a desktop').",
+        description="Months over which total cost is taken. " + defaults.COMPARE_HORIZON.describe(),
     )
     spot: SpotModel | None = Field(
         default=None,
@@ -371,25 +371,25 @@ class SweepRequest(StrictBody):
         default=None,
         min_length=1,
         max_length=1000,
-        description="Utilizations to evaluate, each 0 < u <= 1; default 0.01, 0.02 ... 1.00.",
+        description="Utilizations to evaluate, each 0 < u <= 1. "
+        + defaults.SWEEP_UTILIZATIONS.describe(),
     )
     electricity_prices_usd_per_kwh: list[PriceValue] | None = Field(
         default=None,
         min_length=1,
         max_length=100,
-        description="Electricity prices, USD/kWh (0-5); default: the region's, else 0.12 "
-        "(seed 001).",
+        description="Electricity prices, USD/kWh (0-5). The region's when it has one; else the "
+        "deployment's setting, as shipped: " + defaults.ELECTRICITY_PRICE.describe(),
     )
     region: str | None = name_field(
         "Region id for the electricity price (`de`, `us-ca`).", max_length=64
     )
     tariff: Annotated[Tariff, Strict(False)] = tariff_field()
     horizon_days: float = Field(
-        default=365.0,
+        default=defaults.SWEEP_DAYS.number,
         ge=0,
         le=36500,
-        description="Days after which total costs are reported; default 365 (seed 001 "
-        "reports yearly costs).",
+        description="Days after which total costs are reported. " + defaults.SWEEP_DAYS.describe(),
     )
     normalize_performance: bool | None = Field(
         default=None,

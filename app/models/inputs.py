@@ -19,6 +19,7 @@ from pydantic import (
     model_validator,
 )
 
+from app.costing import defaults
 from app.costing import ownership as own
 from app.models.common import OMITTED, IsoDate
 
@@ -192,14 +193,14 @@ class DesktopSpec(StrictBody):
         default=None,
         ge=0,
         le=10_000,
-        description="CPU, board and drives while busy, W; default: the barebone's, else 100 W "
-        "(seed 001, Tim Dettmers 2020-09-07).",
+        description="CPU, board and drives while busy, W. The barebone's when it states one; "
+        "else: " + defaults.BASE_POWER.describe(),
     )
     idle_power_w: float | None = Field(
         default=None,
         ge=0,
         le=10_000,
-        description="Wall power while on but idle, W; default 0 (off when idle, as seed 001).",
+        description="Wall power while on but idle, W. " + defaults.IDLE_POWER.describe(),
     )
     idle_on_fraction: float | None = Field(
         default=None,
@@ -212,16 +213,15 @@ class DesktopSpec(StrictBody):
         default=None,
         ge=0.5,
         le=1.0,
-        description="PSU efficiency; default: the barebone's if known, else 1.0 (seed 001 "
-        "counts component power as wall power).",
+        description="PSU efficiency (wall power = component power / it). The barebone's when "
+        "it states one; else: " + defaults.PSU_EFFICIENCY.describe(),
     )
     lifetime_years: float | None = Field(
         default=None,
         ge=0.25,
         le=20,
         description="Amortization period for fully-loaded run cost and embodied carbon, and "
-        "the TCO horizon when the machine is not resold, years; default 5 (IRS Publication "
-        "946, 2024, asset class 00.12).",
+        "the TCO horizon when the machine is not resold, years. " + defaults.LIFETIME.describe(),
     )
     total_price: float = Field(
         default=OMITTED,
@@ -308,7 +308,9 @@ class SiteInputs(StrictBody):
         default=None,
         ge=0,
         le=5,
-        description="Electricity price, USD/kWh; default: the region's, else 0.12 (seed 001).",
+        description="Electricity price, USD/kWh. The region's when it has one; else the "
+        "deployment's setting `GPUCOST_DEFAULT_ELECTRICITY_PRICE_USD_PER_KWH`, as shipped: "
+        + defaults.ELECTRICITY_PRICE.describe(),
     )
     electricity_price_per_kwh: float = Field(
         default=OMITTED,
@@ -356,7 +358,7 @@ class CommonInputs(UsageInputs):
 
     scaling: Annotated[ScalingModel, Strict(False)] = Field(
         default=OMITTED,
-        description="Multi-GPU scaling preset; default `tuned` (see `ScalingModel`).",
+        description="Multi-GPU scaling preset (see `ScalingModel`). " + defaults.SCALING.describe(),
     )
     parallel_fraction: float = Field(
         default=OMITTED,
@@ -371,5 +373,5 @@ class CommonInputs(UsageInputs):
     )
     precision: Annotated[Precision, Strict(False)] = Field(
         default=OMITTED,
-        description="Precision of `memory_preset`; default fp32 (`fp16` needs 8/12 of it).",
+        description="Precision of `memory_preset`. " + defaults.MEMORY_PRECISION.describe(),
     )

@@ -10,6 +10,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from app.costing import defaults
 from app.models.answers import Assumption, CurrencyRate, PriceAge, SourceRef
 from app.models.common import OMITTED
 from app.models.inputs import (
@@ -154,8 +155,8 @@ class PlanRequest(SiteInputs):
         default=None,
         ge=MIN_PLAN_MONTHS,
         le=MAX_PLAN_MONTHS,
-        description="Horizon with `baseline_gpu_hours_per_month`, months; default 60, one "
-        "desktop lifetime (IRS Publication 946, 5-year recovery for computers).",
+        description="Horizon with `baseline_gpu_hours_per_month`, months. "
+        + defaults.PLAN_MONTHS.describe(),
     )
     peaks: list[PlanPeak] = Field(
         default=OMITTED,
@@ -200,17 +201,15 @@ class PlanRequest(SiteInputs):
         default=None,
         ge=0.01,
         le=1,
-        description="Most of a month's hours an owned GPU serves work; default 0.60 (seed 001: "
-        "a company-wide slurm research cluster, '> 60 %').",
+        description="Most of a month's hours an owned GPU serves work, a fraction. "
+        + defaults.OWNED_MAX_SHARE.describe(),
     )
     annual_discount_rate: float | None = Field(
         default=None,
         ge=0,
         le=0.5,
         description="Real annual rate of the present values (0.03 = 3 %; 0 = undiscounted). "
-        "Default 0.035: HM Treasury Green Book's standard social time preference rate for "
-        "years 0-30 (Green Book 2022, Annex A6; greenbook stpr_schedule.csv, 2026-04-26), "
-        "stated in `assumptions`; give your institution's rate.",
+        + defaults.DISCOUNT_RATE.describe(),
     )
     tax_exempt: bool | None = Field(
         default=None,

@@ -12,6 +12,7 @@ from pydantic import BaseModel, ValidationError
 
 from app.catalog import queries as catalog
 from app.catalog.view import CatalogView
+from app.costing import defaults
 from app.errors import NotUnderstood
 from app.models import CloudOffer, Gpu
 from app.models.answers import Assumption, CurrencyRate
@@ -24,13 +25,13 @@ M = TypeVar("M", bound=BaseModel)
 SEED_001 = trail.SEED_001
 
 
-SEED_BAREBONE = "barebone-2gpu-dettmers-2020"
+SEED_BAREBONE = str(defaults.SEED_BAREBONE.value)
 
 
 SIMILAR_BANDWIDTH = catalog.SIMILAR_BANDWIDTH
 
 
-CARBON_DEFAULT_DAYS = 365.0
+CARBON_DEFAULT_DAYS = defaults.CARBON_DAYS.number
 
 
 MAX_OPTIONS = 5

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 from app import costing
 from app.catalog.view import CatalogView
+from app.costing import defaults
 from app.costing.money import USD, ExchangeRate
 from app.errors import CatalogGap, InvalidRequest
 from app.models import Barebone, Gpu
@@ -277,14 +278,11 @@ def _powers(
     return base_power, idle, psu
 
 
-# Seed 001 (Tim Dettmers, 2020-09-07): "there seems to be no desktop PSU above 1600 W on the
-# market"; a 1600 W PSU powers 4x RTX 3080 (1,280 W of GPUs) well, while 4x RTX 3090 (1,400 W)
-# "better find a PSU of 1,700 W or more": a PSU of the GPUs' power + 300 W.
-LARGEST_DESKTOP_PSU_W = 1600.0
-PSU_HEADROOM_W = 300.0
-# US NEC 210.19(A)(1) / 210.20(A): a continuous load may use 80 % of a branch circuit's
-# rating; a 15 A, 120 V household circuit: 0.8 x 15 A x 120 V = 1,440 W.
-HOUSEHOLD_CIRCUIT_CONTINUOUS_W = 0.8 * 15 * 120
+# Seed 001: no desktop PSU above 1600 W; a PSU of the GPUs' power + 300 W (4x RTX 3090,
+# 1,400 W, "better find a PSU of 1,700 W or more"). US NEC: 80 % of a 15 A, 120 V circuit.
+LARGEST_DESKTOP_PSU_W = defaults.LARGEST_DESKTOP_PSU.number
+PSU_HEADROOM_W = defaults.PSU_HEADROOM.number
+HOUSEHOLD_CIRCUIT_CONTINUOUS_W = defaults.HOUSEHOLD_CIRCUIT.number
 
 
 def _power_checks(desktop: costing.Desktop, trail: Trail, prefix: str) -> None:

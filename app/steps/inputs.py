@@ -17,6 +17,7 @@ from app.catalog.sources.reference import (
     VCPUS_PER_CORE,
 )
 from app.catalog.view import CatalogView
+from app.costing import defaults
 from app.costing.money import USD, ExchangeRate, to_usd
 from app.errors import CatalogGap
 from app.models import CloudOffer, Gpu, Region
@@ -96,7 +97,7 @@ def resolve_electricity(
         return given_usd_per_kwh
     if region is None:
         price = settings.default_electricity_price_usd_per_kwh
-        trail.assume("electricity_price_usd_per_kwh", price, f"default: {SEED_001}, US price")
+        trail.assume("electricity_price_usd_per_kwh", price, _price_default(price))
         return price
     found = _tariff_price(region, tariff, trail)
     if found is None:
@@ -115,6 +116,17 @@ def resolve_electricity(
         return to_usd(found.local_per_kwh, rate.usd_per_unit)
     trail.cite(f"{name} USD/kWh", source, found.as_of)
     return found.usd_per_kwh
+
+
+def _price_default(price_usd_per_kwh: float) -> str:
+    """The assumption's source for a default electricity price: the registry's, unless this
+    deployment set its own (``GPUCOST_DEFAULT_ELECTRICITY_PRICE_USD_PER_KWH``)."""
+    if price_usd_per_kwh == defaults.ELECTRICITY_PRICE.number:
+        return defaults.ELECTRICITY_PRICE.source_text()
+    return (
+        "default: this deployment's setting GPUCOST_DEFAULT_ELECTRICITY_PRICE_USD_PER_KWH "
+        f"(the shipped default is {defaults.ELECTRICITY_PRICE.shown()}, {SEED_001})"
+    )
 
 
 def _tariff_price(region: Region, tariff: Tariff | None, trail: Trail) -> TariffPrice | None:
@@ -232,10 +244,9 @@ def host_power(view: CatalogView, offer: CloudOffer | None) -> tuple[float, str]
     )
 
 
-# gpucost's rule, not a published figure: an on-demand price per GPU-hour more than 2.5x
-# away from the median of the providers' medians for the same GPU (at least 3 providers)
-# is flagged, with the figures, so a reader can check it before relying on it.
-OUTLIER_FACTOR = 2.5
+# gpucost's rule, not a published figure (the registry's entry says why): an on-demand price
+# per GPU-hour this far from the median of the providers' medians is flagged.
+OUTLIER_FACTOR = defaults.OUTLIER_FACTOR.number
 
 
 def price_outliers(view: CatalogView) -> dict[str, str]:

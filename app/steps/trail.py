@@ -11,17 +11,16 @@ from typing import Any, overload
 import numpy as np
 
 from app.catalog.view import CatalogView
+from app.costing import defaults
 from app.costing import ownership as own
 from app.costing.money import ExchangeRate, from_usd, to_usd
 from app.models.answers import Assumption, CurrencyRate, EmbodiedCarbon, PriceAge, SourceRef
 from app.settings import Settings
 
-SEED_001 = "seed 001 (Tim Dettmers, 'Which GPU for deep learning', 2020-09-07)"
-DEFAULT_BASE_POWER_W = 100.0  # seed 001: "100 W (CPU)"
-DEFAULT_UTILIZATION_PROFILE = "phd-desktop"  # seed 001: 15 %
-LIFETIME_SOURCE = (
-    "IRS Publication 946 (2024), Table B-1, asset class 00.12, 5-year recovery for computers"
-)
+SEED_001 = defaults.SEED_001
+DEFAULT_BASE_POWER_W = defaults.BASE_POWER.number
+DEFAULT_UTILIZATION_PROFILE = str(defaults.UTILIZATION_PROFILE.value)
+LIFETIME_SOURCE = defaults.IRS_946
 
 
 @overload

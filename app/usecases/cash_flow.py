@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from app import costing
 from app.catalog.view import CatalogView
+from app.costing import defaults
 from app.costing.cash_flow import CashFlowInputs, CashFlowMonth, cash_flow
 from app.models.cash_flow import CashFlowRequest, CashFlowResult, CashFlowRow, OptionalCosts
 from app.settings import Settings
@@ -20,7 +21,7 @@ from app.steps.tax import Tax, resolve_tax
 from app.steps.trail import LIFETIME_SOURCE, Trail, currency_rate, sig8
 from app.usecases import break_even
 
-DEFAULT_DEPRECIATION_YEARS = 5  # IRS Publication 946: 5-year recovery for computers
+DEFAULT_DEPRECIATION_YEARS = round(defaults.DEPRECIATION.number)
 MONTH_DAYS = costing.DAYS_PER_YEAR / 12.0
 
 

@@ -20,6 +20,7 @@ import numpy as np
 from app import costing
 from app.catalog.queries import SIMILAR_BANDWIDTH, find_offers, similar_gpu_ids
 from app.catalog.view import CatalogView
+from app.costing import defaults
 from app.costing.money import ExchangeRate
 from app.costing.plan import (
     PlanBuild,
@@ -59,8 +60,8 @@ HOURS_PER_MONTH = costing.HOURS_PER_DAY * costing.DAYS_PER_YEAR / 12.0  # 730 h
 # x 8 candidates with a yearly peak proves the optimum in about 1 s; past the budget the best
 # plan found is answered with its gap.
 PLAN_TIME_LIMIT_S = 2.0
-CAPACITY_PROFILE = "company-slurm-cluster"  # seed 001: '> 60 %'
-DEFAULT_MONTHS = round(costing.DEFAULT_LIFETIME_YEARS * 12)  # one desktop lifetime, 60
+CAPACITY_PROFILE = str(defaults.CAPACITY_PROFILE.value)
+DEFAULT_MONTHS = round(defaults.PLAN_MONTHS.number)
 
 
 @dataclass(frozen=True)

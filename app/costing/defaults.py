@@ -1,0 +1,330 @@
+"""Every default number the service assumes, in one registry: its value, unit, basis, source
+and as-of date, and a plausible range where one is published.
+
+Resolution steps (:mod:`app.steps`) read a default from here when a request leaves an input
+out, and record it in the answer's assumptions with :meth:`Default.source_text`; the API
+schema's field descriptions are generated from the same entries (:meth:`Default.describe`),
+so no number is typed twice. Defaults the catalog holds (the discount rate, a datacenter's
+PUE, per-core host power) are :class:`CatalogDefault` entries: their number is a catalog row
+an admin may change, so the schema names the row instead of freezing its value.
+
+Pure data: no imports of ours, usable by the model and by every layer above it.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+
+SEED_001_TITLE = "seed 001 (Tim Dettmers, 'Which GPU for deep learning')"
+SEED_001 = "seed 001 (Tim Dettmers, 'Which GPU for deep learning', 2020-09-07)"
+SEED_003 = "seed 003 (Tim Dettmers, 2016)"
+IRS_946 = (
+    "IRS Publication 946 (2024), Table B-1, asset class 00.12 ('information systems: "
+    "computers and peripheral equipment'), 5-year recovery period"
+)
+NEC_210 = "US National Electrical Code (NFPA 70, 2023) 210.19(A)(1) and 210.20(A)"
+_SEED_001_DAY = dt.date(2020, 9, 7)
+_IRS_DAY = dt.date(2025, 2, 13)  # IRS Publication 946 for use in preparing 2024 returns
+
+
+@dataclass(frozen=True)
+class Default:
+    """A default number (or choice) with its provenance.
+
+    Attributes:
+        key: the registry name, e.g. ``electricity_price_usd_per_kwh``.
+        value: the default itself, in ``unit``.
+        unit: e.g. ``USD/kWh``, ``W``, ``years``; ``""`` for a choice (a preset id).
+        basis: why this value, in a few words (what it stands for).
+        source: the publication it comes from ("gpucost's rule" where none exists).
+        as_of: the source's date.
+        low, high: a plausible range the caller may want to try (None: none published).
+        range_source: where the range comes from (set whenever ``low`` and ``high`` are).
+    """
+
+    key: str
+    value: float | str
+    unit: str
+    basis: str
+    source: str
+    as_of: dt.date
+    low: float | None = None
+    high: float | None = None
+    range_source: str | None = None
+
+    @property
+    def number(self) -> float:
+        """The value as a float (a :class:`TypeError` for a choice)."""
+        if isinstance(self.value, str):
+            raise TypeError(f"default {self.key} is a choice, not a number")
+        return float(self.value)
+
+    def shown(self) -> str:
+        """The value with its unit, e.g. ``0.12 USD/kWh``."""
+        value = f"{self.value:g}" if isinstance(self.value, float | int) else f"`{self.value}`"
+        return f"{value} {self.unit}".strip()
+
+    def source_text(self) -> str:
+        """What an answer's assumption says of it: ``default: <basis> (<source>, <as_of>)``."""
+        return f"default: {self.basis} ({self.source}, as of {self.as_of.isoformat()})"
+
+    def describe(self) -> str:
+        """The schema's sentence for a field this default fills."""
+        text = f"Default {self.shown()}: {self.basis} ({self.source}, as of {self.as_of})"
+        if self.low is not None and self.high is not None:
+            text += f"; range {self.low:g}-{self.high:g} {self.unit}".rstrip()
+            text += f" ({self.range_source})"
+        return text + "."
+
+
+@dataclass(frozen=True)
+class CatalogDefault:
+    """A default whose number is a catalog row (``reference_value`` ``row_id``, or a
+    region's or provider's column): an admin may change it, so the schema cites the row
+    rather than a value. ``shipped`` says where the seeded value comes from."""
+
+    key: str
+    row: str
+    unit: str
+    basis: str
+    shipped: str
+
+    def describe(self) -> str:
+        """The schema's sentence for a field this default fills."""
+        return (
+            f"Default: the catalog's {self.row} ({self.unit}; {self.basis}), an editable "
+            f"catalog value; as shipped: {self.shipped}. The answer's assumptions state the "
+            "value used and its source."
+        )
+
+
+ELECTRICITY_PRICE = Default(
+    "electricity_price_usd_per_kwh",
+    0.12,
+    "USD/kWh",
+    "a US electricity price, used when a request gives neither a price nor a region with one",
+    SEED_001_TITLE + ": 'USD 0.12 per kWh (US)'",
+    _SEED_001_DAY,
+)
+REGION = Default(
+    "region",
+    "world",
+    "",
+    "the world-average grid (475 gCO2e/kWh), used when a request names no region",
+    "IEA 2019 via the Green Algorithms tool (data/latest, 2025-02-05)",
+    dt.date(2025, 2, 5),
+)
+BASE_POWER = Default(
+    "base_power_w",
+    100.0,
+    "W",
+    "CPU, board and drives of a desktop (and the host share of a rented GPU) while busy",
+    SEED_001_TITLE + ": '100 W (CPU)'",
+    _SEED_001_DAY,
+)
+IDLE_POWER = Default(
+    "idle_power_w",
+    0.0,
+    "W",
+    "the machine is switched off when idle",
+    SEED_001_TITLE + " (counts power only while training)",
+    _SEED_001_DAY,
+)
+PSU_EFFICIENCY = Default(
+    "psu_efficiency",
+    1.0,
+    "",
+    "component power counted as wall power when the barebone states no PSU efficiency",
+    SEED_001_TITLE,
+    _SEED_001_DAY,
+    0.85,
+    0.94,
+    "80 PLUS Bronze to Titanium at 50 % load, 115 V internal (CLEAResult 80 PLUS program)",
+)
+UTILIZATION_PROFILE = Default(
+    "utilization_profile",
+    "phd-desktop",
+    "",
+    "a PhD student's personal desktop, busy 15 % of the time",
+    SEED_001_TITLE + ": '< 15 %'; its break-even example uses 15 %",
+    _SEED_001_DAY,
+)
+CAPACITY_PROFILE = Default(
+    "capacity_profile",
+    "company-slurm-cluster",
+    "",
+    "the share of a month's hours an owned GPU can serve: a company-wide Slurm cluster, 60 %",
+    SEED_001_TITLE + ": '> 60 %'",
+    _SEED_001_DAY,
+)
+LIFETIME = Default(
+    "lifetime_years",
+    5.0,
+    "years",
+    "the amortization lifetime of a computer, used as the TCO horizon when it is not resold",
+    IRS_946,
+    _IRS_DAY,
+)
+DEPRECIATION = Default(
+    "depreciation_years",
+    5.0,
+    "years",
+    "straight-line write-off period of a computer (3 where your office books 3)",
+    IRS_946,
+    _IRS_DAY,
+)
+SCALING = Default(
+    "scaling",
+    "tuned",
+    "",
+    "multi-GPU scaling of optimised research code: 3.7x on 4 GPUs (6.73x on 8 by Amdahl's "
+    "law, against 6.67-7x measured on 8 GPUs)",
+    SEED_003 + " and " + SEED_001_TITLE,
+    _SEED_001_DAY,
+)
+COMPARE_HORIZON = Default(
+    "horizon_months",
+    12.0,
+    "months",
+    "total cost over a year of use",
+    SEED_001_TITLE + ": 'if you do ... for a year'",
+    _SEED_001_DAY,
+)
+SWEEP_DAYS = Default(
+    "days",
+    365.0,
+    "days",
+    "total costs reported after one year, as the seed's break-even discussion",
+    SEED_001_TITLE,
+    _SEED_001_DAY,
+)
+CARBON_DAYS = Default(
+    "days",
+    365.0,
+    "days",
+    "one year of use when a carbon question names no period",
+    SEED_001_TITLE + " (costs a desktop over a year)",
+    _SEED_001_DAY,
+)
+SWEEP_UTILIZATIONS = Default(
+    "utilizations",
+    "0.01, 0.02 ... 1.00",
+    "",
+    "every whole percent of utilization",
+    "gpucost's rule (a full grid; no published figure applies)",
+    _SEED_001_DAY,
+)
+PLAN_MONTHS = Default(
+    "months",
+    60.0,
+    "months",
+    "one desktop lifetime (5 years) of demand",
+    IRS_946,
+    _IRS_DAY,
+)
+OWNED_MAX_SHARE = Default(
+    "owned_max_share",
+    0.60,
+    "",
+    "most of a month's hours an owned GPU serves work (a company-wide Slurm cluster)",
+    SEED_001_TITLE + ": '> 60 %'",
+    _SEED_001_DAY,
+)
+SEED_BAREBONE = Default(
+    "barebone",
+    "barebone-2gpu-dettmers-2020",
+    "",
+    "the seed's desktop (everything but the GPUs) when a chat question names no build",
+    SEED_001_TITLE,
+    _SEED_001_DAY,
+)
+MEMORY_PRECISION = Default(
+    "memory_precision",
+    "fp32",
+    "",
+    "the precision the memory presets were measured at (fp16 needs 8/12 of it)",
+    SEED_001_TITLE,
+    _SEED_001_DAY,
+)
+OUTLIER_FACTOR = Default(
+    "price_outlier_factor",
+    2.5,
+    "x",
+    "an on-demand price per GPU-hour this far from the median of its providers' medians "
+    "(3 providers or more) is flagged for a reader to check",
+    "gpucost's rule, not a published figure",
+    dt.date(2026, 11, 20),
+    2.0,
+    3.0,
+    "gpucost's rule: a reader may tighten or loosen it",
+)
+LARGEST_DESKTOP_PSU = Default(
+    "largest_desktop_psu_w",
+    1600.0,
+    "W",
+    "the largest desktop power supply on the market",
+    SEED_001_TITLE + ": 'no desktop PSU above 1600 W on the market'",
+    _SEED_001_DAY,
+)
+PSU_HEADROOM = Default(
+    "psu_headroom_w",
+    300.0,
+    "W",
+    "a power supply of the GPUs' power + this much (4x RTX 3090, 1,400 W, wants 1,700 W)",
+    SEED_001_TITLE,
+    _SEED_001_DAY,
+)
+HOUSEHOLD_CIRCUIT = Default(
+    "household_circuit_continuous_w",
+    0.8 * 15 * 120,
+    "W",
+    "a continuous load may use 80 % of a 15 A, 120 V household branch circuit",
+    NEC_210,
+    dt.date(2023, 1, 1),  # the 2023 edition,
+)
+DISCOUNT_RATE = CatalogDefault(
+    "annual_discount_rate",
+    "reference value `discount-rate-real`",
+    "fraction per year",
+    "a real rate, since amounts are in today's prices",
+    "HM Treasury Green Book (2022) Annex A6 standard social time preference rate for years "
+    "0-30; give your institution's rate (US federal: OMB Circular A-94 Appendix C), or 0 for "
+    "undiscounted",
+)
+PUE = CatalogDefault(
+    "pue",
+    "PUE of the cloud region, else of its provider, else reference value `pue-unknown-datacenter`",
+    "ratio",
+    "power usage effectiveness of a rented GPU's datacenter",
+    "providers' published fleet PUE and Green Algorithms' defaults_PUE.csv (an owned desktop "
+    "has no datacenter overhead)",
+)
+
+REGISTRY: dict[str, Default | CatalogDefault] = {
+    "electricity_price": ELECTRICITY_PRICE,
+    "region": REGION,
+    "base_power": BASE_POWER,
+    "idle_power": IDLE_POWER,
+    "psu_efficiency": PSU_EFFICIENCY,
+    "utilization_profile": UTILIZATION_PROFILE,
+    "capacity_profile": CAPACITY_PROFILE,
+    "lifetime": LIFETIME,
+    "depreciation": DEPRECIATION,
+    "scaling": SCALING,
+    "compare_horizon": COMPARE_HORIZON,
+    "sweep_days": SWEEP_DAYS,
+    "carbon_days": CARBON_DAYS,
+    "sweep_utilizations": SWEEP_UTILIZATIONS,
+    "plan_months": PLAN_MONTHS,
+    "owned_max_share": OWNED_MAX_SHARE,
+    "seed_barebone": SEED_BAREBONE,
+    "memory_precision": MEMORY_PRECISION,
+    "price_outlier_factor": OUTLIER_FACTOR,
+    "largest_desktop_psu": LARGEST_DESKTOP_PSU,
+    "psu_headroom": PSU_HEADROOM,
+    "household_circuit": HOUSEHOLD_CIRCUIT,
+    "discount_rate": DISCOUNT_RATE,
+    "pue": PUE,
+}
+"""Every default by name, for listings and the registry's own tests."""
