@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from app.catalog.view import CatalogView
+from app.costing import offers
 from app.models import Barebone, CloudOffer, Gpu, Region
 
 
@@ -77,10 +78,12 @@ def find_offers(
     colab_plan: str | None = None,
     gpu_count: int | None = None,
     exclude_provider: str | None = None,
+    comparable: bool = False,
 ) -> list[CloudOffer]:
     """Every offer matching the filters (any of ``gpu_ids``; a Colab plan by its
     ``colab_plan`` id, whose name is the offers' ``instance_type``), cheapest per GPU-hour
-    first (``price_usd_per_hour / gpu_count``), ties by id."""
+    first (``price_usd_per_hour / gpu_count``), ties by id. ``comparable``: only like-for-like
+    rentals (:func:`app.costing.offers.is_comparable`: on-demand, Colab left out)."""
     plan = view.colab_plans.get(colab_plan) if colab_plan else None
     if colab_plan and plan is None:
         return []
@@ -93,14 +96,9 @@ def find_offers(
         and (plan is None or (o.provider == "colab" and o.instance_type == plan.name))
         and (not gpu_count or o.gpu_count == gpu_count)
         and (exclude_provider is None or o.provider != exclude_provider)
+        and (not comparable or offers.is_comparable(o))
     ]
-    rows.sort(key=lambda o: (price_per_gpu_hour(o), o.id))
-    return rows
-
-
-def price_per_gpu_hour(offer: CloudOffer) -> float:
-    """An offer's price per GPU-hour, USD."""
-    return float(offer.price_usd_per_hour) / offer.gpu_count
+    return offers.cheapest_first(rows)
 
 
 # gpucost's rule, not a published figure: memory bandwidth within +-25 % counts as similar

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from app.catalog import queries as catalog
 from app.catalog.view import CatalogView
-from app.costing import CostingError
+from app.costing import CostingError, offers
 from app.errors import DomainError, InvalidRequest
 from app.models.gpu import GpuPublic
 from app.models.interpretation import Interpretation
@@ -148,13 +148,13 @@ def _offers_answer(view: CatalogView, settings: Settings, out: Answer) -> QueryA
     if not mention and it.min_gpu_memory_gb:
         name = f"GPU with at least {it.min_gpu_memory_gb:g} GB"
     headline = (
-        f"Cheapest {name}: {money(catalog.price_per_gpu_hour(best))} per GPU-hour on {best.provider} "
+        f"Cheapest {name}: {money(offers.price_per_gpu_hour(best))} per GPU-hour on {best.provider} "
         f"{best.instance_type} ({best.pricing_model}, {best.gpu_count}x {best.gpu_id})"
     )
     for o in found[:MAX_OPTIONS]:
         out.fact(
             f"{o.provider} {o.instance_type}",
-            f"{money(catalog.price_per_gpu_hour(o))}/GPU-h ({money(float(o.price_usd_per_hour))}/h for "
+            f"{money(offers.price_per_gpu_hour(o))}/GPU-h ({money(float(o.price_usd_per_hour))}/h for "
             f"{o.gpu_count}x {o.gpu_id}), {o.pricing_model}, {o.region or 'any region'}, "
             f"as of {o.as_of}",
         )

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from app.catalog import queries as catalog
 from app.catalog.view import CatalogView
+from app.costing import offers
 from app.models import CloudOffer, Gpu
 from app.models.query import QueryAnswer
 from app.query.answer_common import MAX_OPTIONS, Answer, money, one_gpu, refuse
@@ -34,9 +35,7 @@ def gpu_list_answer(view: CatalogView, settings: Settings, out: Answer) -> Query
 def _cheapest(view: CatalogView, gpu: Gpu) -> CloudOffer | None:
     """The cheapest on-demand offer per GPU-hour of ``gpu`` (Colab left out: its usage limits
     make it no like-for-like rental); a single-GPU offer when there is one."""
-    found = catalog.find_offers(
-        view, gpu_ids=(gpu.id,), pricing_model="on_demand", exclude_provider="colab"
-    )
+    found = catalog.find_offers(view, gpu_ids=(gpu.id,), comparable=True)
     single = [o for o in found if o.gpu_count == 1]
     return (single or found)[0] if found else None
 
@@ -61,8 +60,8 @@ def gpu_compare_answer(view: CatalogView, settings: Settings, out: Answer) -> Qu
         "Colab left out)",
     )
     ratio = speed(speed_evidence(view), a, 1, b, 1)  # b hours per hour of a's work
-    price_a = catalog.price_per_gpu_hour(offer_a)
-    price_b = catalog.price_per_gpu_hour(offer_b)
+    price_a = offers.price_per_gpu_hour(offer_a)
+    price_b = offers.price_per_gpu_hour(offer_b)
     work_b = price_b * ratio.time_factor
     for gpu, offer, price in ((a, offer_a, price_a), (b, offer_b, price_b)):
         out.fact(

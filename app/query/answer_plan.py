@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from app.catalog.view import CatalogView
+from app.costing import offers
 from app.models.plan import MAX_PLAN_MONTHS, MIN_PLAN_MONTHS, PlanRequest
 from app.models.query import QueryAnswer
 from app.query.answer_common import (
@@ -34,7 +35,7 @@ def default_plan_gpu(view: CatalogView) -> tuple[str, int]:
         priced = {g.id for g in view.gpus if g.price_new_usd is not None}
         counts: dict[str, int] = {}
         for o in view.offers.offers:
-            if o.gpu_id in priced and o.pricing_model == "on_demand" and o.provider != "colab":
+            if o.gpu_id in priced and offers.is_comparable(o):
                 counts[o.gpu_id] = counts.get(o.gpu_id, 0) + 1
         return max(sorted(counts), key=lambda g: counts[g]), max(counts.values())
 

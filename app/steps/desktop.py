@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from app import costing
 from app.catalog.view import CatalogView
-from app.costing import defaults
+from app.costing import offers
 from app.costing.money import USD, ExchangeRate
 from app.errors import CatalogGap, InvalidRequest
 from app.models import Barebone, Gpu
@@ -278,27 +278,8 @@ def _powers(
     return base_power, idle, psu
 
 
-# Seed 001: no desktop PSU above 1600 W; a PSU of the GPUs' power + 300 W (4x RTX 3090,
-# 1,400 W, "better find a PSU of 1,700 W or more"). US NEC: 80 % of a 15 A, 120 V circuit.
-LARGEST_DESKTOP_PSU_W = defaults.LARGEST_DESKTOP_PSU.number
-PSU_HEADROOM_W = defaults.PSU_HEADROOM.number
-HOUSEHOLD_CIRCUIT_CONTINUOUS_W = defaults.HOUSEHOLD_CIRCUIT.number
-
-
 def _power_checks(desktop: costing.Desktop, trail: Trail, prefix: str) -> None:
     """Warn when the build draws more than a desktop PSU delivers or a household circuit
-    carries continuously."""
-    gpus_w = desktop.gpu_count * desktop.gpu_power_w
-    if gpus_w + PSU_HEADROOM_W > LARGEST_DESKTOP_PSU_W:
-        trail.warn(
-            f"{prefix}: {desktop.gpu_count} GPUs draw {gpus_w:g} W and want a PSU of "
-            f"{gpus_w + PSU_HEADROOM_W:g} W or more (GPUs + {PSU_HEADROOM_W:g} W, seed 001's "
-            f"4x RTX 3090 advice), above the largest desktop PSU ({LARGEST_DESKTOP_PSU_W:g} W, "
-            "seed 001): plan a server or dual PSU, or power-limit the GPUs"
-        )
-    if desktop.busy_power_w > HOUSEHOLD_CIRCUIT_CONTINUOUS_W:
-        trail.warn(
-            f"{prefix}: {desktop.busy_power_w:g} W at the wall is more than a US 15 A / 120 V "
-            f"household circuit carries continuously ({HOUSEHOLD_CIRCUIT_CONTINUOUS_W:g} W, 80 % "
-            "of its rating, NEC 210.20(A)): plan a dedicated circuit"
-        )
+    carries continuously (:func:`app.costing.offers.power_warnings`)."""
+    for why in offers.power_warnings(desktop.gpu_count, desktop.gpu_power_w, desktop.busy_power_w):
+        trail.warn(f"{prefix}: {why}")

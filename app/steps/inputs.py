@@ -5,7 +5,6 @@ is decided here and stated in the trail (given / catalog id, source, as-of / def
 from __future__ import annotations
 
 import datetime as dt
-import statistics
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -17,7 +16,7 @@ from app.catalog.sources.reference import (
     VCPUS_PER_CORE,
 )
 from app.catalog.view import CatalogView
-from app.costing import defaults
+from app.costing import defaults, offers
 from app.costing.money import USD, ExchangeRate, to_usd
 from app.errors import CatalogGap
 from app.models import CloudOffer, Gpu, Region
@@ -244,39 +243,14 @@ def host_power(view: CatalogView, offer: CloudOffer | None) -> tuple[float, str]
     )
 
 
-# gpucost's rule, not a published figure (the registry's entry says why): an on-demand price
-# per GPU-hour this far from the median of the providers' medians is flagged.
+# The registry's outlier factor, for readers of this module (the rule is costing.offers').
 OUTLIER_FACTOR = defaults.OUTLIER_FACTOR.number
 
 
 def price_outliers(view: CatalogView) -> dict[str, str]:
     """``{offer id: why}`` for on-demand offers whose price per GPU-hour sits far from its
-    peers' (:data:`OUTLIER_FACTOR`); built once per view."""
-    return view.memoized("price_outliers", lambda: _outliers(view))
-
-
-def _outliers(view: CatalogView) -> dict[str, str]:
-    by_gpu: dict[str, dict[str, list[tuple[float, str]]]] = {}
-    for o in view.offers.offers:
-        if o.pricing_model == "on_demand" and o.provider != "colab" and o.price_usd_per_hour > 0:
-            per_gpu = float(o.price_usd_per_hour) / o.gpu_count
-            by_gpu.setdefault(o.gpu_id, {}).setdefault(o.provider, []).append((per_gpu, o.id))
-    out: dict[str, str] = {}
-    for gpu_id, providers in by_gpu.items():
-        medians = {p: statistics.median(x for x, _ in rows) for p, rows in providers.items()}
-        if len(medians) < 3:
-            continue
-        peer = statistics.median(medians.values())
-        for rows in providers.values():
-            for per_gpu, offer_id in rows:
-                ratio = per_gpu / peer
-                if ratio > OUTLIER_FACTOR or ratio < 1 / OUTLIER_FACTOR:
-                    out[offer_id] = (
-                        f"offer {offer_id}: ${per_gpu:.4g} per GPU-hour is {ratio:.2g}x the median "
-                        f"of {len(medians)} providers' on-demand {gpu_id} prices (${peer:.4g}): "
-                        f"check it before relying on it (outside gpucost's {OUTLIER_FACTOR:g}x band)"
-                    )
-    return out
+    peers' (:func:`app.costing.offers.price_outliers`); built once per view."""
+    return view.memoized("price_outliers", lambda: offers.price_outliers(view.offers.offers))
 
 
 def _host(view: CatalogView, offer: CloudOffer | None, trail: Trail) -> float:

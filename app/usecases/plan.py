@@ -20,7 +20,7 @@ import numpy as np
 from app import costing
 from app.catalog.queries import SIMILAR_BANDWIDTH, find_offers, similar_gpu_ids
 from app.catalog.view import CatalogView
-from app.costing import defaults
+from app.costing import defaults, offers
 from app.costing.money import ExchangeRate
 from app.costing.plan import (
     PlanBuild,
@@ -36,8 +36,6 @@ from app.models.inputs import CloudSpec, DesktopSpec
 from app.models.plan import PlanRequest
 from app.settings import Settings
 from app.steps.desktop import (
-    LARGEST_DESKTOP_PSU_W,
-    PSU_HEADROOM_W,
     ResolvedDesktop,
     resolve_desktop,
 )
@@ -217,14 +215,13 @@ def _default_specs(view: CatalogView, ref: Gpu, trail: Trail) -> list[DesktopSpe
             "gpu_price_usd or total_price_usd"
         )
     most = max((b.gpu_slots for b in view.barebones), default=0)
-    counts = [
-        n for n in range(1, most + 1) if n * ref.tdp_w + PSU_HEADROOM_W <= LARGEST_DESKTOP_PSU_W
-    ] or [1]
+    counts = [n for n in range(1, most + 1) if offers.fits_desktop_psu(n, ref.tdp_w)] or [1]
     trail.assume(
         "desktops",
         [f"{n}x {ref.id}" for n in counts],
         f"default: the reference GPU in every GPU count a desktop PSU carries ({SEED_001}: "
-        f"GPUs' power + {PSU_HEADROOM_W:g} W <= {LARGEST_DESKTOP_PSU_W:g} W), each in the "
+        f"GPUs' power + {defaults.PSU_HEADROOM.shown()} <= "
+        f"{defaults.LARGEST_DESKTOP_PSU.shown()}), each in the "
         "cheapest catalog barebone that holds it",
     )
     return [DesktopSpec(gpu=ref.id, gpu_count=n) for n in counts]
@@ -338,9 +335,8 @@ def _default_offer(view: CatalogView, ref: Gpu, trail: Trail) -> CloudOffer:
                 for o in find_offers(
                     view,
                     gpu_ids=ids,
-                    pricing_model="on_demand",
                     gpu_count=count,
-                    exclude_provider="colab",
+                    comparable=True,
                 )
                 if o.id not in outliers
             ]

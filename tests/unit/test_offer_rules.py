@@ -1,0 +1,97 @@
+"""The shared offer and desktop rules (app/costing/offers.py) on plain values: seed 001's
+power-supply figures, the comparable-offer rule and the price-outlier rule."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pytest
+
+from app.costing import offers
+
+# Seed 001 (shared/reference/seed-facts.md): RTX 3090 TDP 350 W, RTX 3080 TDP 320 W;
+# "4x RTX 3090 = 1,400 W needs a > 1,700 W PSU"; no desktop PSU above 1,600 W.
+RTX_3090_W, RTX_3080_W = 350.0, 320.0
+
+
+@dataclass(frozen=True)
+class Offer:
+    id: str
+    provider: str
+    gpu_id: str
+    price_usd_per_hour: float
+    gpu_count: int = 1
+    pricing_model: str = "on_demand"
+
+
+class TestPowerSupply:
+    def test_4x_3090_wants_1700_w(self) -> None:
+        assert offers.psu_w_wanted(4, RTX_3090_W) == 1700
+        assert not offers.fits_desktop_psu(4, RTX_3090_W)
+
+    def test_4x_3080_fits_the_largest_desktop_psu(self) -> None:
+        # 1,280 W of GPUs + 300 W = 1,580 W <= 1,600 W.
+        assert offers.fits_desktop_psu(4, RTX_3080_W)
+
+    def test_warnings_name_the_psu_and_the_circuit(self) -> None:
+        # 4x 3090 + 100 W CPU = 1,500 W at the wall: above 80 % of 15 A x 120 V (1,440 W).
+        why = offers.power_warnings(4, RTX_3090_W, 4 * RTX_3090_W + 100)
+        assert len(why) == 2
+        assert "1700 W" in why[0] and "1600 W" in why[0]
+        assert "1440 W" in why[1]
+
+    def test_the_seeds_desktop_warns_of_nothing(self) -> None:
+        # Seed 001's desktop: one RTX 3090 and a 100 W CPU.
+        assert offers.power_warnings(1, RTX_3090_W, RTX_3090_W + 100) == []
+
+
+class TestComparable:
+    @pytest.mark.parametrize(
+        ("offer", "comparable"),
+        [
+            (Offer("a", "aws", "v100", 3.06), True),
+            (Offer("b", "aws", "v100", 0.92, pricing_model="spot"), False),
+            (Offer("c", "colab", "t4", 0.0), False),
+        ],
+    )
+    def test_on_demand_and_not_colab(self, offer: Offer, comparable: bool) -> None:
+        assert offers.is_comparable(offer) is comparable
+
+    def test_cheapest_per_gpu_hour_first(self) -> None:
+        eight = Offer("p3.16xlarge", "aws", "v100", 24.48, gpu_count=8)  # $3.06 per GPU-hour
+        one = Offer("p3.2xlarge", "aws", "v100", 3.06)
+        cheap = Offer("lambda-v100", "lambda", "v100", 0.5)
+        assert [o.id for o in offers.cheapest_first([one, eight, cheap])] == [
+            "lambda-v100",
+            "p3.16xlarge",
+            "p3.2xlarge",
+        ]
+        assert offers.price_per_gpu_hour(eight) == pytest.approx(3.06)
+
+
+class TestOutliers:
+    def _peers(self) -> list[Offer]:
+        # Three providers at $2, $2.2 and $2.4 per GPU-hour: median of medians $2.2.
+        return [
+            Offer("x1", "x", "a100", 2.0),
+            Offer("y1", "y", "a100", 8.8, gpu_count=4),
+            Offer("z1", "z", "a100", 2.4),
+        ]
+
+    def test_far_above_the_peers_is_flagged(self) -> None:
+        # Provider x's median becomes $4.5, so the peers' median is z's $2.4; $7 is 2.9x it.
+        rows = [*self._peers(), Offer("x2", "x", "a100", 7.0)]
+        flagged = offers.price_outliers(rows)
+        assert set(flagged) == {"x2"}
+        assert "2.9x the median of 3 providers' on-demand a100 prices ($2.4)" in flagged["x2"]
+
+    def test_within_the_band_and_too_few_providers_are_not(self) -> None:
+        # $5 against the peers' $2.4 (x's median $3.5): 2.08x, inside the 2.5x band.
+        assert offers.price_outliers([*self._peers(), Offer("x2", "x", "a100", 5.0)]) == {}
+        assert (
+            offers.price_outliers([Offer("x", "x", "h100", 1.0), Offer("y", "y", "h100", 9)]) == {}
+        )
+
+    def test_spot_and_colab_are_not_peers(self) -> None:
+        rows = [*self._peers(), Offer("s", "x", "a100", 60.0, pricing_model="spot")]
+        assert offers.price_outliers(rows) == {}
