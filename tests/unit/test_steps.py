@@ -1,0 +1,108 @@
+"""Resolution steps tested directly against a small in-memory catalog view (tests/fakes.py),
+not through HTTP: each step decides one input and records its default and source."""
+
+from __future__ import annotations
+
+import pytest
+
+from app.costing import defaults
+from app.errors import NotFound
+from app.models.inputs import CloudSpec, DesktopSpec, UsageInputs
+from app.settings import Settings
+from app.steps import desktop, inputs
+from app.steps.trail import Trail
+from tests import fakes
+from tests.factories import SEED_DESKTOP
+
+# Seed 001: a $2,200 desktop (2-GPU barebone + 1x RTX 3090), 350 W GPU + 100 W CPU, USD 0.12
+# per kWh, utilization 15 %, AWS V100 spot at $2.14/h.
+
+
+def _settings(**overrides: object) -> Settings:
+    return Settings(_env_file=None, **overrides)  # type: ignore[call-arg]  # pydantic-settings kwarg
+
+
+def _assumed(trail: Trail, name: str) -> str:
+    return next(a.source for a in trail.assumptions if a.name == name)
+
+
+class TestUsage:
+    def test_default_profile_is_the_seeds_phd_desktop(self) -> None:
+        trail = Trail()
+        usage = inputs.resolve_usage(fakes.view(), UsageInputs(), trail)
+        assert usage.utilization == 0.15
+        assert "default profile 'phd-desktop'" in _assumed(trail, "utilization")
+
+    def test_given_utilization_is_used_as_is(self) -> None:
+        trail = Trail()
+        assert (
+            inputs.resolve_usage(fakes.view(), UsageInputs(utilization=0.4), trail).utilization
+            == 0.4
+        )
+        assert trail.assumptions == []
+
+    def test_unknown_profile_is_not_found(self) -> None:
+        with pytest.raises(NotFound):
+            inputs.resolve_usage(fakes.view(), UsageInputs(utilization_profile="nope"), Trail())
+
+
+class TestElectricity:
+    def test_no_price_and_no_region_is_the_registrys_default(self) -> None:
+        trail = Trail()
+        price = inputs.resolve_electricity(fakes.view(), None, None, _settings(), trail)
+        assert price == 0.12
+        assert _assumed(trail, "electricity_price_usd_per_kwh") == (
+            defaults.ELECTRICITY_PRICE.source_text()
+        )
+
+    def test_a_deployments_own_default_is_not_credited_to_the_seed(self) -> None:
+        trail = Trail()
+        settings = _settings(default_electricity_price_usd_per_kwh=0.3)
+        assert inputs.resolve_electricity(fakes.view(), None, None, settings, trail) == 0.3
+        assert "this deployment's setting" in _assumed(trail, "electricity_price_usd_per_kwh")
+
+    def test_a_given_price_wins(self) -> None:
+        trail = Trail()
+        assert inputs.resolve_electricity(fakes.view(), 0.25, None, _settings(), trail) == 0.25
+        assert trail.assumptions == []
+
+
+class TestDesktop:
+    def test_the_seeds_desktop(self) -> None:
+        trail = Trail()
+        spec = DesktopSpec.model_validate(SEED_DESKTOP)
+        resolved = desktop.resolve_desktop(fakes.view(), spec, trail)
+        d = resolved.desktop
+        assert (d.upfront_usd, d.gpu_power_w, d.gpu_count) == (2200, 350, 1)
+        assert d.base_power_w == 100  # the barebone's, as the seed's CPU
+        assert d.busy_power_w == 450
+        assert d.lifetime_years == defaults.LIFETIME.value
+        assert defaults.IRS_946 in _assumed(trail, "desktop.lifetime_years")
+        assert trail.warnings == []
+
+    def test_four_3090s_warn_of_the_power_supply(self) -> None:
+        trail = Trail()
+        spec = DesktopSpec(gpu="rtx-3090", gpu_count=4, total_price_usd=8000)
+        desktop.resolve_desktop(fakes.view(), spec, trail)
+        assert any("want a PSU of 1700 W" in w for w in trail.warnings)
+
+
+class TestCloud:
+    def test_the_seeds_spot_offer(self) -> None:
+        trail = Trail()
+        cloud = inputs.resolve_cloud(fakes.view(), CloudSpec(offer_id="aws-v100-spot-seed"), trail)
+        assert cloud.rate.price_usd_per_hour == pytest.approx(2.14)
+        assert cloud.gpu is not None and cloud.gpu.id == "v100-16gb"
+
+    def test_a_price_far_from_its_peers_is_flagged(self) -> None:
+        peers = [
+            fakes.offer("x", "x", "v100-16gb", "2.0"),
+            fakes.offer("y", "y", "v100-16gb", "2.2"),
+            fakes.offer("z", "z", "v100-16gb", "2.4"),
+            fakes.offer("z2", "z", "v100-16gb", "9.0"),
+        ]
+        view = fakes.view(peers)
+        assert set(inputs.price_outliers(view)) == {"z2"}
+        trail = Trail()
+        inputs.resolve_cloud(view, CloudSpec(offer_id="z2"), trail)
+        assert any("check it before relying on it" in w for w in trail.warnings)
