@@ -12,7 +12,7 @@ from app.costing import defaults
 from app.models.answers import Assumption, CurrencyRate, PriceAge, SourceRef
 from app.models.break_even import SEED_EXAMPLE, USAGE_RULES, BreakEvenRequest
 from app.models.common import OMITTED
-from app.models.inputs import STRICT, StrictBody
+from app.models.inputs import STRICT, StrictBody, discount_rate_field, tax_exempt_field
 
 
 class AdminTime(StrictBody):
@@ -79,18 +79,10 @@ class CashFlowRequest(BreakEvenRequest):
     period: Literal["month", "year"] = Field(
         default="month", description="Rows per month, or per year of 12 months."
     )
-    annual_discount_rate: float | None = Field(
-        default=None,
-        ge=0,
-        le=0.5,
-        description="Real annual rate of the present values (0.03 = 3 %; 0 = undiscounted). "
-        + defaults.DISCOUNT_RATE.describe(),
-    )
-    tax_exempt: bool | None = Field(
-        default=None,
-        description="true: amounts without VAT. Default: the region's standard VAT rate is "
-        "added to the purchase, cloud cost and a catalog non-household electricity price (EU "
-        "and UK); the resale stays net.",
+    annual_discount_rate: float | None = discount_rate_field()
+    tax_exempt: bool | None = tax_exempt_field(
+        "the purchase, cloud cost and a catalog non-household electricity price (the resale "
+        "stays net)"
     )
     optional_costs: OptionalCosts = Field(
         default=OMITTED,

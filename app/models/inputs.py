@@ -116,6 +116,28 @@ def tariff_field() -> Any:
     )
 
 
+def discount_rate_field() -> Any:
+    """The optional ``annual_discount_rate`` of a request with present values."""
+    return Field(
+        default=None,
+        ge=0,
+        le=0.5,
+        description="Real annual rate of the present values (0.03 = 3 %; 0 = undiscounted). "
+        + defaults.DISCOUNT_RATE.describe(),
+    )
+
+
+def tax_exempt_field(what: str) -> Any:
+    """The optional ``tax_exempt`` of a request whose amounts may carry VAT (``what``: the
+    amounts VAT is added to)."""
+    return Field(
+        default=None,
+        description="true: amounts without VAT (an exempt institution, or one that recovers "
+        f"it). Default: the region's standard VAT rate is added to {what} (EU and UK; no "
+        "sales-tax table for US states), stated in `assumptions`.",
+    )
+
+
 class Precision(StrEnum):
     """Training precision: `fp16` needs 8/12 of the 32-bit memory (seed 002, 2019)."""
 

@@ -21,10 +21,12 @@ from app.models.inputs import (
     DesktopSpec,
     SiteInputs,
     StrictBody,
+    discount_rate_field,
     exactly_one,
     name_field,
     not_both,
     refuse_both,
+    tax_exempt_field,
 )
 
 MAX_PLAN_MONTHS = 60
@@ -204,19 +206,9 @@ class PlanRequest(SiteInputs):
         description="Most of a month's hours an owned GPU serves work, a fraction. "
         + defaults.OWNED_MAX_SHARE.describe(),
     )
-    annual_discount_rate: float | None = Field(
-        default=None,
-        ge=0,
-        le=0.5,
-        description="Real annual rate of the present values (0.03 = 3 %; 0 = undiscounted). "
-        + defaults.DISCOUNT_RATE.describe(),
-    )
-    tax_exempt: bool | None = Field(
-        default=None,
-        description="true: amounts without VAT (an exempt institution, or one that recovers "
-        "it). Default: the region's standard VAT rate is added to purchases, cloud rent and a "
-        "catalog non-household electricity price (EU and UK; no sales-tax table for US "
-        "states), stated in `assumptions`.",
+    annual_discount_rate: float | None = discount_rate_field()
+    tax_exempt: bool | None = tax_exempt_field(
+        "purchases, cloud rent and a catalog non-household electricity price"
     )
     constraints: PlanConstraints = Field(
         default_factory=PlanConstraints, description="Limits on the owned fleet."

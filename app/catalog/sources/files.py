@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import datetime as dt
 import re
+from collections.abc import Callable
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -108,3 +109,18 @@ def slug(text: str) -> str:
 
 def parse_date(text: str | None) -> dt.date | None:
     return dt.date.fromisoformat(text) if text else None
+
+
+def or_none(text: str | None) -> str | None:
+    """The cell's text, or None for a blank cell."""
+    return text or None
+
+
+def typed(row: dict[str, str], **columns: Callable[[str], Any]) -> dict[str, Any]:
+    """The ``columns`` of a curated CSV row, each through its converter (``float``, ``int``,
+    :func:`opt_float`, :func:`or_none`, ``str``), with the row's provenance: ``source`` as
+    written and ``as_of`` as a date."""
+    out = {name: convert(row[name]) for name, convert in columns.items()}
+    out["source"] = row["source"]
+    out["as_of"] = parse_date(row["as_of"])
+    return out

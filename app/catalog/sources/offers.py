@@ -17,9 +17,11 @@ from app.catalog.sources.files import (
     Row,
     find_table,
     opt_float,
+    or_none,
     parse_date,
     read_csv,
     seed_tables,
+    typed,
 )
 from app.catalog.sources.skypilot import SKYPILOT_FILES, LoadReport, load_skypilot, offer_row
 
@@ -71,16 +73,15 @@ def paperspace_seed_gpu(name: str) -> str:
 def load_colab_plans() -> list[Row]:
     """Google Colab plans (monthly fee, included compute units, $ per unit)."""
     return [
-        {
-            "id": r["id"],
-            "name": r["name"],
-            "monthly_fee_usd": float(r["monthly_fee_usd"]),
-            "included_compute_units_per_month": float(r["included_compute_units_per_month"]),
-            "usd_per_compute_unit": opt_float(r["usd_per_compute_unit"]),
-            "source": r["source"],
-            "as_of": parse_date(r["as_of"]),
-            "notes": r["notes"] or None,
-        }
+        typed(
+            r,
+            id=str,
+            name=str,
+            monthly_fee_usd=float,
+            included_compute_units_per_month=float,
+            usd_per_compute_unit=opt_float,
+            notes=or_none,
+        )
         for r in read_csv(CURATED / "colab_plans.csv")
     ]
 

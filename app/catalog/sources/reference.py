@@ -9,7 +9,7 @@ import datetime as dt
 import json
 from typing import Any
 
-from app.catalog.sources.files import CURATED, SOURCES, parse_date, read_csv
+from app.catalog.sources.files import CURATED, SOURCES, parse_date, read_csv, typed
 from app.catalog.sources.offers import pue_defaults
 
 Row = dict[str, Any]
@@ -139,12 +139,7 @@ def load_published_speeds() -> list[Row]:
     return [
         {
             "id": f"{r['comparison']}-{r['gpu_id']}",
-            "comparison": r["comparison"],
-            "gpu_id": r["gpu_id"],
-            "relative_speed": float(r["relative_speed"]),
-            "workload": r["workload"],
-            "source": r["source"],
-            "as_of": parse_date(r["as_of"]),
+            **typed(r, comparison=str, gpu_id=str, relative_speed=float, workload=str),
         }
         for r in read_csv(CURATED / "published_speeds.csv")
     ]

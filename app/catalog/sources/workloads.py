@@ -9,9 +9,10 @@ from app.catalog.sources.files import (
     Row,
     find_table,
     opt_float,
-    parse_date,
+    or_none,
     read_csv,
     seed_tables,
+    typed,
 )
 from app.catalog.sources.offers import paperspace_seed_gpu
 
@@ -19,18 +20,17 @@ from app.catalog.sources.offers import paperspace_seed_gpu
 def load_barebones() -> list[Row]:
     """Desktop barebones (everything but the GPUs), with price and base power."""
     return [
-        {
-            "id": r["id"],
-            "name": r["name"],
-            "gpu_slots": int(r["gpu_slots"]),
-            "price_usd": float(r["price_usd"]),
-            "base_power_w": float(r["base_power_w"]),
-            "idle_power_w": opt_float(r["idle_power_w"]),
-            "psu_efficiency": opt_float(r["psu_efficiency"]),
-            "source": r["source"],
-            "as_of": parse_date(r["as_of"]),
-            "notes": r["notes"] or None,
-        }
+        typed(
+            r,
+            id=str,
+            name=str,
+            gpu_slots=int,
+            price_usd=float,
+            base_power_w=float,
+            idle_power_w=opt_float,
+            psu_efficiency=opt_float,
+            notes=or_none,
+        )
         for r in read_csv(CURATED / "barebones.csv")
     ]
 
@@ -38,14 +38,7 @@ def load_barebones() -> list[Row]:
 def load_utilization_profiles() -> list[Row]:
     """Utilization profiles (seed 001) plus always-on."""
     return [
-        {
-            "id": r["id"],
-            "name": r["name"],
-            "utilization": float(r["utilization"]),
-            "description": r["description"],
-            "source": r["source"],
-            "as_of": parse_date(r["as_of"]),
-        }
+        typed(r, id=str, name=str, utilization=float, description=str)
         for r in read_csv(CURATED / "utilization_profiles.csv")
     ]
 
