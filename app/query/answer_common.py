@@ -158,39 +158,32 @@ def _catalog_gpu(view: CatalogView, gpu_id: str) -> Gpu:
     return gpu
 
 
+def _typed(it: Interpretation, *names: str) -> dict[str, Any]:
+    """The request fields ``names`` the question gave (a value that is neither None nor
+    empty), as the parser read them."""
+    return {n: v for n in names if (v := getattr(it, n)) is not None and v != ""}
+
+
 def usage_fields(it: Interpretation) -> dict[str, Any]:
-    body: dict[str, Any] = {}
-    if it.utilization is not None:
-        body["utilization"] = it.utilization
-    if it.utilization_profile:
-        body["utilization_profile"] = it.utilization_profile
-    return body
+    """Utilization or its profile, as typed."""
+    return _typed(it, "utilization", "utilization_profile")
 
 
 def place_fields(it: Interpretation) -> dict[str, Any]:
     """Usage, electricity price, region and currency as typed (:class:`UsageInputs`)."""
-    body = usage_fields(it)
-    if it.electricity_price_usd_per_kwh is not None:
-        body["electricity_price_usd_per_kwh"] = it.electricity_price_usd_per_kwh
-    if it.electricity_price_per_kwh is not None:
-        body["electricity_price_per_kwh"] = it.electricity_price_per_kwh
-    if it.region:
-        body["region"] = it.region
-    if it.tariff:
-        body["tariff"] = it.tariff
-    if it.currency:
-        body["currency"] = it.currency
-    return body
+    return usage_fields(it) | _typed(
+        it,
+        "electricity_price_usd_per_kwh",
+        "electricity_price_per_kwh",
+        "region",
+        "tariff",
+        "currency",
+    )
 
 
 def where_fields(it: Interpretation) -> dict[str, Any]:
     """:func:`place_fields` and the workload's memory need (:class:`CommonInputs`)."""
-    body = place_fields(it)
-    if it.memory_preset:
-        body["memory_preset"] = it.memory_preset
-    if it.precision:
-        body["precision"] = it.precision
-    return body
+    return place_fields(it) | _typed(it, "memory_preset", "precision")
 
 
 def in_currency_text(amount_usd: float | None, rate: CurrencyRate) -> str:

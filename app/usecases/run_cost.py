@@ -306,23 +306,29 @@ _UNCOSTED: dict[str, Any] = dict(
 )
 
 
-def _desktop_option(s: RunCostScenario, o: OptionScenario) -> RunOptionResult:
-    """A desktop option: marginal (electricity) and fully-loaded (purchase amortized over the
-    owned busy hours, net of resale) cost of one run."""
-    rt, owned, rate = o.runtime, o.desktop, s.rate
-    base: dict[str, Any] = dict(
+def _option_fields(o: OptionScenario, kind: str, offer_id: str | None) -> dict[str, Any]:
+    """What every option's answer says of it, desktop or cloud: its label, kind, offer, GPU
+    and count, and the run's fit, runtime (s), basis, batch size and note."""
+    rt = o.runtime
+    return dict(
         label=o.label,
-        kind="desktop",
-        offer_id=None,
+        kind=kind,
+        offer_id=offer_id,
         gpu_id=o.gpu.id,
         gpu_count=o.gpu_count,
         fits=rt.fits,
         runtime_s=sig8(rt.seconds),
         runtime_basis=rt.basis,
-        billed_s=None,
         max_batch_size=rt.max_batch_size,
         note=rt.note,
     )
+
+
+def _desktop_option(s: RunCostScenario, o: OptionScenario) -> RunOptionResult:
+    """A desktop option: marginal (electricity) and fully-loaded (purchase amortized over the
+    owned busy hours, net of resale) cost of one run."""
+    rt, owned, rate = o.runtime, o.desktop, s.rate
+    base = _option_fields(o, "desktop", None) | {"billed_s": None}
     if rt.seconds is None or owned is None:
         return RunOptionResult(
             **base,
@@ -357,19 +363,9 @@ def _cloud_option(s: RunCostScenario, o: OptionScenario) -> RunOptionResult:
     rt, cloud = o.runtime, o.cloud
     assert cloud is not None  # resolved as a cloud option
     price = cloud.rate.price_usd_per_hour
-    base: dict[str, Any] = dict(
-        label=o.label,
-        kind="cloud",
-        offer_id=cloud.offer.id if cloud.offer else None,
-        gpu_id=o.gpu.id,
-        gpu_count=o.gpu_count,
-        fits=rt.fits,
-        runtime_s=sig8(rt.seconds),
-        runtime_basis=rt.basis,
+    base = _option_fields(o, "cloud", cloud.offer.id if cloud.offer else None) | dict(
         price_usd_per_hour=price,
         marginal_cost_usd=None,
-        max_batch_size=rt.max_batch_size,
-        note=rt.note,
         cost_per_batch_item_usd=sig8(costing.cost_per_batch_item_usd(price, rt.max_batch_size))
         if rt.max_batch_size
         else None,
