@@ -43,6 +43,22 @@ def _dated(row: Any, kind: str, history: PriceHistory, day: dt.date) -> Any:
     return model.model_validate({**fields, **update})
 
 
+# The parts of a view that carry no dated price: a dated view takes them as they are.
+_UNDATED = (
+    "providers",
+    "benchmark_results",
+    "profiles",
+    "benchmarks",
+    "colab_plans",
+    "fx_rates",
+    "embodied",
+    "reference",
+    "history",
+    "published",
+    "vat_rates",
+)
+
+
 def dated_view(base: CatalogView, day: dt.date) -> CatalogView:
     """``base`` with the prices of ``day``."""
     h = base.history
@@ -55,15 +71,5 @@ def dated_view(base: CatalogView, day: dt.date) -> CatalogView:
         offers=offers,
         barebones=barebones,
         regions={rid: _dated(r, "region", h, day) for rid, r in base.regions.items()},
-        providers=base.providers,
-        benchmark_results=base.benchmark_results,
-        profiles=base.profiles,
-        benchmarks=base.benchmarks,
-        colab_plans=base.colab_plans,
-        fx_rates=base.fx_rates,
-        embodied=base.embodied,
-        reference=base.reference,
-        history=h,
-        published=base.published,
-        vat_rates=base.vat_rates,
+        **{name: getattr(base, name) for name in _UNDATED},
     )

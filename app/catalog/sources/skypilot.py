@@ -25,39 +25,35 @@ class CatalogFile:
 
 # SOURCES.md gives commits but, for transcribed files, no commit date; the dates below are the
 # earliest the data can be (see each note) and are stated as approximate in every row.
+_V6_2024 = "approximate date: SkyPilot catalog v6 schema, '2024-era'"
+_LATE_2025, _MID_2024 = dt.date(2025, 11, 1), dt.date(2024, 6, 30)
 SKYPILOT_FILES = {
-    "aws": CatalogFile(
-        "skypilot-catalog/catalogs/v8/aws/vms_gpu_subset.csv",
-        dt.date(2025, 11, 1),
-        "approximate date: the file lists p6-b300 instances, so it is late 2025 or later "
-        "(SkyPilot catalog v8, commit 00148f2a)",
-    ),
-    "gcp": CatalogFile(
-        "skypilot-catalog/catalogs/v8/gcp/vms_gpu_subset.csv",
-        dt.date(2025, 11, 1),
-        "approximate date: SkyPilot catalog v8 (commit 006059e0), fetched with the AWS file",
-    ),
-    "azure": CatalogFile(
-        "skypilot-catalog/catalogs/v6/azure/vms_gpu_subset.csv",
-        dt.date(2024, 6, 30),
-        "approximate date: SkyPilot catalog v6 schema, '2024-era' (commit 098741e7)",
-    ),
-    "lambda": CatalogFile(
-        "skypilot-catalog/catalogs/v9/lambda/vms.csv",
-        dt.date(2025, 11, 1),
-        "approximate date: lists B200 and GH200, so 2025 or later (SkyPilot catalog v9, "
-        "commit 2c3d7ea7)",
-    ),
-    "runpod": CatalogFile(
-        "skypilot-catalog/catalogs/v6/runpod/vms.csv",
-        dt.date(2024, 6, 30),
-        "approximate date: SkyPilot catalog v6 schema, '2024-era' (commit 098741e7); SECURE cloud",
-    ),
-    "paperspace": CatalogFile(
-        "skypilot-catalog/catalogs/v6/paperspace/vms.csv",
-        dt.date(2024, 6, 30),
-        "approximate date: SkyPilot catalog v6 schema, '2024-era' (commit e5200541)",
-    ),
+    cloud: CatalogFile(f"skypilot-catalog/catalogs/{path}", day, note)
+    for cloud, path, day, note in (
+        (
+            "aws",
+            "v8/aws/vms_gpu_subset.csv",
+            _LATE_2025,
+            "approximate date: the file lists p6-b300 instances, so it is late 2025 or later "
+            "(SkyPilot catalog v8, commit 00148f2a)",
+        ),
+        (
+            "gcp",
+            "v8/gcp/vms_gpu_subset.csv",
+            _LATE_2025,
+            "approximate date: SkyPilot catalog v8 (commit 006059e0), fetched with the AWS file",
+        ),
+        ("azure", "v6/azure/vms_gpu_subset.csv", _MID_2024, f"{_V6_2024} (commit 098741e7)"),
+        (
+            "lambda",
+            "v9/lambda/vms.csv",
+            _LATE_2025,
+            "approximate date: lists B200 and GH200, so 2025 or later (SkyPilot catalog v9, "
+            "commit 2c3d7ea7)",
+        ),
+        ("runpod", "v6/runpod/vms.csv", _MID_2024, f"{_V6_2024} (commit 098741e7); SECURE cloud"),
+        ("paperspace", "v6/paperspace/vms.csv", _MID_2024, f"{_V6_2024} (commit e5200541)"),
+    )
 }
 
 
