@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from app.costing import defaults
 from app.costing.errors import InvalidInput
 from app.costing.model import DAYS_PER_YEAR, HOURS_PER_DAY
+from app.costing.speed import speedup
 
 HOURS_PER_YEAR = DAYS_PER_YEAR * HOURS_PER_DAY
 
@@ -82,6 +83,44 @@ SCALING_PRESETS: dict[str, ScalingPreset] = {
     "linear": ScalingPreset("linear", 2, 2.0, "upper bound: n GPUs run n times as fast"),
 }
 DEFAULT_SCALING = str(defaults.SCALING.value)
+
+
+@dataclass(frozen=True)
+class Scaling:
+    """The multi-GPU model a request uses: preset id (or ``custom``), Amdahl fraction, where
+    it comes from, and ``max_useful_gpus``: GPUs beyond this count add no speed (None: no
+    cap), for a job that never said it scales past its reference."""
+
+    model: str
+    parallel_fraction: float
+    source: str
+    max_useful_gpus: int | None = None
+
+    @classmethod
+    def preset(cls, preset_id: str, how: str = "default") -> Scaling:
+        """A named preset of :data:`SCALING_PRESETS` (a :class:`KeyError` for another)."""
+        p = SCALING_PRESETS[preset_id]
+        source = f"{how} preset '{p.id}', Amdahl's law anchored on {p.source}"
+        return cls(p.id, p.parallel_fraction, source)
+
+    def speedup(self, gpu_count: int) -> float:
+        """Speed-up of ``gpu_count`` GPUs over one (1.0 for one GPU; counts above
+        ``max_useful_gpus`` count as that many)."""
+        if self.max_useful_gpus is not None:
+            gpu_count = min(gpu_count, self.max_useful_gpus)
+        return speedup(gpu_count, self.parallel_fraction)
+
+    def stated(self, counts: Iterable[int]) -> dict[str, object] | None:
+        """What an answer states of the model for the GPU ``counts`` it used: the model, its
+        fraction and each speed-up above one GPU; None when no count is above 1."""
+        used = sorted({n for n in counts if n > 1})
+        if not used:
+            return None
+        return {
+            "model": self.model,
+            "parallel_fraction": round(self.parallel_fraction, 6),
+            **{f"speedup_{n}_gpus": round(self.speedup(n), 4) for n in used},
+        }
 
 
 # --------------------------------------------------------------------------------------------

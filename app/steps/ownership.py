@@ -36,44 +36,13 @@ if TYPE_CHECKING:
 # ------------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Scaling:
-    """The multi-GPU model a request uses: preset id (or ``custom``), Amdahl fraction, where
-    it comes from, and ``max_useful_gpus``: GPUs beyond this count add no speed (None: no
-    cap), for a job that never said it scales past its reference."""
+Scaling = own.Scaling
 
-    model: str
-    parallel_fraction: float
-    source: str
-    max_useful_gpus: int | None = None
 
-    @classmethod
-    def preset(cls, preset_id: str, how: str = "default") -> Scaling:
-        """A named preset of :data:`app.costing.ownership.SCALING_PRESETS`."""
-        p = own.SCALING_PRESETS[preset_id]
-        source = f"{how} preset '{p.id}', Amdahl's law anchored on {p.source}"
-        return cls(p.id, p.parallel_fraction, source)
-
-    def speedup(self, gpu_count: int) -> float:
-        """Speed-up of ``gpu_count`` GPUs over one (1.0 for one GPU; counts above
-        ``max_useful_gpus`` count as that many)."""
-        if self.max_useful_gpus is not None:
-            gpu_count = min(gpu_count, self.max_useful_gpus)
-        return costing.speedup(gpu_count, self.parallel_fraction)
-
-    def note(self, trail: Trail, counts: Iterable[int]) -> None:
-        """State the model and its speed-ups in ``trail`` when a count above 1 was used."""
-        used = sorted({n for n in counts if n > 1})
-        if used:
-            trail.assume(
-                "multi_gpu_scaling",
-                {
-                    "model": self.model,
-                    "parallel_fraction": round(self.parallel_fraction, 6),
-                    **{f"speedup_{n}_gpus": round(self.speedup(n), 4) for n in used},
-                },
-                self.source,
-            )
+def note_scaling(trail: Trail, scaling: Scaling, counts: Iterable[int]) -> None:
+    """State ``scaling`` and its speed-ups in ``trail`` when a count above 1 was used."""
+    if (stated := scaling.stated(counts)) is not None:
+        trail.assume("multi_gpu_scaling", stated, scaling.source)
 
 
 DEFAULT_SCALING = Scaling.preset(own.DEFAULT_SCALING)

@@ -43,6 +43,7 @@ from app.steps.ownership import (
     cloud_embodied,
     desktop_embodied,
     memory_need,
+    note_scaling,
     resolve_scaling,
 )
 from app.steps.speed import cloud_speed
@@ -100,7 +101,7 @@ def resolve(view: CatalogView, req: BreakEvenRequest, settings: Settings) -> Bre
     price = request_electricity(view, req, region, settings, trail, rate)
     ci_region = carbon_region(view, region, settings, trail)
     scaling = resolve_scaling(req)
-    scaling.note(trail, (desk.desktop.gpu_count, cloud.gpu_count or 1))
+    note_scaling(trail, scaling, (desk.desktop.gpu_count, cloud.gpu_count or 1))
     perf = cloud_speed(view, req.normalize_performance, desk, cloud, trail, scaling)
     need = memory_need(req.memory_preset, req.precision, trail)
     if desk.resale is None:

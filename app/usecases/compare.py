@@ -40,7 +40,7 @@ from app.steps.inputs import (
     resolve_region,
     resolve_usage,
 )
-from app.steps.ownership import Scaling, declared_scaling_only, memory_need
+from app.steps.ownership import Scaling, declared_scaling_only, memory_need, note_scaling
 from app.steps.trail import SEED_001, Trail, currency_rate, in_currency, price_age, sig8
 
 MULTI_GPU_NOTE = (
@@ -136,7 +136,7 @@ def compute_compare(snap: CatalogView, req: CompareRequest, settings: Settings) 
             f"are older than {age.max_age_days} days (oldest: {age.oldest_price}, dated "
             f"{age.oldest_price_date}); see `prices`"
         )
-    scaling.note(trail, [req.workload.gpu_count, *(o.gpu_count for o in listed)])
+    note_scaling(trail, scaling, [req.workload.gpu_count, *(o.gpu_count for o in listed)])
     desk_order = order[cand.is_desk[order]]
     return CompareResult(
         currency_rate=currency_rate(rate),

@@ -36,6 +36,7 @@ from app.steps.ownership import (
     cloud_embodied,
     desktop_embodied,
     memory_need,
+    note_scaling,
     resolve_scaling,
 )
 from app.steps.speed import (
@@ -200,7 +201,7 @@ def resolve(view: CatalogView, req: RunCostRequest, settings: Settings) -> RunCo
         memory=memory_need(req.memory_preset, req.precision, trail),
     )
     options = tuple(_resolve_option(view, ctx, opt, i) for i, opt in enumerate(req.options))
-    ctx.scaling.note(trail, [w.gpu_count, *(o.gpu_count for o in options)])
+    note_scaling(trail, ctx.scaling, [w.gpu_count, *(o.gpu_count for o in options)])
     return RunCostScenario(
         workload=w.model_dump(exclude_none=True),
         items=w.items,
