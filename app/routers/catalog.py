@@ -27,8 +27,8 @@ from app.models.ownership import (
     ScalingPresetsPublic,
 )
 from app.models.region import RegionKind, RegionPublic, RegionsPublic
-from app.steps import ownership
 from app.steps.ownership import memory_need
+from app.usecases import references
 
 router = APIRouter(prefix="/v1", tags=["catalog"], responses={422: PROBLEM_RESPONSES[422]})
 
@@ -226,7 +226,7 @@ async def list_utilization_profiles(view: CurrentViewDep) -> UtilizationProfiles
 @router.get("/memory-presets", response_model=MemoryPresetsPublic, summary="List memory presets")
 async def list_memory_presets() -> MemoryPresetsPublic:
     """Seed 001's GPU memory needs per kind of work, at 32-bit and 16-bit (seed 002)."""
-    return ownership.memory_presets()
+    return references.memory_presets()
 
 
 @router.get(
@@ -234,13 +234,13 @@ async def list_memory_presets() -> MemoryPresetsPublic:
 )
 async def list_scaling_models() -> ScalingPresetsPublic:
     """Amdahl's-law presets anchored on the seeds' multi-GPU speed-ups, with predictions."""
-    return ownership.scaling_models()
+    return references.scaling_models()
 
 
 @router.get("/fx-rates", response_model=FxRatesPublic, summary="List exchange rates")
 async def list_fx_rates(view: CurrentViewDep) -> FxRatesPublic:
     """Dated exchange rates (USD per unit) the service converts money and electricity with."""
-    return ownership.fx_rates(view)
+    return references.fx_rates(view)
 
 
 @router.get(
@@ -248,7 +248,7 @@ async def list_fx_rates(view: CurrentViewDep) -> FxRatesPublic:
 )
 async def list_embodied_carbon(view: CurrentViewDep) -> EmbodiedFactorsPublic:
     """Manufacturing emissions per GPU and per desktop, with one-sigma ranges and sources."""
-    return ownership.embodied_carbon(view)
+    return references.embodied_carbon(view)
 
 
 @router.get("/benchmarks", response_model=BenchmarksPublic, summary="List benchmarks")
