@@ -366,3 +366,23 @@ def required_memory_gb(min_memory_gb_32bit: float, precision: str = "fp32") -> f
     _check(precision in ("fp32", "fp16"), "precision must be fp32 or fp16", "precision")
     factor = FP16_MEMORY_FACTOR if precision == "fp16" else 1.0
     return min_memory_gb_32bit * factor
+
+
+@dataclass(frozen=True)
+class MemoryNeed:
+    """GPU memory a workload needs: its preset, the precision and the memory that takes, GB
+    (:func:`required_memory_gb`)."""
+
+    preset: MemoryPreset
+    precision: str
+    required_gb: float
+
+    def short_of(self, gpu_id: str, memory_gb: float) -> str | None:
+        """Why a GPU with ``memory_gb`` GB is too small for the need, or None when it fits
+        (to within a rounding error)."""
+        if memory_gb >= self.required_gb - 1e-9:
+            return None
+        return (
+            f"{gpu_id} has {memory_gb:g} GB, below the {self.required_gb:.3g} GB that "
+            f"'{self.preset.id}' needs at {self.precision} ({self.preset.source})"
+        )

@@ -143,37 +143,23 @@ def cloud_embodied(view: CatalogView, gpu_count: int, trail: Trail) -> tuple[own
 # ------------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class MemoryNeed:
-    """GPU memory a request's workload needs, GB, and what it rests on."""
+MemoryNeed = own.MemoryNeed
 
-    preset: own.MemoryPreset
-    precision: str
-    required_gb: float
 
-    def short_of(self, gpu: Gpu) -> str | None:
-        """A warning when ``gpu`` has less memory than needed, else None."""
-        if gpu.memory_gb >= self.required_gb - 1e-9:
-            return None
-        return (
-            f"{gpu.id} has {gpu.memory_gb:g} GB, below the {self.required_gb:.3g} GB that "
-            f"'{self.preset.id}' needs at {self.precision} ({self.preset.source})"
-        )
-
-    def check(self, gpus: Iterable[Gpu | None]) -> tuple[MemoryCheck, list[str]]:
-        """The result's ``memory`` field and one warning per distinct GPU of ``gpus`` (None
-        entries skipped) below the need."""
-        short: dict[str, str] = {}
-        for gpu in gpus:
-            if gpu is not None and gpu.id not in short and (w := self.short_of(gpu)):
-                short[gpu.id] = w
-        check = MemoryCheck(
-            preset=self.preset.id,
-            precision=self.precision,
-            required_gb=round(self.required_gb, 4),
-            gpus_below=list(short),
-        )
-        return check, list(short.values())
+def check_memory(need: MemoryNeed, gpus: Iterable[Gpu | None]) -> tuple[MemoryCheck, list[str]]:
+    """The result's ``memory`` field and one warning per distinct GPU of ``gpus`` (None
+    entries skipped) below ``need``."""
+    short: dict[str, str] = {}
+    for gpu in gpus:
+        if gpu is not None and gpu.id not in short and (w := need.short_of(gpu.id, gpu.memory_gb)):
+            short[gpu.id] = w
+    check = MemoryCheck(
+        preset=need.preset.id,
+        precision=need.precision,
+        required_gb=round(need.required_gb, 4),
+        gpus_below=list(short),
+    )
+    return check, list(short.values())
 
 
 def memory_need(

@@ -40,6 +40,7 @@ from app.steps.inputs import (
 )
 from app.steps.ownership import (
     MemoryNeed,
+    check_memory,
     cloud_embodied,
     desktop_embodied,
     memory_need,
@@ -203,7 +204,7 @@ def compose(s: BreakEvenScenario, view: CatalogView, settings: Settings) -> Brea
         desk.horizon_years * costing.DAYS_PER_YEAR,
     )
     days = result.days if desk.resale is None else owned.break_even_days
-    memory, warnings = s.memory.check([desk.gpu, cloud.gpu]) if s.memory else (None, [])
+    memory, warnings = check_memory(s.memory, [desk.gpu, cloud.gpu]) if s.memory else (None, [])
     fields = s.trail.price_fields(view, settings)
     same_count = _same_count_answer(s, view, settings)
     warnings += _count_warning(s, same_count)

@@ -33,6 +33,7 @@ from app.steps.ownership import (
     DEFAULT_SCALING,
     MemoryNeed,
     Scaling,
+    check_memory,
     cloud_embodied,
     desktop_embodied,
     memory_need,
@@ -281,7 +282,7 @@ def compose(s: RunCostScenario, view: CatalogView, settings: Settings) -> RunCos
     options = [
         _desktop_option(s, o) if o.desktop is not None else _cloud_option(s, o) for o in s.options
     ]
-    memory, warnings = s.memory.check(list(s.memory_gpus)) if s.memory else (None, [])
+    memory, warnings = check_memory(s.memory, list(s.memory_gpus)) if s.memory else (None, [])
     fields = s.trail.price_fields(view, settings)
     fields["warnings"] = warnings + fields["warnings"]
     return RunCostResult(

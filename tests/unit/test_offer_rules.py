@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import pytest
 
 from app.costing import offers
-from app.costing.ownership import Scaling
+from app.costing.ownership import MEMORY_PRESETS, MemoryNeed, Scaling, required_memory_gb
 
 # Seed 001 (shared/reference/seed-facts.md): RTX 3090 TDP 350 W, RTX 3080 TDP 320 W;
 # "4x RTX 3090 = 1,400 W needs a > 1,700 W PSU"; no desktop PSU above 1,600 W.
@@ -121,3 +121,21 @@ class TestScaling:
             "parallel_fraction": 1.0,
             "speedup_4_gpus": 4.0,
         }
+
+
+class TestMemoryNeed:
+    """Seed 001: training large models in research needs >= 24 GB (at 32-bit); seed 002:
+    16-bit needs 8/12 of it."""
+
+    def test_a_16_gb_card_is_short_of_large_research_models(self) -> None:
+        preset = MEMORY_PRESETS["research"]
+        need = MemoryNeed(preset, "fp32", required_memory_gb(preset.min_memory_gb, "fp32"))
+        assert need.required_gb == 24
+        assert need.short_of("rtx-3090", 24) is None
+        assert "below the 24 GB" in str(need.short_of("v100-16gb", 16))
+
+    def test_16_bit_needs_eight_twelfths(self) -> None:
+        preset = MEMORY_PRESETS["research"]
+        need = MemoryNeed(preset, "fp16", required_memory_gb(preset.min_memory_gb, "fp16"))
+        assert need.required_gb == 16
+        assert need.short_of("v100-16gb", 16) is None
