@@ -9,7 +9,8 @@ from __future__ import annotations
 import datetime as dt
 import re
 from collections.abc import Awaitable, Callable, Iterator
-from typing import Annotated
+from dataclasses import dataclass
+from typing import Annotated, Any, TypeVar
 
 from fastapi import Depends, Query
 from fastapi.concurrency import run_in_threadpool
@@ -139,3 +140,28 @@ def view_dependencies(
 view, current_view = view_dependencies(get_engine)
 ViewDep = Annotated[CatalogView, Depends(view)]
 CurrentViewDep = Annotated[CatalogView, Depends(current_view)]
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Heavy:
+    """What a heavy operation (chart, report, sweep, fleet plan, cash flow) needs: the
+    request's catalog view, the settings and the worker's render gate."""
+
+    view: CatalogView
+    settings: Settings
+    gate: RenderGate
+
+    async def run(self, fn: Callable[..., T], req: Any, *rest: Any) -> T:
+        """``fn(view, req, settings, *rest)`` through the render gate: in a worker thread
+        when a slot is free, :class:`~app.render.gate.Busy` (503) at once when it is full."""
+        return await self.gate.run(fn, self.view, req, self.settings, *rest)
+
+
+async def heavy(view: ViewDep, settings: SettingsDep, gate: RenderGateDep) -> Heavy:
+    """The :class:`Heavy` context of a request."""
+    return Heavy(view, settings, gate)
+
+
+HeavyDep = Annotated[Heavy, Depends(heavy)]

@@ -7,7 +7,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query, Response
 
-from app.api.deps import RenderGateDep, SettingsDep, ViewDep
+from app.api.deps import HeavyDep
 from app.models.break_even import BreakEvenRequest
 from app.models.common import BUSY_RESPONSE, Responses, problems
 from app.models.compare import CompareRequest, SweepRequest
@@ -51,9 +51,7 @@ def _image(chart: Chart) -> Response:
 )
 async def cumulative_cost(
     req: BreakEvenRequest,
-    view: ViewDep,
-    settings: SettingsDep,
-    heavy: RenderGateDep,
+    heavy: HeavyDep,
     fmt: FormatQuery = "png",
     days: Annotated[
         float | None,
@@ -67,7 +65,7 @@ async def cumulative_cost(
 ) -> Response:
     """The `/v1/break-even` request drawn: desktop cost (purchase + electricity) and cloud
     cost against days since purchase (USD), with the break-even day marked."""
-    return _image(await heavy.run(charts.cumulative_chart, view, req, settings, days, fmt))
+    return _image(await heavy.run(charts.cumulative_chart, req, days, fmt))
 
 
 @router.post(
@@ -77,49 +75,41 @@ async def cumulative_cost(
 )
 async def break_even_sweep(
     req: SweepRequest,
-    view: ViewDep,
-    settings: SettingsDep,
-    heavy: RenderGateDep,
+    heavy: HeavyDep,
     fmt: FormatQuery = "png",
 ) -> Response:
     """The `/v1/break-even/sweep` grid drawn: break-even days against utilization (%), one
     line per electricity price; gaps where the desktop never pays back."""
-    return _image(await heavy.run(charts.sweep_chart, view, req, settings, fmt))
+    return _image(await heavy.run(charts.sweep_chart, req, fmt))
 
 
 @router.post("/compare", response_class=Response, summary="Chart: options ranked by cost per run")
 async def compare(
     req: CompareRequest,
-    view: ViewDep,
-    settings: SettingsDep,
-    heavy: RenderGateDep,
+    heavy: HeavyDep,
     fmt: FormatQuery = "png",
 ) -> Response:
     """The `/v1/compare` ranking drawn as bars (at most 30): cost per run over the horizon
     (purchase and fees included) when the workload has runs, else total cost (USD)."""
-    return _image(await heavy.run(charts.compare_chart, view, req, settings, fmt))
+    return _image(await heavy.run(charts.compare_chart, req, fmt))
 
 
 @router.post("/plan", response_class=Response, summary="Chart: a fleet plan month by month")
 async def plan(
     req: PlanRequest,
-    view: ViewDep,
-    settings: SettingsDep,
-    heavy: RenderGateDep,
+    heavy: HeavyDep,
     fmt: FormatQuery = "png",
 ) -> Response:
     """The `/v1/plan` answer drawn (800 x 700 px): GPU-hours per month served by owned
     desktops and rented (stacked bars) against demand and owned capacity; below, the
     cumulative cost (USD) of the plan, all-cloud and all-desktop. No plan within the limits:
     a card saying why, with `X-Gpucost-Charted: false`."""
-    return _image(await heavy.run(charts.plan_chart, view, req, settings, fmt))
+    return _image(await heavy.run(charts.plan_chart, req, fmt))
 
 
 @router.get("/query", response_class=Response, summary="Chart for a plain-language question")
 async def query_chart(
-    view: ViewDep,
-    settings: SettingsDep,
-    heavy: RenderGateDep,
+    heavy: HeavyDep,
     q: Annotated[
         str,
         Query(
@@ -136,4 +126,4 @@ async def query_chart(
     gets a 200: one that is not understood, names something unknown, or has no chart gets a
     card saying why, with examples, and the header `X-Gpucost-Charted: false`. 422 is only
     for a missing or over-long `q`."""
-    return _image(await heavy.run(charts.query_chart, view, settings, q, fmt))
+    return _image(await heavy.gate.run(charts.query_chart, heavy.view, heavy.settings, q, fmt))

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from app.api.deps import RenderGateDep, SettingsDep, ViewDep
+from app.api.deps import HeavyDep, SettingsDep, ViewDep
 from app.models.common import BUSY_RESPONSE, problems
 from app.models.compare import CompareRequest, CompareResult, SweepRequest, SweepResult
 from app.usecases import compare, sweep
@@ -37,11 +37,9 @@ async def compute_compare(
     summary="Break-even days over utilization and electricity price",
     responses={503: BUSY_RESPONSE},
 )
-async def compute_sweep(
-    req: SweepRequest, view: ViewDep, settings: SettingsDep, heavy: RenderGateDep
-) -> SweepResult:
+async def compute_sweep(req: SweepRequest, heavy: HeavyDep) -> SweepResult:
     """The `/v1/break-even` formula on a grid: rows are electricity prices (USD/kWh), columns
     utilizations (default 1 %, 2 % ... 100 %); each cell is break-even days (null = never),
     with desktop and cloud totals after `horizon_days`. A grid of up to 100,000 cells: it
     runs through the worker's render gate, like charts (503 `busy` when full)."""
-    return await heavy.run(sweep.compute_sweep, view, req, settings)
+    return await heavy.run(sweep.compute_sweep, req)

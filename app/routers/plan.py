@@ -8,7 +8,8 @@ from typing import Annotated, Literal
 
 from fastapi import APIRouter, Query, Response
 
-from app.api.deps import RenderGateDep, SettingsDep, ViewDep
+from app.api.deps import HeavyDep
+from app.api.files import report_response
 from app.models.cash_flow import CashFlowRequest, CashFlowResult
 from app.models.common import BUSY_RESPONSE, Responses, problems
 from app.models.plan import PlanRequest, PlanResult
@@ -27,9 +28,7 @@ router = APIRouter(
 
 
 @router.post("/plan", response_model=PlanResult, summary="Own the base, rent the peak")
-async def plan(
-    req: PlanRequest, view: ViewDep, settings: SettingsDep, heavy: RenderGateDep
-) -> PlanResult:
+async def plan(req: PlanRequest, heavy: HeavyDep) -> PlanResult:
     """The cost-minimizing fleet for a demand profile (reference GPU-hours per month over 12
     to 60 months, or a baseline with yearly peaks): how many desktops of which candidate to
     buy in which month and how many GPU-hours to rent in which month, minimizing the present
@@ -38,7 +37,7 @@ async def plan(
     2 s per solve). Beside it: all-cloud and the cheapest all-desktop fleet. When no plan
     meets the demand within the limits the answer is still a 200, with `feasible` false and
     the reason."""
-    return await heavy.run(compute_plan, view, req, settings)
+    return await heavy.run(compute_plan, req)
 
 
 REPORT_CONTENT: Responses = {
@@ -64,9 +63,7 @@ REPORT_CONTENT: Responses = {
 )
 async def plan_report(
     req: PlanRequest,
-    view: ViewDep,
-    settings: SettingsDep,
-    heavy: RenderGateDep,
+    heavy: HeavyDep,
     fmt: Annotated[
         reports.ReportFormat,
         Query(alias="format", description="`html` (default, printable), `xlsx` or `csv`."),
@@ -75,17 +72,8 @@ async def plan_report(
     """The `/v1/plan` answer written for a budget office: `html` a printable page, `xlsx` a
     workbook, `csv` the schedule (one row per month). XLSX and CSV come as attachments
     (`Content-Disposition`), named after the GPU, first month and horizon."""
-    report = await heavy.run(reports.plan_report, view, req, settings, fmt)
-    return _attachment(report, fmt)
-
-
-def _attachment(report: reports.Report, fmt: str) -> Response:
-    disposition = "inline" if fmt == "html" else "attachment"
-    return Response(
-        report.content,
-        media_type=report.media_type,
-        headers={"Content-Disposition": f'{disposition}; filename="{report.filename}"'},
-    )
+    report = await heavy.run(reports.plan_report, req, fmt)
+    return report_response(report, inline=fmt == "html")
 
 
 @router.post(
@@ -93,15 +81,13 @@ def _attachment(report: reports.Report, fmt: str) -> Response:
     response_model=CashFlowResult,
     summary="A break-even scenario's money over time",
 )
-async def cash_flow(
-    req: CashFlowRequest, view: ViewDep, settings: SettingsDep, heavy: RenderGateDep
-) -> CashFlowResult:
+async def cash_flow(req: CashFlowRequest, heavy: HeavyDep) -> CashFlowResult:
     """The `/v1/break-even` request laid out month by month (or year by year): the desktop's
     purchase, electricity and resale, the cloud's cost for the same work, each side's
     cumulative cash and present value at `annual_discount_rate`, and the desktop's
-    straight-line book value (`depreciation_years`, default 5) beside the market value of its
+    straight-line book value (`depreciation_years`) beside the market value of its
     GPUs (their class's depreciation curve)."""
-    return await heavy.run(compute_cash_flow, view, req, settings)
+    return await heavy.run(compute_cash_flow, req)
 
 
 CASH_FLOW_CONTENT: Responses = {
@@ -124,14 +110,12 @@ CASH_FLOW_CONTENT: Responses = {
 )
 async def cash_flow_report(
     req: CashFlowRequest,
-    view: ViewDep,
-    settings: SettingsDep,
-    heavy: RenderGateDep,
+    heavy: HeavyDep,
     fmt: Annotated[
         Literal["xlsx", "csv"], Query(alias="format", description="`xlsx` (default) or `csv`.")
     ] = "xlsx",
 ) -> Response:
     """The `/v1/cash-flow` answer as an attachment named after its first month, months and
     period."""
-    report = await heavy.run(reports.cash_flow_report, view, req, settings, fmt)
-    return _attachment(report, fmt)
+    report = await heavy.run(reports.cash_flow_report, req, fmt)
+    return report_response(report, inline=False)

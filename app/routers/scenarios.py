@@ -22,6 +22,7 @@ from app.api.deps import (
     SettingsDep,
     ViewDep,
 )
+from app.api.files import report_response
 from app.models.common import BUSY_RESPONSE, KEY_RESPONSES, PROBLEM_RESPONSES, problems
 from app.models.scenario import ScenarioCreate, ScenarioPublic, ScenarioResult, ScenariosPublic
 from app.render import reports
@@ -161,11 +162,7 @@ async def scenario_report(
 ) -> Response:
     """The scenario as a page a budget office can print and file (no script; charts inline)."""
     report = await heavy.run(reports.scenario_report, session, view, settings, scenario_id)
-    return Response(
-        report.content,
-        media_type=report.media_type,
-        headers={"Content-Disposition": f'inline; filename="{report.filename}"'},
-    )
+    return report_response(report, inline=True)
 
 
 @router.delete(
