@@ -48,6 +48,12 @@ class GpuWrite(_Write):
     memory_gb: float = Field(gt=0, le=4096, description="GPU memory, GB.")
     memory_bandwidth_gb_per_s: float | None = Field(default=None, gt=0, le=100_000)
     fp32_tflops: float | None = Field(default=None, gt=0, le=100_000)
+    fp16_tensor_tflops: float | None = Field(default=None, gt=0, le=100_000)
+    bf16_tensor_tflops: float | None = Field(default=None, gt=0, le=100_000)
+    fp8_tensor_tflops: float | None = Field(default=None, gt=0, le=100_000)
+    int8_tensor_tops: float | None = Field(default=None, gt=0, le=100_000)
+    tensor_source: LongText | None = None
+    tensor_as_of: Day | None = None
     tdp_w: float = Field(gt=0, le=5_000, description="Thermal design power, W.")
     launch_year: int | None = Field(default=None, ge=1990, le=2100)
     price_new_usd: float | None = Field(default=None, gt=0, le=1_000_000)

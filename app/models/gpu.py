@@ -34,6 +34,31 @@ class GpuBase(Provenance):
     fp32_tflops: float | None = Field(
         default=None, description="Peak FP32 throughput (boost clock), TFLOPS."
     )
+    fp16_tensor_tflops: float | None = Field(
+        default=None,
+        description="Peak dense FP16 tensor throughput with FP32 accumulate (what mixed-precision "
+        "training runs at; GeForce cards run it at half their FP16-accumulate rate), TFLOPS; "
+        "null without tensor cores.",
+    )
+    bf16_tensor_tflops: float | None = Field(
+        default=None,
+        description="Peak dense BF16 tensor throughput (FP32 accumulate), TFLOPS; null before "
+        "Ampere.",
+    )
+    fp8_tensor_tflops: float | None = Field(
+        default=None,
+        description="Peak dense FP8 tensor throughput (FP32 accumulate), TFLOPS; null before "
+        "Ada and Hopper.",
+    )
+    int8_tensor_tops: float | None = Field(
+        default=None, description="Peak dense INT8 tensor throughput, TOPS; null before Turing."
+    )
+    tensor_source: str | None = Field(
+        default=None,
+        description="Where the tensor figures come from (vendor whitepaper or datasheet, or "
+        "derived from tensor cores x rate per clock x boost clock, as the notes say).",
+    )
+    tensor_as_of: dt.date | None = Field(default=None, description="Date of `tensor_source`.")
     tdp_w: float = Field(description="Thermal design power, W; the default busy power.")
     launch_year: int | None = Field(default=None, description="Year of launch.")
     price_new_usd: float | None = Field(default=None, description="Launch list price (MSRP), USD.")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -68,6 +69,7 @@ def load_gpus() -> list[Row]:
     gpu_json = json.loads((SOURCES / "gpu-info-api/gpu.json").read_text(encoding="utf-8"))
     mlco2 = {r["name"]: r for r in read_csv(SOURCES / "mlco2-impact/data/gpus.csv")}
     paperspace = {r["GPU"]: r for r in find_table(seed_tables(), "GPU", "FP32 TFLOPS", "$/h")}
+    tensor = tensor_specs()
     rows: list[Row] = []
     for cur in read_csv(CURATED / "gpus.csv"):
         specs, sources = _specs(cur, gpu_json, mlco2, paperspace)
@@ -84,6 +86,7 @@ def load_gpus() -> list[Row]:
                 "memory_bandwidth_gb_per_s": specs["memory_bandwidth_gb_per_s"],
                 "fp32_tflops": specs["fp32_tflops"],
                 "tdp_w": specs["tdp_w"],
+                **tensor.get(cur["id"], {}),
                 "launch_year": int(specs["launch_year"]) if specs["launch_year"] else None,
                 "price_new_usd": opt_float(cur["price_new_usd"]),
                 "price_new_as_of": parse_date(cur["price_new_as_of"]),
@@ -145,3 +148,33 @@ def _specs(
     if missing:
         raise CatalogDataError(f"GPU {cur['id']}: no source gives {missing}")
     return specs, sources
+
+
+def tensor_specs() -> dict[str, Row]:
+    """Each GPU's dense tensor throughput from ``curated/gpu_tensor_specs.csv`` (vendor
+    whitepapers and datasheets, or derived from tensor cores x rate per clock x boost clock
+    where the vendor prints no per-card figure; each row names its source and date, and
+    ``gpu_tensor_specs.md`` the conventions): ``{gpu id: columns}``; blank cells are None."""
+    out: dict[str, Row] = {}
+    for r in read_csv(CURATED / "gpu_tensor_specs.csv"):
+        out[r["id"]] = {
+            "fp16_tensor_tflops": opt_float(r["fp16_tensor_fp32acc_tflops_dense"]),
+            "bf16_tensor_tflops": opt_float(r["bf16_tensor_tflops_dense"]),
+            "fp8_tensor_tflops": opt_float(r["fp8_tensor_tflops_dense"]),
+            "int8_tensor_tops": opt_float(r["int8_tensor_tops_dense"]),
+            "tensor_source": f"{r['source_title']} ({r['source_url']}; dated {r['source_date']})",
+            "tensor_as_of": _first_date(r["source_date"]),
+        }
+    return out
+
+
+_DATE = re.compile(r"(\d{4})(?:-(0[1-9]|1[0-2])(?!\d))?(?:-(\d{2})(?!\d))?")
+
+
+def _first_date(text: str) -> dt.date | None:
+    """The first date in a source's date note (``2021-01 (whitepaper v2.0)`` -> 2021-01-01;
+    a bare year is its 1 January); None when it names none."""
+    m = _DATE.search(text)
+    if m is None:
+        return None
+    return dt.date(int(m[1]), int(m[2] or 1), int(m[3] or 1))
