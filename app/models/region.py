@@ -14,6 +14,7 @@ from app.models.common import Provenance
 class RegionKind(StrEnum):
     country = "country"
     us_state = "us_state"
+    subnational = "subnational"  # a province, state or grid zone outside the US (`ca-qc`)
     cloud_region = "cloud_region"
     world = "world"
 

@@ -52,7 +52,7 @@ class Lexicon:
         reg: dict[str, str] = {}
         codes: dict[str, str] = {}
         for rid, name, kind in regions:
-            if kind not in ("country", "us_state", "world"):
+            if kind not in ("country", "us_state", "subnational", "world"):
                 continue
             reg[name.lower()] = rid
             if kind == "us_state" and rid.startswith("us-") and len(rid) == 5:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import csv
+from pathlib import Path
+
 import pytest
 from typer.testing import CliRunner
 
@@ -261,3 +264,29 @@ def test_plan_from_chat(client):
     body = ask(client, "plan for 300 gpu-hours a month for 10 years")
     assert body["request"]["months"] == 60
     assert any(d["name"] == "months" for d in body["defaults"])
+
+
+def _green_algorithms_g_per_kwh(location: str) -> float:
+    """A grid's carbon intensity in the shipped Green Algorithms CI_aggregated.csv."""
+    path = Path(__file__).resolve().parents[2] / (
+        "app/data/sources/green-algorithms-tool/data/latest/CI_aggregated.csv"
+    )
+    rows = list(csv.reader(path.read_text(encoding="utf-8").splitlines()))[2:]
+    return next(float(r[4]) for r in rows if r[0] == location)
+
+
+@pytest.mark.parametrize(
+    ("place", "region", "location"),
+    [
+        ("in quebec", "ca-qc", "CA-QC"),
+        ("in tasmania", "au-tas", "AU-TAS"),
+        ("in iowa", "us-ia", "US-IA"),
+    ],
+)
+def test_carbon_in_a_province_or_state_uses_its_grid(client, place, region, location):
+    # Sub-national grids (issue 31): "in Quebec" used to fall back to the world average.
+    body = ask(client, f"carbon of a 3090 at 15% util for a year {place}")
+    kwh = (S["gpu_w"] + S["cpu_w"]) / 1000 * BUSY_H_PER_DAY * 365  # 591.3 kWh, seed 001
+    assert body["interpretation"]["region"] == region
+    grid = _green_algorithms_g_per_kwh(location)
+    assert body["result"]["co2e_kg"] == pytest.approx(kwh * grid / 1000)

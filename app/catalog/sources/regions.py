@@ -193,6 +193,28 @@ def _us_state_rows() -> Iterator[Row]:
         yield row
 
 
+def _subnational_rows() -> Iterator[Row]:
+    """Provinces, states and grid zones outside the US that Green Algorithms lists
+    (``CA-QC``, ``AU-NSW``, ``CN-HK``...): id ``{country}-{code}`` in lower case, kind
+    ``subnational``, the grid's carbon intensity with the file's source (data years 2019-2020,
+    as the file's notes say). No electricity price: none of our price sources covers them."""
+    for r in read_csv(
+        SOURCES / "green-algorithms-tool/data/latest/CI_aggregated.csv", skip_lines=1
+    ):
+        country, _, code = r["location"].partition("-")
+        if not code or country == "US":
+            continue
+        yield _region(
+            id=f"{country.lower()}-{code.lower()}",
+            name=r["regionName"],
+            kind="subnational",
+            country_code=country,
+            carbon_intensity_g_per_kwh=float(r["carbonIntensity"]),
+            carbon_source=f"{GA_CI} ({r['source']})",
+            carbon_as_of=dt.date(2020, 12, 31),
+        )
+
+
 def _world_row() -> Row:
     world = next(
         r
@@ -257,9 +279,15 @@ def _cloud_region_rows() -> Iterator[Row]:
 
 
 def load_regions() -> list[Row]:
-    """Countries, US states, cloud regions and the world average, with grid carbon intensity
+    """Countries, US states, other provinces and grid zones, cloud regions and the world average, with grid carbon intensity
     (gCO2e/kWh), retail electricity price where a source exists, and PUE for cloud regions."""
-    rows = [*_country_rows(), *_us_state_rows(), *_cloud_region_rows(), _world_row()]
+    rows = [
+        *_country_rows(),
+        *_us_state_rows(),
+        *_subnational_rows(),
+        *_cloud_region_rows(),
+        _world_row(),
+    ]
     for row in rows:
         row["source"] = row["carbon_source"]
         row["as_of"] = max(d for d in (row["carbon_as_of"], row["electricity_as_of"]) if d)
