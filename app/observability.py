@@ -5,7 +5,8 @@
   line written while the request runs, and in the ``request_id`` of a 500 problem.
 * **Logs**: one JSON object per line on stderr (python-json-logger) when
   ``GPUCOST_LOG_FORMAT=json`` (the production default in the Dockerfile), else plain text;
-  an access line per request: method, route template, status, duration_ms, request_id.
+  an access line per request: method, route template, status, duration_ms, request_id
+  (:func:`log_access`: the same line, formatted and written without a ``LogRecord``).
 * **Metrics** (``GET /metrics``, Prometheus text format): requests by method, route template and
   status; a latency histogram by route; the catalog revision and snapshot rebuilds. With
   several workers, set ``PROMETHEUS_MULTIPROC_DIR`` to an empty directory shared by them and
@@ -19,9 +20,11 @@ import os
 import random
 import re
 import sys
+import time
 from contextvars import ContextVar
 from typing import Any
 
+import orjson
 from prometheus_client import (
     CONTENT_TYPE_LATEST,
     CollectorRegistry,
@@ -81,6 +84,21 @@ class _Children:
 
 REQUEST_COUNTS = _Children(REQUESTS)
 REQUEST_LATENCIES = _Children(LATENCY)
+_OBSERVERS: dict[tuple[str, str, int], tuple[Any, Any]] = {}
+
+
+def observe_request(method: str, route: str, status: int, elapsed_s: float) -> None:
+    """Count one answered request (``route``: its template, a bounded label set) and record
+    its duration ``elapsed_s`` (s) in the latency histogram; one dict lookup per request
+    once the label set has been seen."""
+    children = _OBSERVERS.get((method, route, status))
+    if children is None:
+        children = _OBSERVERS[(method, route, status)] = (
+            REQUEST_COUNTS.get(method, route, str(status)),
+            REQUEST_LATENCIES.get(method, route),
+        )
+    children[0].inc()
+    children[1].observe(elapsed_s)
 
 
 def new_request_id(given: str | None) -> str:
@@ -98,6 +116,128 @@ class _RequestIdFilter(logging.Filter):
         return True
 
 
+class _Lines(logging.StreamHandler):  # type: ignore[type-arg]  # generic only in typeshed
+    """The handler :func:`configure_logging` installs: a ``StreamHandler`` that can also
+    write an access line itself (:meth:`access`), in the line format of its formatter
+    (``json_lines``: python-json-logger's fields, else the text format)."""
+
+    def __init__(self, json_lines: bool) -> None:
+        super().__init__(sys.stderr)
+        self.json_lines = json_lines
+        self._second = -1
+        self._stamp = ""
+        self._fd: int | None = None
+        self._fd_of: object = None
+
+    def _asctime(self, now: float) -> str:
+        """``logging.Formatter``'s default ``asctime`` of Unix time ``now`` (local time,
+        milliseconds after a comma); the date part is formatted once a second."""
+        second = int(now)
+        if second != self._second:
+            self._stamp = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(now))
+            self._second = second
+        return f"{self._stamp},{int((now - second) * 1000):03d}"
+
+    def _fileno(self) -> int | None:
+        """The file descriptor of the stream (None for one without, e.g. a ``StringIO``),
+        looked up once per stream."""
+        if self._fd_of is not self.stream:
+            try:
+                self._fd = self.stream.fileno()
+            except (AttributeError, OSError, ValueError):
+                self._fd = None
+            self._fd_of = self.stream
+        return self._fd
+
+    def access(self, method: str, route: str, status: int, elapsed_s: float) -> None:
+        """Write the access line of one request (what ``access.info`` with the fields as
+        extras would write through this handler's formatter): to the stream's file
+        descriptor with one ``os.write`` (no text layer: ~6 us less per line under load,
+        2026-11-24), else with the stream's ``write``."""
+        now = time.time()
+        rid = request_id.get()
+        message = f"{method} {route} {status} {elapsed_s * 1000:.1f} ms"
+        if self.json_lines:
+            fields = {
+                "time": self._asctime(now),
+                "level": "INFO",
+                "logger": ACCESS_LOGGER,
+                "message": message,
+                "request_id": rid,
+                "method": method,
+                "route": route,
+                "status": status,
+                "duration_ms": round(elapsed_s * 1000, 3),
+            }
+            line = orjson.dumps(fields, option=orjson.OPT_APPEND_NEWLINE)
+        else:
+            line = f"{self._asctime(now)} INFO {ACCESS_LOGGER} [{rid}] {message}\n".encode()
+        self.acquire()
+        try:
+            fd = self._fileno()
+            if fd is None:
+                self.stream.write(line.decode())
+                self.flush()
+            else:
+                self.stream.flush()  # what other records left in its buffer goes first
+                _write_all(fd, line)
+        except Exception:  # noqa: BLE001 - as StreamHandler.emit: report, never raise
+            self.handleError(logging.makeLogRecord({"msg": line.decode()}))
+        finally:
+            self.release()
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    """Write all of ``data`` to ``fd`` (one system call unless the kernel takes less)."""
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+
+
+ACCESS_LOGGER = "gpucost.access"
+_ACCESS = logging.getLogger(ACCESS_LOGGER)
+_GPUCOST = logging.getLogger("gpucost")
+
+
+def log_access(method: str, route: str, status: int, elapsed_s: float) -> None:
+    """Log the access line of one request at INFO on ``gpucost.access``: ``method``, route
+    template ``route``, ``status`` and ``duration_ms`` (from ``elapsed_s``, s, rounded to
+    1 us), with the request id. When the only handler is the one :func:`configure_logging`
+    installed (and nobody added handlers or filters), it formats and writes the line itself:
+    ~4 us instead of ~40 us through a ``LogRecord`` and python-json-logger (this machine,
+    2026-11-24); otherwise the standard ``logging`` call, so any other setup still sees
+    every record."""
+    if not _ACCESS.isEnabledFor(logging.INFO):
+        return
+    handlers = _GPUCOST.handlers
+    if (
+        len(handlers) == 1
+        and isinstance(handlers[0], _Lines)
+        and len(handlers[0].filters) == 1
+        and handlers[0].level <= logging.INFO
+        and not _ACCESS.handlers
+        and not _ACCESS.filters
+        and not _GPUCOST.filters
+        and not _GPUCOST.propagate
+        and _ACCESS.propagate
+    ):
+        handlers[0].access(method, route, status, elapsed_s)
+        return
+    _ACCESS.info(
+        "%s %s %s %.1f ms",
+        method,
+        route,
+        status,
+        elapsed_s * 1000,
+        extra={
+            "method": method,
+            "route": route,
+            "status": status,
+            "duration_ms": round(elapsed_s * 1000, 3),
+        },
+    )
+
+
 def configure_logging(fmt: str, level: str = "INFO") -> None:
     """Log to stderr: JSON lines (``fmt == "json"``) or text, each with the request id.
 
@@ -108,7 +248,7 @@ def configure_logging(fmt: str, level: str = "INFO") -> None:
     logging.logThreads = False
     logging.logProcesses = False
     logging.logMultiprocessing = False
-    handler = logging.StreamHandler(sys.stderr)
+    handler = _Lines(json_lines=fmt == "json")
     handler.addFilter(_RequestIdFilter())
     if fmt == "json":
         # python-json-logger's orjson formatter: the same JSON lines, ~25 % cheaper per line
