@@ -10,16 +10,23 @@
 * **Metrics** (``GET /metrics``, Prometheus text format): requests by method, route template and
   status; a latency histogram by route; the catalog revision and snapshot rebuilds. With
   several workers, set ``PROMETHEUS_MULTIPROC_DIR`` to an empty directory shared by them and
-  every worker's counts are summed (prometheus-client's multiprocess mode).
+  every worker's counts are summed (prometheus-client's multiprocess mode). Requests are
+  tallied in a dict on the request path and added to the metrics at most
+  :data:`METRICS_FLUSH_S` later, and before this worker answers ``/metrics``
+  (:func:`observe_request`).
 """
 
 from __future__ import annotations
 
+import asyncio
+import atexit
+import bisect
 import logging
 import os
 import random
 import re
 import sys
+import threading
 import time
 from contextvars import ContextVar
 from typing import Any
@@ -44,13 +51,14 @@ _SANE_ID = re.compile(r"[A-Za-z0-9._:-]{1,128}")
 REQUESTS = Counter(
     "gpucost_requests_total", "HTTP requests answered.", ["method", "route", "status"]
 )
+# prometheus-client's default buckets start at 5 ms; ours start at 1 ms because a
+# break-even takes ~1 ms (make bench, 2026-11-22), and end past Slack's 3 s reply limit.
+LATENCY_BUCKETS_S = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5)
 LATENCY = Histogram(
     "gpucost_request_duration_seconds",
     "Time spent in the application per request, s.",
     ["method", "route"],
-    # prometheus-client's default buckets start at 5 ms; ours start at 1 ms because a
-    # break-even takes ~1 ms (make bench, 2026-11-22), and end past Slack's 3 s reply limit.
-    buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5),
+    buckets=LATENCY_BUCKETS_S,
 )
 CATALOG_REVISION = Gauge(
     "gpucost_catalog_revision",
@@ -84,21 +92,68 @@ class _Children:
 
 REQUEST_COUNTS = _Children(REQUESTS)
 REQUEST_LATENCIES = _Children(LATENCY)
-_OBSERVERS: dict[tuple[str, str, int], tuple[Any, Any]] = {}
+# Seconds at most between a request and its count in the Prometheus metrics.
+METRICS_FLUSH_S = 1.0
+
+
+class _Tally:
+    """Requests answered but not yet added to the Prometheus metrics, per (method, route
+    template, status): ``[count, duration sum s, then a count per latency bucket (not
+    cumulative, +Inf last)]``. Adding them once a second instead of per request saves the
+    three locked value updates of ``Counter.inc`` and ``Histogram.observe`` (memory-mapped
+    file writes in multiprocess mode) on every request."""
+
+    def __init__(self) -> None:
+        self.rows: dict[tuple[str, str, int], list[float]] = {}
+        self.lock = threading.Lock()  # /metrics flushes from a worker thread
+        self.due: float | None = None  # monotonic time of the scheduled flush, s
+
+    def add(self, method: str, route: str, status: int, elapsed_s: float) -> None:
+        """Tally one request (event loop or any thread); schedule a flush on the running
+        event loop, or flush now without one or when a scheduled flush never ran (its loop
+        ended, as a test client's does)."""
+        now = time.monotonic()
+        with self.lock:
+            row = self.rows.get((method, route, status))
+            if row is None:
+                row = self.rows[(method, route, status)] = [0.0] * (len(LATENCY_BUCKETS_S) + 3)
+            row[0] += 1
+            row[1] += elapsed_s
+            row[2 + bisect.bisect_left(LATENCY_BUCKETS_S, elapsed_s)] += 1
+            due, late = self.due, self.due is not None and now > self.due + METRICS_FLUSH_S
+            if due is None:
+                self.due = now + METRICS_FLUSH_S
+        if late:
+            self.flush()
+        elif due is None:
+            try:
+                asyncio.get_running_loop().call_later(METRICS_FLUSH_S, self.flush)
+            except RuntimeError:  # no event loop in this thread
+                self.flush()
+
+    def flush(self) -> None:
+        """Add every tallied request to the Prometheus metrics."""
+        with self.lock:
+            rows, self.rows, self.due = self.rows, {}, None
+        for (method, route, status), row in rows.items():
+            REQUEST_COUNTS.get(method, route, str(status)).inc(row[0])
+            histogram = REQUEST_LATENCIES.get(method, route)
+            # Histogram.observe adds one value; its sum and bucket values take a total.
+            histogram._sum.inc(row[1])
+            for bucket, count in zip(histogram._buckets, row[2:], strict=True):
+                if count:
+                    bucket.inc(count)
+
+
+_TALLY = _Tally()
+atexit.register(_TALLY.flush)
 
 
 def observe_request(method: str, route: str, status: int, elapsed_s: float) -> None:
     """Count one answered request (``route``: its template, a bounded label set) and record
-    its duration ``elapsed_s`` (s) in the latency histogram; one dict lookup per request
-    once the label set has been seen."""
-    children = _OBSERVERS.get((method, route, status))
-    if children is None:
-        children = _OBSERVERS[(method, route, status)] = (
-            REQUEST_COUNTS.get(method, route, str(status)),
-            REQUEST_LATENCIES.get(method, route),
-        )
-    children[0].inc()
-    children[1].observe(elapsed_s)
+    its duration ``elapsed_s`` (s) in the latency histogram; both appear in the metrics
+    within :data:`METRICS_FLUSH_S` s (at once in this worker's ``/metrics``)."""
+    _TALLY.add(method, route, status, elapsed_s)
 
 
 def new_request_id(given: str | None) -> str:
@@ -189,9 +244,9 @@ class _Lines(logging.StreamHandler):  # type: ignore[type-arg]  # generic only i
 
 def _write_all(fd: int, data: bytes) -> None:
     """Write all of ``data`` to ``fd`` (one system call unless the kernel takes less)."""
-    view = memoryview(data)
-    while view:
-        view = view[os.write(fd, view) :]
+    written = os.write(fd, data)
+    while written < len(data):
+        written += os.write(fd, data[written:])
 
 
 ACCESS_LOGGER = "gpucost.access"
@@ -272,7 +327,9 @@ def configure_logging(fmt: str, level: str = "INFO") -> None:
 
 
 def metrics_body() -> tuple[bytes, str]:
-    """The metrics in Prometheus text format, summed over workers in multiprocess mode."""
+    """The metrics in Prometheus text format, summed over workers in multiprocess mode
+    (this worker's tallied requests added first)."""
+    _TALLY.flush()
     if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
         registry = CollectorRegistry()
         multiprocess.MultiProcessCollector(registry)  # type: ignore[no-untyped-call]  # untyped in prometheus-client

@@ -23,6 +23,7 @@ import time
 
 from app import observability as obs
 from app.api.middleware import (
+    BODY_METHODS,
     ASGIApp,
     Message,
     Receive,
@@ -33,7 +34,7 @@ from app.api.middleware import (
     security_headers,
     send_refusal,
 )
-from app.api.rate_limit import Limiter
+from app.api.rate_limit import EXEMPT, Limiter
 
 
 class Edge:
@@ -54,14 +55,19 @@ class Edge:
         scope.setdefault("state", {})["request_id"] = rid
         rid_header = (b"x-request-id", rid.encode("latin-1"))
         path = scope["path"]
-        receive, refusal = await check_body(scope, receive, headers)
-        if refusal is not None:
-            refusal.raw_headers.append(rid_header)
-            refusal.raw_headers.extend(security_headers(path, refusal.raw_headers))
-            await send_refusal(refusal, scope, send)
-            return
+        # Coroutines only where there is something to check (not for a GET or a probe).
+        if b"content-length" in headers or scope["method"] in BODY_METHODS:
+            receive, refusal = await check_body(scope, receive, headers)
+            if refusal is not None:
+                refusal.raw_headers.append(rid_header)
+                refusal.raw_headers.extend(security_headers(path, refusal.raw_headers))
+                await send_refusal(refusal, scope, send)
+                return
         started = time.perf_counter()
-        limit_headers, refusal = await self.limiter.check(scope, headers.get(b"x-api-key"))
+        limit_headers: list[tuple[bytes, bytes]] = []
+        refusal = None
+        if path not in EXEMPT:
+            limit_headers, refusal = await self.limiter.check(scope, headers.get(b"x-api-key"))
         status = 500
 
         async def edge_send(message: Message) -> None:

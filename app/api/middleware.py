@@ -31,7 +31,7 @@ Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 IMPORT_PATH = "/v1/admin/imports"
-_BODY_METHODS = frozenset({"POST", "PUT", "PATCH"})
+BODY_METHODS = frozenset({"POST", "PUT", "PATCH"})
 
 
 _WANTED = frozenset({b"x-request-id", b"content-type", b"content-length", b"x-api-key"})
@@ -111,23 +111,35 @@ async def send_refusal(response: Response, scope: Scope, send: Send) -> None:
 # no framing, no referrer; a CSP that lets nothing load, except that a report page keeps its
 # inline style (its charts are inline SVG, it has no script). The interactive docs load
 # Swagger UI and ReDoc, so they get no CSP.
-_ALWAYS = [
+Headers = tuple[tuple[bytes, bytes], ...]
+_ALWAYS: Headers = (
     (b"x-content-type-options", b"nosniff"),
     (b"x-frame-options", b"DENY"),
     (b"referrer-policy", b"no-referrer"),
-]
-_CSP_API = b"default-src 'none'; frame-ancestors 'none'"
-_CSP_PAGE = b"default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'"
+)
+_API: Headers = (
+    *_ALWAYS,
+    (b"content-security-policy", b"default-src 'none'; frame-ancestors 'none'"),
+)
+_PAGE: Headers = (
+    *_ALWAYS,
+    (
+        b"content-security-policy",
+        b"default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'",
+    ),
+)
 _DOCS = ("/docs", "/redoc")
 
 
-def security_headers(path: str, headers: list[tuple[bytes, bytes]]) -> list[tuple[bytes, bytes]]:
+def security_headers(path: str, headers: list[tuple[bytes, bytes]]) -> Headers:
     """The security headers of a response to ``path`` whose headers so far are ``headers``
     (a report page, ``text/html``, keeps its inline style; the docs get no CSP)."""
     if path.startswith(_DOCS):
-        return list(_ALWAYS)
-    html = any(k == b"content-type" and v.startswith(b"text/html") for k, v in headers)
-    return [*_ALWAYS, (b"content-security-policy", _CSP_PAGE if html else _CSP_API)]
+        return _ALWAYS
+    for name, value in headers:
+        if name == b"content-type" and value.startswith(b"text/html"):
+            return _PAGE
+    return _API
 
 
 _TITLES = {413: "Payload too large", 415: "Unsupported media type"}
@@ -155,7 +167,7 @@ async def check_body(
     too_big = False
     if length is not None:
         too_big = not length.isdigit() or int(length) > limit
-    elif scope["method"] in _BODY_METHODS:
+    elif scope["method"] in BODY_METHODS:
         messages = await _read_bounded(receive, limit)
         too_big = messages is None
         if messages is not None:
