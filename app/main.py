@@ -16,8 +16,9 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from app import observability as obs
 from app.api import problems
-from app.api.middleware import PROBES, RequestGuard
-from app.api.rate_limit import EXEMPT, RateLimit
+from app.api.edge import Edge
+from app.api.middleware import PROBES
+from app.api.rate_limit import EXEMPT
 from app.catalog.live import live_catalog
 from app.db import get_engine
 from app.models.common import problem_response
@@ -101,8 +102,8 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
 
 
 def create_app() -> FastAPI:
-    """The application: routers, the request guard, CORS when configured, problem+json
-    errors and the start-up catalog read."""
+    """The application: routers, the edge (:class:`app.api.edge.Edge`), CORS when
+    configured, problem+json errors and the start-up catalog read."""
     app = FastAPI(
         title="gpucost",
         version="1.0.0",
@@ -114,10 +115,9 @@ def create_app() -> FastAPI:
     obs.configure_logging(settings.log_format, settings.log_level)
     if settings.render_processes:
         draw_pool.install(settings.render_max_running, settings.render_timeout_s)
-    # Added first, so it runs inside the guard: a 429 gets a request id, security headers
-    # and its access-log line like any answer.
-    app.add_middleware(RateLimit)
-    app.add_middleware(RequestGuard)
+    # One pure ASGI layer: request id, body checks, rate limits, security headers,
+    # Server-Timing, metrics and the access line (app.api.edge).
+    app.add_middleware(Edge)
     if settings.cors_origins:
         app.add_middleware(
             CORSMiddleware,

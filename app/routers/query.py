@@ -5,8 +5,10 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import APIRouter, Query
+from fastapi.responses import Response
 
 from app.api.deps import SettingsDep, ViewDep
+from app.api.responses import json_answer
 from app.models.common import PROBLEM_RESPONSES
 from app.models.query import QueryAnswer
 from app.query import answer as query
@@ -32,7 +34,7 @@ async def answer_query(
             examples=["break-even for 3090 at 15% util"],
         ),
     ],
-) -> QueryAnswer:
+) -> Response:
     """Read a question (break-even, run cost, cost per batch item, carbon, offers, GPU info,
     help), fill what it leaves out with documented defaults, and answer it with the engine.
 
@@ -42,4 +44,4 @@ async def answer_query(
     be answered (not understood, an unknown or ambiguous GPU, an out-of-range value) is still
     a 200: `answered` is false, `headline` says why, with `suggestions` (did you mean) and
     `examples`. 422 is only for a missing or over-long `q`."""
-    return query.respond(view, settings, q)
+    return json_answer(query.respond(view, settings, q))
