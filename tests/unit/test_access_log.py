@@ -1,6 +1,7 @@
-"""The access line written by observability.log_access itself (no LogRecord) is the line the
+"""The access line observability.record_request writes itself (no LogRecord) is the line the
 handler's formatter writes for the same record, in JSON and text, to a file descriptor or a
-stream without one; with any other logging setup the standard call is made."""
+stream without one; with any other logging setup the standard call is made. In an event
+loop the lines are written at the end of its turn, in order, in whole-line writes."""
 
 from __future__ import annotations
 
@@ -57,7 +58,7 @@ def test_the_fast_line_is_the_formatters_line(fmt, to_file, tmp_path, restore_lo
     handler.setStream(out)
     token = obs.request_id.set("rid-1")
     try:
-        obs.log_access(*FIELDS)
+        obs.record_request(*FIELDS)
     finally:
         obs.request_id.reset(token)
     written = (tmp_path / "log").read_text() if to_file else out.getvalue()
@@ -76,6 +77,7 @@ def test_the_fast_line_is_the_formatters_line(fmt, to_file, tmp_path, restore_lo
 def test_another_handler_gets_standard_records(restore_logging):
     obs.configure_logging("json")
     records: list[logging.LogRecord] = []
+    token = obs.request_id.set("rid-2")
 
     class Keep(logging.Handler):
         def emit(self, record: logging.LogRecord) -> None:
@@ -86,11 +88,13 @@ def test_another_handler_gets_standard_records(restore_logging):
     extra = Keep()
     logger.addHandler(extra)
     try:
-        obs.log_access(*FIELDS)
+        obs.record_request(*FIELDS)
     finally:
         logger.removeHandler(extra)
+        obs.request_id.reset(token)
     assert [r.getMessage() for r in records] == ["POST /v1/break-even 200 1.2 ms"]
     assert records[0].__dict__["route"] == "/v1/break-even"
+    assert records[0].__dict__["request_id"] == "rid-2"  # the request's, not the writer's
 
 
 def _file_handler(tmp_path):
@@ -105,7 +109,7 @@ def test_in_the_event_loop_lines_are_written_at_the_end_of_its_turn(tmp_path, re
 
     async def scenario() -> tuple[str, list[str]]:
         for status in (200, 201, 202):
-            obs.log_access("GET", "/healthz", status, 0.001)
+            obs.record_request("GET", "/healthz", status, 0.001)
         before = path.read_text()
         logging.getLogger("gpucost.catalog").warning("after the three")
         logging.getLogger("gpucost.catalog").warning("and then this")
@@ -134,7 +138,7 @@ def test_queued_lines_go_out_in_whole_lines_within_a_pipes_atomic_write(
 
     async def scenario() -> None:
         for i in range(100):
-            obs.log_access("POST", f"/v1/route-{i}", 200, 0.001)
+            obs.record_request("POST", f"/v1/route-{i}", 200, 0.001)
         await asyncio.sleep(0)
 
     asyncio.run(scenario())
@@ -145,13 +149,25 @@ def test_queued_lines_go_out_in_whole_lines_within_a_pipes_atomic_write(
 
 def test_lines_queued_on_a_loop_that_ended_are_written_by_the_next_one(tmp_path, restore_logging):
     handler, path = _file_handler(tmp_path)
-    # A line queued 5 s ago on a loop that never ran its write (a test client's loop ended).
-    handler._queued.append((time.time(), "-", "GET", "/a", 200, 0.001))
-    handler._due = time.monotonic() - 5
+    # A request queued 5 s ago on a loop that never ran its turn's end (a test client's).
+    obs._REQUESTS.queue.append((time.time(), "-", "GET", "/a", 200, 0.001))
+    obs._REQUESTS.due = time.time() - 5
 
     async def queue_one() -> str:
-        obs.log_access("GET", "/b", 200, 0.001)
+        obs.record_request("GET", "/b", 200, 0.001)
         return path.read_text()  # before this loop's turn ends
 
     written = asyncio.run(queue_one())
     assert [json.loads(x)["route"] for x in written.splitlines()] == ["/a", "/b"]
+
+
+def test_to_a_stream_without_a_descriptor_lines_are_written_at_once(restore_logging):
+    obs.configure_logging("json")
+    stream = io.StringIO()
+    logging.getLogger("gpucost").handlers[0].setStream(stream)
+
+    async def scenario() -> str:
+        obs.record_request("GET", "/healthz", 200, 0.001)
+        return stream.getvalue()  # before the loop's turn ends
+
+    assert json.loads(asyncio.run(scenario()))["route"] == "/healthz"
