@@ -22,7 +22,10 @@ Measured:
 4. cold start: process spawn to first break-even answer (target < 2 s), median of 3;
 5. resident memory of the worker after the load (target < 150 MB).
 
-    .venv/bin/python scripts/bench.py [--seconds 10] [--rounds 3]
+    .venv/bin/python scripts/bench.py [--seconds 10] [--rounds 3] [--throughput-only]
+
+``--throughput-only`` runs (1) alone and prints its figures and ratios, for an edit-measure
+loop; ``reports/bench.json`` is left alone then.
 """
 
 from __future__ import annotations
@@ -188,13 +191,34 @@ def _report(results: dict) -> None:
         )
 
 
+def _throughput_only(env: dict[str, str], work: Path, seconds: int, rounds: int) -> None:
+    srv = start_server(env, log_level="INFO", stderr=work / "product.log")
+    ref = start_server(env, app="scripts.bench:bare", ready=("GET", "/healthz", None))
+    try:
+        wrk(f"{srv.base}/healthz", seconds=2, connections=8)
+        wrk(f"{ref.base}/healthz", seconds=2, connections=8)
+        t = _throughput(ref.base, srv.base, work, seconds, rounds)
+        rss = rss_mb(srv.proc.pid)
+    finally:
+        srv.stop()
+        ref.stop()
+    print(json.dumps({k: v for k, v in t.items() if k != "rounds"}, indent=1))
+    print("rounds:", json.dumps(t["rounds"]), f"product RSS {rss:.1f} MB")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=int, default=10, help="Length of each wrk run.")
     parser.add_argument("--rounds", type=int, default=3, help="Interleaved throughput rounds.")
+    parser.add_argument(
+        "--throughput-only", action="store_true", help="Only the interleaved requests/s rounds."
+    )
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="gpucost-bench-"))
     env = {**fresh_sqlite(), "GPUCOST_LOG_FORMAT": "json"}  # as the Dockerfile runs it
+    if args.throughput_only:
+        _throughput_only(env, work, args.seconds, args.rounds)
+        return
     results: dict = {
         "machine": f"{os.cpu_count()} CPUs, {platform.machine()}, Python "
         f"{platform.python_version()}",

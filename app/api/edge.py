@@ -10,8 +10,9 @@ the routes:
 3. the rate limits (:mod:`app.api.rate_limit`): 429 problem+json with ``Retry-After`` past
    a budget, ``X-RateLimit-*`` on every counted answer;
 4. on the answer: ``Server-Timing: app;dur=<ms>`` (time to the response's start), the
-   security headers, the request id; then the request is counted in the metrics (route
-   template, status, duration) and its access line written.
+   security headers, the request id; then the request is recorded
+   (:func:`app.observability.record_request`: counted in the metrics by route template,
+   status and duration, and its access line written, at the end of the loop's turn).
 
 Measured against the two nested layers it replaces (request guard, then rate limits; the
 access line through a ``LogRecord``): see ``scripts/bench.py`` and the commit messages.
@@ -90,6 +91,4 @@ class Edge:
             await self.app(scope, receive, edge_send)
         elapsed = time.perf_counter() - started
         template = getattr(scope.get("route"), "path", "unmatched")  # bounded label set
-        method = scope["method"]
-        obs.observe_request(method, template, status, elapsed)
-        obs.log_access(method, template, status, elapsed)
+        obs.record_request(scope["method"], template, status, elapsed)

@@ -1,10 +1,12 @@
-"""Requests tallied on the request path (observability.observe_request) reach the Prometheus
+"""Requests recorded on the request path (observability.record_request) reach the Prometheus
 metrics as per-request Counter.inc and Histogram.observe calls would: the same count, sum
-and buckets (boundaries included); at once in /metrics, within METRICS_FLUSH_S otherwise."""
+and buckets (boundaries included); at the end of the event loop's turn, at once in
+/metrics, or by the next request when the loop that queued them ended."""
 
 from __future__ import annotations
 
 import asyncio
+import time
 import uuid
 
 from prometheus_client import CollectorRegistry, Counter, Histogram
@@ -38,7 +40,7 @@ def test_tallied_requests_equal_observed_ones():
         registry=registry,
     )
     for d in DURATIONS_S:
-        obs.observe_request("GET", route, 200, d)  # no event loop here: added at once
+        obs.record_request("GET", route, 200, d)  # no event loop here: counted at once
         counter.labels("GET", route, "200").inc()
         histogram.labels("GET", route).observe(d)
     obs.metrics_body()
@@ -49,22 +51,32 @@ def test_tallied_requests_equal_observed_ones():
         assert abs(got[key] - value) < 1e-9, key
 
 
-def test_in_the_event_loop_they_are_added_within_the_flush_interval(monkeypatch):
+def test_in_the_event_loop_they_are_counted_at_the_end_of_its_turn():
     route = f"/tally-{uuid.uuid4().hex}"
-    monkeypatch.setattr(obs, "METRICS_FLUSH_S", 0.01)
 
     async def scenario() -> tuple[float, float]:
-        obs.observe_request("POST", route, 201, 0.002)
+        obs.record_request("POST", route, 201, 0.002)
         before = _samples(obs.REQUESTS, route=route).get(("total", ""), 0.0)
-        await asyncio.sleep(0.05)
+        await asyncio.sleep(0)
         return before, _samples(obs.REQUESTS, route=route)[("total", "")]
 
     assert asyncio.run(scenario()) == (0.0, 1.0)
 
 
-def test_a_flush_whose_loop_ended_is_made_up_by_the_next_request(monkeypatch):
+def test_metrics_count_what_is_queued():
     route = f"/tally-{uuid.uuid4().hex}"
-    monkeypatch.setattr(obs._TALLY, "due", 0.0)  # scheduled long ago on a loop now gone
-    obs.observe_request("GET", route, 200, 0.002)
-    assert _samples(obs.REQUESTS, route=route)[("total", "")] == 1.0
-    assert obs._TALLY.due is None
+
+    async def scenario() -> str:
+        obs.record_request("GET", route, 200, 0.002)
+        return obs.metrics_body()[0].decode()  # before the turn ends
+
+    assert f'route="{route}",status="200"}} 1.0' in asyncio.run(scenario())
+
+
+def test_a_queue_whose_loop_ended_is_counted_by_the_next_request():
+    route = f"/tally-{uuid.uuid4().hex}"
+    obs._REQUESTS.queue.append((time.time(), "-", "GET", route, 200, 0.001))
+    obs._REQUESTS.due = time.time() - 5  # scheduled on a loop that never ran it
+    obs.record_request("GET", route, 200, 0.002)
+    assert _samples(obs.REQUESTS, route=route)[("total", "")] == 2.0
+    assert obs._REQUESTS.due is None
