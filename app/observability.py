@@ -245,13 +245,13 @@ class _Lines(logging.StreamHandler):  # type: ignore[type-arg]  # generic only i
             self._fd_of = self.stream
         return self._fd
 
-    def _line(self, now: float, rid: str, method: str, route: str, status: int, s: float) -> str:
-        """One access line, newline included (``s``: the request's duration, seconds): what
-        ``access.info`` with the fields as extras writes through this handler's formatter
-        (tests/unit/test_access_log.py)."""
+    def _line(self, now: float, rid: str, method: str, route: str, status: int, s: float) -> bytes:
+        """One access line in UTF-8, newline included (``s``: the request's duration,
+        seconds): what ``access.info`` with the fields as extras writes through this
+        handler's formatter (tests/unit/test_access_log.py)."""
         message = f"{method} {route} {status} {s * 1000:.1f} ms"
         if not self.json_lines:
-            return f"{self._asctime(now)} INFO {ACCESS_LOGGER} [{rid}] {message}\n"
+            return f"{self._asctime(now)} INFO {ACCESS_LOGGER} [{rid}] {message}\n".encode()
         fields = {
             "time": self._asctime(now),
             "level": "INFO",
@@ -263,7 +263,7 @@ class _Lines(logging.StreamHandler):  # type: ignore[type-arg]  # generic only i
             "status": status,
             "duration_ms": round(s * 1000, 3),
         }
-        return orjson.dumps(fields, option=orjson.OPT_APPEND_NEWLINE).decode()
+        return orjson.dumps(fields, option=orjson.OPT_APPEND_NEWLINE)
 
     def write_access(self, records: list[Record]) -> None:
         """Write the access lines of ``records``: to the stream's file descriptor in
@@ -274,19 +274,18 @@ class _Lines(logging.StreamHandler):  # type: ignore[type-arg]  # generic only i
             lines = [self._line(*r) for r in records]
             fd = self._fileno()
             if fd is None:
-                self.stream.write("".join(lines))
+                self.stream.write(b"".join(lines).decode())
                 self.flush()
                 return
             self.stream.flush()  # what other records left in its buffer goes first
             chunk: list[bytes] = []
             size = 0
             for line in lines:
-                data = line.encode()
-                if chunk and size + len(data) > WRITE_CHUNK:
+                if chunk and size + len(line) > WRITE_CHUNK:
                     _write_all(fd, b"".join(chunk))
                     chunk, size = [], 0
-                chunk.append(data)
-                size += len(data)
+                chunk.append(line)
+                size += len(line)
             _write_all(fd, b"".join(chunk))
         except Exception:  # noqa: BLE001 - as StreamHandler.emit: report, never raise
             self.handleError(logging.makeLogRecord({"msg": f"{len(records)} access lines"}))
