@@ -14,7 +14,7 @@ Measured:
 1. requests/s at 64 connections, median of ``--rounds`` interleaved rounds: bare
    ``/healthz``, bare ``/validate``, product ``/healthz``, product ``POST /v1/break-even``
    (the seed request); ratios product healthz / bare healthz (target >= 0.8) and
-   break-even / bare healthz (target >= 0.5);
+   break-even / bare healthz (target >= 0.4, issue 30);
 2. p50/p99 latency (wrk, 1 and 8 connections) of break-even, run-cost, ``/v1/query`` and the
    signed Slack command (distinct pre-signed requests); target p99 < 100 ms at 8;
 3. server time (``Server-Timing``) of ``/v1/compare`` over the full catalog, 200 requests
@@ -171,7 +171,7 @@ def _report(results: dict) -> None:
     eight = lat["8_connections"]
     targets = [
         ("product /healthz / bare /healthz", t["product_healthz_over_bare"], ">=", 0.8),
-        ("break-even / bare /healthz", t["break_even_over_bare_healthz"], ">=", 0.5),
+        ("break-even / bare /healthz", t["break_even_over_bare_healthz"], ">=", 0.4),
         ("Slack command p99 (8 conn.), ms", eight["slack_command"]["p99_ms"], "<", 100),
         ("/v1/query p99 (8 conn.), ms", eight["query"]["p99_ms"], "<", 100),
         ("/v1/compare server p50, ms", c["p50_ms"], "<", 10),
