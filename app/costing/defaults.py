@@ -16,15 +16,15 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass
 
+_SEED_001_DAY = dt.date(2020, 9, 7)
 SEED_001_TITLE = "seed 001 (Tim Dettmers, 'Which GPU for deep learning')"
-SEED_001 = "seed 001 (Tim Dettmers, 'Which GPU for deep learning', 2020-09-07)"
+SEED_001 = f"{SEED_001_TITLE[:-1]}, {_SEED_001_DAY})"  # as answers cite it, with its date
 SEED_003 = "seed 003 (Tim Dettmers, 2016)"
 IRS_946 = (
     "IRS Publication 946 (2024), Table B-1, asset class 00.12 ('information systems: "
     "computers and peripheral equipment'), 5-year recovery period"
 )
-NEC_210 = "US National Electrical Code (NFPA 70, 2023) 210.19(A)(1) and 210.20(A)"
-_SEED_001_DAY = dt.date(2020, 9, 7)
+NEC_210 = "US National Electrical Code (NFPA 70, 2023 edition) 210.19(A)(1) and 210.20(A)"
 _IRS_DAY = dt.date(2025, 2, 13)  # IRS Publication 946 for use in preparing 2024 returns
 
 
@@ -111,7 +111,7 @@ REGION = Default(
     "region",
     "world",
     "",
-    "the world-average grid (475 gCO2e/kWh), used when a request names no region",
+    "the catalog's world-average grid, used when a request names no region",
     "IEA 2019 via the Green Algorithms tool (data/latest, 2025-02-05)",
     dt.date(2025, 2, 5),
 )
@@ -178,8 +178,8 @@ SCALING = Default(
     "scaling",
     "tuned",
     "",
-    "multi-GPU scaling of optimised research code: 3.7x on 4 GPUs (6.73x on 8 by Amdahl's "
-    "law, against 6.67-7x measured on 8 GPUs)",
+    "multi-GPU scaling of optimised research code, Amdahl's law anchored on the seeds' "
+    "measured speed-ups (`GET /v1/scaling-models` lists them)",
     SEED_003 + " and " + SEED_001_TITLE,
     _SEED_001_DAY,
 )
@@ -213,11 +213,11 @@ SWEEP_UTILIZATIONS = Default(
     "",
     "every whole percent of utilization",
     "gpucost's rule (a full grid; no published figure applies)",
-    _SEED_001_DAY,
+    dt.date(2026, 11, 20),
 )
 PLAN_MONTHS = Default(
     "months",
-    60.0,
+    LIFETIME.number * 12,
     "months",
     "one desktop lifetime (5 years) of demand",
     IRS_946,
@@ -255,9 +255,6 @@ OUTLIER_FACTOR = Default(
     "(3 providers or more) is flagged for a reader to check",
     "gpucost's rule, not a published figure",
     dt.date(2026, 11, 20),
-    2.0,
-    3.0,
-    "gpucost's rule: a reader may tighten or loosen it",
 )
 LARGEST_DESKTOP_PSU = Default(
     "largest_desktop_psu_w",
@@ -281,7 +278,7 @@ HOUSEHOLD_CIRCUIT = Default(
     "W",
     "a continuous load may use 80 % of a 15 A, 120 V household branch circuit",
     NEC_210,
-    dt.date(2023, 1, 1),  # the 2023 edition,
+    dt.date(2023, 1, 1),  # dated by its edition year
 )
 DISCOUNT_RATE = CatalogDefault(
     "annual_discount_rate",
@@ -302,29 +299,8 @@ PUE = CatalogDefault(
 )
 
 REGISTRY: dict[str, Default | CatalogDefault] = {
-    "electricity_price": ELECTRICITY_PRICE,
-    "region": REGION,
-    "base_power": BASE_POWER,
-    "idle_power": IDLE_POWER,
-    "psu_efficiency": PSU_EFFICIENCY,
-    "utilization_profile": UTILIZATION_PROFILE,
-    "capacity_profile": CAPACITY_PROFILE,
-    "lifetime": LIFETIME,
-    "depreciation": DEPRECIATION,
-    "scaling": SCALING,
-    "compare_horizon": COMPARE_HORIZON,
-    "sweep_days": SWEEP_DAYS,
-    "carbon_days": CARBON_DAYS,
-    "sweep_utilizations": SWEEP_UTILIZATIONS,
-    "plan_months": PLAN_MONTHS,
-    "owned_max_share": OWNED_MAX_SHARE,
-    "seed_barebone": SEED_BAREBONE,
-    "memory_precision": MEMORY_PRECISION,
-    "price_outlier_factor": OUTLIER_FACTOR,
-    "largest_desktop_psu": LARGEST_DESKTOP_PSU,
-    "psu_headroom": PSU_HEADROOM,
-    "household_circuit": HOUSEHOLD_CIRCUIT,
-    "discount_rate": DISCOUNT_RATE,
-    "pue": PUE,
+    name: value
+    for name, value in dict(globals()).items()
+    if isinstance(value, Default | CatalogDefault)
 }
-"""Every default by name, for listings and the registry's own tests."""
+"""Every default by its constant's name, for listings and the registry's own tests."""
