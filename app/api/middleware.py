@@ -142,10 +142,6 @@ def security_headers(path: str, headers: list[tuple[bytes, bytes]]) -> Headers:
     return _API
 
 
-_TITLES = {413: "Payload too large", 415: "Unsupported media type"}
-_SLUGS = {413: "payload-too-large", 415: "unsupported-media-type"}
-
-
 async def check_body(
     scope: Scope, receive: Receive, headers: dict[bytes, str]
 ) -> tuple[Receive, Response | None]:
@@ -178,4 +174,5 @@ async def check_body(
 
 
 def _problem(scope: Scope, status: int, detail: str) -> Response:
-    return problems.problem(status, _SLUGS[status], _TITLES[status], detail, Request(scope))
+    slug, title = problems.HTTP_SLUGS[status]
+    return problems.problem(status, slug, title, detail, Request(scope))

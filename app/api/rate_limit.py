@@ -11,9 +11,9 @@ budget.
 
 Counters use the sliding-window-counter strategy (a weighted sum of this and the previous
 window: no burst of twice the limit at a window's edge, at the cost of two counters per
-caller). They live in the worker's memory by default (:class:`LocalWindows`, the same
-arithmetic as `limits`' strategy), so a limit holds per worker; with ``GPUCOST_REDIS_URL``
-they live in Redis (through `limits`) and hold across every worker and instance.
+caller), counted by `limits`. They live in the worker's memory by default (`limits`'
+``MemoryStorage``), so a limit holds per worker; with ``GPUCOST_REDIS_URL`` they live in
+Redis and hold across every worker and instance.
 
 The edge (:mod:`app.api.edge`) calls :meth:`Limiter.check` once per request; this module
 holds no ASGI layer of its own.
@@ -83,82 +83,15 @@ class Verdict:
     reset_epoch_s: float
 
 
-# Seconds between sweeps of the in-memory counters for callers gone quiet.
-SWEEP_EVERY_S = 60.0
-
-
-class LocalWindows:
-    """Sliding-window counters in this process's memory: the arithmetic of `limits`'
-    ``SlidingWindowCounterRateLimiter`` over its ``MemoryStorage`` (window ``n`` is
-    ``int(now / expiry)``; the previous window's count weighs the share of it still inside
-    the sliding window), without that storage's expiry thread: it starts a
-    ``threading.Timer`` every 10 ms under load, ~40 us a request on this machine
-    (2026-11-24). Counters of a caller idle for two windows are dropped by a sweep run on
-    the request path at most every :data:`SWEEP_EVERY_S`. Not thread-safe: call it from the
-    event loop only."""
-
-    def __init__(self) -> None:
-        # (kind, caller, amount, expiry s) -> [window number, previous count, current count]
-        self._windows: dict[tuple[str, str, int, int], list[int]] = {}
-        self._swept_at = time.monotonic()
-
-    def _window(self, key: tuple[str, str, int, int], now: float) -> list[int]:
-        number = int(now / key[3])
-        window = self._windows.get(key)
-        if window is None:
-            window = self._windows[key] = [number, 0, 0]
-        elif window[0] != number:
-            window[1] = window[2] if window[0] == number - 1 else 0
-            window[2] = 0
-            window[0] = number
-        return window
-
-    def hit(
-        self, item: RateLimitItem, kind: str, caller: str, now: float
-    ) -> tuple[bool, int, float]:
-        """Count one request of ``caller`` against ``item`` (of budget ``kind``) at Unix time
-        ``now`` (s) unless that would exceed it: ``(accepted, remaining requests, reset
-        Unix time s)``, the values `limits`' ``hit`` then ``get_window_stats`` give."""
-        expiry = item.get_expiry()
-        window = self._window((kind, caller, item.amount, expiry), now)
-        _, previous, current = window
-        share = (1 - ((now - expiry) / expiry) % 1) * expiry if previous else 0.0
-        accepted = math.floor(previous * share / expiry + current) + 1 <= item.amount
-        if accepted:
-            current = window[2] = current + 1
-        remaining = max(0, item.amount - math.floor(previous * share / expiry + current))
-        if not (previous or current):
-            return accepted, remaining, now
-        reset_in = math.inf
-        if previous:
-            reset_in = share % (expiry / previous)
-        if current:
-            reset_in = min(reset_in, ((1 - (now / expiry) % 1) * expiry + expiry) % expiry)
-        return accepted, remaining, now + reset_in
-
-    def sweep(self, now: float) -> None:
-        """Drop the counters of callers with no request in this or the previous window, at
-        most every :data:`SWEEP_EVERY_S` (monotonic clock); ``now`` is Unix time, s."""
-        if time.monotonic() - self._swept_at < SWEEP_EVERY_S:
-            return
-        self._swept_at = time.monotonic()
-        stale = [k for k, w in self._windows.items() if w[0] < int(now / k[3]) - 1]
-        for key in stale:
-            del self._windows[key]
-
-
 class RateLimits:
     """The counters and budgets of one process (see the module docstring)."""
 
     def __init__(self, settings: Settings) -> None:
         self.shared = settings.redis_url is not None
-        self.local = LocalWindows()
-        self.limiter: SlidingWindowCounterRateLimiter | None = None
-        if settings.redis_url is not None:
-            uri = settings.redis_url
-            storage = storage_from_string(uri, **self._options(uri))
-            assert isinstance(storage, Storage)  # redis:// is a synchronous store
-            self.limiter = SlidingWindowCounterRateLimiter(storage)
+        uri = settings.redis_url or "memory://"
+        storage = storage_from_string(uri, **self._options(uri))
+        assert isinstance(storage, Storage)  # memory:// and redis:// are synchronous stores
+        self.limiter = SlidingWindowCounterRateLimiter(storage)
         self.anonymous = Budget(
             parse_many(settings.rate_limit_anonymous),
             parse_many(settings.rate_limit_anonymous_heavy),
@@ -173,6 +106,8 @@ class RateLimits:
     @staticmethod
     def _options(uri: str) -> dict[str, Any]:
         # Fail fast (and answer) when Redis is slow or gone, rather than hang the request.
+        if uri.startswith("memory://"):
+            return {}
         return {"socket_timeout": 0.5, "socket_connect_timeout": 0.5}
 
     async def caller(self, scope: Scope, key: str | None) -> tuple[str, Budget]:
@@ -197,23 +132,9 @@ class RateLimits:
             items += [("heavy", item) for item in budget.heavy]
         return items
 
-    def count_local(self, caller: str, budget: Budget, heavy: bool) -> Verdict:
-        """Count one request of ``caller`` in this process's memory (no I/O)."""
-        now = time.time()
-        self.local.sweep(now)
-        first: Verdict | None = None
-        for kind, item in self._items(budget, heavy):
-            accepted, remaining, reset = self.local.hit(item, kind, caller, now)
-            if not accepted:
-                return Verdict(item, kind == "heavy", True, 0, reset)
-            if first is None:
-                first = Verdict(item, False, False, remaining, reset)
-        assert first is not None  # a budget has at least one general limit
-        return first
-
-    def count_shared(self, caller: str, budget: Budget, heavy: bool) -> Verdict:
-        """Count one request of ``caller`` in Redis; blocking (a round trip per limit)."""
-        assert self.limiter is not None
+    def count(self, caller: str, budget: Budget, heavy: bool) -> Verdict:
+        """Count one request of ``caller``: in memory (no I/O), or in Redis (blocking, a
+        round trip per limit)."""
         for kind, item in self._items(budget, heavy):
             if not self.limiter.hit(item, kind, caller):
                 stats = self.limiter.get_window_stats(item, kind, caller)
@@ -264,17 +185,18 @@ class Limiter:
         """Count the request of ``scope`` (an HTTP scope; ``key``: its ``X-API-Key``, if
         any): the ``X-RateLimit-*`` headers for its answer, and the 429 problem (with
         ``Retry-After``) to send instead when a limit is spent.
-        ``([], None)`` for an exempt path or with limits turned off."""
+        ``([], None)`` with limits turned off. The edge does not call it for an
+        :data:`EXEMPT` path."""
         settings = get_settings()
-        if scope["path"] in EXEMPT or not settings.rate_limits_enabled:
+        if not settings.rate_limits_enabled:
             return [], None
         limits = self.limits(settings)
         caller, budget = await limits.caller(scope, key)
         heavy = is_heavy(scope["path"])
         if limits.shared:
-            verdict = await run_in_threadpool(limits.count_shared, caller, budget, heavy)
+            verdict = await run_in_threadpool(limits.count, caller, budget, heavy)
         else:
-            verdict = limits.count_local(caller, budget, heavy)
+            verdict = limits.count(caller, budget, heavy)
         headers = [
             (b"x-ratelimit-limit", str(verdict.item.amount).encode()),
             (b"x-ratelimit-remaining", str(verdict.remaining).encode()),
