@@ -31,18 +31,22 @@ from app.costing.run_cost import (
     desktop_run_cost,
 )
 from app.costing.speed import (
+    ARCHITECTURE_ORDER,
     BANDWIDTH_ONLY,
     GpuTraits,
     SpeedModel,
     SpeedRatio,
     estimated_ratio,
     fit_speed_model,
+    generation,
     speedup,
 )
 
 __all__ = [
     "host_power_w",
+    "ARCHITECTURE_ORDER",
     "BANDWIDTH_ONLY",
+    "generation",
     "GpuTraits",
     "SpeedModel",
     "estimated_ratio",

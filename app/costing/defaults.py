@@ -280,6 +280,16 @@ HOUSEHOLD_CIRCUIT = Default(
     NEC_210,
     dt.date(2023, 1, 1),  # dated by its edition year
 )
+SPEED_RIDGE = Default(
+    "speed_model_ridge",
+    1.0,
+    "",
+    "the ridge penalty on the speed estimate's per-architecture offsets (shrinks an offset "
+    "towards 0 when few pairs measure it; of 0.3, 1, 3 and 10, 1 gave the lowest "
+    "leave-one-out error on the catalog's measured training pairs, 2026-11-24)",
+    "gpucost's rule, fitted on the catalog's published comparisons",
+    dt.date(2026, 11, 24),
+)
 DISCOUNT_RATE = CatalogDefault(
     "annual_discount_rate",
     "reference value `discount-rate-real`",

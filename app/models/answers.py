@@ -58,6 +58,13 @@ class Performance(BaseModel):
         "comparison, e.g. seed 001's) or `estimate` (calibrated on the measured pairs)."
     )
     detail: str = Field(description="What the figure rests on.")
+    error_band: float | None = Field(
+        default=None,
+        description="Relative uncertainty of `time_factor` (0.2 = +/-20 %): for measured "
+        "ratios, how far the farthest measurement averaged lies from their geometric mean; "
+        "for an estimate, the speed model's leave-one-out 90th-percentile error on the "
+        "catalog's measured training pairs. Null when unknown (a single measurement).",
+    )
 
 
 class CurrencyRate(BaseModel):

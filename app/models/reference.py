@@ -78,4 +78,11 @@ class PublishedSpeed(Provenance, table=True):
     relative_speed: float = Field(
         description="Throughput relative to the comparison's reference GPU (1.0), ratio."
     )
-    workload: str = Field(max_length=200, description="What was run or compared.")
+    workload: str = Field(max_length=500, description="What was run or compared.")
+    kind: str = Field(
+        default="training",
+        max_length=16,
+        description="`training` or `inference`: what was measured. The speed estimate is "
+        "fitted on training comparisons; an inference comparison is used for a pair only "
+        "when no training measurement holds it.",
+    )

@@ -9,11 +9,12 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from app import costing
 from app.catalog.view import CatalogView
+from app.costing import defaults
 from app.errors import CatalogGap
 from app.models import Gpu
 from app.steps.desktop import ResolvedDesktop
@@ -24,19 +25,25 @@ from app.steps.ownership import (
 )
 from app.steps.trail import SEED_001, Trail
 
+SPEED_RIDGE = defaults.SPEED_RIDGE.number
+
 # NVIDIA introduced tensor cores with Volta (Tesla V100 whitepaper, 2017); every later
-# datacenter and RTX architecture has them. The estimate's third regressor.
+# datacenter and RTX architecture has them: their mixed-precision training runs on them.
 TENSOR_CORE_ARCHITECTURES = frozenset(
     {"Volta", "Turing", "Ampere", "Ada Lovelace", "Hopper", "Blackwell"}
 )
 
 
 def traits(gpu: Gpu) -> costing.GpuTraits:
-    """What the speed estimate reads of ``gpu`` (bandwidth 0 when the catalog has none)."""
+    """What the speed estimate reads of ``gpu`` (bandwidth 0 when the catalog has none): its
+    16-bit tensor TFLOPS with FP32 accumulate on tensor-core architectures (what PyTorch's
+    mixed precision runs on; the catalog's ``fp16_tensor_tflops``), FP32 TFLOPS on older ones
+    (or when the tensor figure is missing)."""
+    tensor = gpu.fp16_tensor_tflops if gpu.architecture in TENSOR_CORE_ARCHITECTURES else None
     return costing.GpuTraits(
         gpu.memory_bandwidth_gb_per_s or 0.0,
-        gpu.fp32_tflops,
-        gpu.architecture in TENSOR_CORE_ARCHITECTURES,
+        tensor or gpu.fp32_tflops,
+        gpu.form_factor == "consumer_pcie",
         gpu.architecture or None,
     )
 
@@ -45,42 +52,47 @@ def traits(gpu: Gpu) -> costing.GpuTraits:
 class SpeedEvidence:
     """Everything the catalog knows about relative speed, built once per view:
     ``runtimes_s`` ({benchmark: {gpu: s}}, every non-OOM run), ``published``
-    ({comparison: {gpu: relative speed}}), and the estimate for pairs neither covers,
-    calibrated on both: ``by_architecture`` (bandwidth, FP32, an offset per architecture;
-    for GPUs of the measured architectures), ``model`` (bandwidth, FP32, tensor cores; for
-    the other architectures) and ``fallback`` (bandwidth and tensor cores, for a GPU without
-    an FP32 figure)."""
+    ({comparison: {gpu: relative speed}}) with each comparison's ``kinds`` (``training`` or
+    ``inference``; training when unsaid), and the estimate for pairs neither covers,
+    calibrated on the training pairs: ``model`` (bandwidth, 16-bit matrix throughput,
+    consumer card, architecture) and ``fallback`` (the same without throughput, for a GPU
+    without a throughput figure)."""
 
     runtimes_s: dict[str, dict[str, float]]
     published: dict[str, dict[str, float]]
     model: costing.SpeedModel
     fallback: costing.SpeedModel
-    by_architecture: costing.SpeedModel = costing.BANDWIDTH_ONLY
+    kinds: dict[str, str] = field(default_factory=dict)
 
     def measured(self, a: str, b: str) -> list[tuple[str, float, str]]:
-        """``(label, runtime_b / runtime_a, detail)`` for every benchmark both ran and
-        every published comparison that holds both."""
-        out = [
+        """``(label, runtime_b / runtime_a, detail)`` for every benchmark both ran and every
+        published training comparison that holds both; inference comparisons only when no
+        training measurement holds the pair (a rent-vs-buy answer prices training time)."""
+        runs = [
             (bid, t[b] / t[a], f"{bid} ({t[a]:g} s vs {t[b]:g} s)")
             for bid, t in sorted(self.runtimes_s.items())
             if a in t and b in t
         ]
-        out += [
-            (cid, t[a] / t[b], f"{cid} (published: {b} {t[b] / t[a]:.3g}x as fast as {a})")
-            for cid, t in sorted(self.published.items())
-            if a in t and b in t
-        ]
-        return out
+        by_kind: dict[str, list[tuple[str, float, str]]] = {}
+        for cid, t in sorted(self.published.items()):
+            if a in t and b in t:
+                kind = self.kinds.get(cid, "training")
+                by_kind.setdefault(kind, []).append(
+                    (
+                        cid,
+                        t[a] / t[b],
+                        f"{cid} ({kind}, published: {b} {t[b] / t[a]:.3g}x as fast as {a})",
+                    )
+                )
+        training = runs + by_kind.get("training", [])
+        return training or by_kind.get("inference", [])
 
     def estimate(
         self, a: Gpu, n_a: int, b: Gpu, n_b: int, parallel_fraction: float
     ) -> costing.SpeedRatio:
         """The calibrated estimate for ``n_b`` x b per ``n_a`` x a (labelled ``estimate``)."""
         ta, tb = traits(a), traits(b)
-        model = next(
-            (m for m in (self.by_architecture, self.model) if m.pairs and m.covers(ta, tb)),
-            self.fallback,
-        )
+        model = self.model if self.model.pairs and self.model.covers(ta, tb) else self.fallback
         return costing.estimated_ratio(model, ta, tb, n_a, n_b, parallel_fraction, (a.id, b.id))
 
 
@@ -89,35 +101,49 @@ def speed_evidence(view: CatalogView) -> SpeedEvidence:
     return view.memoized("speed_evidence", lambda: _evidence(view))
 
 
+def training_pairs(view: CatalogView, kinds: dict[str, str]) -> list[tuple[str, str, float]]:
+    """Every GPU pair a benchmark run or a published training comparison measured, as
+    ``(a, b, mean log(speed_b / speed_a))`` over the measurements holding it."""
+    logs: dict[tuple[str, str], list[float]] = {}
+    for t in view.runtimes_s.values():
+        for a, b in itertools.combinations(sorted(t), 2):
+            logs.setdefault((a, b), []).append(math.log(t[a] / t[b]))
+    for cid, rows in view.published.items():
+        if kinds.get(cid, "training") != "training":
+            continue
+        for a, b in itertools.combinations(sorted(rows), 2):
+            logs.setdefault((a, b), []).append(
+                math.log(rows[b].relative_speed / rows[a].relative_speed)
+            )
+    return [(a, b, sum(ys) / len(ys)) for (a, b), ys in sorted(logs.items())]
+
+
 def _evidence(view: CatalogView) -> SpeedEvidence:
     published = {
         cid: {gid: r.relative_speed for gid, r in rows.items()}
         for cid, rows in view.published.items()
     }
-    logs: dict[tuple[str, str], list[float]] = {}
-    for t in view.runtimes_s.values():
-        for a, b in itertools.combinations(sorted(t), 2):
-            logs.setdefault((a, b), []).append(math.log(t[a] / t[b]))
-    for t in published.values():
-        for a, b in itertools.combinations(sorted(t), 2):
-            logs.setdefault((a, b), []).append(math.log(t[b] / t[a]))
+    kinds = {
+        cid: next(iter(rows.values())).kind or "training"
+        for cid, rows in view.published.items()
+        if rows
+    }
     pairs = []
-    for (a, b), ys in sorted(logs.items()):
+    for a, b, y in training_pairs(view, kinds):
         ga, gb = view.gpu(a), view.gpu(b)
         if ga and gb and ga.memory_bandwidth_gb_per_s and gb.memory_bandwidth_gb_per_s:
-            pairs.append((traits(ga), traits(gb), sum(ys) / len(ys)))
+            pairs.append((traits(ga), traits(gb), y))
+    trained = sum(1 for k in kinds.values() if k == "training")
     basis = (
-        f"{len(view.runtimes_s)} benchmarks' runs and {len(published)} published comparisons "
-        "in the catalog"
+        f"{len(view.runtimes_s)} benchmarks' runs and {trained} published training "
+        "comparisons in the catalog"
     )
     return SpeedEvidence(
         runtimes_s=view.runtimes_s,
         published=published,
-        model=costing.fit_speed_model(pairs, with_fp32=True, basis=basis),
-        fallback=costing.fit_speed_model(pairs, with_fp32=False, basis=basis),
-        by_architecture=costing.fit_speed_model(
-            pairs, with_fp32=True, basis=basis, by_architecture=True
-        ),
+        model=costing.fit_speed_model(pairs, with_matmul=True, basis=basis, ridge=SPEED_RIDGE),
+        fallback=costing.fit_speed_model(pairs, with_matmul=False, basis=basis, ridge=SPEED_RIDGE),
+        kinds=kinds,
     )
 
 
@@ -144,12 +170,17 @@ def speed(
         )
     shared = evidence.measured(a.id, b.id)
     if shared:
-        factor = math.exp(sum(math.log(r) for _, r, _ in shared) / len(shared)) * s_a / s_b
+        logs = [math.log(r) for _, r, _ in shared]
+        mean = sum(logs) / len(logs)
         runs = any(label in evidence.runtimes_s for label, _, _ in shared)
         detail = "measured: geometric mean over " + ", ".join(d for _, _, d in shared)
         if n_a > 1 or n_b > 1:
             detail += f"; {n_a} vs {n_b} GPUs, speed-ups {s_a:.4g}x and {s_b:.4g}x"
-        return costing.SpeedRatio(factor, "benchmark" if runs else "published", detail)
+        # The band: the farthest measurement from the mean (None for a single one).
+        band = math.exp(max(abs(x - mean) for x in logs)) - 1.0 if len(logs) > 1 else None
+        return costing.SpeedRatio(
+            math.exp(mean) * s_a / s_b, "benchmark" if runs else "published", detail, band
+        )
     if not a.memory_bandwidth_gb_per_s or not b.memory_bandwidth_gb_per_s:
         raise CatalogGap(f"no benchmark or bandwidth to compare {a.id} and {b.id}")
     return evidence.estimate(a, n_a, b, n_b, scaling.parallel_fraction)

@@ -217,7 +217,10 @@ def compose(s: BreakEvenScenario, view: CatalogView, settings: Settings) -> Brea
         desktop=_desktop_side(s, result),
         cloud=_cloud_side(s, result),
         performance=Performance(
-            time_factor=sig8(s.speed.time_factor), basis=s.speed.basis, detail=s.speed.detail
+            time_factor=sig8(s.speed.time_factor),
+            basis=s.speed.basis,
+            detail=s.speed.detail,
+            error_band=None if s.speed.error_band is None else round(s.speed.error_band, 3),
         )
         if s.speed
         else None,

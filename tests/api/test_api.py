@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import csv
+import math
 from pathlib import Path
 
 import pytest
 
 from tests.electricity_sources import eia_usd_per_kwh
 from tests.factories import break_even
+from tests.published import published_time_factors
 from tests.seed_values import RUN_COST_USD
 
 CURATED = Path(__file__).resolve().parents[2] / "app/data/curated"
@@ -64,8 +66,12 @@ class TestBreakEven:
         }
         out = client.post("/v1/break-even", json=body).json()
         assert out["performance"]["basis"] == "benchmark"
-        # geometric mean of 12.42/13.88, 88.33/87.33, 528/627
-        expected = ((12.42 / 13.88) * (88.33 / 87.33) * (528 / 627)) ** (1 / 3)
+        # geometric mean of seed 004's 12.42/13.88, 88.33/87.33, 528/627 and of Lambda's
+        # four 2023 training comparisons holding both (A6000 vs A100 40GB PCIe)
+        lambda_ratios = published_time_factors("rtx-a6000", "a100-40gb")
+        assert len(lambda_ratios) == 4
+        ratios = [12.42 / 13.88, 88.33 / 87.33, 528 / 627, *lambda_ratios]
+        expected = math.exp(sum(map(math.log, ratios)) / len(ratios))
         assert out["performance"]["time_factor"] == pytest.approx(expected, rel=1e-5)
         assert out["cloud"]["busy_hours_per_day"] == pytest.approx(12 * expected, rel=1e-5)
 
@@ -90,10 +96,11 @@ class TestBreakEven:
         }
         out = client.post("/v1/break-even", json=body).json()
         assert out["performance"]["basis"] == "estimate"
-        # Calibrated on the measured pairs: seed 004's 12 GPUs (66 pairs; EfficientNet's 8
-        # are among them) and 4 published pairs (seed 001: 3090/V100, A100/V100,
-        # 3090/2080 Ti; seed 003: 1080/1070).
-        assert "calibrated on 70 measured pairs" in out["performance"]["detail"]
+        # Calibrated on the measured training pairs (seed 004's runs, the seeds' and the
+        # modern published comparisons), with its leave-one-out error stated.
+        detail = out["performance"]["detail"]
+        assert "measured training pairs" in detail and "leave-one-out error" in detail
+        assert 0 < out["performance"]["error_band"] < 1
         # The L4 (300 GB/s) is slower than the 4090 (1,008 GB/s): more cloud hours.
         assert out["performance"]["time_factor"] > 1
         assert out["cloud"]["busy_hours_per_day"] == pytest.approx(

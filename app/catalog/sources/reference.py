@@ -139,7 +139,7 @@ def load_published_speeds() -> list[Row]:
     return [
         {
             "id": f"{r['comparison']}-{r['gpu_id']}",
-            **typed(r, comparison=str, gpu_id=str, relative_speed=float, workload=str),
+            **typed(r, comparison=str, gpu_id=str, relative_speed=float, workload=str, kind=str),
         }
         for r in read_csv(CURATED / "published_speeds.csv")
     ]
