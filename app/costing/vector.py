@@ -178,8 +178,10 @@ class Costs:
         co2e_kg: ``energy_kwh x carbon_intensity_g_per_kwh / 1000``, kg CO2e.
         break_even_days: desktops only: ``upfront_usd / (best cloud per day - desktop per
             day)`` against ``best_cloud`` (NaN = never, or not a desktop).
-        over_capacity: desktops whose busy hours per month would exceed the month (730 h):
-            one machine cannot do the work, so they are not costed.
+        instances: how many instances (cloud) or machines (desktop) the work needs: one
+            runs at most 730 h a month, so ``max(1, ceil(busy hours per month / 730))``;
+            desktops are bought, and fees and commitments paid, that many times.
+        over_capacity: options whose work needs more than one instance or machine.
         best_cloud: index of the cheapest costed cloud option, or -1.
         order: indices of costed options, cheapest total first (ties: less CO2e, then index).
     """
@@ -196,6 +198,7 @@ class Costs:
     break_even_days: np.ndarray
     over_capacity: np.ndarray
     best_cloud: int
+    instances: np.ndarray
     order: np.ndarray
 
 
@@ -215,15 +218,18 @@ def rank(opts: Options, work: Workload) -> Costs:
 
     For option i with time factor f and overhead o (both per hour of reference work):
     busy hours per month ``W x f x o``; with runs, billed hours per month
-    ``runs x billed(run_h x f) x o`` (billing rounds each run); a cloud month costs
-    ``fee + max(0, billed - included) x price`` (a commitment: :func:`committed_bill`); a
-    desktop month costs
-    ``power_w x busy / 1000 x electricity price``. See :class:`Costs` for the rest.
+    ``runs x billed(run_h x f) x o`` (billing rounds each run); work needs ``n = max(1,
+    ceil(busy / 730))`` instances or machines; a cloud month costs ``n x fee + max(0, billed
+    - n x included) x price`` (a commitment: :func:`committed_bill`); a desktop costs ``n x
+    upfront`` and a month ``power_w x busy / 1000 x electricity price``. See :class:`Costs`
+    for the rest.
     """
     w, horizon = work.reference_hours_per_month, work.horizon_months
     desk = opts.is_desktop
     tf = opts.time_factor
     busy = w * tf * opts.overhead_factor
+    with np.errstate(invalid="ignore"):
+        n = np.maximum(1.0, np.ceil(np.nan_to_num(busy, nan=0.0) / HOURS_PER_MONTH - 1e-9))
     run_h: np.ndarray | None = None
     billed_run: np.ndarray | None = None
     runs = work.runs_per_month  # None exactly when run_hours is
@@ -242,13 +248,14 @@ def rank(opts: Options, work: Workload) -> Costs:
     cloud_month = np.where(
         fixed,
         committed_bill(billed, opts.monthly_fee_usd),
-        opts.monthly_fee_usd
-        + np.maximum(0.0, billed - opts.included_hours_per_month) * opts.price_usd_per_hour,
+        n * opts.monthly_fee_usd
+        + np.maximum(0.0, billed - n * opts.included_hours_per_month) * opts.price_usd_per_hour,
     )
     month = np.where(desk, energy_month * elec, cloud_month)
-    over = desk & (busy > HOURS_PER_MONTH * (1 + 1e-9))
+    over = n > 1
+    upfront = n * opts.upfront_usd
     paid_months = np.where(fixed, np.maximum(horizon, term), horizon)
-    total = np.where(over, np.nan, opts.upfront_usd + month * paid_months)
+    total = upfront + month * paid_months
     energy = energy_month * horizon
     co2e = energy * opts.carbon_intensity_g_per_kwh / 1000.0
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
@@ -267,7 +274,7 @@ def rank(opts: Options, work: Workload) -> Costs:
             run_cost = per_run = np.full(tf.shape, np.nan)
 
     costed = np.isfinite(total)
-    best_cloud, be = _against_best_cloud(desk, costed, total, month, opts.upfront_usd)
+    best_cloud, be = _against_best_cloud(desk, costed, total, month, upfront)
     idx = np.flatnonzero(costed)
     order = idx[np.lexsort((idx, co2e[idx], total[idx]))]
     return Costs(
@@ -284,6 +291,7 @@ def rank(opts: Options, work: Workload) -> Costs:
         over_capacity=over,
         best_cloud=best_cloud,
         order=order,
+        instances=n,
     )
 
 

@@ -255,7 +255,13 @@ class CompareOption(BaseModel):
     )
     region: str | None = Field(description="Provider region, when the price is regional.")
     gpu_id: str = Field(description="GPU id.")
-    gpu_count: int = Field(description="GPUs.")
+    gpu_count: int = Field(description="GPUs per instance or desktop.")
+    instances: int = Field(
+        default=1,
+        description="Instances (cloud) or desktops the month's work needs: one runs at most "
+        "730 h a month, so `ceil(busy_hours_per_month / 730)`; every one is priced (desktops "
+        "bought, fees paid that many times).",
+    )
     gpu_memory_gb: float = Field(description="Memory of one GPU, GB.")
     fits: bool | None = Field(
         description="Whether the workload fits in GPU memory (null: unknown)."
@@ -322,7 +328,8 @@ class CompareSummary(BaseModel):
     does_not_fit: int = Field(description="Left out: the workload does not fit.")
     no_runtime: int = Field(description="Left out: no benchmark or speed estimate.")
     over_capacity: int = Field(
-        description="Left out: desktops that would need more than 730 busy hours a month."
+        description="Options whose work needs more than one instance or desktop (more than "
+        "730 busy hours a month): priced as several, see `instances`."
     )
     other_regions: int = Field(
         description="Costed but not listed: the same offer in a dearer region."

@@ -11,6 +11,7 @@ import numpy as np
 
 from app.catalog.view import CatalogView
 from app.errors import Ambiguous, CatalogGap, InvalidRequest
+from app.models import Gpu
 from app.models.compare import (
     CompareRequest,
 )
@@ -39,6 +40,7 @@ class Reference:
 
     label: str
     run_hours: float | None
+    gpu: Gpu | None = None
 
 
 def benchmark_speed(
@@ -138,7 +140,7 @@ def relative_speed(
         note[i] = None if gpu.id == ref.id else ratio.detail
     return (
         GpuSpeed(hours, np.full(n, -1, dtype=np.int8), basis, note, batch),
-        Reference(f"{w.gpu_count}x {ref.id}", run_h),
+        Reference(f"{w.gpu_count}x {ref.id}", run_h, ref),
     )
 
 

@@ -118,11 +118,13 @@ def compute_compare(snap: CatalogView, req: CompareRequest, settings: Settings) 
     rate = resolve_currency(snap, req, trail)
     price = request_electricity(snap, req, region, settings, trail, rate)
     ci_default = carbon_region(snap, region, settings, trail).carbon_intensity_g_per_kwh
-    sel = _select(snap, req, gpu_speed, trail)
+    sel = _select(snap, req, gpu_speed, ref, trail)
     cand = _candidates(snap, req, sel, gpu_speed, scaling, ci_default)
     work = vector.Workload(ref_hours, ref.run_hours, req.horizon_months, price)
     costs = vector.rank(cand.opts, work)
-    order, others = _one_per_family(snap, req, cand, costs.order)
+    order, others = _one_per_family(
+        snap, req, cand, _on_demand_first(snap, req, cand, costs.order, trail)
+    )
     listing = _Listing(snap, cand, costs, gpu_speed, ref, rate, others)
     listed = [listing.option(int(j), r + 1) for r, j in enumerate(order[: req.limit])]
     unfit = np.flatnonzero(cand.fits == 0)
@@ -181,8 +183,12 @@ def _reference_hours(snap: CatalogView, req: CompareRequest, ref: Reference, tra
     return usage.utilization * vector.HOURS_PER_MONTH
 
 
-def _select(snap: CatalogView, req: CompareRequest, speed: GpuSpeed, trail: Trail) -> Selection:
-    """Masks over offers and builds from the request's filters and memory needs."""
+def _select(
+    snap: CatalogView, req: CompareRequest, speed: GpuSpeed, ref: Reference, trail: Trail
+) -> Selection:
+    """Masks over offers and builds from the request's filters and memory needs: the
+    workload's ``memory_gb``, else (no memory preset or floor given) the reference GPU's
+    memory, stated (work sized for an 80 GB card does not run on a 16 GB one)."""
     f, w = req.filters, req.workload
     offers, builds = snap.offers, snap.builds
     o_gpu, b_gpu = offers.gpu_index, builds.gpu_index
@@ -203,9 +209,19 @@ def _select(snap: CatalogView, req: CompareRequest, speed: GpuSpeed, trail: Trai
         o_keep &= np.isin(o_gpu, wanted)
         b_keep &= np.isin(b_gpu, wanted)
     gpu_fits = speed.fits.copy()
-    if w.memory_gb is not None:
-        gpu_fits = np.where(snap.gpu_memory_gb < w.memory_gb, 0, gpu_fits).astype(np.int8)
     need = memory_need(req.memory_preset, req.precision, trail)
+    memory_gb = w.memory_gb
+    if memory_gb is None and need is None and not f.min_gpu_memory_gb and ref.gpu is not None:
+        memory_gb = ref.gpu.memory_gb
+        if memory_gb:
+            trail.assume(
+                "workload.memory_gb",
+                memory_gb,
+                f"default: the reference GPU's memory ({ref.gpu.id}), per GPU; GPUs with less "
+                "do not fit (give workload.memory_gb for what the job really needs)",
+            )
+    if memory_gb is not None:
+        gpu_fits = np.where(snap.gpu_memory_gb < memory_gb - 1e-9, 0, gpu_fits).astype(np.int8)
     floors = [m for m in (f.min_gpu_memory_gb, need.required_gb if need else None) if m]
     if floors:
         o_keep &= snap.gpu_memory_gb[o_gpu] >= max(floors) - 1e-9
@@ -285,6 +301,36 @@ def _candidates(
     return Candidates(
         sel, n_o, g, count, opts.is_desktop, spot, fits, tf, overhead, ci, opts, risk, warnings
     )
+
+
+def _on_demand_first(
+    snap: CatalogView, req: CompareRequest, cand: Candidates, order: np.ndarray, trail: Trail
+) -> np.ndarray:
+    """Unless the caller asks for spot (``spot`` given, or ``spot`` among the pricing
+    models), offers with guaranteed capacity (on-demand, committed) and desktops rank before
+    spot and interruptible offers and Colab's compute-unit plans (GPUs as available, sessions
+    capped), each group cheapest first: neither is capacity a lab can count on."""
+    pricing = [str(p) for p in req.filters.pricing_models or []]
+    if req.spot is not None or "spot" in pricing or "compute_units" in pricing:
+        return order
+    colab = np.concatenate(
+        [
+            snap.offers.pricing_model[cand.sel.oi] == "compute_units",
+            np.zeros(len(cand.g) - cand.n_o, bool),
+        ]
+    )
+    later = cand.spot | colab
+    if not later[order].any():
+        return order
+    trail.assume(
+        "ranking",
+        "guaranteed capacity first",
+        "default: on-demand and committed offers and desktops rank before spot or "
+        "interruptible offers (reclaimable at any time) and Colab's compute-unit plans (GPUs "
+        "as available, sessions capped); give `spot` or filter pricing_models to rank all by "
+        "cost",
+    )
+    return np.concatenate([order[~later[order]], order[later[order]]])
 
 
 def _one_per_family(
@@ -382,6 +428,7 @@ class _Listing:
             kind="desktop" if cand.is_desk[j] else "cloud",
             gpu_id=gpu.id,
             gpu_count=int(cand.count[j]),
+            instances=int(costs.instances[j]) if costed else 1,
             gpu_memory_gb=gpu.memory_gb,
             fits=None if cand.fits[j] < 0 else bool(cand.fits[j]),
             time_factor=sig8(tf) if math.isfinite(tf) else None,

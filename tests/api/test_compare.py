@@ -192,16 +192,24 @@ def test_rank_bills_each_run_and_applies_plan_fees():
     assert list(costs.order) == [1, 2, 0]
 
 
-def test_rank_leaves_out_a_desktop_that_cannot_keep_up():
+def test_work_beyond_one_month_of_hours_needs_more_instances():
+    # 500 reference hours at time factor 2 = 1,000 h a month > 730 h: two desktops bought,
+    # two instances paying the plan fee (each with its included hours); the hours billed are
+    # the same.
     opts = _opts(
-        is_desktop=[True, False],
-        upfront_usd=[100, 0],
-        time_factor=[2.0, 2.0],
-        price_usd_per_hour=[0, 1.0],
+        is_desktop=[True, False, False],
+        upfront_usd=[100, 0, 0],
+        time_factor=[2.0, 2.0, 0.5],
+        price_usd_per_hour=[0, 1.0, 1.0],
+        monthly_fee_usd=[0, 10.0, 10.0],
+        included_hours_per_month=[0, 100.0, 100.0],
     )
-    costs = vector.rank(opts, vector.Workload(500, None, 1, 0.12))  # 1,000 h > 730 h a month
-    assert bool(costs.over_capacity[0]) and not bool(costs.over_capacity[1])
-    assert list(costs.order) == [1]
+    costs = vector.rank(opts, vector.Workload(500, None, 1, 0.12))
+    assert list(costs.instances) == [2, 2, 1]
+    assert list(costs.over_capacity) == [True, True, False]
+    assert costs.total_cost_usd[0] == pytest.approx(2 * 100)
+    assert costs.total_cost_usd[1] == pytest.approx(2 * 10 + (1000 - 2 * 100) * 1.0)
+    assert costs.total_cost_usd[2] == pytest.approx(10 + (250 - 100) * 1.0)
 
 
 # ------------------------------------------------------------------------------------------
@@ -450,3 +458,25 @@ def test_compare_without_a_reference_gpu_says_it_is_not_like_for_like(client):
     assert any(w.startswith("not like-for-like") for w in res["warnings"])
     named = _compare(client, {"workload": {"gpu": "t4"}, "gpu_hours_per_month": 10, "limit": 3})
     assert not any(w.startswith("not like-for-like") for w in named["warnings"])
+
+
+def test_a100_80gb_hours_rank_options_that_can_run_the_work(client):
+    # Issue 31: 400 A100-80GB hours a month. The reference's 80 GB is the memory floor, an
+    # instance gives at most 730 h a month, and on-demand ranks before spot and Colab.
+    body = {"workload": {"gpu": "a100-80gb"}, "gpu_hours_per_month": 400, "limit": 500}
+    out = _compare(client, body)
+    ranked = [o for o in out["options"] if o["rank"] is not None]
+    assert ranked and all(o["gpu_memory_gb"] >= 80 for o in ranked)
+    assert all(o["busy_hours_per_month"] / o["instances"] <= 730 for o in ranked)
+    pricing = [o["pricing_model"] for o in ranked]
+    later = [i for i, p in enumerate(pricing) if p in ("spot", "compute_units")]
+    sooner = [i for i, p in enumerate(pricing) if p not in ("spot", "compute_units")]
+    assert later and sooner and max(sooner) < min(later)
+    assert pricing[0] in ("on_demand", None)
+    stated = {a["name"]: a for a in out["assumptions"]}
+    assert stated["workload.memory_gb"]["value"] == 80
+    # Five times the work: busy hours beyond 730 a month are more instances, priced.
+    big = _compare(client, {"workload": {"gpu": "a100-80gb"}, "gpu_hours_per_month": 2000})
+    same = next(o for o in big["options"] if o["gpu_id"] == "a100-80gb" and o["gpu_count"] == 1)
+    assert same["instances"] == 3  # ceil(2,000 / 730)
+    assert same["total_cost_usd"] == pytest.approx(2000 * same["price_usd_per_hour"] * 12)
