@@ -278,8 +278,16 @@ def carbon_answer(view: CatalogView, settings: Settings, out: Answer) -> QueryAn
         f"{res.embodied.high_co2e_kg:,.1f}), {res.embodied_share:.1%} of the hardware's "
         "manufacturing emissions",
     )
+    # The grid is in the headline whenever it is not one the question named (issue 31: never
+    # fall back to the world average silently).
+    grid = (
+        f" on the {view.region(it.region).name} grid"
+        if it.region
+        else f" on the {res.carbon_intensity_g_per_kwh:,.0f} gCO2e/kWh default grid "
+        f"({settings.default_region}: no region recognised in the question)"
+    )
     headline = (
-        f"Carbon: {res.co2e_kg:,.1f} kg CO2e ({res.energy_kwh:,.0f} kWh) + "
+        f"Carbon: {res.co2e_kg:,.1f} kg CO2e ({res.energy_kwh:,.0f} kWh){grid} + "
         f"{res.embodied.co2e_kg:,.1f} kg embodied"
     )
     return out.done(headline, "/v1/carbon", req.model_dump(exclude_none=True), dump(res))
