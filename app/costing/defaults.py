@@ -290,6 +290,45 @@ SPEED_RIDGE = Default(
     "gpucost's rule, fitted on the catalog's published comparisons",
     dt.date(2026, 11, 24),
 )
+SPOT_CHECKPOINT_INTERVAL = Default(
+    "spot_checkpoint_interval_min",
+    30.0,
+    "min",
+    "useful work between checkpoints of a job on spot capacity (work since the last one is "
+    "re-done after an interruption); give `spot` to state your own",
+    "gpucost's assumption (no published figure for a typical training job)",
+    dt.date(2026, 11, 24),
+    low=10.0,
+    high=60.0,
+    range_source="gpucost's assumption: from frequent checkpoints of a small model to hourly "
+    "ones of a large one",
+)
+SPOT_RESTART = Default(
+    "spot_restart_overhead_min",
+    10.0,
+    "min",
+    "time to get a new instance, start the job and reload the checkpoint after an interruption",
+    "gpucost's assumption (no published figure)",
+    dt.date(2026, 11, 24),
+    low=5.0,
+    high=20.0,
+    range_source="gpucost's assumption: a warm image to a cold container pull and data staging",
+)
+SPOT_PREEMPTION_PER_DAY = Default(
+    "spot_preemptions_per_day",
+    0.15,
+    "1/day",
+    "the share of spot or interruptible VMs reclaimed per day where a provider publishes no "
+    "band per instance (every provider but AWS): the top of Google's published range for "
+    "preemptible VMs, the only published per-day figure",
+    "Google Cloud, preemptible instances documentation (c. 2020): 'the average preemption "
+    "rate varies between 5% and 15% per day per project, on a seven-day average', quoted in "
+    "Chen, Moinzadeh & Tan, Information Systems Research (2021), doi:10.1287/isre.2021.1011",
+    dt.date(2021, 5, 24),
+    low=0.05,
+    high=0.15,
+    range_source="the same statement",
+)
 DISCOUNT_RATE = CatalogDefault(
     "annual_discount_rate",
     "reference value `discount-rate-real`",

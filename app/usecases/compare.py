@@ -41,6 +41,7 @@ from app.steps.inputs import (
     resolve_usage,
 )
 from app.steps.ownership import Scaling, declared_scaling_only, memory_need, note_scaling
+from app.steps.spot import note_spot_defaults, spot_defaults
 from app.steps.trail import SEED_001, Trail, currency_rate, in_currency, price_age, sig8
 
 MULTI_GPU_NOTE = (
@@ -265,7 +266,10 @@ def _candidates(
     overhead = np.ones(n_o + n_b)
     warnings: list[str] = []
     risk = _spot_risk(req)
-    if risk is not None:
+    if risk is None:
+        # No `spot` given: each spot offer's own default (AWS's band, else Google's rate).
+        overhead[:n_o] = spot_defaults(snap).overhead[oi]
+    else:
         overhead[:n_o] = np.where(offers.spot[oi], risk.time_factor, 1.0)
         if math.isinf(risk.time_factor):
             warnings.append(
@@ -401,7 +405,13 @@ class _Listing:
         if cand.count[j] > 1 and math.isfinite(cand.time_factor[j]):
             notes.append(MULTI_GPU_NOTE)
         if cand.overhead[j] > 1:
-            notes.append(f"spot: {cand.overhead[j]:.4g} billed hours per useful hour (Daly 2006)")
+            basis = None
+            if cand.risk is None and j < cand.n_o:
+                basis = spot_defaults(self.snap).basis[int(cand.sel.oi[j])]
+            notes.append(
+                f"spot: {cand.overhead[j]:.4g} billed hours per useful hour (Daly 2006"
+                + (f"; {basis})" if basis else ")")
+            )
         term = cand.opts.commitment_term_months
         if term is not None and term[j] > 0:
             notes.append(
@@ -467,10 +477,7 @@ def _ranking_warnings(
     spot_ranked = int(np.sum(cand.spot[order]))
     risk = cand.risk
     if risk is None and spot_ranked:
-        warnings.append(
-            f"{spot_ranked} spot or interruptible offers are priced as if never interrupted; "
-            "give `spot` (interruptions per hour, checkpoint interval) to price re-done work"
-        )
+        note_spot_defaults(trail)
     if risk is not None and math.isfinite(risk.time_factor):
         trail.assume("spot.billed_hours_per_useful_hour", sig8(risk.time_factor), vector.DALY_2006)
     if ref.run_hours is None:
