@@ -268,7 +268,7 @@ class Embodied:
         return Embodied(self.co2e_kg * share, self.low_co2e_kg * share, self.high_co2e_kg * share)
 
 
-def embodied_total(parts: Iterable[tuple[EmbodiedFactor, int]]) -> Embodied:
+def embodied_total(parts: Iterable[tuple[EmbodiedFactor, float]]) -> Embodied:
     """Embodied carbon of a machine made of ``(factor, count)`` parts, kg CO2e: the sum of
     ``count x co2e_kg``; low and high sum ``count x co2e_kg x (1 -/+ relative_sd)`` (the
     parts' errors are taken as fully correlated, the cautious choice)."""

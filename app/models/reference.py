@@ -33,7 +33,9 @@ class EmbodiedFactor(Provenance, table=True):
     id: str = Field(
         primary_key=True,
         max_length=32,
-        description="Part: `gpu` (one card) or `desktop` (the machine without GPUs).",
+        description="Part: `gpu` (one graphics card), `gpu-datacenter` (one datacenter "
+        "accelerator), `desktop` (the machine without GPUs) or `server` (an 8-GPU server "
+        "without its GPUs).",
     )
     co2e_kg: float = Field(description="Central estimate, kg CO2e.")
     relative_sd: float = Field(description="One standard deviation as a fraction of `co2e_kg`.")

@@ -112,30 +112,51 @@ def cite_embodied(view: CatalogView, trail: Trail, *parts: str) -> None:
         trail.cite(f.what, f.row.source, f.row.as_of)
 
 
-def desktop_embodied(view: CatalogView, gpu_count: int, trail: Trail) -> own.Embodied:
+def gpu_part(gpu: Gpu | None) -> str:
+    """The embodied-carbon part of one ``gpu``: ``gpu-datacenter`` for a datacenter
+    accelerator (NVIDIA's HGX H100 carbon footprint), else ``gpu`` (a graphics card)."""
+    datacenter = gpu is not None and gpu.form_factor in ("datacenter_sxm", "datacenter_pcie")
+    return "gpu-datacenter" if datacenter else "gpu"
+
+
+def desktop_embodied(
+    view: CatalogView, gpu_count: int, trail: Trail, gpu: Gpu | None = None
+) -> own.Embodied:
     """Manufacturing emissions of a desktop with ``gpu_count`` GPUs: the desktop (barebone)
-    plus ``gpu_count`` GPUs, kg CO2e with a one-sigma range."""
-    desktop, gpu = _factor(view, "desktop").factor, _factor(view, "gpu").factor
-    cite_embodied(view, trail, "desktop", "gpu")
-    return own.embodied_total([(desktop, 1), (gpu, gpu_count)])
+    plus ``gpu_count`` GPUs of ``gpu``'s class (:func:`gpu_part`), kg CO2e with a one-sigma
+    range."""
+    part = gpu_part(gpu)
+    desktop, card = _factor(view, "desktop").factor, _factor(view, part).factor
+    cite_embodied(view, trail, "desktop", part)
+    return own.embodied_total([(desktop, 1), (card, gpu_count)])
 
 
-def cloud_embodied(view: CatalogView, gpu_count: int, trail: Trail) -> tuple[own.Embodied, float]:
-    """Manufacturing emissions of a cloud instance, ``gpu_count`` GPUs and its host (the same
-    boundary as a desktop's: machine + GPUs), and the lifetime they are spread over, years.
-    The host takes the catalog's machine-without-GPUs factor, a lower bound for a server."""
-    gpu, host = _factor(view, "gpu"), _factor(view, "desktop")
-    row = gpu.row
-    cite_embodied(view, trail, "gpu")
-    cite_embodied(view, trail, "desktop")
+def cloud_embodied(
+    view: CatalogView, gpu_count: int, trail: Trail, gpu: Gpu | None = None
+) -> tuple[own.Embodied, float]:
+    """Manufacturing emissions of a cloud instance, ``gpu_count`` GPUs and its host, and the
+    lifetime they are spread over, years. A datacenter accelerator's host is its share of an
+    8-GPU server (``server``, ``gpu_count / 8`` of one); another GPU's host takes the
+    catalog's machine-without-GPUs factor, a lower bound for a server."""
+    part = gpu_part(gpu)
+    card = _factor(view, part)
+    row = card.row
+    if part == "gpu-datacenter":
+        host, host_units = _factor(view, "server"), gpu_count / 8
+        host_text = f"{gpu_count}/8 of an 8-GPU server without its GPUs"
+    else:
+        host, host_units = _factor(view, "desktop"), 1
+        host_text = "1 host, counted as the catalog's machine without GPUs (a lower bound)"
+    cite_embodied(view, trail, part)
+    cite_embodied(view, trail, "server" if part == "gpu-datacenter" else "desktop")
     trail.assume(
         "cloud.embodied",
-        f"{gpu_count} GPU(s) + 1 host, spread over every hour of a {row.lifetime_years:g}-year "
-        "life",
-        "the same boundary as the desktop's (machine + GPUs); the host counted as the "
-        "catalog's machine without GPUs, a lower bound for a server; " + row.source,
+        f"{gpu_count} GPU(s) ({part}) + {host_text}, spread over every hour of a "
+        f"{row.lifetime_years:g}-year life",
+        "the same boundary as the desktop's (machine + GPUs); " + row.source,
     )
-    return own.embodied_total([(host.factor, 1), (gpu.factor, gpu_count)]), row.lifetime_years
+    total = own.embodied_total([(host.factor, host_units), (card.factor, gpu_count)])
+    return total, row.lifetime_years
 
 
 # ------------------------------------------------------------------------------------------

@@ -111,7 +111,7 @@ def resolve(view: CatalogView, req: BreakEvenRequest, settings: Settings) -> Bre
             desk.horizon_years,
             "no resale: the desktop's lifetime_years (seed 001 counts no resale value)",
         )
-    machine = desktop_embodied(view, desk.desktop.gpu_count, trail)
+    machine = desktop_embodied(view, desk.desktop.gpu_count, trail, desk.gpu)
     same_count = None
     if (cloud.gpu_count or 1) > desk.desktop.gpu_count:
         same_count = _same_count(view, req, settings, cloud, desk.desktop.gpu_count)
@@ -160,7 +160,7 @@ def _cloud_footprint(
         "counts its GPUs + base power (PUE 1, an office)",
     )
     count = cloud.gpu_count or 1
-    gpus_embodied, life = cloud_embodied(view, count, trail)
+    gpus_embodied, life = cloud_embodied(view, count, trail, cloud.gpu)
     if cloud.region is not None:
         trail.cite(
             f"region {cloud.region.id}: carbon_intensity_g_per_kwh",

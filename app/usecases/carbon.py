@@ -7,11 +7,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from app import costing
+from app.catalog.sources.reference import PUE_UNKNOWN
 from app.catalog.view import CatalogView
 from app.costing import ownership as own
 from app.models import Gpu, Region
 from app.models.carbon import CarbonRequest, CarbonResult, Hardware
 from app.settings import Settings
+from app.steps.datacenter import is_datacenter, rented_host_power_w
 from app.steps.inputs import carbon_region, gpu_or_none, resolve_region, resolve_usage
 from app.steps.ownership import (
     cloud_embodied,
@@ -73,12 +75,21 @@ def resolve(view: CatalogView, req: CarbonRequest, settings: Settings) -> Carbon
         ci = req.carbon_intensity_g_per_kwh
     else:
         ci = carbon_region(view, region, settings, trail).carbon_intensity_g_per_kwh
-    pue = _pue(req, region, trail)
-    total, share = _embodied(view, req, busy, utilization, trail)
+    pue = _pue(view, req, region, trail)
+    total, share = _embodied(view, req, gpu, busy, utilization, trail)
+    rented = req.hardware == Hardware.rented
+    host_w = req.base_power_w
+    if (
+        rented
+        and gpu is not None
+        and is_datacenter(gpu)
+        and "base_power_w" not in req.model_fields_set
+    ):
+        host_w = rented_host_power_w(view, gpu, req.gpu_count, trail)
     return CarbonScenario(
         gpu=gpu,
         gpu_count=req.gpu_count,
-        power_w=req.gpu_count * gpu_power + req.base_power_w,
+        power_w=req.gpu_count * gpu_power + host_w,
         busy_hours=busy,
         pue=pue,
         carbon_intensity_g_per_kwh=ci,
@@ -114,13 +125,22 @@ def compose(s: CarbonScenario, view: CatalogView, settings: Settings) -> CarbonR
     )
 
 
-def _pue(req: CarbonRequest, region: Region | None, trail: Trail) -> float:
-    """Datacenter overhead: given, else the region's, else 1.0 (a desktop in an office)."""
+def _pue(view: CatalogView, req: CarbonRequest, region: Region | None, trail: Trail) -> float:
+    """Datacenter overhead: given, else the region's, else for rented hardware the catalog's
+    unknown-datacenter PUE, else 1.0 (an owned desktop in an office)."""
     if req.pue is not None:
         return req.pue
     if region is not None and region.pue is not None:
         trail.cite(f"region {region.id}: pue", region.pue_source or region.source, region.as_of)
         return region.pue
+    if req.hardware == Hardware.rented:
+        unknown = view.reference_value(PUE_UNKNOWN)
+        trail.assume(
+            "pue",
+            unknown.value,
+            f"default for rented hardware in a region without a published PUE: {unknown.source}",
+        )
+        return unknown.value
     trail.assume("pue", 1.0, "default: no datacenter overhead (a desktop in an office)")
     return 1.0
 
@@ -128,6 +148,7 @@ def _pue(req: CarbonRequest, region: Region | None, trail: Trail) -> float:
 def _embodied(
     view: CatalogView,
     req: CarbonRequest,
+    gpu: Gpu | None,
     busy: float,
     utilization: float | None,
     trail: Trail,
@@ -137,7 +158,7 @@ def _embodied(
     utilization); a rented GPU spreads it over every hour of its life."""
     hardware = req.hardware or "owned"
     if hardware == "owned":
-        total = desktop_embodied(view, req.gpu_count, trail)
+        total = desktop_embodied(view, req.gpu_count, trail, gpu)
         life = req.lifetime_years or costing.DEFAULT_LIFETIME_YEARS
         life_source = f"default: {LIFETIME_SOURCE}"
         if req.days is not None:
@@ -161,7 +182,7 @@ def _embodied(
             f"manufacturing emissions over its life; {how}",
         )
     else:
-        total, default_life = cloud_embodied(view, req.gpu_count, trail)
+        total, default_life = cloud_embodied(view, req.gpu_count, trail, gpu)
         life = req.lifetime_years or default_life
         life_source = f"default: EcoDiag's server life, {default_life:g} years"
         share = min(1.0, own.rented_share(busy, life))

@@ -233,7 +233,7 @@ def _resolve_option(view: CatalogView, ctx: _RunContext, opt: RunOption, i: int)
     runtime = _runtime_on(ctx, gpu, count)
     embodied, life = (None, 0.0)
     if runtime.seconds is not None:
-        embodied, life = cloud_embodied(view, count, ctx.trail)
+        embodied, life = cloud_embodied(view, count, ctx.trail, gpu)
     return OptionScenario(
         label=label,
         gpu=gpu,
@@ -263,7 +263,7 @@ def _resolve_desktop_option(
         owned = replace(owned, resale_usd=desk.resale.value_usd, lifetime_years=desk.horizon_years)
     embodied = _NO_EMBODIED
     if runtime.seconds is not None:
-        embodied = desktop_embodied(view, owned.gpu_count, ctx.trail)
+        embodied = desktop_embodied(view, owned.gpu_count, ctx.trail, desk.gpu)
     return OptionScenario(
         label=f"desktop {owned.gpu_count}x {desk.gpu.id}",
         gpu=desk.gpu,

@@ -38,6 +38,9 @@ SEED_BODY = factories.break_even(cloud={"gpu": "v100-16gb"})
 # ECB: mean USD per EUR over the latest half-year published, dated by its last day.
 EUR_USD, EUR_AS_OF = ecb.latest_half_year("EUR")
 GPU_KG, GPU_SD = 80.0, math.hypot(0.3, 0.5)  # EcoDiag 'Powerful GPU'
+# A datacenter accelerator: NVIDIA's HGX H100 PCF, 1,312 kg per 8-GPU baseboard; its host,
+# an 8-GPU server without GPUs: 2,500 kg (Luccioni et al. 2023, BLOOM).
+DATACENTER_GPU_KG, SERVER_KG = 1312 / 8, 2500.0
 DESKTOP_KG, DESKTOP_SD = 300.0, math.hypot(0.3, 0.2)  # EcoDiag 'tower (average)'
 
 
@@ -242,9 +245,18 @@ def test_rented_gpus_carry_a_usage_share(client):
         {"gpu": "v100-16gb", "gpu_count": 8, "hours": 100, "hardware": "rented",
          "carbon_intensity_g_per_kwh": 400},
     )  # fmt: skip
-    # (8 GPUs x 80 kg + one host, EcoDiag's 300 kg machine) x 100 h / (5 y x 8760 h): the
-    # same boundary as an owned desktop's
-    assert res["embodied"]["co2e_kg"] == pytest.approx((8 * GPU_KG + DESKTOP_KG) * 100 / (5 * 8760))
+    # (8 datacenter GPUs x 164 kg + their 8-GPU server without GPUs) x 100 h / (5 y x 8760 h):
+    # the same boundary as an owned desktop's (machine + GPUs), at datacenter figures
+    expected = (8 * DATACENTER_GPU_KG + SERVER_KG) * 100 / (5 * 8760)
+    assert res["embodied"]["co2e_kg"] == pytest.approx(expected)
+    # A rented consumer card keeps the graphics-card figure and a desktop-class host.
+    res = post(
+        client,
+        "/v1/carbon",
+        {"gpu": "rtx-4090", "gpu_count": 1, "hours": 100, "hardware": "rented",
+         "carbon_intensity_g_per_kwh": 400},
+    )  # fmt: skip
+    assert res["embodied"]["co2e_kg"] == pytest.approx((GPU_KG + DESKTOP_KG) * 100 / (5 * 8760))
 
 
 def test_break_even_reports_embodied_carbon_for_both_sides(client):
@@ -252,10 +264,10 @@ def test_break_even_reports_embodied_carbon_for_both_sides(client):
     desk, cloud = res["desktop"], res["cloud"]
     assert desk["embodied"]["co2e_kg"] == pytest.approx(DESKTOP_KG + GPU_KG)
     assert desk["embodied_co2e_kg_per_year"] == pytest.approx((DESKTOP_KG + GPU_KG) / 5)
-    # cloud: 1 V100 + its host (the desktop's boundary), 0.15 x 8760 busy hours a year of a
-    # 5-year life
+    # cloud: 1 V100 (a datacenter accelerator) + 1/8 of its 8-GPU server, 0.15 x 8760 busy
+    # hours a year of a 5-year life
     assert cloud["embodied_co2e_kg_per_year"] == pytest.approx(
-        (GPU_KG + DESKTOP_KG) * 0.15 * 8760 / (5 * 8760)
+        (DATACENTER_GPU_KG + SERVER_KG / 8) * 0.15 * 8760 / (5 * 8760)
     )
 
 
@@ -479,3 +491,27 @@ def test_a_datacenter_gpus_resale_on_the_consumer_curve_is_warned(client):
         body(desktop={"gpu": "rtx-3090", "total_price_usd": 2200, "resell_after_years": 3}),
     )
     assert not any("depreciation curve" in w for w in consumer["warnings"])
+
+
+def test_rented_datacenter_gpus_count_their_server_and_datacenter(client):
+    # Issue 31: 8x A100 SXM4 rented for 72 h on a 400 g/kWh grid. Board power 400 W each;
+    # the server's share from NVIDIA's DGX A100 maximum, 6.5 kW for 8 x 400 W of GPUs
+    # ((6,500 - 3,200) / 3,200 W per W of GPU); the PUE of a datacenter without a published
+    # one (the catalog's `pue-unknown-datacenter`, Uptime Institute's survey average).
+    res = post(
+        client,
+        "/v1/carbon",
+        {"gpu": "a100-sxm4-80gb", "gpu_count": 8, "hours": 72, "hardware": "rented",
+         "carbon_intensity_g_per_kwh": 400},
+    )  # fmt: skip
+    host_w = 8 * 400 * (6500 - 3200) / 3200
+    assert res["power_w"] == pytest.approx(8 * 400 + host_w)
+    rows = read_csv(
+        CURATED.parent / "sources/green-algorithms-tool/data/latest/defaults_PUE.csv", skip_lines=1
+    )
+    unknown = next(float(r["PUE"]) for r in rows if r["provider"] == "Unknown")
+    assert res["pue"] == pytest.approx(unknown) and unknown > 1.3
+    assert res["energy_kwh"] == pytest.approx(6500 * 72 / 1000 * unknown)
+    # An owned desktop keeps the symmetric boundary: no datacenter, its base power.
+    owned = post(client, "/v1/carbon", {"gpu": "a100-sxm4-80gb", "gpu_count": 8, "hours": 72})
+    assert owned["pue"] == 1.0 and owned["power_w"] < res["power_w"]
