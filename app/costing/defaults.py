@@ -290,6 +290,19 @@ SPEED_RIDGE = Default(
     "gpucost's rule, fitted on the catalog's published comparisons",
     dt.date(2026, 11, 24),
 )
+LAUNCH_OVERHEAD = Default(
+    "launch_overhead_min",
+    5.0,
+    "min",
+    "billed time per cloud run before and after the work: the instance booting, the "
+    "container or environment starting and the data staged, then shut down",
+    "gpucost's assumption (providers publish no boot-to-ready figure for GPU instances)",
+    dt.date(2026, 11, 24),
+    low=2.0,
+    high=15.0,
+    range_source="gpucost's assumption: a warm image and local data to a cold container pull "
+    "and a dataset download",
+)
 SPOT_CHECKPOINT_INTERVAL = Default(
     "spot_checkpoint_interval_min",
     30.0,

@@ -105,6 +105,8 @@ class Options:
             e.g. the workload does not fit).
         overhead_factor: expected billed hours per useful hour (spot interruptions), >= 1.
         max_batch_size: largest batch the option holds, items (0 = unknown).
+        launch_overhead_h: with runs, billed hours per run that do no work (boot, setup),
+            added before billing rounds the run; None = 0 (desktops: 0).
         commitment_term_months: a committed-use offer's term, months (0 = pay as you go;
             None = no option is committed). A commitment bills ``monthly_fee_usd`` per
             committed instance (``ceil(billed / 730 h)``, at least one) for every month of
@@ -125,6 +127,7 @@ class Options:
     overhead_factor: np.ndarray
     max_batch_size: np.ndarray
     commitment_term_months: np.ndarray | None = None
+    launch_overhead_h: np.ndarray | None = None
 
 
 @dataclass(frozen=True)
@@ -235,8 +238,13 @@ def rank(opts: Options, work: Workload) -> Costs:
     runs = work.runs_per_month  # None exactly when run_hours is
     if work.run_hours is not None and runs is not None:
         run_h = work.run_hours * tf
+        launch = 0.0 if opts.launch_overhead_h is None else opts.launch_overhead_h
+        # One run alone (seed 004's run cost), and as billed with its launch overhead.
         billed_run = billed_hours(run_h, opts.billing_increment_h, opts.billing_minimum_h)
-        billed = runs * billed_run * opts.overhead_factor
+        billed_launched = billed_hours(
+            run_h + launch, opts.billing_increment_h, opts.billing_minimum_h
+        )
+        billed = runs * billed_launched * opts.overhead_factor
     else:
         billed = busy
     energy_month = opts.power_w * busy / 1000.0 * opts.pue

@@ -213,10 +213,18 @@ class CompareRequest(CommonInputs):
         le=120,
         description="Months over which total cost is taken. " + defaults.COMPARE_HORIZON.describe(),
     )
+    launch_overhead_min: float = Field(
+        default=defaults.LAUNCH_OVERHEAD.number,
+        ge=0,
+        le=240,
+        description="With runs (`runs_per_month` or a benchmark), billed minutes per cloud "
+        "run that do no work (boot, setup, shutdown). " + defaults.LAUNCH_OVERHEAD.describe(),
+    )
     spot: SpotModel | None = Field(
         default=None,
-        description="Interruption model for spot and interruptible offers; without it they "
-        "are priced as if never interrupted, and the result says so.",
+        description="Interruption model for spot and interruptible offers; without it each "
+        "is priced with its default (AWS Spot Instance Advisor's band for its instance type "
+        "and region, else Google's published preemption rate), stated in the answer.",
     )
     filters: CompareFilters = Field(default_factory=CompareFilters, description="What to rank.")
     limit: int = Field(default=20, ge=1, le=500, description="Options returned, best first.")

@@ -11,6 +11,7 @@ from pydantic import (
     model_validator,
 )
 
+from app.costing import defaults
 from app.models.answers import Assumption, CurrencyRate, MemoryCheck, PriceAge, SourceRef
 from app.models.common import OMITTED
 from app.models.inputs import (
@@ -146,6 +147,13 @@ class RunCostRequest(CommonInputs):
 
     workload: Workload
     options: list[RunOption] = Field(min_length=1, max_length=50)
+    launch_overhead_min: float = Field(
+        default=defaults.LAUNCH_OVERHEAD.number,
+        ge=0,
+        le=240,
+        description="Billed minutes per cloud run that do no work (boot, setup, shutdown): "
+        "`cost_with_launch_usd` bills them with the run. " + defaults.LAUNCH_OVERHEAD.describe(),
+    )
 
 
 class RunOptionResult(BaseModel):
@@ -166,6 +174,12 @@ class RunOptionResult(BaseModel):
         description="Cloud: instance price; desktop: fully-loaded cost per busy hour, USD/h."
     )
     cost_usd: float | None = Field(description="Cost of one run, USD (desktop: fully loaded).")
+    cost_with_launch_usd: float | None = Field(
+        default=None,
+        description="Cloud: one run billed with its launch overhead (`launch_overhead_min` "
+        "before the work; increments and minimum applied to the whole), USD; desktop: "
+        "`cost_usd` (a machine already on bills no launch).",
+    )
     marginal_cost_usd: float | None = Field(description="Desktop: electricity only, USD.")
     energy_kwh: float | None = Field(description="Energy of one run (cloud incl. PUE), kWh.")
     co2e_kg: float | None = Field(description="Operational emissions of one run, kg CO2e.")

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from app.catalog.view import CatalogView
-from app.costing import vector
+from app.costing import defaults, vector
 from app.costing.money import ExchangeRate
 from app.models import Gpu
 from app.models.answers import PriceAge
@@ -300,6 +300,9 @@ def _candidates(
         overhead_factor=overhead,
         max_batch_size=speed.max_batch_size[g] * count,
         commitment_term_months=np.concatenate([offers.commitment_months[oi], np.zeros(n_b)]),
+        launch_overhead_h=np.concatenate(
+            [np.full(n_o, req.launch_overhead_min / 60.0), np.zeros(n_b)]
+        ),
     )
     spot = np.concatenate([offers.spot[oi], np.zeros(n_b, bool)])
     return Candidates(
@@ -485,6 +488,15 @@ def _ranking_warnings(
             "billing",
             "continuous",
             "a GPU-hours workload is billed as whole sessions, without per-run rounding",
+        )
+    else:
+        trail.assume(
+            "launch_overhead_min",
+            req.launch_overhead_min,
+            "requested"
+            if "launch_overhead_min" in req.model_fields_set
+            else defaults.LAUNCH_OVERHEAD.source_text()
+            + "; billed with each cloud run, before its increments and minimum",
         )
     trail.assume(
         "horizon_months",

@@ -10,6 +10,7 @@ from typing import Any
 
 from app import costing
 from app.catalog.view import CatalogView
+from app.costing import defaults
 from app.costing import ownership as own
 from app.costing.money import USD, ExchangeRate
 from app.errors import InvalidRequest
@@ -165,6 +166,7 @@ class RunCostScenario:
     memory: MemoryNeed | None
     memory_gpus: tuple[Gpu | None, ...]
     trail: Trail
+    launch_overhead_s: float = 0.0
 
 
 def compute_run_cost(view: CatalogView, req: RunCostRequest, settings: Settings) -> RunCostResult:
@@ -213,7 +215,25 @@ def resolve(view: CatalogView, req: RunCostRequest, settings: Settings) -> RunCo
         memory=ctx.memory,
         memory_gpus=(ref_gpu, *(o.gpu for o in options)),
         trail=trail,
+        launch_overhead_s=_launch_overhead_s(req, options, trail),
     )
+
+
+def _launch_overhead_s(
+    req: RunCostRequest, options: tuple[OptionScenario, ...], trail: Trail
+) -> float:
+    """The billed launch overhead of a cloud run, s (stated when a cloud option is costed)."""
+    if any(o.cloud is not None for o in options):
+        trail.assume(
+            "launch_overhead_min",
+            req.launch_overhead_min,
+            "requested"
+            if "launch_overhead_min" in req.model_fields_set
+            else defaults.LAUNCH_OVERHEAD.source_text()
+            + "; `cost_with_launch_usd` bills it with each cloud run, `cost_usd` is the run "
+            "alone (seed 004's figure)",
+        )
+    return req.launch_overhead_min * 60.0
 
 
 def _resolve_option(view: CatalogView, ctx: _RunContext, opt: RunOption, i: int) -> OptionScenario:
@@ -347,6 +367,7 @@ def _desktop_option(s: RunCostScenario, o: OptionScenario) -> RunOptionResult:
         **base,
         price_usd_per_hour=sig8(hourly),
         cost_usd=sig8(run.fully_loaded_cost_usd),
+        cost_with_launch_usd=sig8(run.fully_loaded_cost_usd),
         marginal_cost_usd=sig8(run.marginal_cost_usd),
         energy_kwh=sig8(run.energy_kwh),
         co2e_kg=sig8(costing.co2e_kg(run.energy_kwh, o.carbon_intensity_g_per_kwh)),
@@ -375,6 +396,7 @@ def _cloud_option(s: RunCostScenario, o: OptionScenario) -> RunOptionResult:
     if rt.seconds is None:
         return RunOptionResult(**base, **_UNCOSTED, billed_s=None)
     run = costing.cloud_run_cost(rt.seconds, cloud.rate)
+    launched = costing.cloud_run_cost(rt.seconds + s.launch_overhead_s, cloud.rate)
     power = o.gpu.tdp_w * o.gpu_count + cloud.host_power_w
     energy = costing.energy_kwh(power, rt.seconds / 3600.0, cloud.pue)
     per_item = costing.cost_per_item_usd(run.cost_usd, s.items) if s.items else None
@@ -383,6 +405,7 @@ def _cloud_option(s: RunCostScenario, o: OptionScenario) -> RunOptionResult:
         **base,
         billed_s=sig8(run.billed_s),
         cost_usd=sig8(run.cost_usd),
+        cost_with_launch_usd=sig8(launched.cost_usd),
         energy_kwh=sig8(energy),
         co2e_kg=sig8(costing.co2e_kg(energy, o.carbon_intensity_g_per_kwh)),
         embodied_co2e_kg=sig8(o.embodied.co2e_kg * share),

@@ -169,6 +169,22 @@ class TestRunCost:
         assert opt["cost_usd"] == pytest.approx(0.054 + 2200 / (5 * 365 * 3.6), rel=1e-5)
         assert opt["cost_per_item_usd"] == pytest.approx(opt["cost_usd"] / 1000, rel=1e-4)
 
+    def test_launch_overhead_is_billed_beside_the_seeds_run_cost(self, client):
+        # Seed 004: EfficientNet on the Paperspace A6000, 627 s at $1.89/h. `cost_usd` stays
+        # the seed's figure; `cost_with_launch_usd` bills the stated 5 minutes of launch too,
+        # and a caller's own overhead replaces it.
+        body = {
+            "workload": {"benchmark": "efficientnet"},
+            "options": [{"offer_id": "paperspace-gradient-a6000-on-demand-2022"}],
+        }
+        opt = client.post("/v1/run-cost", json=body).json()["options"][0]
+        assert opt["cost_usd"] == pytest.approx(627 / 3600 * 1.89, rel=1e-6)
+        assert opt["cost_with_launch_usd"] == pytest.approx((627 + 300) / 3600 * 1.89, rel=1e-6)
+        out = client.post("/v1/run-cost", json=body | {"launch_overhead_min": 0}).json()
+        assert out["options"][0]["cost_with_launch_usd"] == pytest.approx(opt["cost_usd"])
+        stated = {a["name"]: a for a in out["assumptions"]}["launch_overhead_min"]
+        assert stated["value"] == 0 and stated["source"] == "requested"
+
     def test_aws_billing_minimum(self, client):
         body = {
             "workload": {"runtime_s": 10, "gpu": "v100-16gb"},

@@ -347,6 +347,10 @@ def test_benchmark_runs_and_memory_fit(client):
     a6000 = by_id["paperspace-gradient-a6000-on-demand-2022"]
     assert a6000["runtime_s"] == pytest.approx(627)
     assert a6000["run_cost_usd"] == pytest.approx(627 / 3600 * 1.89, rel=1e-6)
+    # The month bills each run with the default 5-minute launch overhead (stated).
+    bill = a6000["monthly_fee_usd"] + 30 * (627 + 300) / 3600 * 1.89  # the plan's fee + runs
+    assert a6000["cost_usd_per_month"] == pytest.approx(bill, rel=1e-6)
+    assert {a["name"]: a["value"] for a in res["assumptions"]}["launch_overhead_min"] == 5
     assert a6000["fits"] is True
     m4000 = by_id["paperspace-gradient-m4000-on-demand-2022"]
     assert m4000["fits"] is False and m4000["rank"] is None and m4000["total_cost_usd"] is None
