@@ -32,3 +32,20 @@ def test_readyz_and_metrics_carry_the_price_ages(client):
     metrics = client.get("/metrics").text
     assert f'gpucost_catalog_price_age_days{{provider="runpod"}} {float(expected)}' in metrics
     assert 'gpucost_catalog_last_refresh_success_timestamp_seconds{provider="aws"}' in metrics
+
+
+def test_an_h100_pcie_desktop_has_a_sourced_2024_or_later_price(client):
+    """'Buy an H100 vs rent': the break-even answers from the curated, dated street price."""
+    import csv
+
+    from app.catalog.sources.files import CURATED
+
+    row = next(r for r in csv.DictReader((CURATED / "gpus.csv").open()) if r["id"] == "h100-pcie")
+    assert dt.date.fromisoformat(row["price_new_as_of"]).year >= 2024 and row["price_new_source"]
+    body = {"desktop": {"gpu": "h100-pcie"}, "cloud": {"price_usd_per_hour": 2.39}}
+    res = client.post("/v1/break-even", json=body)
+    assert res.status_code == 200, res.text
+    answer = res.json()
+    used = next(a for a in answer["assumptions"] if a["name"] == "desktop.gpu_price_usd")
+    assert used["value"] == float(row["price_new_usd"])
+    assert row["price_new_as_of"] in used["source"]
