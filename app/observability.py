@@ -66,6 +66,19 @@ CATALOG_REVISION = Gauge(
     "Catalog revision of this worker's in-memory catalog view.",
     multiprocess_mode="max",
 )
+PRICE_AGE_DAYS = Gauge(
+    "gpucost_catalog_price_age_days",
+    "Age of each provider's newest current price, days (set when /metrics or /readyz is read).",
+    ["provider"],
+    multiprocess_mode="mostrecent",
+)
+LAST_REFRESH = Gauge(
+    "gpucost_catalog_last_refresh_success_timestamp_seconds",
+    "When `gpucost catalog refresh` last passed the integrity gate for a provider, Unix s "
+    "(0: never).",
+    ["provider"],
+    multiprocess_mode="mostrecent",
+)
 SNAPSHOT_BUILDS = Counter(
     "gpucost_snapshot_builds_total",
     "In-memory catalog views built (`current`: a new revision read; `dated`: an as_of view).",

@@ -210,6 +210,73 @@ class Settings(BaseSettings):
         "worker).",
     )
 
+    refresh_source: str = Field(
+        default="https://raw.githubusercontent.com/skypilot-org/skypilot-catalog/master",
+        description="Where `gpucost catalog refresh` reads the SkyPilot catalog: a URL or a "
+        "local directory with the repository's layout (`catalogs/<version>/<cloud>/vms.csv`). "
+        "Default: the skypilot-org/skypilot-catalog repository's raw files.",
+    )
+    refresh_interval_s: int = Field(
+        default=7 * 3600,
+        ge=60,
+        le=30 * 86400,
+        description="Seconds between refreshes of `gpucost catalog refresh --loop` (the "
+        "compose `refresh` service). Default 7 h: SkyPilot re-fetches its AWS, GCP and Lambda "
+        "catalogs every 7 hours (skypilot-catalog README, read 2026-11-24); more often finds "
+        "nothing new.",
+    )
+    refresh_timeout_s: float = Field(
+        default=30.0,
+        gt=0,
+        le=600,
+        description="Per-request timeout of a refresh download, s. Default 30 s: the largest "
+        "file (AWS, ~10 MB) arrives in seconds on any lab link.",
+    )
+    refresh_attempts: int = Field(
+        default=3,
+        ge=1,
+        le=10,
+        description="Tries per file on a network error, 429 or 5xx (exponential back-off from "
+        "1 s). Default 3: gpucost's rule, a transient GitHub error rarely lasts two back-offs.",
+    )
+    refresh_min_offers_ratio: float = Field(
+        default=0.5,
+        ge=0,
+        le=1,
+        description="Integrity gate: a provider's new file needs at least this share of its "
+        "previous offer count. Default 0.5 (gpucost's rule): a provider retiring half its "
+        "GPU instances at once has not happened in SkyPilot's history; a truncated file has.",
+    )
+    refresh_max_rejected_share: float = Field(
+        default=0.05,
+        ge=0,
+        le=1,
+        description="Integrity gate: at most this share of a file's rows may be malformed. "
+        "Default 0.05 (gpucost's rule).",
+    )
+    refresh_max_price_change: float = Field(
+        default=0.5,
+        gt=0,
+        le=100,
+        description="Integrity gate: a price moving by more than this fraction is a big move "
+        "(0.5: +50 % or halved). Default 0.5 (gpucost's rule; RunPod's A100 80GB fell 30 % "
+        "between SkyPilot v6 and v8).",
+    )
+    refresh_max_moved_share: float = Field(
+        default=0.25,
+        ge=0,
+        le=1,
+        description="Integrity gate: at most this share of the offers in both versions may make "
+        "a big move. Default 0.25 (gpucost's rule).",
+    )
+    refresh_max_median_change: float = Field(
+        default=0.3,
+        ge=0,
+        le=100,
+        description="Integrity gate: the median price move of the offers in both versions. "
+        "Default 0.3 (gpucost's rule): a unit error (cents for dollars) moves every price.",
+    )
+
     @field_validator(
         "rate_limit_anonymous",
         "rate_limit_anonymous_heavy",

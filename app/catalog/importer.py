@@ -123,7 +123,7 @@ class OfferImportFile(BaseModel):
 def _known_file(name: str) -> skypilot.CatalogFile | None:
     """The shipped SkyPilot file whose path ``name`` ends with, if any."""
     norm = name.replace("\\", "/")
-    for meta in skypilot.SKYPILOT_FILES.values():
+    for meta in (m for p in skypilot.SKYPILOT_FILES for m in skypilot.catalog_files(p)):
         tail = meta.path.split("/", 1)[1]  # catalogs/vN/provider/file.csv
         if norm.endswith(tail):
             return meta

@@ -107,6 +107,16 @@ ELECTRICITY_PRICE = Default(
     SEED_001_TITLE + ": 'USD 0.12 per kWh (US)'",
     _SEED_001_DAY,
 )
+PRICE_FRESHNESS = Default(
+    "price_fresh_days",
+    365,
+    "days",
+    "defaults (chat's cloud, compare and plan candidates) prefer offers priced within this "
+    "many days, and an answer resting on an older price states its date in the headline",
+    "gpucost issue 32 'Prices that stay current': 'prefer offers priced within the last 12 months'",
+    dt.date(2026, 11, 24),
+)
+PRICE_FRESH_DAYS = int(PRICE_FRESHNESS.number)
 REGION = Default(
     "region",
     "world",

@@ -15,6 +15,7 @@ from app.models.gpu import Gpu
 from app.models.history import ApiKey, PricePoint, Scenario, SlackReplay
 from app.models.offer import CloudOffer
 from app.models.reference import EmbodiedFactor, FxRate, PublishedSpeed, ReferenceValue, VatRate
+from app.models.refresh import CatalogRefresh
 from app.models.region import Region
 
 TABLES: dict[str, type[SQLModel]] = {
@@ -43,6 +44,7 @@ __all__ = [
     "SlackReplay",
     "Barebone",
     "Benchmark",
+    "CatalogRefresh",
     "CatalogRevision",
     "BenchmarkResult",
     "CloudOffer",

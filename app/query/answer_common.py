@@ -4,6 +4,7 @@ from an interpretation, money formatting, and the defaults for a desktop and a c
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from collections.abc import Sequence
 from typing import Any, TypeVar
@@ -74,6 +75,8 @@ class Answer:
         suggestions: list[str] | None = None,
         examples: list[str] | None = None,
     ) -> QueryAnswer:
+        if answered:
+            headline += dated_note(result)
         return QueryAnswer(
             query=self.it.text,
             answered=answered,
@@ -90,6 +93,21 @@ class Answer:
             suggestions=suggestions or [],
             examples=examples or [],
         )
+
+
+def dated_note(result: Any) -> str:
+    """The staleness policy's words for a headline: when the answer rests on a catalog price
+    older than :data:`defaults.PRICE_FRESH_DAYS`, its date and age (the warnings list has the rest)."""
+    prices = result.get("prices") if isinstance(result, dict) else getattr(result, "prices", None)
+    if isinstance(prices, BaseModel):
+        prices = prices.model_dump()
+    if not isinstance(prices, dict):
+        return ""
+    day, age = prices.get("oldest_price_date"), prices.get("oldest_price_age_days")
+    if day is None or age is None or age <= defaults.PRICE_FRESH_DAYS:
+        return ""
+    what = prices.get("oldest_price") or "a catalog price"
+    return f" (rests on a price from {day}, {age / 365.25:.1f} years old: {what})"
 
 
 def refuse(it: Interpretation, detail: str, suggestions: list[str] | None = None) -> NotUnderstood:
@@ -274,12 +292,21 @@ def _first_tier(
                 **filters,
             )
             if found:
-                offer = found[0]
+                today = dt.datetime.now(dt.UTC).date()
+                fresh = [o for o in found if (today - o.as_of).days <= defaults.PRICE_FRESH_DAYS]
+                offer = (fresh or found)[0]
+                policy = (
+                    f"{len(fresh)} priced within {defaults.PRICE_FRESH_DAYS} days preferred"
+                    if fresh and fresh[0] is not found[0]
+                    else "none priced within the last year"
+                    if not fresh
+                    else "priced within the last year"
+                )
                 out.default(
                     "cloud.offer_id",
                     offer.id,
                     f"cheapest of {len(found)} offers ({what}; {why}; "
-                    f"{count_rule}), per GPU-hour, as of {offer.as_of}",
+                    f"{count_rule}; {policy}), per GPU-hour, as of {offer.as_of}",
                 )
                 return offer
     return None

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import datetime as dt
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query
 from sqlmodel import SQLModel
 
-from app.api.deps import CurrentViewDep, ViewDep
+from app.api.deps import CurrentViewDep, EngineDep, ViewDep
 from app.catalog import queries as catalog
+from app.costing.defaults import PRICE_FRESH_DAYS
 from app.models.benchmark import BenchmarkPublic, BenchmarkResultPublic, BenchmarksPublic
 from app.models.catalog_misc import (
     BarebonePublic,
@@ -26,8 +28,10 @@ from app.models.ownership import (
     MemoryPresetsPublic,
     ScalingPresetsPublic,
 )
+from app.models.refresh import CatalogStatus
 from app.models.region import RegionKind, RegionPublic, RegionsPublic
 from app.steps.ownership import memory_need
+from app.store.refresh import catalog_status
 from app.usecases import references
 
 router = APIRouter(prefix="/v1", tags=["catalog"], responses={422: PROBLEM_RESPONSES[422]})
@@ -269,3 +273,14 @@ async def list_benchmarks(view: CurrentViewDep) -> BenchmarksPublic:
         for b in sorted(view.benchmarks.values(), key=lambda b: b.id)
     ]
     return BenchmarksPublic(data=data, count=len(data))
+
+
+@router.get("/catalog/status", response_model=CatalogStatus, summary="How current the prices are")
+def get_catalog_status(engine: EngineDep) -> CatalogStatus:
+    """Per provider: how many offers the catalog holds, the newest and oldest current price's
+    as-of date and the newest one's age (days), and the last `gpucost catalog refresh` (when,
+    `refreshed` / `unchanged` / `refused` / `failed`, why, and when it last passed the
+    integrity gate). `stale_after_days` is the staleness policy's limit: defaults avoid older
+    prices and answers resting on one state its date (`docs/prices-and-refresh.md`)."""
+    today = dt.datetime.now(dt.UTC).date()
+    return catalog_status(engine, PRICE_FRESH_DAYS, today)

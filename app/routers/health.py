@@ -2,14 +2,20 @@
 
 from __future__ import annotations
 
+import contextlib
+import datetime as dt
+
 from fastapi import APIRouter
 from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, Field
 from sqlalchemy import text
 
 from app.api.responses import json_bytes_answer
+from app.costing.defaults import PRICE_FRESH_DAYS
 from app.db import alembic_config, get_engine
-from app.observability import metrics_body
+from app.models.refresh import CatalogStatus, ProviderStatus
+from app.observability import LAST_REFRESH, PRICE_AGE_DAYS, metrics_body
+from app.store.refresh import catalog_status
 
 router = APIRouter(tags=["health"])
 
@@ -19,6 +25,24 @@ class Health(BaseModel):
     database: str | None = Field(default=None, description="Database check result.")
     revision: str | None = Field(default=None, description="Database migration revision.")
     head: str | None = Field(default=None, description="Latest migration revision.")
+    prices: list[ProviderStatus] | None = Field(
+        default=None,
+        description="Per provider: the newest current price's date and age, and the last "
+        "`gpucost catalog refresh` (readiness only; the same as `GET /v1/catalog/status`).",
+    )
+
+
+def price_status() -> CatalogStatus:
+    """The catalog's price ages and last refreshes, with the metrics gauges set from them."""
+    today = dt.datetime.now(dt.UTC).date()
+    status = catalog_status(get_engine(), PRICE_FRESH_DAYS, today)
+    for p in status.providers:
+        if p.newest_price_age_days is not None:
+            PRICE_AGE_DAYS.labels(p.provider).set(p.newest_price_age_days)
+        LAST_REFRESH.labels(p.provider).set(
+            p.last_success_at.timestamp() if p.last_success_at else 0
+        )
+    return status
 
 
 _LIVE = Health(status="ok").model_dump_json().encode()  # the one liveness answer
@@ -38,8 +62,12 @@ async def get_health() -> Response:
 )
 def get_metrics() -> Response:
     """Requests by method, route and status, latency histograms, catalog revision and
-    snapshot builds, in Prometheus text format (summed over workers when
+    snapshot builds, each provider's price age (`gpucost_catalog_price_age_days`) and last
+    successful refresh, in Prometheus text format (summed over workers when
     `PROMETHEUS_MULTIPROC_DIR` is set)."""
+    # the other metrics still answer while the database is down
+    with contextlib.suppress(Exception):
+        price_status()
     body, media_type = metrics_body()
     return Response(body, media_type=media_type)
 
@@ -71,4 +99,6 @@ def get_ready() -> Health | JSONResponse:
             Health(status="unavailable", database="ok", revision=current, head=head).model_dump(),
             status_code=503,
         )
-    return Health(status="ok", database="ok", revision=current, head=head)
+    return Health(
+        status="ok", database="ok", revision=current, head=head, prices=price_status().providers
+    )

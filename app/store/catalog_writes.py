@@ -146,10 +146,13 @@ def with_history(table: Table, row: dict[str, Any], ledger: PriceLedger) -> dict
         ledger.record(table.name, row["id"], name, row[name], day, source)
         latest = ledger.latest(table.name, row["id"], name)
         if latest is not None:
+            confirmed = latest.value == price_decimal(row[name]) and day > latest.valid_from
             row[name] = column_value(table.c[name], latest.value)
             if latest.value is not None:
-                dates[cols.date] = max(dates.get(cols.date, latest.valid_from), latest.valid_from)
-    row.update(dates)  # each date column: the day its newest price took effect
+                # the day the newest price took effect, or a later day that restated it
+                seen = day if confirmed else latest.valid_from
+                dates[cols.date] = max(dates.get(cols.date, seen), seen)
+    row.update(dates)  # each date column: the newest day its current price is known for
     return row
 
 
@@ -169,8 +172,13 @@ def upsert(
     With ``provenance_changes=False`` (imports), a row whose only differences are its
     provenance (``source``, ``notes``, dates) is unchanged: the same price from another file
     keeps the source of the price in force."""
-    row = with_history(table, coerce(table, row), ledger)
+    given = coerce(table, row)
+    row = with_history(table, given, ledger)
     old = existing.get(row["id"])
+    if old is not None and _back_dated(table, given, old):
+        # An older version of a stored row (a back-dated file): its prices went into the
+        # history above; its other fields do not replace the newer version's.
+        return "unchanged"
     if old is None:
         conn.execute(insert(table).values(**row))
         existing[row["id"]] = row
@@ -181,6 +189,16 @@ def upsert(
         existing[row["id"]] = {**old, **row}
         return "changed"
     return "unchanged"
+
+
+def _back_dated(table: Table, given: dict[str, Any], current: dict[str, Any]) -> bool:
+    """Whether ``given`` is older than the stored row ``current`` (an earlier as-of date)."""
+    fields = PRICE_FIELDS.get(table.name) or {}
+    dates = {cols.date for cols in fields.values()}
+    return any(
+        given.get(d) is not None and current.get(d) is not None and current[d] > given[d]
+        for d in dates
+    )
 
 
 def stored_rows(conn: Connection, table: Table) -> dict[str, dict[str, Any]]:

@@ -69,10 +69,16 @@ class ImportReport:
 
 
 def apply(
-    engine: Engine, files: list[ParsedFile], progress: Progress | None = None
+    engine: Engine,
+    files: list[ParsedFile],
+    progress: Progress | None = None,
+    *,
+    restate: bool = False,
 ) -> ImportReport:
     """Write every offer of ``files`` in one transaction; returns what happened.
-    ``progress(iterable, total)`` wraps the row loop (a terminal progress bar)."""
+    ``progress(iterable, total)`` wraps the row loop (a terminal progress bar). With
+    ``restate`` (a refresh), an unchanged price takes the file's source and date: the day it
+    was last seen is then the offer's ``as_of``."""
     started = time.perf_counter()
     report = ImportReport()
     for f in files:
@@ -101,7 +107,7 @@ def apply(
                 )
                 report.rejected_by_provider[provider] += 1
                 continue
-            outcome = upsert(conn, table, offer, ledger, existing, provenance_changes=False)
+            outcome = upsert(conn, table, offer, ledger, existing, provenance_changes=restate)
             getattr(report, outcome)[provider] += 1
         report.price_points_added = ledger.flush()
         if (t := report.counts())["added"] or t["changed"] or report.price_points_added:

@@ -77,13 +77,16 @@ def test_importing_the_shipped_skypilot_catalogs_changes_nothing(engine):
     assert report.price_points_added == 0 and report.revision is None
     assert _count(engine, PricePoint) == points
     with engine.connect() as conn:
-        for provider, meta in skypilot.SKYPILOT_FILES.items():
+        for provider in skypilot.SKYPILOT_FILES:
+            urls = [skypilot.skypilot_url(m.path) for m in skypilot.catalog_files(provider)]
             n = conn.execute(
-                select(func.count()).where(
-                    CloudOffer.__table__.c.source == skypilot.skypilot_url(meta.path)
-                )
+                select(func.count()).where(CloudOffer.__table__.c.source.in_(urls))
             ).scalar_one()
-            assert report.unchanged[provider] == n > 0, provider
+            parsed = {o["id"] for f in files if f.provider == provider for o in f.offers}
+            assert len(parsed) == n > 0, provider
+            assert report.unchanged[provider] == sum(
+                len(f.offers) for f in files if f.provider == provider
+            ), provider
 
 
 def test_gcp_offers_sum_host_and_gpu_rows():

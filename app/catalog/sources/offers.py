@@ -23,7 +23,14 @@ from app.catalog.sources.files import (
     seed_tables,
     typed,
 )
-from app.catalog.sources.skypilot import SKYPILOT_FILES, LoadReport, load_skypilot, offer_row
+from app.catalog.sources.skypilot import (
+    SKYPILOT_FILES,
+    LoadReport,
+    catalog_files,
+    load_skypilot,
+    offer_row,
+    shipped_input,
+)
 
 
 def load_paperspace_2022_offers() -> list[Row]:
@@ -232,13 +239,27 @@ def load_offers(report: LoadReport | None = None) -> list[Row]:
     offers = [
         *load_paperspace_2022_offers(),
         *load_extra_offers(),
-        *(o for provider in SKYPILOT_FILES for o in load_skypilot(provider, report)),
         *load_colab_offers(),
         *load_gcp_commitments(),
     ]
+    _check_unique(offers)
+    newer = []
+    for provider in SKYPILOT_FILES:
+        files = catalog_files(provider)
+        versions = [load_skypilot(provider, report, shipped_input(meta)) for meta in files]
+        for rows in versions:
+            _check_unique(rows)
+        offers += versions[0]
+        newer += [o for rows in versions[1:] for o in rows]
+    _check_unique(offers)
+    # A newer file's offer may repeat an id: the seeder upserts it after the older one, so the
+    # older price stays in the history and the newer one is current.
+    return with_billing(offers + newer)
+
+
+def _check_unique(offers: list[Row]) -> None:
     seen: set[str] = set()
     for offer in offers:
         if offer["id"] in seen:
             raise CatalogDataError(f"duplicate offer id {offer['id']}")
         seen.add(offer["id"])
-    return with_billing(offers)

@@ -56,6 +56,26 @@ SKYPILOT_FILES = {
     )
 }
 
+# Newer versions of a provider's file, loaded after its SKYPILOT_FILES entry: an offer in both
+# takes the newer price, and the older one stays in its price history (what ``as_of`` reads).
+# Offers only in the older file keep their older date (the staleness policy then says so).
+SKYPILOT_NEWER: dict[str, tuple[CatalogFile, ...]] = {
+    "runpod": (
+        CatalogFile(
+            "skypilot-catalog/catalogs/v8/runpod/vms_gpu_subset.csv",
+            dt.date(2025, 9, 15),
+            "approximate date: SkyPilot catalog v8, commit 01acdfd4, written by SkyPilot's RunPod "
+            "data fetcher (per data center, every GPU count; skypilot-org/skypilot PR 6824, "
+            "2025-09-15), so no earlier than that day; SECURE cloud; GPU subset",
+        ),
+    ),
+}
+
+
+def catalog_files(provider: str) -> tuple[CatalogFile, ...]:
+    """A provider's shipped SkyPilot files, oldest first."""
+    return (SKYPILOT_FILES[provider], *SKYPILOT_NEWER.get(provider, ()))
+
 
 # Accelerator names in the SkyPilot catalogs -> our GPU ids. Instance-type hints come first
 # where one name covers two parts (Lambda's 'A100' is PCIe or SXM4 by instance type).
@@ -93,6 +113,7 @@ ACCELERATOR_GPU = {
     "M4000": "quadro-m4000",
     "P4000": "quadro-p4000",
     "A4000": "rtx-a4000",
+    "H100-NVL": "h100-nvl",
 }
 
 
@@ -219,13 +240,16 @@ def skypilot_url(path: str) -> str:
     )
 
 
+def shipped_input(meta: CatalogFile) -> SkyPilotInput:
+    """The rows of a shipped SkyPilot file, with its date, note and upstream URL."""
+    return SkyPilotInput(meta, read_csv(SOURCES / meta.path), skypilot_url(meta.path))
+
+
 def _skypilot_rows(
     provider: str, given: SkyPilotInput | None = None
 ) -> tuple[CatalogFile, list[dict[str, str]], str]:
-    if given is not None:
-        return given.meta, given.rows, given.source
-    meta = SKYPILOT_FILES[provider]
-    return meta, read_csv(SOURCES / meta.path), skypilot_url(meta.path)
+    given = given or shipped_input(SKYPILOT_FILES[provider])
+    return given.meta, given.rows, given.source
 
 
 def load_aws_offers(report: LoadReport, given: SkyPilotInput | None = None) -> list[Row]:
@@ -401,12 +425,30 @@ def load_azure_offers(report: LoadReport, given: SkyPilotInput | None = None) ->
     return out
 
 
+def _one_per_region(
+    rows: list[dict[str, str]], report: LoadReport, provider: str
+) -> list[dict[str, str]]:
+    """One row per instance type and region: newer flat files (RunPod v8) list every data
+    center of a region; the lowest price of the region is kept (RunPod's do not differ)."""
+    best: dict[tuple[str, str], dict[str, str]] = {}
+    for r in rows:
+        key = (r["InstanceType"], r["Region"])
+        kept = best.get(key)
+        if kept is None:
+            best[key] = r
+            continue
+        report.skip(f"{provider}: another data center of the same region")
+        if float(r["Price"] or "inf") < float(kept["Price"] or "inf"):
+            best[key] = r
+    return list(best.values())
+
+
 def _load_flat_provider(
     provider: str, interruptible: bool, report: LoadReport, given: SkyPilotInput | None = None
 ) -> list[Row]:
     meta, rows, source = _skypilot_rows(provider, given)
     out: list[Row] = []
-    for r in rows:
+    for r in _one_per_region(rows, report, provider):
         if not r["AcceleratorName"]:
             report.skip(f"{provider}: CPU-only instance")
             continue

@@ -1,0 +1,176 @@
+"""`gpucost catalog refresh` against a local mirror directory and against recorded HTTP
+responses (respx: no test touches the network). Expected prices are read from the mirror's
+files, which are built from the shipped SkyPilot copies, never from our own output."""
+
+from __future__ import annotations
+
+import csv
+import datetime as dt
+import io
+from pathlib import Path
+
+import httpx
+import pytest
+import respx
+from sqlalchemy import func, select
+
+from app.catalog.refresh import UPSTREAM, Download, GateBounds, catalog_path
+from app.catalog.sources.files import SOURCES
+from app.models import CatalogRevision, CloudOffer, PricePoint
+from app.store.refresh import catalog_status, refresh
+from tests.dbs import seeded_engine  # noqa: F401  (fixture)
+
+RUNPOD = SOURCES / "skypilot-catalog/catalogs"
+V6, V8 = RUNPOD / "v6/runpod/vms.csv", RUNPOD / "v8/runpod/vms_gpu_subset.csv"
+A100 = "1x_A100-80GB_SECURE"
+FAST = Download(timeout_s=5, attempts=3, backoff_s=0)
+NOW = dt.datetime(2026, 11, 24, 12, tzinfo=dt.UTC)
+
+
+def _rows(path: Path) -> list[dict[str, str]]:
+    with path.open(newline="") as fh:
+        return list(csv.DictReader(fh))
+
+
+def _full_runpod(a100_price: str) -> bytes:
+    """A whole RunPod file as a newer upstream would publish it: every shipped v6 row with the
+    v8 rows over it (same instance and region), the US A100 80GB at ``a100_price``."""
+    rows = {(r["InstanceType"], r["Region"]): r for r in _rows(V6)}
+    rows.update({(r["InstanceType"], r["Region"]): r for r in _rows(V8)})
+    rows[(A100, "US")] = {**rows[(A100, "US")], "Price": a100_price, "SpotPrice": a100_price}
+    columns = list(_rows(V8)[0])
+    buf = io.StringIO()
+    writer = csv.DictWriter(buf, fieldnames=columns, extrasaction="ignore", restval="")
+    writer.writeheader()
+    writer.writerows(rows.values())
+    return buf.getvalue().encode()
+
+
+def _mirror(root: Path, body: bytes) -> Path:
+    target = root / catalog_path("runpod")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_bytes(body)
+    return root
+
+
+def _state(engine) -> tuple[int, int, int, list]:
+    with engine.connect() as conn:
+        offers = conn.execute(select(func.count()).select_from(CloudOffer.__table__)).scalar_one()
+        points = conn.execute(select(func.count()).select_from(PricePoint.__table__)).scalar_one()
+        revision = conn.execute(select(CatalogRevision.__table__.c.revision)).scalar_one()
+        prices = conn.execute(
+            select(CloudOffer.__table__.c.id, CloudOffer.__table__.c.price_usd_per_hour)
+            .where(CloudOffer.__table__.c.provider == "runpod")
+            .order_by(CloudOffer.__table__.c.id)
+        ).all()
+    return offers, points, revision, prices
+
+
+def _price(engine, offer_id: str) -> tuple[float, dt.date]:
+    t = CloudOffer.__table__
+    with engine.connect() as conn:
+        row = conn.execute(
+            select(t.c.price_usd_per_hour, t.c.as_of).where(t.c.id == offer_id)
+        ).one()
+    return float(row[0]), row[1]
+
+
+OFFER = "runpod-1x-a100-80gb-secure-us-on-demand"
+
+
+@pytest.mark.parametrize(
+    "corrupt",
+    [
+        b"",  # empty file
+        b"<html>rate limited</html>\n",  # an error page instead of the file
+        "prices x100",  # a unit error: every price a hundred times too high
+        "truncated",  # the first rows only
+    ],
+)
+def test_a_corrupt_mirror_changes_nothing(engine, tmp_path, corrupt):
+    good = _full_runpod("1.39")
+    if corrupt == "prices x100":
+        rows = list(csv.DictReader(io.StringIO(good.decode())))
+        for r in rows:
+            r["Price"] = f"{float(r['Price']) * 100:g}"
+        buf = io.StringIO()
+        w = csv.DictWriter(buf, fieldnames=list(rows[0]))
+        w.writeheader()
+        w.writerows(rows)
+        body = buf.getvalue().encode()
+    elif corrupt == "truncated":
+        body = b"\n".join(good.splitlines()[:20]) + b"\n"
+    else:
+        body = corrupt
+    before = _state(engine)
+    [result] = refresh(engine, ["runpod"], str(_mirror(tmp_path, body)), GateBounds(), FAST, NOW)
+    assert result.outcome == "refused", result
+    assert result.message
+    assert _state(engine) == before
+
+
+def test_a_mirror_directory_refreshes_and_keeps_history(engine, tmp_path):
+    shipped = float(next(r for r in _rows(V8) if r["InstanceType"] == A100)["Price"])
+    old_price, old_day = _price(engine, OFFER)
+    assert old_price == shipped
+    new = f"{shipped - 0.10:.2f}"  # a 7 % cut: inside the gate's bounds
+    base = str(_mirror(tmp_path, _full_runpod(new)))
+    [result] = refresh(engine, ["runpod"], base, GateBounds(), FAST, NOW)
+    assert result.outcome == "refreshed", result
+    assert _price(engine, OFFER) == (float(new), NOW.date())
+    t = PricePoint.__table__
+    with engine.connect() as conn:
+        history = conn.execute(
+            select(t.c.valid_from, t.c.value)
+            .where(t.c.item_id == OFFER, t.c.field == "price_usd_per_hour")
+            .order_by(t.c.valid_from)
+        ).all()
+    assert [float(v) for _, v in history][-2:] == [shipped, float(new)]
+    assert history[-2][0] == old_day
+    # the same file again: nothing moves
+    before = _state(engine)
+    [again] = refresh(engine, ["runpod"], base, GateBounds(), FAST, NOW)
+    assert again.outcome == "unchanged"
+    assert _state(engine)[:2] == before[:2]
+    status = catalog_status(engine, 365, NOW.date())
+    runpod = next(p for p in status.providers if p.provider == "runpod")
+    assert runpod.newest_price_as_of == NOW.date() and runpod.newest_price_age_days == 0
+    assert runpod.last_refresh_outcome == "unchanged" and runpod.last_success_at == NOW
+
+
+def test_a_missing_provider_file_fails_alone(engine, tmp_path):
+    base = str(_mirror(tmp_path, _full_runpod("1.39")))
+    before = _state(engine)
+    results = refresh(engine, ["aws", "runpod"], base, GateBounds(), FAST, NOW)
+    assert [r.outcome for r in results][0] == "failed"
+    assert "aws/vms.csv" in results[0].message
+    assert results[1].outcome in ("refreshed", "unchanged")
+    assert _state(engine)[0] == before[0]
+
+
+@respx.mock
+def test_upstream_download_retries_then_imports(engine):
+    body = _full_runpod("1.39")
+    route = respx.get(f"{UPSTREAM}/{catalog_path('runpod')}").mock(
+        side_effect=[
+            httpx.Response(503),
+            httpx.ConnectError("reset"),
+            httpx.Response(200, content=body),
+        ]
+    )
+    respx.get(f"{UPSTREAM}/{catalog_path('paperspace')}").mock(return_value=httpx.Response(404))
+    results = refresh(engine, ["runpod", "paperspace"], UPSTREAM, GateBounds(), FAST, NOW)
+    assert route.call_count == 3
+    assert results[0].outcome in ("refreshed", "unchanged")
+    assert results[0].source == f"{UPSTREAM}/{catalog_path('runpod')}"
+    assert results[1].outcome == "failed" and "HTTP 404" in results[1].message
+
+
+@respx.mock
+def test_upstream_gives_up_after_the_set_attempts(engine):
+    route = respx.get(f"{UPSTREAM}/{catalog_path('runpod')}").mock(return_value=httpx.Response(502))
+    before = _state(engine)
+    [result] = refresh(engine, ["runpod"], UPSTREAM, GateBounds(), FAST, NOW)
+    assert route.call_count == FAST.attempts
+    assert result.outcome == "failed" and "HTTP 502" in result.message
+    assert _state(engine) == before
