@@ -3,7 +3,7 @@ today's hardware"): the speed estimate is fitted on training comparisons, and an
 comparison (MLPerf Inference, llama.cpp) speaks for a pair only when nothing trained both.
 
 Revision ID: 0017
-Revises: 0012
+Revises: 0013
 Create Date: 2026-11-24 09:00:00
 
 """
@@ -14,7 +14,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0017"
-down_revision: str | Sequence[str] | None = "0012"
+down_revision: str | Sequence[str] | None = "0013"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
