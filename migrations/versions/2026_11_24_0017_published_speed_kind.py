@@ -25,18 +25,15 @@ def upgrade() -> None:
         "published_speed",
         sa.Column("kind", sa.String(length=16), nullable=False, server_default="training"),
     )
-    # Modern comparisons describe their setup at length (software, batch, precision).
-    # SQLite does not enforce VARCHAR lengths (and cannot ALTER a column's type).
-    if op.get_bind().dialect.name != "sqlite":
-        op.alter_column(
-            "published_speed", "workload", type_=sa.String(length=500), existing_nullable=False
-        )
+    # Modern comparisons describe their setup at length (software, batch, precision). Batch
+    # mode: SQLite cannot ALTER a column's type, so the table is copied (no table refers to
+    # published_speed); PostgreSQL alters it in place.
+    with op.batch_alter_table("published_speed") as batch:
+        batch.alter_column("workload", type_=sa.String(length=500), existing_nullable=False)
 
 
 def downgrade() -> None:
-    if op.get_bind().dialect.name != "sqlite":
-        op.execute(sa.text("UPDATE published_speed SET workload = LEFT(workload, 200)"))
-        op.alter_column(
-            "published_speed", "workload", type_=sa.String(length=200), existing_nullable=False
-        )
+    op.execute(sa.text("UPDATE published_speed SET workload = SUBSTR(workload, 1, 200)"))
+    with op.batch_alter_table("published_speed") as batch:
+        batch.alter_column("workload", type_=sa.String(length=200), existing_nullable=False)
     op.execute(sa.text("ALTER TABLE published_speed DROP COLUMN kind"))
