@@ -13,6 +13,7 @@ from fastapi.concurrency import run_in_threadpool
 from fastapi.middleware.cors import CORSMiddleware
 from fastapi.routing import APIRoute
 from sqlalchemy.exc import SQLAlchemyError
+from starlette.routing import Route
 
 from app import observability as obs
 from app.api import problems
@@ -21,6 +22,7 @@ from app.api.middleware import PROBES
 from app.api.rate_limit import EXEMPT
 from app.catalog.live import live_catalog
 from app.db import get_engine
+from app.integrations.mcp_server import MCP_PATH, McpEndpoint
 from app.models.common import problem_response
 from app.render import draw_pool
 from app.routers import (
@@ -104,7 +106,8 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         # they compete for the same cores (spawned Pythons importing matplotlib).
         loop = asyncio.get_running_loop()
         warming = loop.call_later(WARM_UP_AFTER_S, lambda: loop.run_in_executor(None, pool.warm_up))
-    yield
+    async with app.state.mcp.running():
+        yield
     if warming is not None:
         warming.cancel()
     if pool is not None:
@@ -166,6 +169,11 @@ def create_app() -> FastAPI:
     app.include_router(charts.router)
     app.include_router(scenarios.router)
     app.include_router(admin.router)
+    # The MCP server (app.integrations.mcp_server): each tool call goes through this app.
+    app.state.mcp = McpEndpoint(app)
+    app.router.routes.append(
+        Route(MCP_PATH, endpoint=app.state.mcp, methods=["GET", "POST", "DELETE"])
+    )
     problem_only_errors(app)
     return app
 
