@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 
+import jsonschema
 import pytest
 import yaml
 from typer.testing import CliRunner
@@ -22,6 +23,28 @@ U = SEED_001["utilization"]
 KW = (SEED_001["gpu_w"] + SEED_001["cpu_w"]) / 1000
 SEED_RATE = SEED_001["desktop_usd"] / (IRS_YEARS * HOURS * U) + KW * SEED_001["usd_per_kwh"]
 SEED_MACHINE = {"gpu": "rtx-3090", "total_price_usd": SEED_001["desktop_usd"]}
+
+# SkyPilot's own schema of `kubernetes.pricing` (sky/utils/schemas.py, `_PRICING_SCHEMA`,
+# skypilot-org/skypilot commit 00052dfe, read 2026-11-24, Apache-2.0), under the two keys
+# that lead to it in ~/.sky/config.yaml.
+SKYPILOT_PRICING = {
+    "type": "object",
+    "required": [],
+    "additionalProperties": False,
+    "properties": {
+        "cpu": {"type": "number", "minimum": 0},
+        "memory": {"type": "number", "minimum": 0},
+        "accelerators": {
+            "type": "object",
+            "required": [],
+            "additionalProperties": {"type": "number", "minimum": 0},
+        },
+    },
+}
+SKYPILOT_CONFIG = {
+    "type": "object",
+    "properties": {"kubernetes": {"type": "object", "properties": {"pricing": SKYPILOT_PRICING}}},
+}
 
 
 def body(*machines, **top):
@@ -105,7 +128,8 @@ class TestSkyPilot:
         r = post(client, body(SEED_MACHINE, h100), fmt="skypilot")
         assert r.headers["content-type"].startswith("application/yaml")
         doc = yaml.safe_load(r.text)
-        # SkyPilot's kubernetes.pricing: accelerators -> $/accelerator/hr (its docs' example)
+        # SkyPilot's kubernetes.pricing: accelerators -> $/accelerator/hr, valid by its schema
+        jsonschema.validate(doc, SKYPILOT_CONFIG)
         assert set(doc) == {"kubernetes"}
         assert set(doc["kubernetes"]) == {"pricing"}
         acc = doc["kubernetes"]["pricing"]["accelerators"]
