@@ -8,7 +8,7 @@ HOST   ?= 127.0.0.1
 PORT   ?= 8000
 export GPUCOST_DATABASE_URL ?= sqlite:///./gpucost.db
 
-.PHONY: install db run test test-fast contract lint openapi lock bench bench-slack bench-compare bench-flood clean check
+.PHONY: install db run test test-fast contract lint openapi lock bench bench-slack bench-compare bench-flood clean check docs
 
 $(BIN)/.installed: requirements.lock pyproject.toml
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "need $(PYTHON)"; exit 1; }
@@ -39,6 +39,10 @@ contract: install
 
 openapi: install
 	$(BIN)/python scripts/export_openapi.py
+
+# The documentation site (mkdocs-material, mkdocs.yml): fails on a broken link or anchor.
+docs: install
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
 
 lock: install
 	$(BIN)/uv pip compile pyproject.toml --extra dev --python-version 3.11 -o requirements.lock
@@ -71,4 +75,4 @@ check: install
 	$(BIN)/hadolint Dockerfile
 
 clean:
-	rm -rf $(VENV) gpucost.db gpucost.db-wal gpucost.db-shm .pytest_cache
+	rm -rf $(VENV) gpucost.db gpucost.db-wal gpucost.db-shm .pytest_cache site

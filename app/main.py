@@ -13,6 +13,7 @@ from fastapi.concurrency import run_in_threadpool
 from fastapi.middleware.cors import CORSMiddleware
 from fastapi.routing import APIRoute
 from sqlalchemy.exc import SQLAlchemyError
+from starlette.routing import Route
 
 from app import observability as obs
 from app.api import problems
@@ -21,9 +22,22 @@ from app.api.middleware import PROBES
 from app.api.rate_limit import EXEMPT
 from app.catalog.live import live_catalog
 from app.db import get_engine
+from app.integrations.mcp_server import MCP_PATH, McpEndpoint
 from app.models.common import problem_response
 from app.render import draw_pool
-from app.routers import admin, calc, catalog, charts, compare, health, plan, query, scenarios, slack
+from app.routers import (
+    admin,
+    calc,
+    catalog,
+    charts,
+    compare,
+    health,
+    owned_rates,
+    plan,
+    query,
+    scenarios,
+    slack,
+)
 from app.settings import get_settings
 
 log = logging.getLogger("gpucost")
@@ -92,7 +106,8 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         # they compete for the same cores (spawned Pythons importing matplotlib).
         loop = asyncio.get_running_loop()
         warming = loop.call_later(WARM_UP_AFTER_S, lambda: loop.run_in_executor(None, pool.warm_up))
-    yield
+    async with app.state.mcp.running():
+        yield
     if warming is not None:
         warming.cancel()
     if pool is not None:
@@ -145,6 +160,7 @@ def create_app() -> FastAPI:
     # Routes are matched in order, one router after another: the hot paths first.
     app.include_router(health.router)
     app.include_router(calc.router)
+    app.include_router(owned_rates.router)
     app.include_router(query.router)
     app.include_router(slack.router)
     app.include_router(compare.router)
@@ -153,6 +169,11 @@ def create_app() -> FastAPI:
     app.include_router(charts.router)
     app.include_router(scenarios.router)
     app.include_router(admin.router)
+    # The MCP server (app.integrations.mcp_server): each tool call goes through this app.
+    app.state.mcp = McpEndpoint(app)
+    app.router.routes.append(
+        Route(MCP_PATH, endpoint=app.state.mcp, methods=["GET", "POST", "DELETE"])
+    )
     problem_only_errors(app)
     return app
 

@@ -19,6 +19,7 @@ from gpucost_client.api.calculations import (
     calculations_compute_break_even,
     calculations_compute_carbon,
     calculations_compute_compare,
+    calculations_compute_owned_rates,
     calculations_compute_run_cost,
     calculations_compute_sweep,
 )
@@ -43,6 +44,8 @@ from gpucost_client.models import (
     CompareWorkload,
     DesktopSpec,
     GpusPublic,
+    OwnedRatesRequest,
+    OwnedRatesResult,
     PricingModel,
     Problem,
     Provider,
@@ -189,6 +192,21 @@ def main(base_url: str) -> None:
     scenarios_delete_scenario.sync_detailed(saved.id, client=owner)
     gone = scenarios_get_scenario.sync_detailed(saved.id, client=Client(base_url=base_url))
     assert gone.status_code == 404
+    # Owned GPUs: seed 001's desktop kept the IRS's 5-year recovery period, no resale:
+    # 2200 / (5 x 8760 h x 0.15) + 0.45 kW x $0.12/kWh per GPU-hour.
+    owned = calculations_compute_owned_rates.sync(
+        client=client,
+        body=OwnedRatesRequest.from_dict(
+            {
+                "machines": [{"gpu": "rtx-3090", "total_price_usd": 2200}],
+                "utilization": 0.15,
+                "electricity_price_usd_per_kwh": 0.12,
+            }
+        ),
+    )
+    assert isinstance(owned, OwnedRatesResult), owned
+    want = 2200 / (5 * 8760 * 0.15) + 0.45 * 0.12
+    assert abs(owned.rates[0].cost_usd_per_gpu_hour - want) < 1e-6, owned.rates[0]
     # Admin writes without a key: 401 problem.
     denied = admin_get_barebones.sync_detailed(
         "barebone-1gpu-2016", client=Client(base_url=base_url)
@@ -196,7 +214,7 @@ def main(base_url: str) -> None:
     assert denied.status_code == 401
     print(
         "generated client: break-even, run cost, carbon, catalog, query, compare, sweep, "
-        "chart, scenarios, admin auth and errors OK"
+        "chart, scenarios, owned rates, admin auth and errors OK"
     )
 
 

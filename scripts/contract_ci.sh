@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # Contract checks against a real uvicorn server (run by `make contract`, called from .ci/run):
 #  1. schemathesis CLI, all checks, 200 examples per operation, fixed seed, JUnit report;
-#  2. a Python client generated from the committed openapi.json (--fail-on-warning), used
-#     against the live server by scripts/client_check.py;
-#  3. a TypeScript client generated from it (openapi-typescript + openapi-fetch), type-checked
-#     with tsc --strict and run against the live server (scripts/ts_client_check.sh).
+#  2. the Python client (clients/python): generated from the committed openapi.json
+#     (--fail-on-warning), built into a wheel and an sdist, the installed wheel used against
+#     the live server by scripts/client_check.py (scripts/py_client_check.sh);
+#  3. the TypeScript client (clients/typescript): generated from it (openapi-typescript +
+#     openapi-fetch), type-checked with tsc --strict, run against the live server and packed
+#     as an npm tarball (scripts/ts_client_check.sh).
+# Both packages land in dist/clients/ ($CLIENT_ARTIFACTS), the artefacts CI keeps.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BIN=${BIN:-.venv/bin}
@@ -44,11 +47,8 @@ else
   cat "$REPORTS/schemathesis.log"; exit 1
 fi
 
-echo "== generated client"
-rm -rf "$WORK/client"
-"$BIN/openapi-python-client" generate --path openapi.json --config client-config.yaml \
-  --fail-on-warning --output-path "$WORK/client" >/dev/null
-PYTHONPATH="$WORK/client" "$BIN/python" scripts/client_check.py "$BASE"
+echo "== generated Python client"
+bash scripts/py_client_check.sh "$BASE"
 
 echo "== generated TypeScript client"
 bash scripts/ts_client_check.sh "$BASE"

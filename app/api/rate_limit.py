@@ -20,7 +20,8 @@ holds no ASGI layer of its own.
 
 Not counted: the probes (``/healthz``, ``/readyz``, ``/metrics``) and ``/slack/commands``,
 which is signed (an unsigned call is refused before any work) and arrives from Slack's shared
-addresses, so an address limit would throttle a whole workspace.
+addresses, so an address limit would throttle a whole workspace; and ``/mcp`` itself, whose
+tool calls are each counted as the REST request they are sent as.
 """
 
 from __future__ import annotations
@@ -43,7 +44,9 @@ from app.api import problems
 from app.api.middleware import PROBES, Scope
 from app.settings import Settings, get_settings
 
-EXEMPT = PROBES | {"/slack/commands"}
+# /mcp itself is not counted: each MCP tool call is sent through the app as its REST
+# request (app.integrations.mcp_server), which is counted like any other, as the same caller.
+EXEMPT = PROBES | {"/slack/commands", "/mcp"}
 _HEAVY_PREFIXES = (
     "/v1/charts/",
     "/v1/plan",

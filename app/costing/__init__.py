@@ -21,6 +21,7 @@ from app.costing.model import (
     energy_kwh,
     host_power_w,
 )
+from app.costing.owned_rate import OwnedRate, owned_rate, pooled_rate
 from app.costing.run_cost import (
     CloudRun,
     DesktopRun,
@@ -43,6 +44,9 @@ from app.costing.speed import (
 )
 
 __all__ = [
+    "OwnedRate",
+    "owned_rate",
+    "pooled_rate",
     "host_power_w",
     "ARCHITECTURE_ORDER",
     "BANDWIDTH_ONLY",

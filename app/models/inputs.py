@@ -156,35 +156,37 @@ Utilization = Field(
 )
 
 
+# The schema rules of a desktop (as its validators enforce them).
+DESKTOP_RULES: list[Any] = [
+    {"anyOf": [{"required": ["gpu"]}, {"required": ["gpu_power_w"]}]},
+    {
+        "anyOf": [
+            {"required": ["total_price_usd"]},
+            {"required": ["total_price"]},
+            {"required": ["gpu"]},
+            {"required": ["gpu_price_usd"]},
+        ]
+    },
+    *(not_both(*pair) for pair in DESKTOP_MONEY),
+    {
+        "anyOf": [
+            {"not": {"required": ["resell_after_years"]}},
+            {"required": ["resale_value_usd"]},
+            {"required": ["resale_value"]},
+            {"required": ["gpu"]},
+            {"required": ["gpu_price_usd"]},
+        ]
+    },
+]
+
+
 class DesktopSpec(StrictBody):
     """A desktop to buy. Give ``total_price_usd``, or let it be assembled from GPU and
     barebone prices (catalog or given)."""
 
     model_config = ConfigDict(
         **STRICT,
-        json_schema_extra={
-            "allOf": [
-                {"anyOf": [{"required": ["gpu"]}, {"required": ["gpu_power_w"]}]},
-                {
-                    "anyOf": [
-                        {"required": ["total_price_usd"]},
-                        {"required": ["total_price"]},
-                        {"required": ["gpu"]},
-                        {"required": ["gpu_price_usd"]},
-                    ]
-                },
-                *(not_both(*pair) for pair in DESKTOP_MONEY),
-                {
-                    "anyOf": [
-                        {"not": {"required": ["resell_after_years"]}},
-                        {"required": ["resale_value_usd"]},
-                        {"required": ["resale_value"]},
-                        {"required": ["gpu"]},
-                        {"required": ["gpu_price_usd"]},
-                    ]
-                },
-            ]
-        },
+        json_schema_extra={"allOf": DESKTOP_RULES},
     )
 
     gpu: str = name_field(

@@ -8,6 +8,7 @@ from typing import Any
 
 from app import usecases
 from app.catalog.view import CatalogView
+from app.models.answers import CurrencyRate
 from app.models.break_even import BreakEvenRequest, BreakEvenResult
 from app.models.compare import CompareRequest, CompareResult, SweepRequest
 from app.models.plan import PlanRequest, PlanResult
@@ -22,6 +23,11 @@ from app.usecases.plan_answer import compute_plan
 MAX_BARS = 30
 
 
+def _cur(rate: CurrencyRate, usd: float) -> float:
+    """``usd`` in the answer's currency (``rate.usd_per_unit`` USD per unit)."""
+    return usd / rate.usd_per_unit
+
+
 def default_days(break_even_days: float | None) -> float:
     """Days shown on a cumulative chart: 1.5 x break-even rounded up to a month, at least a
     year and at most ten; three years when it never breaks even."""
@@ -31,12 +37,17 @@ def default_days(break_even_days: float | None) -> float:
 
 
 def _break_even_title(res: BreakEvenResult) -> str:
-    d, c = res.desktop, res.cloud
+    d, c, rate = res.desktop, res.cloud, res.currency_rate
+    cur = rate.currency
+
+    def m(usd: float) -> str:
+        return charts.money(_cur(rate, usd), cur)
+
     desk = f"{d.gpu_count}x {d.gpu_id}" if d.gpu_id else "desktop"
-    cloud = c.offer_id or (f"{c.gpu_id} " if c.gpu_id else "") + f"${c.price_usd_per_hour:g}/h"
+    cloud = c.offer_id or (f"{c.gpu_id} " if c.gpu_id else "") + f"{m(c.price_usd_per_hour)}/h"
     return (
-        f"Buy {desk} ({charts.usd(d.upfront_usd)}) or rent {cloud}\n"
-        f"{res.utilization:.0%} utilization, ${d.electricity_price_usd_per_kwh:g}/kWh"
+        f"Buy {desk} ({m(d.upfront_usd)}) or rent {cloud}\n"
+        f"{res.utilization:.0%} utilization, electricity {m(d.electricity_price_usd_per_kwh)}/kWh"
     )
 
 
@@ -44,13 +55,15 @@ def cumulative_from_result(
     res: BreakEvenResult, days: float | None, fmt: charts.Format
 ) -> charts.Chart:
     """The cumulative-cost chart of a computed break-even."""
+    rate = res.currency_rate
     return charts.cumulative_cost(
-        upfront_usd=res.desktop.upfront_usd,
-        desktop_usd_per_day=res.desktop.cost_usd_per_day,
-        cloud_usd_per_day=res.cloud.cost_usd_per_day,
+        upfront=_cur(rate, res.desktop.upfront_usd),
+        desktop_per_day=_cur(rate, res.desktop.cost_usd_per_day),
+        cloud_per_day=_cur(rate, res.cloud.cost_usd_per_day),
         break_even_days=res.break_even_days,
         days=days or default_days(res.break_even_days),
         title=_break_even_title(res),
+        currency=rate.currency,
         fmt=fmt,
     )
 
@@ -107,15 +120,21 @@ def sweep_chart(
 
 
 def _bars(
-    rows: list[tuple[str, float, str]], value_label: str, title: str, fmt: charts.Format
+    rows: list[tuple[str, float, str]],
+    value_label: str,
+    title: str,
+    fmt: charts.Format,
+    rate: CurrencyRate,
 ) -> charts.Chart:
+    """Ranked bars of ``(label, USD, kind)`` rows, drawn in ``rate``'s currency."""
     rows = rows[:MAX_BARS]
     return charts.ranked_bars(
         labels=[r[0] for r in rows],
-        values=[r[1] for r in rows],
+        values=[_cur(rate, r[1]) for r in rows],
         kinds=[r[2] for r in rows],
-        value_label=value_label,
+        value_label=f"{value_label} ({rate.currency})",
         title=title,
+        currency=rate.currency,
         fmt=fmt,
     )
 
@@ -136,11 +155,11 @@ def compare_bars(res: CompareResult, fmt: charts.Format) -> charts.Chart:
     )
     title = f"Cheapest options: {res.reference}\n{how} for {res.horizon_months:g} months"
     label = (
-        "Cost per run, purchase and fees included (USD)"
+        "Cost per run, purchase and fees included"
         if per_run
-        else f"Total cost over {res.horizon_months:g} months (USD)"
+        else f"Total cost over {res.horizon_months:g} months"
     )
-    return _bars(rows, label, title, fmt)
+    return _bars(rows, label, title, fmt, res.currency_rate)
 
 
 def compare_chart(
@@ -158,7 +177,7 @@ def run_cost_bars(res: RunCostResult, fmt: charts.Format) -> charts.Chart:
         key=lambda r: r[1],
     )
     what = res.workload.get("benchmark") or f"a {res.workload.get('runtime_s', 0):g} s run"
-    return _bars(rows, "Cost of one run (USD)", f"Cost of one run: {what}", fmt)
+    return _bars(rows, "Cost of one run", f"Cost of one run: {what}", fmt, res.currency_rate)
 
 
 def query_chart(
@@ -204,12 +223,16 @@ def plan_chart_of(res: PlanResult, fmt: charts.Format) -> charts.Chart:
     plan meets the demand."""
     if not res.feasible:
         return charts.message(title="No plan meets the demand", lines=[res.note or ""], fmt=fmt)
-    plan = res.strategies[0]
+    plan, rate = res.strategies[0], res.currency_rate
+
+    def money_of(usd: float) -> str:
+        return charts.money(_cur(rate, usd), rate.currency)
+
     title = (
         f"{res.horizon_months} months on {res.reference_gpu_id}: plan "
-        f"{charts.usd(plan.total_usd or 0.0)}"
+        f"{money_of(plan.total_usd or 0.0)}"
         + "".join(
-            f", {STRATEGY_LABELS[s.strategy]} {charts.usd(s.total_usd)}"
+            f", {STRATEGY_LABELS[s.strategy]} {money_of(s.total_usd)}"
             for s in res.strategies[1:]
             if s.total_usd is not None
         )
@@ -223,11 +246,12 @@ def plan_chart_of(res: PlanResult, fmt: charts.Format) -> charts.Chart:
         committed=[r.served_committed_gpu_hours for r in m],
         rented=[r.rented_gpu_hours for r in m],
         cumulative=[
-            (s.strategy, STRATEGY_LABELS[s.strategy], s.cumulative_usd)
+            (s.strategy, STRATEGY_LABELS[s.strategy], [_cur(rate, v) for v in s.cumulative_usd])
             for s in res.strategies
             if s.cumulative_usd is not None
         ],
         title=title,
+        currency=rate.currency,
         fmt=fmt,
     )
 

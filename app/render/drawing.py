@@ -60,9 +60,10 @@ def _mpl() -> SimpleNamespace:
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
     from matplotlib.patches import Patch
-    from matplotlib.ticker import FuncFormatter
+    from matplotlib.ticker import FuncFormatter, NullFormatter
 
     return SimpleNamespace(
+        NullFormatter=NullFormatter,
         rc_context=matplotlib.rc_context,
         FigureCanvasAgg=FigureCanvasAgg,
         Figure=Figure,
@@ -76,13 +77,45 @@ def warm() -> None:
     _mpl()
 
 
+# Currencies written with a symbol before the amount; any other is written as its code after.
+SYMBOLS = {"USD": "$", "EUR": "\u20ac", "GBP": "\u00a3", "JPY": "\u00a5"}
+
+
+def money(x: float, currency: str = "USD") -> str:
+    """Money for titles, labels and ticks: `$2,200`, `\u20ac2.14`, `$0.00689`, `2,200 CHF`;
+    a negative amount as `-$13.37`."""
+    a = abs(x)
+    if a >= 1000:
+        text = f"{a:,.0f}"
+    elif a >= 1:
+        text = f"{a:,.2f}".rstrip("0").rstrip(".")
+    else:
+        text = f"{a:.3g}"
+    sign = "-" if x < 0 else ""
+    symbol = SYMBOLS.get(currency)
+    return f"{sign}{symbol}{text}" if symbol else f"{sign}{text} {currency}"
+
+
 def usd(x: float, _pos: int | None = None) -> str:
-    """Money for titles, labels and ticks: `$2,200`, `$2.14`, `$0.00689`."""
-    if abs(x) >= 1000:
-        return f"${x:,.0f}"
-    if abs(x) >= 1:
-        return f"${x:,.2f}".rstrip("0").rstrip(".")
-    return f"${x:.3g}"
+    """:func:`money` in USD (a tick formatter)."""
+    return money(x, "USD")
+
+
+def _money_ticks(currency: str) -> Any:
+    return _mpl().FuncFormatter(lambda x, _pos: money(x, currency))
+
+
+def _plain_log_ticks(ax: Any, axis: str = "y") -> None:
+    """Plain numbers on a log axis (`1,000`, not matplotlib's `10^3` mathtext, which
+    ``text.parse_math`` off would print raw), minor ticks unlabelled."""
+    which = ax.yaxis if axis == "y" else ax.xaxis
+    which.set_major_formatter(_mpl().FuncFormatter(lambda x, _pos: f"{x:,.6g}"))
+    which.set_minor_formatter(_mpl().NullFormatter())
+
+
+def _wrap(title: str, width: int = 64) -> str:
+    """A title that fits the figure: each line wrapped at ``width`` characters."""
+    return "\n".join(textwrap.fill(line, width) for line in title.splitlines())
 
 
 @dataclass(frozen=True)
@@ -138,34 +171,35 @@ def _figure() -> Figure:
 @_drawing
 def cumulative_cost(
     *,
-    upfront_usd: float,
-    desktop_usd_per_day: float,
-    cloud_usd_per_day: float,
+    upfront: float,
+    desktop_per_day: float,
+    cloud_per_day: float,
     break_even_days: float | None,
     days: float,
     title: str,
+    currency: str = "USD",
     fmt: Format = "png",
 ) -> Chart:
-    """Cumulative cost (USD) against days since purchase: the desktop line starts at
-    ``upfront_usd`` and rises by its electricity per day, the cloud line starts at 0; the
+    """Cumulative cost (in ``currency``) against days since purchase: the desktop line starts
+    at ``upfront`` and rises by its electricity per day, the cloud line starts at 0; the
     break-even day (if any within ``days``) is marked and labelled."""
-    x_label, y_label = "Days since purchase", "Cumulative cost (USD)"
+    x_label, y_label = "Days since purchase", f"Cumulative cost ({currency})"
     with _lock, _mpl().rc_context(STYLE):
         fig = _figure()
         ax = fig.add_subplot()
         ax.plot(
             [0, days],
-            [upfront_usd, upfront_usd + desktop_usd_per_day * days],
+            [upfront, upfront + desktop_per_day * days],
             color=DESKTOP,
             label="Buy desktop",
         )
-        ax.plot([0, days], [0, cloud_usd_per_day * days], color=CLOUD, label="Rent cloud")
+        ax.plot([0, days], [0, cloud_per_day * days], color=CLOUD, label="Rent cloud")
         if break_even_days is not None and break_even_days <= days:
-            y = upfront_usd + desktop_usd_per_day * break_even_days
+            y = upfront + desktop_per_day * break_even_days
             ax.axvline(break_even_days, color="#555555", linestyle="--", linewidth=1.5)
             ax.plot([break_even_days], [y], "o", color="black", markersize=8)
             ax.annotate(
-                f"break-even: {break_even_days:,.0f} days\n({usd(y)})",
+                f"break-even: {break_even_days:,.0f} days\n({money(y, currency)})",
                 (break_even_days, y),
                 xytext=(-12, -48) if break_even_days > days * 0.6 else (12, -48),
                 textcoords="offset points",
@@ -176,8 +210,8 @@ def cumulative_cost(
             ax.text(0.02, 0.95, "the desktop never pays back", transform=ax.transAxes, va="top")
         ax.set_xlim(0, days)
         ax.set_ylim(bottom=0)
-        ax.yaxis.set_major_formatter(_mpl().FuncFormatter(usd))
-        ax.set(title=title, xlabel=x_label, ylabel=y_label)
+        ax.yaxis.set_major_formatter(_money_ticks(currency))
+        ax.set(title=_wrap(title), xlabel=x_label, ylabel=y_label)
         ax.grid(alpha=0.3)
         ax.legend(loc="upper left" if break_even_days is not None else "lower right")
         return _render(fig, fmt, title, x_label, y_label)
@@ -204,8 +238,9 @@ def break_even_vs_utilization(
             ax.plot(pct, [math.nan if d is None else d for d in ds], label=label)
         if finite and max(finite) / max(min(finite), 1e-9) > 100:
             ax.set_yscale("log")
+            _plain_log_ticks(ax)
         ax.set_xlim(0, 100)
-        ax.set(title=title, xlabel=x_label, ylabel=y_label)
+        ax.set(title=_wrap(title), xlabel=x_label, ylabel=y_label)
         ax.grid(alpha=0.3, which="both")
         if len(series) > 1:
             ax.legend(title="Electricity")
@@ -222,26 +257,28 @@ def ranked_bars(
     kinds: Sequence[str],
     value_label: str,
     title: str,
+    currency: str = "USD",
     fmt: Format = "png",
 ) -> Chart:
     """A ranked horizontal bar chart, best (smallest) at the top, each bar labelled with its
-    value; ``kinds`` ("desktop" / "cloud") colour the bars."""
+    value (in ``currency``) and each option's label wrapped on two lines; ``kinds``
+    ("desktop" / "cloud") colour the bars."""
     x_label, y_label = value_label, "Option (ranked)"
     n = len(labels)
     with _lock, _mpl().rc_context(STYLE):
         fig = _mpl().Figure(
-            figsize=(WIDTH_IN, max(HEIGHT_IN, 1.2 + 0.36 * n)), dpi=DPI, layout="constrained"
+            figsize=(WIDTH_IN, max(HEIGHT_IN, 1.4 + 0.5 * n)), dpi=DPI, layout="constrained"
         )
         ax = fig.add_subplot()
         ys = list(range(n))[::-1]
         colors = [DESKTOP if k == "desktop" else CLOUD for k in kinds]
         bars = ax.barh(ys, values, color=colors)
-        ax.bar_label(bars, labels=[usd(v) for v in values], padding=3, fontsize=10)
-        ax.set_yticks(ys, [_short(s) for s in labels], fontsize=10)
-        ax.xaxis.set_major_formatter(_mpl().FuncFormatter(usd))
+        ax.bar_label(bars, labels=[money(v, currency) for v in values], padding=3, fontsize=10)
+        ax.set_yticks(ys, [_two_lines(s) for s in labels], fontsize=9)
+        ax.xaxis.set_major_formatter(_money_ticks(currency))
         ax.set_xlim(0, max(values, default=1) * 1.25 or 1)
         ax.set(xlabel=x_label, ylabel=y_label)
-        fig.suptitle(title, fontsize=STYLE["axes.titlesize"])
+        fig.suptitle(_wrap(title, 80), fontsize=STYLE["axes.titlesize"])
         ax.grid(alpha=0.3, axis="x")
         handles = [
             _mpl().Patch(color=color, label=name)
@@ -271,12 +308,13 @@ def fleet_plan(
     cumulative: Sequence[tuple[str, str, Sequence[float]]],
     title: str,
     committed: Sequence[float] = (),
+    currency: str = "USD",
     fmt: Format = "png",
 ) -> Chart:
     """Two panels over the plan's months: GPU-hours served by owned desktops, by committed
     cloud instances (``committed``, when any) and rented (stacked bars) with demand and the
     capacity held (owned plus committed) as lines; below, the cumulative cost (USD) of each
-    ``(key, label, values)`` strategy (``key`` in :data:`PLAN_COLORS`)."""
+    ``(key, label, values)`` strategy (``key`` in :data:`PLAN_COLORS`), in ``currency``."""
     x_label, y_label = "Month", "GPU-hours per month"
     x = list(range(len(months)))
     step = max(1, len(months) // 10)
@@ -301,14 +339,14 @@ def fleet_plan(
         top.legend(loc="upper left", fontsize=10, ncols=2)
         for key, label, values in cumulative:
             bottom.plot(x, values, color=PLAN_COLORS.get(key, "#7f7f7f"), label=label)
-        bottom.yaxis.set_major_formatter(_mpl().FuncFormatter(usd))
-        bottom.set(xlabel=x_label, ylabel="Cumulative cost (USD)")
+        bottom.yaxis.set_major_formatter(_money_ticks(currency))
+        bottom.set(xlabel=x_label, ylabel=f"Cumulative cost ({currency})")
         highest = max([v for _, _, vs in cumulative for v in vs] or [1.0])
         bottom.set_ylim(0, highest * 1.35)
         bottom.grid(alpha=0.3)
         bottom.legend(loc="upper left", fontsize=10)
         bottom.set_xticks(x[::step], [months[i] for i in x[::step]], rotation=45, ha="right")
-        fig.suptitle(title, fontsize=STYLE["axes.titlesize"])
+        fig.suptitle(_wrap(title), fontsize=STYLE["axes.titlesize"])
         return _render(fig, fmt, title, x_label, y_label)
 
 
@@ -323,5 +361,11 @@ def message(*, title: str, lines: Sequence[str], fmt: Format = "png") -> Chart:
         return _render(fig, fmt, title, "", "")
 
 
-def _short(label: str, width: int = 36) -> str:
-    return label if len(label) <= width else label[: width - 1] + "…"
+def _two_lines(label: str, width: int = 34) -> str:
+    """An option's label on at most two lines of ``width`` characters (cut with an ellipsis
+    only beyond that)."""
+    lines = textwrap.wrap(label, width, break_on_hyphens=False) or [""]
+    if len(lines) <= 2:
+        return "\n".join(lines)
+    second = " ".join(lines[1:])
+    return lines[0] + "\n" + (second[: width - 1] + "\u2026")

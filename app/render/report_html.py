@@ -11,10 +11,12 @@ from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
+from app.models.answers import CurrencyRate
 from app.models.break_even import BreakEvenResult
 from app.models.plan import PlanRequest, PlanResult
 from app.models.run_cost import RunCostResult
 from app.models.scenario import ScenarioPublic
+from app.render.drawing import SYMBOLS
 from app.render.report_tables import sensitivity
 
 if TYPE_CHECKING:
@@ -43,7 +45,8 @@ def _template(name: str) -> Template:
 
 def render(name: str, result: Any, **context: Any) -> bytes:
     """Template ``name`` with the answer's common blocks (prices, currency, warnings,
-    assumptions, sources) from ``result`` and ``context``, UTF-8."""
+    assumptions, sources) from ``result`` and ``context``, UTF-8. Every amount is shown in
+    the answer's currency (``money``, ``cur``)."""
     return (
         _template(name)
         .render(
@@ -52,7 +55,8 @@ def render(name: str, result: Any, **context: Any) -> bytes:
             warnings=result.warnings,
             assumptions=result.assumptions,
             sources=result.sources,
-            money=money,
+            money=Money(result.currency_rate),
+            cur=result.currency_rate.currency,
             value_text=_value_text,
             **context,
         )
@@ -60,11 +64,30 @@ def render(name: str, result: Any, **context: Any) -> bytes:
     )
 
 
-def money(x: float | None) -> str:
-    """``$1,234.56``; empty for None."""
-    if x is None:
-        return ""
-    return f"${x:,.2f}" if abs(x) >= 0.01 or x == 0 else f"${x:.4g}"
+@dataclass(frozen=True)
+class Money:
+    """A USD amount written in ``rate``'s currency: ``$1,234.56``, ``\u20ac1,234.56``,
+    ``1,234.56 CHF``; ``-$13.37`` for a negative amount; empty for None."""
+
+    rate: CurrencyRate
+
+    def __call__(self, usd: float | None) -> str:
+        if usd is None:
+            return ""
+        x = usd / self.rate.usd_per_unit
+        text = f"{abs(x):,.2f}" if abs(x) >= 0.01 or x == 0 else f"{abs(x):.4g}"
+        symbol = SYMBOLS.get(self.rate.currency)
+        sign = "-" if x < 0 else ""
+        return f"{sign}{symbol}{text}" if symbol else f"{sign}{text} {self.rate.currency}"
+
+
+def compared(money: Money, saving_usd: float, than: str) -> str:
+    """``saving_usd`` said the right way round: "$10.00 less than <than>", "$13.37 more than
+    <than>" for a negative saving, "the same as <than>" within half a cent."""
+    if abs(saving_usd) < 0.005:
+        return f"the same as {than}"
+    word = "less" if saving_usd > 0 else "more"
+    return f"{money(abs(saving_usd))} {word} than {than}"
 
 
 def _value_text(value: Any) -> str:
@@ -89,7 +112,7 @@ def demand_text(req: PlanRequest) -> str:
     return text + (", every year" if peaks else "")
 
 
-def limits_text(req: PlanRequest) -> str:
+def limits_text(req: PlanRequest, money: Money) -> str:
     c = req.constraints
     parts = [
         f"budget {money(c.budget_usd)} for desktops" if c.budget_usd is not None else None,
@@ -100,6 +123,8 @@ def limits_text(req: PlanRequest) -> str:
 
 
 def answer_text(res: PlanResult) -> str:
+    """The plan in one sentence, amounts in the answer's currency."""
+    money = Money(res.currency_rate)
     plan = res.strategies[0]
     labels = {d.id: d.label for d in res.desktops}
     bought = "; ".join(
@@ -118,9 +143,9 @@ def answer_text(res: PlanResult) -> str:
         f"{money(plan.total_usd)} over {res.horizon_months} months"
     )
     if res.savings_vs_all_cloud_usd is not None:
-        text += f", {money(res.savings_vs_all_cloud_usd)} less than renting everything"
+        text += ", " + compared(money, res.savings_vs_all_cloud_usd, "renting everything")
     if res.savings_vs_all_desktop_usd is not None:
-        text += f" and {money(res.savings_vs_all_desktop_usd)} less than owning for the peak"
+        text += " and " + compared(money, res.savings_vs_all_desktop_usd, "owning for the peak")
     return text + "."
 
 
@@ -132,13 +157,12 @@ def plan_report(res: PlanResult, req: PlanRequest, chart_svg: str | None) -> byt
         title=f"GPU fleet plan: {res.horizon_months} months on {res.reference_gpu_id}",
         res=res,
         demand_text=demand_text(req),
-        limits_text=limits_text(req),
+        limits_text=limits_text(req, Money(res.currency_rate)),
         answer_text=answer_text(res) if res.feasible else "",
         labels={d.id: d.label for d in res.desktops},
         strategy_names=STRATEGY_NAMES,
         sens=sensitivity(res),
         chart_svg=inline_svg(chart_svg),
-        cur=res.currency_rate.currency,
     )
 
 
@@ -177,7 +201,7 @@ def scenario_report(
         answer_text=_be_answer(be) if be else _rc_answer(rc),
         be=be,
         rc=rc,
-        cloud_label=_cloud_label(be) if be else "",
+        cloud_label=_cloud_label(be, Money(result.currency_rate)) if be else "",
         chart_svg=inline_svg(chart_svg),
         sens=list(sens),
     )
@@ -192,13 +216,14 @@ def _question(request: dict[str, Any]) -> list[tuple[str, str]]:
     ]
 
 
-def _cloud_label(be: BreakEvenResult) -> str:
+def _cloud_label(be: BreakEvenResult, money: Money) -> str:
     c = be.cloud
-    name = c.offer_id or f"{c.gpu_id or 'GPU'} at ${c.price_usd_per_hour:g}/h"
+    name = c.offer_id or f"{c.gpu_id or 'GPU'} at {money(c.price_usd_per_hour)}/h"
     return f"{name} ({c.busy_hours_per_day:.2f} h/day for the same work)"
 
 
 def _be_answer(be: BreakEvenResult) -> str:
+    money = Money(be.currency_rate)
     when = (
         f"buying pays back after {be.break_even_days:,.0f} days"
         if be.break_even_days is not None
@@ -216,4 +241,5 @@ def _rc_answer(rc: RunCostResult | None) -> str:
     if not costs:
         return "No option could be costed."
     best = min(costs, key=lambda o: o.cost_usd or 0.0)
-    return f"Cheapest run: {best.label}, {money(best.cost_usd)} per run."
+    assert rc is not None  # costs came from it
+    return f"Cheapest run: {best.label}, {Money(rc.currency_rate)(best.cost_usd)} per run."

@@ -1,6 +1,7 @@
 """A fleet plan as tables: the month-by-month schedule as CSV, and a workbook (XLSX, openpyxl)
 with the summary, schedule, purchases, candidate desktops, sensitivity, assumptions and
-sources, one sheet each. Money in USD (the summary adds the answer's currency)."""
+sources, one sheet each; a cash flow likewise. Money in the answer's currency (converted
+from the answer's USD at its ``currency_rate``), formatted as money, under human headers."""
 
 from __future__ import annotations
 
@@ -10,30 +11,46 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from app.models.answers import Assumption, SourceRef
+from app.models.answers import Assumption, CurrencyRate, SourceRef
 from app.models.cash_flow import CashFlowResult, CashFlowRow
 from app.models.plan import PlanResult
 
-USD_FORMAT = '"$"#,##0.00'
 HOURS_FORMAT = "#,##0.0"
+MONEY = "money"  # a column's format: the answer's currency (see money_format)
+# Currencies Excel shows with a symbol before the amount; any other gets its code after.
+_SYMBOLS = {"USD": "$", "EUR": "\u20ac", "GBP": "\u00a3", "JPY": "\u00a5"}
 
-# (header, field of PlanMonth, number format)
+
+def money_format(currency: str, decimals: int = 2) -> str:
+    """An Excel number format for ``currency``: ``"$"#,##0.00``, ``"\u20ac"#,##0.00``,
+    ``#,##0.00 "CHF"``."""
+    digits = "#,##0" + ("." + "0" * decimals if decimals else "")
+    symbol = _SYMBOLS.get(currency)
+    return f'"{symbol}"{digits}' if symbol else f'{digits} "{currency}"'
+
+
+def _in(rate: CurrencyRate, usd: float | None) -> float | None:
+    """A USD amount in the answer's currency."""
+    return None if usd is None else usd / rate.usd_per_unit
+
+
+# (header, field of PlanMonth, number format); money headers end in " ({cur})"
 SCHEDULE_COLUMNS: tuple[tuple[str, str, str | None], ...] = (
-    ("month", "month", None),
-    ("demand_gpu_hours", "demand_gpu_hours", HOURS_FORMAT),
-    ("desktops_owned", "desktops_owned", "0"),
-    ("gpus_owned", "gpus_owned", "0"),
-    ("owned_capacity_gpu_hours", "owned_capacity_gpu_hours", HOURS_FORMAT),
-    ("served_owned_gpu_hours", "served_owned_gpu_hours", HOURS_FORMAT),
-    ("committed_instances", "committed_instances", "0"),
-    ("served_committed_gpu_hours", "served_committed_gpu_hours", HOURS_FORMAT),
-    ("rented_gpu_hours", "rented_gpu_hours", HOURS_FORMAT),
-    ("capex_usd", "capex_usd", USD_FORMAT),
-    ("desktop_opex_usd", "desktop_opex_usd", USD_FORMAT),
-    ("commitment_usd", "commitment_usd", USD_FORMAT),
-    ("cloud_usd", "cloud_usd", USD_FORMAT),
-    ("cash_usd", "cash_usd", USD_FORMAT),
-    ("cumulative_usd", "cumulative_usd", USD_FORMAT),
+    ("Month", "month", None),
+    ("Demand (GPU-hours)", "demand_gpu_hours", HOURS_FORMAT),
+    ("Desktops owned", "desktops_owned", "0"),
+    ("GPUs owned", "gpus_owned", "0"),
+    ("Owned capacity (GPU-hours)", "owned_capacity_gpu_hours", HOURS_FORMAT),
+    ("Served by owned desktops (GPU-hours)", "served_owned_gpu_hours", HOURS_FORMAT),
+    ("Committed instances", "committed_instances", "0"),
+    ("Served by commitments (GPU-hours)", "served_committed_gpu_hours", HOURS_FORMAT),
+    ("Rented (GPU-hours)", "rented_gpu_hours", HOURS_FORMAT),
+    ("Desktop purchases", "capex_usd", MONEY),
+    ("Desktop electricity", "desktop_opex_usd", MONEY),
+    ("Commitments", "commitment_usd", MONEY),
+    ("Cloud rent", "cloud_usd", MONEY),
+    ("Cash out", "cash_usd", MONEY),
+    ("Cumulative", "cumulative_usd", MONEY),
 )
 
 # Sensitivity steps: gpucost's choice of what-ifs, not forecasts.
@@ -82,81 +99,128 @@ def sensitivity(res: PlanResult) -> list[Sensitivity]:
 
 
 def schedule_csv(res: PlanResult) -> bytes:
-    """The schedule, one row per month (UTF-8, header row, ``,`` separated)."""
+    """The schedule, one row per month (UTF-8, header row, ``,`` separated): the plan's
+    field names, money in the answer's currency with the currency in the name
+    (``cash_eur``; ``cash_usd`` in USD)."""
+    rate = res.currency_rate
+    suffix = "_" + rate.currency.lower()
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
-    writer.writerow([h for h, _, _ in SCHEDULE_COLUMNS])
+    writer.writerow(
+        [f.removesuffix("_usd") + suffix if fmt == MONEY else f for _, f, fmt in SCHEDULE_COLUMNS]
+    )
     for m in res.schedule:
-        writer.writerow([getattr(m, f) for _, f, _ in SCHEDULE_COLUMNS])
+        writer.writerow(_schedule_row(m, rate))
     return buf.getvalue().encode()
 
 
-def summary_rows(res: PlanResult) -> list[tuple[str, Any]]:
-    """The summary sheet's label / value rows."""
-    rate = res.currency_rate
-    rows: list[tuple[str, Any]] = [
-        ("reference GPU", res.reference_gpu_id),
-        ("first month", res.start_month),
-        ("horizon (months)", res.horizon_months),
-        ("demand (GPU-hours)", res.demand_gpu_hours),
-        ("peak month (GPU-hours)", res.peak_gpu_hours),
-        ("electricity (USD/kWh)", res.electricity_price_usd_per_kwh),
-        ("owned GPU busy at most", res.max_utilization),
-        ("annual discount rate", res.annual_discount_rate),
-        ("cloud", res.cloud.label if res.cloud else "none"),
-        ("plan found", "yes" if res.feasible else f"no: {res.note}"),
-        ("proved optimal", "yes" if res.optimal else f"no (gap {res.mip_gap})"),
-        ("prices as of", res.prices.prices_as_of.isoformat()),
-        (f"exchange rate (USD per {rate.currency})", rate.usd_per_unit),
+def _schedule_row(m: Any, rate: CurrencyRate) -> list[Any]:
+    return [
+        _in(rate, getattr(m, f)) if fmt == MONEY else getattr(m, f)
+        for _, f, fmt in SCHEDULE_COLUMNS
     ]
+
+
+STRATEGY_NAMES = {"plan": "Plan", "all_cloud": "All cloud", "all_desktop": "All desktop"}
+
+
+def summary_rows(
+    res: PlanResult, answer: str = "", budget_usd: float | None = None
+) -> list[tuple[str, Any, str | None]]:
+    """The summary sheet's label / value / number-format rows: the answer's sentence, the
+    budget, the question's inputs and each strategy's totals, in the answer's currency."""
+    rate = res.currency_rate
+    cur, money = rate.currency, money_format(rate.currency)
+    rows: list[tuple[str, Any, str | None]] = [
+        ("Answer", answer or (res.note if not res.feasible else ""), None),
+        ("Budget for desktops", _in(rate, budget_usd) if budget_usd is not None else "none",
+         money if budget_usd is not None else None),
+        ("Reference GPU", res.reference_gpu_id, None),
+        ("First month", res.start_month, None),
+        ("Horizon (months)", res.horizon_months, "0"),
+        ("Demand (GPU-hours)", res.demand_gpu_hours, HOURS_FORMAT),
+        ("Peak month (GPU-hours)", res.peak_gpu_hours, HOURS_FORMAT),
+        (f"Electricity ({cur}/kWh)", _in(rate, res.electricity_price_usd_per_kwh),
+         money_format(cur, 4)),
+        ("Owned GPU busy at most", res.max_utilization, "0%"),
+        ("Annual discount rate", res.annual_discount_rate, "0.0%"),
+        ("Cloud", res.cloud.label if res.cloud else "none", None),
+        ("Plan found", "yes" if res.feasible else f"no: {res.note}", None),
+        ("Proved optimal", "yes" if res.optimal else f"no (gap {res.mip_gap})", None),
+        ("Prices as of", res.prices.prices_as_of.isoformat(), None),
+    ]  # fmt: skip
+    if cur != "USD":
+        rows.append((f"Exchange rate (USD per {cur})", rate.usd_per_unit, "0.0000"))
+        rows.append(("Exchange rate source", f"{rate.source}, {rate.as_of}", None))
     for s in res.strategies:
-        rows.append((f"{s.strategy}: total (USD)", s.total_usd if s.feasible else s.note))
-        rows.append((f"{s.strategy}: present value (USD)", s.present_value_usd))
-        if rate.currency != "USD":
-            rows.append((f"{s.strategy}: total ({rate.currency})", s.total_in_currency))
+        name = STRATEGY_NAMES.get(s.strategy, s.strategy)
+        if s.feasible:
+            rows.append((f"{name}: total ({cur})", _in(rate, s.total_usd), money))
+            rows.append((f"{name}: present value ({cur})", _in(rate, s.present_value_usd), money))
+        else:
+            rows.append((f"{name}: total ({cur})", f"not possible: {s.note}", None))
     return rows
 
 
-def workbook(res: PlanResult) -> bytes:
-    """The plan as an XLSX workbook (openpyxl): Summary, Schedule, Purchases, Desktops,
-    Sensitivity, Assumptions, Sources and Warnings sheets; money cells formatted as USD."""
+def workbook(res: PlanResult, answer: str = "", budget_usd: float | None = None) -> bytes:
+    """The plan as an XLSX workbook (openpyxl): Summary (with ``answer``, the plan in one
+    sentence, and the desktops' ``budget_usd``), Schedule, Purchases, Desktops, Sensitivity,
+    Assumptions, Sources and Warnings sheets; money in the answer's currency, formatted."""
     from openpyxl import Workbook
 
+    rate = res.currency_rate
+    cur, money = rate.currency, money_format(rate.currency)
     wb = Workbook()
     summary = wb.active
     summary.title = "Summary"
-    _fill(summary, ["item", "value"], [list(r) for r in summary_rows(res)], {})
+    rows = summary_rows(res, answer, budget_usd)
+    _fill(summary, ["Item", "Value"], [[label, value] for label, value, _ in rows], {})
+    for i, (_, _, fmt) in enumerate(rows, start=2):
+        if fmt:
+            summary.cell(i, 2).number_format = fmt
+    summary.column_dimensions["B"].width = 60
+    summary.cell(2, 2).alignment = _wrap_text()
     _fill(
         wb.create_sheet("Schedule"),
-        [h for h, _, _ in SCHEDULE_COLUMNS],
-        [[getattr(m, f) for _, f, _ in SCHEDULE_COLUMNS] for m in res.schedule],
-        {i: fmt for i, (_, _, fmt) in enumerate(SCHEDULE_COLUMNS) if fmt},
-    )
+        [f"{h} ({cur})" if fmt == MONEY else h for h, _, fmt in SCHEDULE_COLUMNS],
+        [_schedule_row(m, rate) for m in res.schedule],
+        {i: money if fmt == MONEY else fmt for i, (_, _, fmt) in enumerate(SCHEDULE_COLUMNS)
+         if fmt},
+    )  # fmt: skip
     _fill(
         wb.create_sheet("Purchases"),
-        ["month", "desktop", "units", "cost_usd"],
-        [[p.month, _label(res, p.build_id), p.units, p.cost_usd] for p in res.purchases],
-        {3: USD_FORMAT},
-    )
+        ["Month", "Desktop", "Units", f"Cost ({cur})"],
+        [[p.month, _label(res, p.build_id), p.units, _in(rate, p.cost_usd)]
+         for p in res.purchases],
+        {3: money},
+    )  # fmt: skip
     _fill(
         wb.create_sheet("Desktops"),
-        ["id", "desktop", "upfront_usd", "capacity_gpu_hours_per_month",
-         "cost_usd_per_gpu_hour", "busy_power_w", "life_months", "units_bought"],
-        [[d.id, d.label, d.upfront_usd, d.capacity_gpu_hours_per_month,
-          d.cost_usd_per_gpu_hour, d.busy_power_w, d.life_months, d.units_bought]
+        ["Id", "Desktop", f"Price ({cur})", "Capacity (GPU-hours/month)",
+         f"Electricity per GPU-hour ({cur})", "Busy power (W)", "Life (months)",
+         "Units bought"],
+        [[d.id, d.label, _in(rate, d.upfront_usd), d.capacity_gpu_hours_per_month,
+          _in(rate, d.cost_usd_per_gpu_hour), d.busy_power_w, d.life_months, d.units_bought]
          for d in res.desktops],
-        {2: USD_FORMAT, 3: HOURS_FORMAT, 4: '"$"#,##0.0000'},
+        {2: money, 3: HOURS_FORMAT, 4: money_format(cur, 4), 5: "#,##0"},
     )  # fmt: skip
     _fill(
         wb.create_sheet("Sensitivity"),
-        ["what if", "plan_usd", "all_cloud_usd", "all_desktop_usd"],
-        [[s.label, s.plan_usd, s.all_cloud_usd, s.all_desktop_usd] for s in sensitivity(res)],
-        {1: USD_FORMAT, 2: USD_FORMAT, 3: USD_FORMAT},
-    )
+        ["What if", f"Plan ({cur})", f"All cloud ({cur})", f"All desktop ({cur})"],
+        [[s.label, _in(rate, s.plan_usd), _in(rate, s.all_cloud_usd),
+          _in(rate, s.all_desktop_usd)] for s in sensitivity(res)],
+        {1: money, 2: money, 3: money},
+    )  # fmt: skip
     _references(wb, res.assumptions, res.sources, res.warnings)
     buf = io.BytesIO()
     wb.save(buf)
     return buf.getvalue()
+
+
+def _wrap_text() -> Any:
+    from openpyxl.styles import Alignment
+
+    return Alignment(wrap_text=True, vertical="top")
 
 
 def _label(res: PlanResult, build_id: str) -> str:
@@ -195,46 +259,70 @@ def _fill(
 CASH_FLOW_COLUMNS = tuple(CashFlowRow.model_fields)
 
 
+def _cash_flow_header(column: str) -> str:
+    """``desktop_capex_usd`` -> ``Desktop capex``."""
+    text = column.removesuffix("_usd").replace("_", " ")
+    return text[:1].upper() + text[1:]
+
+
+def _cash_flow_row(row: CashFlowRow, rate: CurrencyRate) -> list[Any]:
+    return [
+        _in(rate, getattr(row, c)) if c.endswith("_usd") else getattr(row, c)
+        for c in CASH_FLOW_COLUMNS
+    ]
+
+
 def cash_flow_csv(res: CashFlowResult) -> bytes:
-    """The cash flow, one row per period (UTF-8, header row)."""
+    """The cash flow, one row per period (UTF-8, header row): field names, money in the
+    answer's currency with the currency in the name (``desktop_cash_eur``)."""
+    rate = res.currency_rate
+    suffix = "_" + rate.currency.lower()
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
-    writer.writerow(CASH_FLOW_COLUMNS)
+    writer.writerow(
+        [c.removesuffix("_usd") + suffix if c.endswith("_usd") else c for c in CASH_FLOW_COLUMNS]
+    )
     for row in res.rows:
-        writer.writerow([getattr(row, c) for c in CASH_FLOW_COLUMNS])
+        writer.writerow(_cash_flow_row(row, rate))
     return buf.getvalue().encode()
 
 
 def cash_flow_workbook(res: CashFlowResult) -> bytes:
     """The cash flow as an XLSX workbook: Summary, Cash flow, Assumptions, Sources and
-    Warnings sheets; money cells formatted as USD."""
+    Warnings sheets; money in the answer's currency, formatted."""
     from openpyxl import Workbook
 
+    rate = res.currency_rate
+    cur, money = rate.currency, money_format(rate.currency)
     wb = Workbook()
     summary = wb.active
     summary.title = "Summary"
-    rows: list[list[Any]] = [
-        ["first month", res.start_month],
-        ["months", res.months],
-        ["annual discount rate", res.annual_discount_rate],
-        ["depreciation (years, straight-line)", res.depreciation_years],
-        ["desktop electricity per month (USD)", res.desktop_usd_per_month],
-        ["cloud per month (USD)", res.cloud_usd_per_month],
-        ["break-even (days)", res.break_even_days],
-        ["desktop total (USD)", res.desktop_total_usd],
-        ["cloud total (USD)", res.cloud_total_usd],
-        ["desktop NPV (USD)", res.desktop_npv_usd],
-        ["cloud NPV (USD)", res.cloud_npv_usd],
-        ["NPV saving of buying (USD)", res.npv_saving_usd],
-        ["prices as of", res.prices.prices_as_of.isoformat()],
+    rows: list[tuple[str, Any, str | None]] = [
+        ("First month", res.start_month, None),
+        ("Months", res.months, "0"),
+        ("Annual discount rate", res.annual_discount_rate, "0.0%"),
+        ("Depreciation (years, straight-line)", res.depreciation_years, "0"),
+        (f"Desktop electricity per month ({cur})", _in(rate, res.desktop_usd_per_month), money),
+        (f"Cloud per month ({cur})", _in(rate, res.cloud_usd_per_month), money),
+        ("Break-even (days)", res.break_even_days, "#,##0"),
+        (f"Desktop total ({cur})", _in(rate, res.desktop_total_usd), money),
+        (f"Cloud total ({cur})", _in(rate, res.cloud_total_usd), money),
+        (f"Desktop NPV ({cur})", _in(rate, res.desktop_npv_usd), money),
+        (f"Cloud NPV ({cur})", _in(rate, res.cloud_npv_usd), money),
+        (f"NPV saving of buying ({cur})", _in(rate, res.npv_saving_usd), money),
+        ("Prices as of", res.prices.prices_as_of.isoformat(), None),
     ]
-    _fill(summary, ["item", "value"], rows, {})
+    _fill(summary, ["Item", "Value"], [[label, value] for label, value, _ in rows], {})
+    for i, (_, _, fmt) in enumerate(rows, start=2):
+        if fmt:
+            summary.cell(i, 2).number_format = fmt
     _fill(
         wb.create_sheet("Cash flow"),
-        list(CASH_FLOW_COLUMNS),
-        [[getattr(r, c) for c in CASH_FLOW_COLUMNS] for r in res.rows],
-        {i: USD_FORMAT for i, c in enumerate(CASH_FLOW_COLUMNS) if c.endswith("_usd")},
-    )
+        [f"{_cash_flow_header(c)} ({cur})" if c.endswith("_usd") else _cash_flow_header(c)
+         for c in CASH_FLOW_COLUMNS],
+        [_cash_flow_row(r, rate) for r in res.rows],
+        {i: money for i, c in enumerate(CASH_FLOW_COLUMNS) if c.endswith("_usd")},
+    )  # fmt: skip
     _references(wb, res.assumptions, res.sources, res.warnings)
     buf = io.BytesIO()
     wb.save(buf)
@@ -250,14 +338,14 @@ def _references(
     """The Assumptions, Sources and Warnings sheets."""
     _fill(
         wb.create_sheet("Assumptions"),
-        ["name", "value", "source"],
+        ["Name", "Value", "Source"],
         [[a.name, _cell(a.value), a.source] for a in assumptions],
         {},
     )
     _fill(
         wb.create_sheet("Sources"),
-        ["what", "source", "as_of"],
+        ["What", "Source", "As of"],
         [[s.what, s.source, s.as_of.isoformat() if s.as_of else None] for s in sources],
         {},
     )
-    _fill(wb.create_sheet("Warnings"), ["warning"], [[w] for w in warnings], {})
+    _fill(wb.create_sheet("Warnings"), ["Warning"], [[w] for w in warnings], {})

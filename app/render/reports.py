@@ -47,7 +47,8 @@ def plan_report(
     res = compute_plan(view, req, settings)
     name = f"gpucost-plan-{res.reference_gpu_id}-{res.start_month}-{res.horizon_months}m.{fmt}"
     if fmt == "xlsx":
-        content = tables.workbook(res)
+        answer = html.answer_text(res) if res.feasible else ""
+        content = tables.workbook(res, answer, req.constraints.budget_usd)
     elif fmt == "csv":
         content = tables.schedule_csv(res)
     else:
@@ -97,6 +98,7 @@ def _what_ifs(
     rows = [html.BreakEvenWhatIf("as saved", res.break_even_days, *_tco(res))]
     u = res.utilization
     price = res.desktop.electricity_price_usd_per_kwh
+    money = html.Money(res.currency_rate)
     cases: list[tuple[str, dict[str, Any]]] = [
         (
             f"utilization x {f:g} ({min(1.0, u * f):.0%})",
@@ -106,7 +108,7 @@ def _what_ifs(
     ]
     cases += [
         (
-            f"electricity price x {f:g} (${price * f:.4g}/kWh)",
+            f"electricity price x {f:g} ({money(price * f)}/kWh)",
             {"electricity_price_usd_per_kwh": price * f, "electricity_price_per_kwh": None},
         )
         for f in ELECTRICITY_STEPS

@@ -141,7 +141,7 @@ IMPORT_BODY = {
     "requestBody": {
         "required": True,
         "description": "The file itself: a SkyPilot catalog CSV (v6, v8, v9), or gpucost's own "
-        "offer CSV or JSON (see the README).",
+        "offer CSV or JSON (see docs/data-sources.md, Import).",
         "content": {
             "text/csv": {"schema": {"type": "string", "maxLength": 10_000_000}},
             "application/json": {"schema": {"$ref": "#/components/schemas/OfferImportFile"}},

@@ -5,6 +5,13 @@
 from app.usecases.break_even import compute_break_even
 from app.usecases.carbon import compute_carbon
 from app.usecases.electricity import compute_electricity
+from app.usecases.owned_rates import compute_owned_rates
 from app.usecases.run_cost import compute_run_cost
 
-__all__ = ["compute_break_even", "compute_carbon", "compute_electricity", "compute_run_cost"]
+__all__ = [
+    "compute_break_even",
+    "compute_carbon",
+    "compute_electricity",
+    "compute_owned_rates",
+    "compute_run_cost",
+]

@@ -12,6 +12,7 @@ import pytest
 from openpyxl import load_workbook
 
 from app.catalog.sources.files import CURATED, SOURCES, read_csv
+from tests import ecb
 from tests.seed_values import SEED_001 as S
 
 SEED = {
@@ -122,8 +123,30 @@ def test_cash_flow_files(client):
     wb = load_workbook(io.BytesIO(r.content))
     assert wb.sheetnames == ["Summary", "Cash flow", "Assumptions", "Sources", "Warnings"]
     summary = {a: b for a, b in wb["Summary"].iter_rows(min_row=2, values_only=True)}
-    assert summary["cloud total (USD)"] == pytest.approx(60 * CLOUD_MONTH)
+    assert summary["Cloud total (USD)"] == pytest.approx(60 * CLOUD_MONTH)
     assert wb["Cash flow"].max_row == 61
+    header = [c.value for c in wb["Cash flow"][1]]
+    cloud = header.index("Cloud cash (USD)") + 1
+    assert wb["Cash flow"].cell(2, cloud).number_format == '"$"#,##0.00'
+
+
+def test_cash_flow_files_in_the_requested_currency(client):
+    eur_usd, _ = ecb.latest_half_year("EUR")
+    body = {**SEED, "currency": "EUR"}
+    r = client.post("/v1/cash-flow/report", params={"format": "csv"}, json=body)
+    rows = list(csv.DictReader(io.StringIO(r.text)))
+    assert sum(float(x["cloud_cash_eur"]) for x in rows) == pytest.approx(
+        60 * CLOUD_MONTH / eur_usd, rel=1e-5
+    )
+    r = client.post("/v1/cash-flow/report", params={"format": "xlsx"}, json=body)
+    wb = load_workbook(io.BytesIO(r.content))
+    summary = {a: b for a, b in wb["Summary"].iter_rows(min_row=2, values_only=True)}
+    assert summary["Cloud total (EUR)"] == pytest.approx(60 * CLOUD_MONTH / eur_usd, rel=1e-5)
+    header = [c.value for c in wb["Cash flow"][1]]
+    assert "Cloud cash (EUR)" in header and not any("USD" in str(h) for h in header)
+    assert wb["Cash flow"].cell(2, header.index("Cloud cash (EUR)") + 1).number_format == (
+        '"\u20ac"#,##0.00'
+    )
 
 
 def test_optional_costs_are_off_unless_given(client):

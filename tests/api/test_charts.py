@@ -17,6 +17,7 @@ from app.cli import app as cli
 from app.main import app
 from app.routers import slack as slack_router
 from app.settings import Settings
+from tests import ecb
 from tests.factories import SLACK_SECRET as SECRET
 from tests.factories import break_even, forget_replays
 from tests.factories import slack_form as form
@@ -97,7 +98,7 @@ def test_chart_svg(client, path, body, title_words, x_label, y_label):
     assert r.status_code == 200, r.text
     assert r.headers["content-type"].startswith("image/svg+xml")
     texts = _svg_texts(r.content)
-    joined = "\n".join(texts)
+    joined = " ".join(texts).replace("\n", " ")  # a long title is wrapped to fit
     assert x_label in texts and y_label in texts
     for word in title_words:
         assert word in joined
@@ -233,6 +234,37 @@ def test_cli_compare_and_chart(engine, tmp_path):
 def test_a_sweep_chart_draws_at_most_ten_prices(client):
     sweep = {**SWEEP, "electricity_prices_usd_per_kwh": [round(0.01 * i, 2) for i in range(1, 101)]}
     r = client.post("/v1/charts/break-even-sweep", params={"format": "svg"}, json=sweep)
-    texts = "\n".join(_svg_texts(r.content))
+    texts = " ".join(_svg_texts(r.content)).replace("\n", " ")  # the title is wrapped
     assert "(10 of 100 prices drawn)" in texts
     assert "$0.01/kWh" in texts and "$1/kWh" in texts  # the first and the last are drawn
+
+
+def test_log_axis_ticks_are_plain_numbers(client):
+    # Break-even days from 1 % to 100 % utilization span more than two decades: a log axis,
+    # whose ticks read 100 and 1,000 (not matplotlib's raw "$\\mathdefault{10^{3}}$").
+    r = client.post("/v1/charts/break-even-sweep", params={"format": "svg"}, json=SWEEP)
+    texts = _svg_texts(r.content)
+    assert "1,000" in texts
+    assert not any("mathdefault" in t or "^{" in t for t in texts)
+
+
+def test_charts_in_the_requested_currency(client):
+    eur_usd, _ = ecb.latest_half_year("EUR")
+    body = {**SEED_BREAK_EVEN, "currency": "EUR"}
+    texts = _svg_texts(
+        client.post("/v1/charts/cumulative-cost", params={"format": "svg"}, json=body).content
+    )
+    joined = " ".join(texts).replace("\n", " ")
+    assert "Cumulative cost (EUR)" in texts
+    assert f"\u20ac{2200 / eur_usd:,.0f}" in joined  # the seed's $2,200 in euros
+    assert "$" not in joined
+    compare = {**COMPARE, "currency": "EUR"}
+    texts = _svg_texts(
+        client.post("/v1/charts/compare", params={"format": "svg"}, json=compare).content
+    )
+    assert "Cost per run, purchase and fees included (EUR)" in texts
+    assert not any("$" in t for t in texts)
+    assert not any("\u2026" in t for t in texts)  # labels wrap rather than being cut
+    plan = {**PLAN, "currency": "EUR"}
+    texts = _svg_texts(client.post("/v1/charts/plan", params={"format": "svg"}, json=plan).content)
+    assert "Cumulative cost (EUR)" in texts and not any("$" in t for t in texts)

@@ -51,21 +51,33 @@ def test_xlsx_files_the_plan(client, plan):
         "Sources", "Warnings",
     ]  # fmt: skip
     summary = {row[0]: row[1] for row in wb["Summary"].iter_rows(min_row=2, values_only=True)}
-    # the electricity the workbook states is Eurostat's band IC price at the ECB rate
+    eur_usd = plan["currency_rate"]["usd_per_unit"]
+    assert eur_usd == pytest.approx(ecb.latest_half_year("EUR")[0], rel=1e-5)
+    # the electricity the workbook states is Eurostat's band IC price (EUR/kWh) taken to USD
+    # at the ECB's rate for its half-year, then back to euros at the answer's rate
     usd_per_kwh = eurostat_eur_per_kwh("DE", "non-household", "2025-S2") * ecb.half_year(
         "EUR", 2025, 2
     )
-    assert summary["electricity (USD/kWh)"] == pytest.approx(usd_per_kwh, rel=1e-5)
+    assert summary["Electricity (EUR/kWh)"] == pytest.approx(usd_per_kwh / eur_usd, rel=1e-5)
     totals = {s["strategy"]: s for s in plan["strategies"]}
-    for name, s in totals.items():
-        assert summary[f"{name}: total (USD)"] == s["total_usd"]
-        assert summary[f"{name}: total (EUR)"] == s["total_in_currency"]
+    names = {"plan": "Plan", "all_cloud": "All cloud", "all_desktop": "All desktop"}
+    for key, s in totals.items():
+        assert summary[f"{names[key]}: total (EUR)"] == pytest.approx(s["total_in_currency"])
+    # a budget officer's summary: the answer in a sentence (in euros), the budget
+    assert summary["Answer"].startswith("Buy ") and "\u20ac" in summary["Answer"]
+    assert "$" not in summary["Answer"] and "-" not in summary["Answer"].split(":")[-1][:3]
+    assert summary["Budget for desktops"] == "none"
+    summary_cells = {r[0].value: r[1] for r in wb["Summary"].iter_rows(min_row=2)}
+    assert summary_cells["Plan: total (EUR)"].number_format == '"\u20ac"#,##0.00'
     header = [c.value for c in wb["Schedule"][1]]
-    cash, cumulative = header.index("cash_usd"), header.index("cumulative_usd")
+    assert not any("_" in h for h in header)  # human headers
+    cash, cumulative = header.index("Cash out (EUR)"), header.index("Cumulative (EUR)")
     schedule = list(wb["Schedule"].iter_rows(min_row=2, values_only=True))
     assert len(schedule) == 36 and schedule[0][0] == "2027-01" and schedule[-1][0] == "2029-12"
-    assert sum(row[cash] for row in schedule) == pytest.approx(totals["plan"]["total_usd"])
-    assert wb["Schedule"].cell(2, cumulative + 1).number_format == '"$"#,##0.00'
+    assert sum(row[cash] for row in schedule) == pytest.approx(
+        totals["plan"]["total_usd"] / eur_usd
+    )
+    assert wb["Schedule"].cell(2, cumulative + 1).number_format == '"\u20ac"#,##0.00'
     purchases = list(wb["Purchases"].iter_rows(min_row=2, values_only=True))
     assert [(p[0], p[2]) for p in purchases] == [
         (p["month"], p["units"]) for p in plan["purchases"]
@@ -77,14 +89,14 @@ def test_xlsx_files_the_plan(client, plan):
 def test_sensitivity_recosts_the_plan(client, plan):
     wb = load_workbook(io.BytesIO(_report(client, "xlsx").content))
     rows = {r[0]: r[1:] for r in wb["Sensitivity"].iter_rows(min_row=2, values_only=True)}
-    p = plan["strategies"][0]
-    # purchases held: capex + electricity x f + cloud x f
-    assert rows["as planned"][0] == pytest.approx(p["total_usd"])
+    p, eur_usd = plan["strategies"][0], plan["currency_rate"]["usd_per_unit"]
+    # purchases held: capex + electricity x f + cloud x f (in euros, as asked)
+    assert rows["as planned"][0] == pytest.approx(p["total_usd"] / eur_usd)
     assert rows["cloud price x 1.25"][0] == pytest.approx(
-        p["capex_usd"] + p["desktop_opex_usd"] + 1.25 * p["cloud_usd"]
+        (p["capex_usd"] + p["desktop_opex_usd"] + 1.25 * p["cloud_usd"]) / eur_usd
     )
     assert rows["electricity price x 0.5"][0] == pytest.approx(
-        p["capex_usd"] + 0.5 * p["desktop_opex_usd"] + p["cloud_usd"]
+        (p["capex_usd"] + 0.5 * p["desktop_opex_usd"] + p["cloud_usd"]) / eur_usd
     )
 
 
@@ -93,8 +105,8 @@ def test_csv_is_the_schedule(client, plan):
     assert r.headers["content-type"].startswith("text/csv")
     rows = list(csv.DictReader(io.StringIO(r.text)))
     assert [row["month"] for row in rows] == [m["month"] for m in plan["schedule"]]
-    assert sum(float(row["cash_usd"]) for row in rows) == pytest.approx(
-        plan["strategies"][0]["total_usd"]
+    assert sum(float(row["cash_eur"]) for row in rows) == pytest.approx(
+        plan["strategies"][0]["total_in_currency"], rel=1e-6
     )
 
 
@@ -103,7 +115,8 @@ def test_html_report_states_question_answer_and_sources(client, plan):
     assert r.headers["content-type"].startswith("text/html")
     page = r.text
     p = plan["strategies"][0]
-    assert f"${p['total_usd']:,.2f}" in page and "NeurIPS deadline" in page
+    assert f"\u20ac{p['total_in_currency']:,.2f}" in page and "NeurIPS deadline" in page
+    assert "(USD)" not in page and "(EUR)" in page  # every amount in the requested currency
     assert "<svg" in page and "<script" not in page
     for a in plan["assumptions"]:
         assert a["name"] in page
@@ -136,5 +149,19 @@ def test_html_report_in_a_real_browser(client, plan, tmp_path):
     dom = subprocess.run(
         [*flags, "--dump-dom", page.as_uri()], capture_output=True, text=True, timeout=90
     )
-    assert f"${plan['strategies'][0]['total_usd']:,.2f}" in dom.stdout
+    assert f"\u20ac{plan['strategies'][0]['total_in_currency']:,.2f}" in dom.stdout
     assert ":CONSOLE" not in dom.stderr
+
+
+def test_a_dearer_plan_is_said_to_cost_more_not_negative_less():
+    # A plan dearer than an alternative (a negative saving) reads "$13.37 more than", never
+    # "$-13.37 less than" (the sentence a budget officer files).
+    from app.models.answers import CurrencyRate
+    from app.render.report_html import Money, compared
+
+    usd = Money(CurrencyRate(currency="USD", usd_per_unit=1.0, as_of=None, source=None))
+    assert compared(usd, -13.37, "renting everything") == "$13.37 more than renting everything"
+    assert compared(usd, 10, "owning for the peak") == "$10.00 less than owning for the peak"
+    assert compared(usd, 0.001, "x") == "the same as x"
+    chf = Money(CurrencyRate(currency="CHF", usd_per_unit=1.25, as_of=None, source=None))
+    assert chf(-2500) == "-2,000.00 CHF"

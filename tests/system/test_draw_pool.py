@@ -18,9 +18,9 @@ from app.render.gate import Busy
 
 SEED_CHART = dict(
     # Seed 001: a $2,200 desktop at 15 % utilization vs a $2.14/h V100 spot instance.
-    upfront_usd=2200.0,
-    desktop_usd_per_day=0.45 * 24 * 0.15 * 0.12,
-    cloud_usd_per_day=2.14 * 24 * 0.15,
+    upfront=2200.0,
+    desktop_per_day=0.45 * 24 * 0.15 * 0.12,
+    cloud_per_day=2.14 * 24 * 0.15,
     break_even_days=2200 / (2.14 * 3.6 - 0.45 * 3.6 * 0.12),
     days=1095.0,
     title="Buy (seed 001) or rent",

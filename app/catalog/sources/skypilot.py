@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import datetime as dt
 import functools
+import re
 from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any, TypedDict
@@ -511,3 +512,35 @@ def load_skypilot(
 # Providers whose SkyPilot file has one row per instance and region; True: its SpotPrice is
 # RunPod's interruptible ("community spot") price.
 FLAT_PROVIDERS = {"lambda": False, "runpod": True, "paperspace": False}
+
+
+# SkyPilot's canonical GPU names, most specific first (sky/utils/gpu_names.py,
+# CANONICAL_GPU_NAMES, skypilot-org/skypilot master, read 2026-11-24, Apache-2.0): the names
+# its Kubernetes support gives a node's GPU, and so the keys of `kubernetes.pricing.accelerators`.
+SKYPILOT_CANONICAL_GPU_NAMES = (
+    "GB300", "GB200", "B300", "B200", "B100", "GH200", "H200", "H100-80GB", "H100-MEGA",
+    "H100", "A100-80GB", "A100", "A10G", "A10", "A16", "A30", "A40", "RTX6000-Ada", "L40S",
+    "L40", "L4", "A6000", "A5000", "A4000", "V100-32GB", "V100", "P100", "P40", "P4000", "P4",
+    "T4g", "T4", "K80", "M60",
+)  # fmt: skip
+
+
+def kubernetes_accelerator_name(gpu_name: str) -> str:
+    """The accelerator name SkyPilot gives a Kubernetes node with this GPU, by SkyPilot's own
+    rule (``GFDLabelFormatter.get_accelerator_from_label_value``): the GPU's product label
+    (``NVIDIA-`` + the name, words joined by ``-``) matched against its canonical names in
+    order (an A100 with ``-80GB`` anywhere after it is ``A100-80GB``; others as whole words),
+    else the label upper-cased with ``NVIDIA-`` and ``GEFORCE-`` dropped and ``RTX-`` joined
+    (``GeForce RTX 4090`` -> ``RTX4090``). Our names' memory suffix on consumer cards and
+    parenthesized notes are not part of NVIDIA's product name and are dropped first."""
+    name = re.sub(r"\s*\(.*?\)", "", gpu_name).strip()
+    if name.lower().startswith("geforce"):
+        name = re.sub(r"\s+\d+\s*GB$", "", name, flags=re.IGNORECASE)
+    label = "NVIDIA-" + "-".join(name.split())
+    for canonical in SKYPILOT_CANONICAL_GPU_NAMES:
+        if canonical == "A100-80GB":
+            if re.search(r"A100.*-80GB", label):
+                return canonical
+        elif re.search(rf"\b{re.escape(canonical)}\b", label):
+            return canonical
+    return label.upper().replace("NVIDIA-", "").replace("GEFORCE-", "").replace("RTX-", "RTX")

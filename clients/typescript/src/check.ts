@@ -2,14 +2,13 @@
 // (openapi-typescript -> src/schema.d.ts) and called through openapi-fetch, so every path,
 // body and answer below is type-checked by `tsc --strict` against the contract. Run against
 // a live server:  node dist/check.js http://127.0.0.1:8000
-import createClient from "openapi-fetch";
-import type { components, paths } from "./schema.js";
+import { createGpucostClient } from "./index.js";
+import type { Problem, components } from "./index.js";
 
 type BreakEvenRequest = components["schemas"]["BreakEvenRequest"];
-type Problem = components["schemas"]["Problem"];
 
 const baseUrl = process.argv[2] ?? process.env["GPUCOST_URL"] ?? "http://127.0.0.1:8000";
-const client = createClient<paths>({ baseUrl });
+const client = createGpucostClient({ baseUrl });
 
 function check(condition: boolean, message: string): asserts condition {
   if (!condition) throw new Error(message);

@@ -1,0 +1,68 @@
+"""Owned-GPU hourly rates: the JSON answer, or the configuration blocks SkyPilot and OpenCost
+read. Thin: validate, call the use case, write the format asked for."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Query
+from fastapi.responses import Response
+
+from app import usecases
+from app.api.deps import SettingsDep, ViewDep
+from app.api.responses import json_answer, json_bytes_answer
+from app.integrations import owned_pricing
+from app.models.common import problems
+from app.models.owned_rates import OwnedRatesFormat, OwnedRatesRequest, OwnedRatesResult
+
+router = APIRouter(
+    prefix="/v1",
+    tags=["calculations"],
+    responses=problems(400, 404, 413, 415, 422),
+)
+
+FormatQuery = Annotated[
+    OwnedRatesFormat,
+    Query(
+        alias="format",
+        description="`json` (default): the rates with assumptions and sources; `skypilot`: "
+        "the `kubernetes: pricing: accelerators:` YAML block of `~/.sky/config.yaml`; "
+        "`opencost`: OpenCost's custom pricing `default.json`. Both tools' figures are USD.",
+    ),
+]
+
+
+@router.post(
+    "/owned-rates",
+    response_model=OwnedRatesResult,
+    summary="Owned GPUs priced per GPU-hour (JSON, SkyPilot, OpenCost)",
+    responses={
+        200: {
+            "description": "The rates (`format=json`), SkyPilot's YAML block "
+            "(`format=skypilot`, application/yaml) or OpenCost's `default.json` "
+            "(`format=opencost`).",
+            "content": {
+                owned_pricing.YAML_MEDIA_TYPE: {"schema": {"type": "string"}},
+            },
+        }
+    },
+)
+async def compute_owned_rates(
+    req: OwnedRatesRequest,
+    view: ViewDep,
+    settings: SettingsDep,
+    fmt: FormatQuery = OwnedRatesFormat.json,
+) -> Response:
+    """The fully-loaded cost of one GPU-hour of each GPU type a lab owns: `max(0, purchase -
+    resale) / (holding years x GPUs x utilization x 8,760 h)` + a year's electricity / its
+    busy GPU-hours + yearly overhead / the same GPU-hours, with break-even's defaults
+    (catalog builds, depreciation-curve resale, region electricity) stated in
+    `assumptions`."""
+    result = usecases.compute_owned_rates(view, req, settings)
+    if fmt is OwnedRatesFormat.skypilot:
+        return Response(
+            owned_pricing.skypilot_yaml(result), media_type=owned_pricing.YAML_MEDIA_TYPE
+        )
+    if fmt is OwnedRatesFormat.opencost:
+        return json_bytes_answer(owned_pricing.opencost_default_json(result))
+    return json_answer(result)

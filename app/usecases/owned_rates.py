@@ -1,0 +1,179 @@
+"""Owned-GPU hourly rates (``POST /v1/owned-rates``): :func:`resolve` turns a lab's machines
+into an :class:`OwnedRatesScenario` with break-even's own steps (the desktop and its resale
+from :mod:`app.steps.desktop`, utilization, region, electricity and currency from
+:mod:`app.steps.inputs`), every default stated once; :func:`compose` prices one GPU-hour of
+each machine and of each GPU type with :func:`app.costing.owned_rate`."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, replace
+
+from app import costing
+from app.catalog.sources.skypilot import kubernetes_accelerator_name
+from app.catalog.view import CatalogView
+from app.costing.money import ExchangeRate
+from app.models import Gpu
+from app.models.owned_rates import (
+    OwnedGpuRate,
+    OwnedMachine,
+    OwnedMachineRate,
+    OwnedRatesRequest,
+    OwnedRatesResult,
+)
+from app.settings import Settings
+from app.steps.desktop import ResolvedDesktop, resolve_desktop
+from app.steps.inputs import request_electricity, resolve_currency, resolve_region, resolve_usage
+from app.steps.trail import Trail, currency_rate, given_usd, in_currency, sig8
+
+RATE_RULE = (
+    "per GPU-hour: max(0, purchase - resale) / (holding years x GPUs x utilization x 8,760 h) "
+    "+ a year's electricity (busy, and idle while on) / its busy GPU-hours + yearly overhead "
+    "/ the same GPU-hours (the fully-loaded run cost's amortization rule: a GPU-hour carries "
+    "its share of the busy hours the machine serves, so a quiet machine's hour costs more)"
+)
+
+
+@dataclass(frozen=True)
+class MachineScenario:
+    """One build: the desktop as the model takes it (its ``lifetime_years`` the holding
+    period, ``resale_usd`` its resale), its catalog GPU, how many, how busy, the yearly
+    overhead (USD) and the name SkyPilot gives its GPU."""
+
+    desk: ResolvedDesktop
+    owned: costing.Desktop
+    gpu: Gpu | None
+    count: int
+    usage: costing.Usage
+    overhead_usd_per_year: float
+    accelerator_name: str
+
+
+@dataclass(frozen=True)
+class OwnedRatesScenario:
+    """Every machine resolved, the electricity price (USD/kWh), the answer's currency and the
+    trail of assumptions and sources."""
+
+    machines: list[MachineScenario]
+    electricity_price_usd_per_kwh: float
+    rate: ExchangeRate
+    trail: Trail
+
+
+def resolve(view: CatalogView, req: OwnedRatesRequest, settings: Settings) -> OwnedRatesScenario:
+    """The scenario of ``req`` over ``view``: 404 for an unknown GPU, barebone or region,
+    422 for inputs the model cannot price (as break-even)."""
+    trail = Trail()
+    rate = resolve_currency(view, req, trail)
+    region = resolve_region(view, req.region)
+    price = request_electricity(view, req, region, settings, trail, rate)
+    needs_default = any(m.utilization is None for m in req.machines)
+    default_usage = resolve_usage(view, req, trail) if needs_default else None
+    machines = [
+        _machine(view, m, i, trail, rate, default_usage) for i, m in enumerate(req.machines)
+    ]
+    trail.assume("owned_rate", "capex + electricity + overhead", RATE_RULE)
+    return OwnedRatesScenario(machines, price, rate, trail)
+
+
+def _machine(
+    view: CatalogView,
+    spec: OwnedMachine,
+    i: int,
+    trail: Trail,
+    rate: ExchangeRate,
+    default_usage: costing.Usage | None,
+) -> MachineScenario:
+    prefix = f"machines[{i}]"
+    desk = resolve_desktop(view, spec, trail, prefix=prefix, rate=rate)
+    owned = desk.desktop
+    if desk.resale is not None:
+        owned = replace(owned, resale_usd=desk.resale.value_usd, lifetime_years=desk.horizon_years)
+    utilization = spec.utilization
+    if utilization is None:
+        assert default_usage is not None  # resolved whenever a machine leaves it out
+        utilization = default_usage.utilization
+    usage = costing.Usage(utilization, spec.idle_on_fraction or 0.0)
+    overhead = given_usd(
+        spec.overhead_usd_per_year,
+        spec.overhead_per_year,
+        rate,
+        f"{prefix}.overhead_usd_per_year",
+        trail,
+    )
+    name = spec.accelerator_name
+    if name is None:
+        label = desk.gpu.name if desk.gpu else f"{owned.gpu_power_w:g} W GPU"
+        name = kubernetes_accelerator_name(label)
+    return MachineScenario(desk, owned, desk.gpu, spec.count, usage, overhead or 0.0, name)
+
+
+def compute_owned_rates(
+    view: CatalogView, req: OwnedRatesRequest, settings: Settings
+) -> OwnedRatesResult:
+    """Each machine's and each GPU type's fully-loaded cost per GPU-hour; see
+    :class:`OwnedRatesResult`."""
+    return compose(resolve(view, req, settings), view, settings)
+
+
+def compose(s: OwnedRatesScenario, view: CatalogView, settings: Settings) -> OwnedRatesResult:
+    """The answer to scenario ``s`` (the view gives only the day prices' age is counted to)."""
+    price = s.electricity_price_usd_per_kwh
+    rates = [
+        costing.owned_rate(m.owned, m.usage, price, m.overhead_usd_per_year) for m in s.machines
+    ]
+    machines = [
+        OwnedMachineRate(
+            index=i,
+            gpu_id=m.gpu.id if m.gpu else None,
+            gpu_count=m.owned.gpu_count,
+            count=m.count,
+            utilization=m.usage.utilization,
+            holding_years=m.owned.lifetime_years,
+            upfront_usd=sig8(m.owned.upfront_usd),
+            resale_value_usd=sig8(m.owned.resale_usd),
+            electricity_price_usd_per_kwh=sig8(price),
+            **_parts(r, s.rate, m.count),
+        )
+        for i, (m, r) in enumerate(zip(s.machines, rates, strict=True))
+    ]
+    groups: dict[str | None, list[int]] = defaultdict(list)
+    for i, m in enumerate(s.machines):
+        groups[m.gpu.id if m.gpu else f"{m.accelerator_name}#{i}"].append(i)
+    per_gpu = [_gpu_rate(s, rates, idx) for idx in groups.values()]
+    per_gpu.sort(key=lambda g: -g.cost_usd_per_gpu_hour)
+    fields = s.trail.price_fields(view, settings)
+    return OwnedRatesResult(
+        rates=per_gpu,
+        machines=machines,
+        currency_rate=currency_rate(s.rate),
+        assumptions=s.trail.assumptions,
+        sources=s.trail.sources,
+        **fields,
+    )
+
+
+def _gpu_rate(
+    s: OwnedRatesScenario, rates: list[costing.OwnedRate], idx: list[int]
+) -> OwnedGpuRate:
+    first = s.machines[idx[0]]
+    pooled = costing.pooled_rate((rates[i], s.machines[i].count) for i in idx)
+    return OwnedGpuRate(
+        gpu_id=first.gpu.id if first.gpu else None,
+        gpu_name=first.gpu.name if first.gpu else None,
+        accelerator_name=first.accelerator_name,
+        gpus=sum(s.machines[i].count * s.machines[i].owned.gpu_count for i in idx),
+        **_parts(pooled, s.rate, 1),
+    )
+
+
+def _parts(r: costing.OwnedRate, rate: ExchangeRate, count: int) -> dict[str, float]:
+    """A rate's fields; ``gpu_hours_per_year`` over ``count`` machines."""
+    return dict(
+        capex_usd_per_gpu_hour=sig8(r.capex_usd_per_gpu_hour),
+        electricity_usd_per_gpu_hour=sig8(r.electricity_usd_per_gpu_hour),
+        overhead_usd_per_gpu_hour=sig8(r.overhead_usd_per_gpu_hour),
+        cost_usd_per_gpu_hour=sig8(r.cost_usd_per_gpu_hour),
+        cost_per_gpu_hour_in_currency=in_currency(r.cost_usd_per_gpu_hour, rate),
+        gpu_hours_per_year=sig8(r.gpu_hours_per_year * count),
+    )

@@ -1,0 +1,39 @@
+"""The MCP tools in process (the SDK's in-memory client against the app's MCP server; each
+tool call goes through the app as its REST request). Over streamable HTTP against a real
+server: ``tests/system/test_mcp.py``."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+from mcp import Client
+
+from app.main import app
+from tests.factories import break_even
+from tests.seed_values import SEED_001_DAYS
+
+
+def _call(name, arguments):
+    async def session():
+        async with Client(app.state.mcp.server) as client:
+            tools = (await client.list_tools()).tools
+            return tools, await client.call_tool(name, arguments)
+
+    return asyncio.run(session())
+
+
+def test_seed_break_even_through_the_tool(client):
+    tools, result = _call("break_even", break_even())
+    assert {t.name for t in tools} >= {"break_even", "owned_rates", "fleet_plan", "query"}
+    # seed 001: $2,200 / ($2.14/h - 0.45 kW x $0.12/kWh) / 3.6 h a day = 292.96 days
+    assert result.structured_content["break_even_days"] == round(SEED_001_DAYS, 2)
+
+
+def test_a_refused_call_is_the_rest_problem(client):
+    _, result = _call("owned_rates", {"machines": []})
+    assert result.is_error
+    problem = json.loads(result.content[0].text)
+    rest = client.post("/v1/owned-rates", json={"machines": []}).json()
+    assert problem["status"] == rest["status"] == 422
+    assert problem["type"] == rest["type"] and problem["title"] == rest["title"]

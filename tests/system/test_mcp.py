@@ -1,0 +1,66 @@
+"""The MCP server at ``/mcp``, driven by the official SDK's client over streamable HTTP
+against a real ``gpucost serve``: the tools are listed, seed 001's break-even answers its
+292.96 days (Tim Dettmers, 2020-09-07), and a tool call is a REST request (the same
+problem+json refusals and rate limits)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import pytest
+from mcp import Client
+
+from tests.factories import break_even
+from tests.seed_values import SEED_001_DAYS
+from tests.servers import seeded_sqlite, uvicorn
+
+pytestmark = pytest.mark.e2e
+TOOLS = {"break_even", "run_cost", "carbon", "compare", "fleet_plan", "owned_rates", "query"}
+
+
+@pytest.fixture(scope="module")
+def env(tmp_path_factory):
+    return seeded_sqlite(tmp_path_factory.mktemp("mcp"))
+
+
+def run(coro):
+    return asyncio.run(coro)
+
+
+def test_tools_and_the_seed_break_even(env):
+    async def session(url):
+        async with Client(url) as client:
+            tools = (await client.list_tools()).tools
+            result = await client.call_tool("break_even", break_even())
+            bad = await client.call_tool("break_even", break_even(utilization=2))
+            asked = await client.call_tool("query", {"q": "break-even for 3090 at 15% util"})
+            return tools, result, bad, asked
+
+    with uvicorn(env) as base:
+        tools, result, bad, asked = run(session(f"{base}/mcp"))
+    assert {t.name for t in tools} >= TOOLS
+    by_name = {t.name: t for t in tools}
+    # each tool's arguments are the REST request's schema
+    assert "desktop" in by_name["break_even"].input_schema["properties"]
+    assert all(t.description for t in tools)
+    assert not result.is_error
+    assert result.structured_content["break_even_days"] == round(SEED_001_DAYS, 2) == 292.96
+    # a refusal is the REST API's problem+json document
+    assert bad.is_error
+    problem = json.loads(bad.content[0].text)
+    assert problem["status"] == 422 and problem["type"].startswith("https://")
+    assert not asked.is_error and asked.structured_content["answered"] is True
+
+
+def test_a_tool_call_is_a_rate_limited_request(env):
+    limited = {**env, "GPUCOST_RATE_LIMIT_ANONYMOUS": "3/minute"}
+
+    async def session(url):
+        async with Client(url) as client:
+            return [await client.call_tool("carbon", {"gpu": "t4", "hours": 1}) for _ in range(5)]
+
+    with uvicorn(limited) as base:
+        results = run(session(f"{base}/mcp"))
+    refused = [json.loads(r.content[0].text) for r in results if r.is_error]
+    assert refused and refused[-1]["status"] == 429
