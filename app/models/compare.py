@@ -281,6 +281,12 @@ class CompareOption(BaseModel):
         description="`benchmark` (measured), `published` (a published comparison), `estimate` "
         "(calibrated on the measured pairs) or `given`."
     )
+    speed_error_band: float | None = Field(
+        default=None,
+        description="Relative uncertainty of `time_factor` (0.2 = +/-20 %): the farthest "
+        "measurement from the mean for a measured pair, the speed model's leave-one-out p90 "
+        "error for an estimate; null when unknown or given.",
+    )
     runtime_s: float | None = Field(description="One run's runtime, s (null without runs).")
     price_usd_per_hour: float | None = Field(
         description="Cloud: instance price; desktop: total cost / busy hours over the horizon, "

@@ -24,14 +24,16 @@ from app.steps.trail import Trail
 class GpuSpeed:
     """Per catalog GPU (aligned with ``CatalogView.gpus``): hours one GPU needs per hour of the
     reference's work (NaN = unknown or does not fit), whether the workload fits (1 yes, 0 no,
-    -1 unknown), the basis and note of the figure, and the measured max batch size (0 =
-    unknown)."""
+    -1 unknown), the basis and note of the figure, the measured max batch size (0 =
+    unknown) and the speed figure's relative error band (NaN = unknown; see
+    :attr:`app.costing.SpeedRatio.error_band`)."""
 
     hours: np.ndarray
     fits: np.ndarray
     basis: list[str | None]
     note: list[str | None]
     max_batch_size: np.ndarray
+    error_band: np.ndarray | None = None
 
 
 @dataclass
@@ -127,6 +129,7 @@ def relative_speed(
     trail.cite(f"gpu {ref.id}: specs and TDP", ref.source, ref.as_of)
     evidence = speed_evidence(snap)
     hours = np.full(n, np.nan)
+    band = np.full(n, np.nan)
     basis: list[str | None] = [None] * n
     note: list[str | None] = [None] * n
     for i, gpu in enumerate(snap.gpus):
@@ -136,10 +139,12 @@ def relative_speed(
             note[i] = f"no benchmark or bandwidth to compare {gpu.id} with {ref.id}"
             continue
         hours[i] = ratio.time_factor
+        if ratio.error_band is not None and gpu.id != ref.id:
+            band[i] = ratio.error_band
         basis[i] = "given" if gpu.id == ref.id else ratio.basis
         note[i] = None if gpu.id == ref.id else ratio.detail
     return (
-        GpuSpeed(hours, np.full(n, -1, dtype=np.int8), basis, note, batch),
+        GpuSpeed(hours, np.full(n, -1, dtype=np.int8), basis, note, batch, band),
         Reference(f"{w.gpu_count}x {ref.id}", run_h, ref),
     )
 

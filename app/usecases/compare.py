@@ -446,6 +446,7 @@ class _Listing:
             fits=None if cand.fits[j] < 0 else bool(cand.fits[j]),
             time_factor=sig8(tf) if math.isfinite(tf) else None,
             runtime_basis=self.speed.basis[gi],
+            speed_error_band=_band(self.speed, gi),
             runtime_s=sig8(ref.run_hours * tf * 3600.0)
             if ref.run_hours is not None and math.isfinite(tf)
             else None,
@@ -470,6 +471,13 @@ class _Listing:
             note=self._notes(j, gi),
             **self._what(j, gpu),
         )
+
+
+def _band(speed: GpuSpeed, gi: int) -> float | None:
+    """GPU ``gi``'s speed error band, rounded, or None."""
+    if speed.error_band is None or not math.isfinite(speed.error_band[gi]):
+        return None
+    return round(float(speed.error_band[gi]), 3)
 
 
 def _ranking_warnings(

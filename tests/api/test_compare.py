@@ -482,6 +482,12 @@ def test_a100_80gb_hours_rank_options_that_can_run_the_work(client):
     assert pricing[0] in ("on_demand", None)
     stated = {a["name"]: a for a in out["assumptions"]}
     assert stated["workload.memory_gb"]["value"] == 80
+    # Each option names its speed basis and, for other GPUs, its error band.
+    for o in ranked:
+        if o["gpu_id"] == "a100-80gb":
+            assert o["runtime_basis"] == "given" and o["speed_error_band"] is None
+        elif o["runtime_basis"] == "estimate":
+            assert 0 < o["speed_error_band"] < 1
     # Five times the work: busy hours beyond 730 a month are more instances, priced.
     big = _compare(client, {"workload": {"gpu": "a100-80gb"}, "gpu_hours_per_month": 2000})
     same = next(o for o in big["options"] if o["gpu_id"] == "a100-80gb" and o["gpu_count"] == 1)
