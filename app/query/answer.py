@@ -56,7 +56,13 @@ def lexicon(view: CatalogView) -> Lexicon:
     """The parser's vocabulary, built once per catalog view."""
     return view.memoized(
         "query.lexicon",
-        lambda: Lexicon.build(**catalog.vocabulary(view), currencies=view.fx_rates),
+        lambda: Lexicon.build(
+            **catalog.vocabulary(view),
+            currencies=view.fx_rates,
+            instances=sorted(
+                {(o.provider, o.instance_type, o.gpu_id, o.gpu_count) for o in view.offers.offers}
+            ),
+        ),
     )
 
 

@@ -56,6 +56,13 @@ class Answer:
         self.it = it
         self.defaults: list[Assumption] = []
         self.facts: list[Fact] = []
+        self.caveats: list[str] = []
+
+    def caveat(self, text: str) -> None:
+        """Something the answer did differently from what was asked (a GPU the provider
+        does not offer, a pricing model dropped): said in the headline."""
+        if text not in self.caveats:
+            self.caveats.append(text)
 
     def default(self, name: str, value: Any, source: str) -> None:
         self.defaults.append(Assumption(name=name, value=value, source=source))
@@ -74,6 +81,9 @@ class Answer:
         suggestions: list[str] | None = None,
         examples: list[str] | None = None,
     ) -> QueryAnswer:
+        notes = [*self.it.corrected, *self.caveats, *self.it.declined]
+        if notes:
+            headline = f"{headline} ({'; '.join(notes)})"
         return QueryAnswer(
             query=self.it.text,
             answered=answered,

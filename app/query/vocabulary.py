@@ -271,6 +271,11 @@ PROVIDER_WORDS = tuple(longest_first(PROVIDERS))
 PRICING_WORDS = tuple(longest_first(PRICING))
 PLAN_WORDS = tuple(longest_first(COLAB_PLANS))
 
+# Spelled-out quantities beyond NUMBER_WORDS ("seventeen", "a dozen", "hundreds").
+SPELLED_NUMBERS = re.compile(
+    r"(?:zero|eleven|thirteen|fourteen|fifteen|seventeen|eighteen|nineteen|twenty|thirty|"
+    r"forty|fifty|sixty|seventy|eighty|ninety|hundred|thousand|million|billion|dozen)s?"
+)
 BRANDS = frozenset({"nvidia", "geforce", "tesla", "rtx", "gtx", "quadro"})
 WORD = re.compile(r"[a-z0-9]+")
 NUM = r"(-?\d+(?:,\d{3})*(?:\.\d+)?|-?\.\d+)"

@@ -8,7 +8,8 @@ import pytest
 from app.catalog.live import live_catalog
 from app.models.interpretation import Interpretation
 from app.query.answer import lexicon
-from app.query.parser import parse
+from app.query.parser import catalog_kind, parse
+from app.query.vocabulary import NUMBER_WORDS, SPELLED_NUMBERS
 from tests.query_corpus import CORPUS
 from tests.query_corpus_people import PEOPLE
 
@@ -114,3 +115,27 @@ def test_understood_rate(lex, record_property):
 
 # Read by conftest.pytest_terminal_summary: the rate printed at the end of every run.
 UNDERSTOOD: dict = {}
+
+
+def _named(word: str, lex) -> bool:
+    """Whether ``word`` carries a number or names a catalog thing (issue 34's rule)."""
+    quantity = word in NUMBER_WORDS or SPELLED_NUMBERS.fullmatch(word)
+    return any(ch.isdigit() for ch in word) or bool(quantity) or catalog_kind(word, lex) is not None
+
+
+def test_nothing_named_is_ignored(lex):
+    """Issue 34: every span with a quantity or a catalog name is used or declined with the
+    reason; ``ignored`` holds only words that name nothing, over the whole corpus."""
+    leaks = {
+        text: bad
+        for text, _ in ALL
+        if (bad := [w for w in parse(text, lex).ignored if _named(w, lex)])
+    }
+    assert not leaks, leaks
+
+
+def test_number_words_are_not_ignored_silently(lex):
+    it = parse("break-even for a 3090 at 15% util, seventeen", lex)
+    assert "seventeen" not in it.ignored
+    it = parse("break-even for a 3090 at 15% util with 17 widgets", lex)
+    assert it.ignored == ["widgets"] and any("'17'" in d for d in it.declined)
