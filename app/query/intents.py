@@ -90,6 +90,8 @@ def read_intent(w: Work, it: Interpretation) -> None:
     work = it.runtime_s or it.gpu_hours
     if it.intent in ("offers", "gpu_info") and mention and work and not it.min_gpu_memory_gb:
         it.intent = "run_cost"  # "price for a 36h fine-tune on 2x a100": one run's cost
+    if it.intent == "offers" and mention and it.horizon_days and not it.min_gpu_memory_gb:
+        it.intent = "run_cost"  # "cheapest way to rent 8 h100s for a week": the rental's cost
     if it.intent != "unknown":
         return
     _infer_intent(it)
@@ -104,12 +106,14 @@ def _infer_intent(it: Interpretation) -> None:
         it.intent = "run_cost"
     elif it.gpu and it.horizon_days and (RENTAL_SPAN.search(low) or not (has_usage or rented)):
         it.intent = "run_cost"  # "8 H100s for a week", "a year of A10G on aws at 25%"
+    elif (it.gpu or it.cloud.gpu) and it.gpu_hours:
+        it.intent = "run_cost"  # "80 gpu-hours on a lambda a100": their total
+    elif it.cloud.instance_type and (it.horizon_days or it.gpu_hours):
+        it.intent = "run_cost"  # "p4d.24xlarge for 3 days"
     elif it.gpu and rented and not has_usage:
-        it.intent = "offers"
+        it.intent = "run_cost" if it.horizon_days else "offers"  # "8 h100 on aws for a week"
     elif it.gpu and (has_usage or not it.cloud.is_empty() or it.horizon_days):
         it.intent = "break_even"
-    elif it.gpu and it.gpu_hours:
-        it.intent = "carbon"
     elif it.gpu:
         it.intent = "gpu_info"
     elif not it.cloud.is_empty() or it.min_gpu_memory_gb:
