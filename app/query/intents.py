@@ -5,6 +5,8 @@ rental, ...). A step of :func:`app.query.parser.parse`."""
 
 from __future__ import annotations
 
+import re
+
 from rapidfuzz import fuzz, process
 
 from app.models.interpretation import Intent, Interpretation
@@ -24,12 +26,18 @@ from app.query.vocabulary import (
 )
 from app.query.work import Work
 
+# A break-even asked for in so many words keeps its intent even with a budget.
+BREAK_EVEN = re.compile(r"break[\s-]*even|breakeven|pay\s*back|payback")
+
 
 def plan_question(it: Interpretation) -> bool:
-    """Whether the question asks for a fleet plan: plan words ("plan", "fleet", "peak",
+    """Whether the question asks for a fleet plan: a budget or a number of people (unless
+    a break-even is asked for by name), or plan words ("plan", "fleet", "peak",
     "deadline", "own the base") with a monthly demand or a peak, and no buy-or-rent phrasing
     or Colab plan ("we plan to use 300 GPU-hours a month: buy a 4090?" is a break-even)."""
     low = it.text.lower()
+    if (it.budget_usd or it.budget_in_currency or it.people) and not BREAK_EVEN.search(low):
+        return True  # "$60k for 3 years and 8 students, how many 4090s?": a fleet plan
     return bool(
         (it.peaks or it.gpu_hours_per_month)
         and PLAN.search(low)

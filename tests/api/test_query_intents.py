@@ -238,3 +238,25 @@ def test_electricity_needs_no_desktop_price(client):
     cheapest = min(rows, key=lambda row: float(row["price_usd"]))
     watts = gpu["tdp_w"] + float(cheapest["base_power_w"])  # no PSU figure: wall power
     assert r.json()["energy_kwh_per_day"] == pytest.approx(watts / 1000 * 24 * 0.5)
+
+
+def test_a_budget_and_students_are_a_fleet_plan(client):
+    """Issue 34: "$60k for 3 years and 8 students" is a plan: the budget caps purchases and
+    8 students are 8 GPUs busy at seed 001's PhD-desktop utilization (15 %) of 730 h."""
+    body = ask(client, "we have $60k for 3 years and 8 students, how many 4090s should we buy")
+    assert body["intent"] == "plan" and body["answered"], body["headline"]
+    req = body["request"]
+    assert req["gpu"] == "rtx-4090" and req["months"] == 36
+    assert req["constraints"]["budget_usd"] == 60_000
+    assert req["baseline_gpu_hours_per_month"] == pytest.approx(8 * 0.15 * 730)
+    assert "budget $60,000.00" in body["headline"]
+
+
+def test_a_budget_alone_says_what_it_buys(client):
+    body = ask(client, "budget of 40k EUR for 4090s over 2 years")
+    assert body["intent"] == "plan" and body["answered"]
+    assert body["interpretation"]["budget_in_currency"] == 40_000
+    assert body["interpretation"]["currency"] == "EUR"
+    eur, _ = ecb.latest_half_year("EUR")
+    assert body["request"]["constraints"]["budget_usd"] == pytest.approx(40_000 * eur, rel=1e-4)
+    assert body["headline"].startswith("40,000.00 EUR buys")
