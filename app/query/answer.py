@@ -35,7 +35,7 @@ from app.query.answer_common import (
     EXAMPLES,
     MAX_OPTIONS,
     Answer,
-    cloud_words,
+    cloud_text,
     matching_offers,
     money,
     refuse,
@@ -161,7 +161,9 @@ def _offers_answer(view: CatalogView, settings: Settings, out: Answer) -> QueryA
     if c.price_usd_per_hour is not None:
         found = [o for o in found if float(o.price_usd_per_hour) <= c.price_usd_per_hour]
     if not found:
-        raise refuse(it, f"no cloud offer matches {cloud_words(it) or 'that'}")
+        where = f" at {c.provider} or any other provider" if c.provider else ""
+        asked = "/".join(ids) if ids and mention else cloud_text(it)
+        raise refuse(it, f"the catalog has no offer of {asked}{where} matching the question")
     found = _one_per_instance(found)
     best = found[0]
     name = mention.text.upper() if mention else "GPU"

@@ -81,7 +81,7 @@ class Answer:
         suggestions: list[str] | None = None,
         examples: list[str] | None = None,
     ) -> QueryAnswer:
-        notes = [*self.it.corrected, *self.caveats, *self.it.declined]
+        notes = [*self.it.corrected, *self.it.declined, *self.caveats]
         if notes:
             headline = f"{headline} ({'; '.join(notes)})"
         return QueryAnswer(
@@ -283,8 +283,13 @@ def _first_tier(
                 exclude_provider=None if typed else "colab",
                 **filters,
             )
+            if instance := out.it.cloud.instance_type:
+                found = [o for o in found if o.instance_type.lower() == instance.lower()]
             if found:
                 offer = found[0]
+                named = out.it.cloud.instance_type is not None  # the instance asked for
+                if (why, count_rule) != (tiers[0][0], "same GPU count") and not named:
+                    out.caveat(_substituted(out.it, tiers[0][1], count, offer))
                 out.default(
                     "cloud.offer_id",
                     offer.id,
@@ -293,6 +298,23 @@ def _first_tier(
                 )
                 return offer
     return None
+
+
+def _substituted(
+    it: Interpretation, asked: tuple[str, ...] | None, count: int, offer: CloudOffer
+) -> str:
+    """The headline's words for an offer that is not the GPU (or GPU count) asked for."""
+    c = it.cloud
+    where = " ".join(w for w in (c.provider, c.colab_plan) if w) or "the catalog"
+    gpu = "/".join(asked or ()) or "that GPU"
+    if offer.gpu_id in (asked or ()):
+        what = f"no {count}-GPU offer of {gpu} at {where}"
+    else:
+        what = f"{where} has no offer of {gpu}"
+    return (
+        f"{what}: compared with {offer.provider} {offer.instance_type} "
+        f"({offer.gpu_count}x {offer.gpu_id}), scaled by the speed model"
+    )
 
 
 def money(x: float | None) -> str:
@@ -310,6 +332,11 @@ def desktop_spec(view: CatalogView, out: Answer, gpu: Gpu, count: int) -> dict[s
         desktop["barebone"] = seed.id
         out.default("desktop.barebone", seed.id, f"{seed.source}")
     return desktop
+
+
+def cloud_text(it: Interpretation) -> str:
+    """The cloud side as words (``colab colab-pro-plus rtx-5090``), never a Python repr."""
+    return " ".join(cloud_words(it).values()) or "that"
 
 
 def cloud_words(it: Interpretation) -> dict[str, str]:
@@ -382,8 +409,12 @@ def matching_offers(
             steps.append((family, anywhere, ("provider", None, why)))
     for gpu_ids, filters, said in steps:
         found = catalog.find_offers(view, gpu_ids=gpu_ids, gpu_count=count, **filters)
+        if c.instance_type is not None:
+            found = [o for o in found if o.instance_type.lower() == c.instance_type.lower()]
         if found:
             if said is not None:
                 out.default(*said)
+                if said[0] == "provider" or said[0] == "pricing_model" and c.pricing_model:
+                    out.caveat(said[2])
             return found
     return []

@@ -20,6 +20,7 @@ from app.query.answer_common import (
     CARBON_DEFAULT_DAYS,
     MAX_OPTIONS,
     Answer,
+    cloud_text,
     cloud_words,
     desktop_spec,
     dump,
@@ -33,6 +34,7 @@ from app.query.answer_common import (
     validated,
     where_fields,
 )
+from app.query.names import UNLISTED
 from app.settings import Settings
 
 # A carbon question about training for a period ("training on 8 A100s for 3 days").
@@ -59,10 +61,12 @@ def break_even_answer(view: CatalogView, settings: Settings, out: Answer) -> Que
             raise refuse(
                 it,
                 "no cloud offer in the catalog matches "
-                + (", ".join(f"{k}={v}" for k, v in cloud_words(it).items()) or gpu.id)
+                + (cloud_text(it) if cloud_words(it) else gpu.id)
                 + "; name one (`vs lambda h100`) or a price (`vs $2.14/h`)",
             )
         cloud = {"offer_id": offer.id}
+        if it.cloud.provider is None and any(UNLISTED in d for d in it.declined):
+            out.caveat(f"compared with {offer.provider} {offer.instance_type} instead")
     body = {"desktop": desktop, "cloud": cloud, **where_fields(it)}
     req = validated(BreakEvenRequest, body, it)
     res = usecases.compute_break_even(view, req, settings)
@@ -82,6 +86,13 @@ def break_even_answer(view: CatalogView, settings: Settings, out: Answer) -> Que
         f"{in_currency_text(c.price_usd_per_hour, r)}/h",
     )
     out.fact("Utilization", f"{res.utilization:.0%}")
+    if res.performance is not None and res.performance.time_factor != 1:
+        p = res.performance
+        out.fact(
+            "Speed",
+            f"{p.time_factor:.2f} cloud hours per desktop hour ({p.basis}: "
+            f"{p.detail.removeprefix(p.basis + ': ')})",
+        )
     out.fact("Electricity", f"{in_currency_text(d.electricity_price_usd_per_kwh, r)}/kWh")
     out.fact(
         "Running cost",
@@ -197,7 +208,7 @@ def _options(view: CatalogView, out: Answer, gpu: Gpu | None, count: int) -> lis
         ids = c.gpu.ids if c.gpu else ((gpu.id,) if gpu else None)
         found = matching_offers(view, out, ids, pricing="on_demand")
         if not found:
-            raise refuse(it, f"no cloud offer matches {cloud_words(it)}")
+            raise refuse(it, f"no cloud offer matches {cloud_text(it)}")
         distinct: dict[tuple[str, str], CloudOffer] = {}  # one region per instance type
         for o in found:
             distinct.setdefault((o.provider, o.instance_type), o)

@@ -116,7 +116,7 @@ def _infer_intent(it: Interpretation) -> None:
         it.intent = "run_cost"  # "8 H100s for a week", "a year of A10G on aws at 25%"
     elif (it.gpu or it.cloud.gpu) and it.gpu_hours:
         it.intent = "run_cost"  # "80 gpu-hours on a lambda a100": their total
-    elif it.cloud.instance_type and (it.horizon_days or it.gpu_hours):
+    elif it.cloud.instance_type and not it.gpu and (it.horizon_days or it.gpu_hours):
         it.intent = "run_cost"  # "p4d.24xlarge for 3 days"
     elif it.gpu and rented and not has_usage:
         it.intent = "run_cost" if it.horizon_days else "offers"  # "8 h100 on aws for a week"

@@ -110,12 +110,16 @@ def _sibling(token: str, scheme: str, lex: Lexicon) -> tuple[Instance | None, in
     return inst, count
 
 
+# How a cloud the catalog lacks is declined (the answers look for it to name what was used).
+UNLISTED = "is not in the catalog (its clouds:"
+
+
 def unlisted_providers(w: Work, it: Interpretation, lex: Lexicon) -> None:
     """A cloud the catalog does not price: declined, naming the clouds it does."""
     for m in w.take(rf"(?<![\w.]){_UNLISTED}(?![\w])"):
         name = UNLISTED_PROVIDERS[m.group(0)]
         listed = ", ".join(sorted(lex.providers))
-        it.declined.append(f"{name} is not in the catalog (its clouds: {listed})")
+        it.declined.append(f"{name} {UNLISTED} {listed})")
 
 
 def provider_typos(w: Work, it: Interpretation) -> None:

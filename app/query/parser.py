@@ -433,7 +433,12 @@ def _leftovers(w: Work, it: Interpretation, lex: Lexicon) -> None:
         ):
             brand = tokens[k - 1].group(0) if k else ""
             said = f"{brand} {word}" if brand in BRANDS else word
-            if _YEAR.fullmatch(word):
+            family = sorted(i.name for k, i in lex.instances.items() if k.startswith(word + "."))
+            if family:
+                it.declined.append(
+                    f"'{word}' is an instance family: name one ({', '.join(family)})"
+                )
+            elif _YEAR.fullmatch(word):
                 it.declined.append(
                     f"'{word}': a year is not read (prices are the catalog's latest)"
                 )

@@ -104,6 +104,7 @@ BUY_OR_RENT = re.compile(
     r"rent\s+or\s+buy|worth\s+buying|should\s+(?:i|we)\s+buy|\broi\b|\btco\b|"
     r"pay\s+for\s+itself|worth\s+it|\bbuy\b.{0,40}\bor\s+(?:rent|the\s+cloud)|"
     r"\brent\b.{0,40}\bor\s+buy|cheaper\s+to\s+(?:buy|own)|\bbuy\s+vs\.?\s+rent|"
+    r"\b(?:vs\.?|versus|or)\s+(?:just\s+)?buy(?:ing)?\b|"
     r"\brent\s+vs\.?\s+buy|\bor\s+rent\b|\bor\s+(?:the\s+)?cloud\b|"
     r"cheaper\s+than\s+(?:rent|buy)\w*|\bvs\.?\s+(?:the\s+)?cloud\b|"
     r"\bbuy\b.{0,40}\bor\s+(?:keep\s+(?:using|paying(?:\s+for)?)|stick\s+with|stay\s+on)\b"
