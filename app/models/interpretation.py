@@ -185,5 +185,6 @@ class Interpretation:
         # GPU info and carbon accept a GPU named on either side; a break-even needs the
         # desktop's.
         needs_desktop_gpu = c.gpu is None or self.intent == "break_even"
-        if self.gpu is None and self.intent in NEEDS_GPU and needs_desktop_gpu:
+        unknown = any(p.startswith("unknown GPU") for p in self.problems)  # said already
+        if self.gpu is None and self.intent in NEEDS_GPU and needs_desktop_gpu and not unknown:
             self.problems.append(NEEDS_GPU[self.intent])

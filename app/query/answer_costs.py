@@ -37,6 +37,14 @@ from app.query.answer_common import (
 from app.query.names import UNLISTED
 from app.settings import Settings
 
+# Seed 004's metric in words a budget officer does not misread.
+PER_ITEM_MEANING = (
+    "USD per batch item per hour: the hour's price / the largest batch that fits in memory "
+    "(seed 004's metric); not the cost of processing one item"
+)
+# Words that ask for a per-item cost the metric is not ("cost per image").
+PER_THING = re.compile(r"per\s+(?:image|img|sample|example|picture|photo|item)s?\b")
+
 # A carbon question about training for a period ("training on 8 A100s for 3 days").
 TRAINING = re.compile(r"\btrain(?:ing|s|ed)?\b")
 
@@ -151,8 +159,15 @@ def run_cost_answer(view: CatalogView, settings: Settings, out: Answer) -> Query
         )
     else:
         best, rate = ranked[0], res.currency_rate
-        label = "Cost per batch item" if per_item else "Run cost"
+        label = "Cost per batch item per hour" if per_item else "Run cost"
         headline = f"{label}: {in_currency_text(getattr(best, metric), rate)} on {best.label}"
+    if per_item:
+        out.fact("Metric", PER_ITEM_MEANING)
+        if said := PER_THING.search(it.text.lower()):
+            out.caveat(
+                f"'{said.group(0)}' read as cost per batch item per hour: the hourly price "
+                "over the largest batch that fits, not the cost of one item"
+            )
     out.fact("Workload", what)
     for o in ranked[:MAX_OPTIONS]:
         extra = f", {o.runtime_s / 3600:.2f} h" if o.runtime_s else ""

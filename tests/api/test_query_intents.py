@@ -286,3 +286,30 @@ def test_a_budget_alone_says_what_it_buys(client):
     eur, _ = ecb.latest_half_year("EUR")
     assert body["request"]["constraints"]["budget_usd"] == pytest.approx(40_000 * eur, rel=1e-4)
     assert body["headline"].startswith("40,000.00 EUR buys")
+
+
+@pytest.mark.parametrize(
+    ("text", "gpu", "said"),
+    [
+        ("break-even for a 3o90 at 20% util", "rtx-3090", "'3o90' read as 3090"),
+        ("4o9o vs runpd", "rtx-4090", "'runpd' read as runpod"),
+        ("a1oo on lamda for 10 hours", "a100-40gb", "'lamda' read as lambda"),
+    ],
+)
+def test_near_misses_are_read_and_said(client, text, gpu, said):
+    """Issue 34: a GPU typed with the letter o for zero, or a provider one letter off, is
+    read, and the headline says how."""
+    body = ask(client, text)
+    assert body["answered"], body["headline"]
+    it = body["interpretation"]
+    assert gpu in (it["gpu"] or it["cloud"]["gpu"])["ids"]
+    assert said in body["headline"] and said in it["corrected"]
+
+
+def test_an_unknown_gpu_is_named_with_the_closest(client):
+    body = ask(client, "break-even GTX 9999")
+    assert body["answered"] is False
+    assert body["headline"].startswith("unknown GPU 'GTX 9999'; did you mean ")
+    assert body["suggestions"] and all(
+        client.get(f"/v1/gpus/{g}").status_code == 200 for g in body["suggestions"]
+    )
