@@ -96,10 +96,11 @@ def break_even_answer(view: CatalogView, settings: Settings, out: Answer) -> Que
     out.fact("Utilization", f"{res.utilization:.0%}")
     if res.performance is not None and res.performance.time_factor != 1:
         p = res.performance
+        what = p.detail.removeprefix(p.basis + ": ").split(" from ")[0].split(" (")[0]
         out.fact(
             "Speed",
-            f"{p.time_factor:.2f} cloud hours per desktop hour ({p.basis}: "
-            f"{p.detail.removeprefix(p.basis + ': ')})",
+            f"{p.time_factor:.2f} cloud hours per desktop hour ({p.basis}: {what}; "
+            "the basis in full: result.performance)",
         )
     out.fact("Electricity", f"{in_currency_text(d.electricity_price_usd_per_kwh, r)}/kWh")
     out.fact(
