@@ -142,8 +142,9 @@ def run_cost_answer(view: CatalogView, settings: Settings, out: Answer) -> Query
     """A run-cost (or cost-per-batch-item) question: the workload, the options (defaults
     stated), then the engine's cheapest options."""
     it = out.it
-    gpu = one_gpu(view, out, it.gpu) if it.gpu else None
-    count = it.gpu.count if it.gpu else 1
+    mention = it.gpu or (it.cloud.gpu if it.runtime_s or it.gpu_hours else None)
+    gpu = one_gpu(view, out, mention) if mention else None  # "NC24ads_A100_v4 for 100 hours"
+    count = mention.count if mention else 1
     workload, what = _workload(out, gpu, count)
     body = {"workload": workload, "options": _options(view, out, gpu, count), **where_fields(it)}
     req = validated(RunCostRequest, body, it)

@@ -26,7 +26,14 @@ from app.costing import offers
 from app.models import CloudOffer, Gpu
 from app.models.answers import CurrencyRate
 from app.models.query import QueryAnswer
-from app.query.answer_common import MAX_OPTIONS, Answer, in_currency_text, one_gpu, refuse
+from app.query.answer_common import (
+    MAX_OPTIONS,
+    Answer,
+    gpu_family,
+    in_currency_text,
+    one_gpu,
+    refuse,
+)
 from app.settings import Settings
 from app.steps import trail
 
@@ -96,6 +103,18 @@ def _offers(view: CatalogView, out: Answer, gpu: Gpu, n: int) -> list[CloudOffer
         found = [o for o in found if o.instance_type.lower() == c.instance_type.lower()]
         if not found:
             raise refuse(it, f"no {pricing} offer of {c.instance_type} in the catalog")
+    family = gpu_family(view, (gpu.id,))
+    if not found and c.provider is not None and set(family) != {gpu.id}:
+        found = catalog.find_offers(
+            view,
+            gpu_ids=family,
+            provider=c.provider,
+            pricing_model=pricing,
+            exclude_provider=exclude,
+        )
+        if found:
+            used = ", ".join(sorted({o.gpu_id for o in found}))
+            out.caveat(f"{c.provider} has no {pricing} {gpu.id}: its family ({used}) instead")
     if not found and c.provider is not None:
         found = catalog.find_offers(
             view, gpu_ids=(gpu.id,), pricing_model=pricing, exclude_provider="colab"
@@ -127,10 +146,10 @@ def rental_answer(view: CatalogView, settings: Settings, out: Answer) -> QueryAn
     best = ranked[0]
     o = best.offer
     if it.gpu_hours is not None:
-        what = f"{it.gpu_hours:,g} GPU-hours on {gpu.id}"
+        what = f"{it.gpu_hours:,g} GPU-hours on {o.gpu_id}"
         how = f"{in_currency_text(offers.price_per_gpu_hour(o), rate)}/GPU-h"
     else:
-        what = f"{n}x {gpu.id} for {_period(it.horizon_days or 0)} ({hours:,.0f} h)"
+        what = f"{n}x {o.gpu_id} for {_period(it.horizon_days or 0)} ({hours:,.0f} h)"
         how = f"{best.instances} x {in_currency_text(float(o.price_usd_per_hour), rate)}/h"
     headline = (
         f"{what}: {in_currency_text(best.cost_usd, rate)} on {o.provider} {o.instance_type} "

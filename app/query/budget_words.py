@@ -86,7 +86,9 @@ BUDGET = re.compile(
     rf"(?:\b(?:an?\s+|our\s+|the\s+|my\s+|total\s+)?{_BUDGET_WORDS}\s*(?:of|is|:|=|around|about|"
     rf"~|up\s+to)?\s*(?:about|around|~|roughly)?\s*(?:{MONEY}|{NUM}\s*{_SCALE}\b)"
     rf"|(?:\b(?:have|got|spend|afford|with|allocated|approved)\s+(?:about|around|~|up\s+to\s+)?)?"
-    rf"{MONEY}(?:\s+(?:of\s+)?{_BUDGET_WORDS})?)"
+    rf"{MONEY}(?:\s+(?:of\s+)?{_BUDGET_WORDS})?"
+    rf"|\b(?:spend|afford|have|got)\s+(?:about\s+|around\s+|up\s+to\s+)?{NUM}\s*"
+    r"(?:k|m|million|thousand|grand)\b)"
 )
 PEOPLE = re.compile(
     rf"\b{AMOUNT}\s*(?:phd\s+|grad(?:uate)?\s+|ms\s+|master'?s?\s+)?"

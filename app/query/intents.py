@@ -26,6 +26,9 @@ from app.query.vocabulary import (
 )
 from app.query.work import Work
 
+# A price per hour asked for ("what does it cost per hour", "hourly").
+PER_HOUR = re.compile(r"per\s+hour|/\s*h(?:r|our)?\b|\bhourly\b|an\s+hour\b|by\s+the\s+hour")
+
 # A break-even asked for in so many words keeps its intent even with a budget.
 BREAK_EVEN = re.compile(r"break[\s-]*even|breakeven|pay\s*back|payback")
 
@@ -98,6 +101,9 @@ def read_intent(w: Work, it: Interpretation) -> None:
     work = it.runtime_s or it.gpu_hours
     if it.intent in ("offers", "gpu_info") and mention and work and not it.min_gpu_memory_gb:
         it.intent = "run_cost"  # "price for a 36h fine-tune on 2x a100": one run's cost
+    nothing_to_run = not (work or it.horizon_days or it.benchmark)
+    if it.intent == "run_cost" and mention and nothing_to_run and PER_HOUR.search(it.text.lower()):
+        it.intent = "offers"  # "what does 8x_H100-SXM_SECURE cost per hour": its price
     if it.intent == "offers" and mention and it.horizon_days and not it.min_gpu_memory_gb:
         it.intent = "run_cost"  # "cheapest way to rent 8 h100s for a week": the rental's cost
     if it.intent != "unknown":
@@ -116,8 +122,8 @@ def _infer_intent(it: Interpretation) -> None:
         it.intent = "run_cost"  # "8 H100s for a week", "a year of A10G on aws at 25%"
     elif (it.gpu or it.cloud.gpu) and it.gpu_hours:
         it.intent = "run_cost"  # "80 gpu-hours on a lambda a100": their total
-    elif it.cloud.instance_type and not it.gpu and (it.horizon_days or it.gpu_hours):
-        it.intent = "run_cost"  # "p4d.24xlarge for 3 days"
+    elif it.cloud.gpu and not it.gpu and (it.horizon_days or it.gpu_hours):
+        it.intent = "run_cost"  # "p4d.24xlarge for 3 days", "rent an a100 for a month"
     elif it.gpu and rented and not has_usage:
         it.intent = "run_cost" if it.horizon_days else "offers"  # "8 h100 on aws for a week"
     elif it.gpu and (has_usage or not it.cloud.is_empty() or it.horizon_days):

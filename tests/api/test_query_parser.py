@@ -11,10 +11,11 @@ from app.query.answer import lexicon
 from app.query.parser import catalog_kind, parse
 from app.query.vocabulary import NUMBER_WORDS, SPELLED_NUMBERS
 from tests.query_corpus import CORPUS
+from tests.query_corpus_forums import FORUMS
 from tests.query_corpus_people import PEOPLE
 
-# Every question of both corpora; a ``gap`` entry is an expected failure (strict).
-ALL = CORPUS + PEOPLE
+# Every question of the corpora; a ``gap`` entry is an expected failure (strict).
+ALL = CORPUS + PEOPLE + FORUMS
 
 # Fields that must stay unset unless the corpus entry expects them: a parser that invents a
 # utilization or a region the user never typed is wrong.
@@ -32,6 +33,9 @@ OPTIONAL = {
     "currency": "currency",
     "kwh_local": "electricity_price_per_kwh",
     "tariff": "tariff",
+    "budget": "budget_usd",
+    "budget_local": "budget_in_currency",
+    "people": "people",
 }
 
 
@@ -49,8 +53,10 @@ def refused(it: Interpretation) -> bool:
 
 
 def test_corpus_is_big_enough():
-    assert len(ALL) >= 200
+    assert len(ALL) >= 300  # issue 34
     assert sum(1 for _, e in ALL if e.get("refused")) >= 15
+    kinds = {e["src"] for _, e in FORUMS}
+    assert kinds == {"forum", "issue", "slack", "issue-34"}, kinds
 
 
 def understood(it: Interpretation, expected: dict) -> str | None:
@@ -86,6 +92,11 @@ def understood(it: Interpretation, expected: dict) -> str | None:
         checks.append(("monthly", it.gpu_hours_per_month, pytest.approx(expected["monthly"])))
     checks.append(("peaks", [(p.month, p.gpu_hours) for p in it.peaks], expected.get("peaks", [])))
     checks.append(("share", it.share, expected.get("share", False)))
+    checks.append(("instance", it.cloud.instance_type, expected.get("instance")))
+    for key in ("declined", "corrected"):
+        got, want = getattr(it, key), expected.get(key, [])
+        if len(got) != len(want) or any(w not in g for g, w in zip(got, want, strict=False)):
+            checks.append((key, got, want))
     wrong = [f"{k}: {got!r} != {want!r}" for k, got, want in checks if got != want]
     return "; ".join(wrong) or None
 
