@@ -70,6 +70,8 @@ def instances(w: Work, it: Interpretation, lex: Lexicon) -> None:
     GPU count (``a3-highgpu-8g`` -> 8x ``a3-highgpu-1g``), else declined with the nearest."""
     for m in list(_TOKEN.finditer(w.text)):
         token = m.group(0)
+        if not any(sep in token for sep in "._-"):
+            continue  # every instance name has a separator (the lexicon keeps only those)
         inst = lex.instances.get(token)
         if inst is not None:
             _with_count(it, inst, token)
