@@ -73,6 +73,11 @@ def break_even_answer(view: CatalogView, settings: Settings, out: Answer) -> Que
                 + "; name one (`vs lambda h100`) or a price (`vs $2.14/h`)",
             )
         cloud = {"offer_id": offer.id}
+        if it.cloud.instance_type is not None:  # "4x 4090 vs aws p4d.24xlarge"
+            out.caveat(
+                f"vs {offer.provider} {offer.instance_type}: {offer.gpu_count}x {offer.gpu_id} "
+                f"against {count}x {gpu.id}, hours scaled by the speed model"
+            )
         if it.cloud.provider is None and any(UNLISTED in d for d in it.declined):
             out.caveat(f"compared with {offer.provider} {offer.instance_type} instead")
     body = {"desktop": desktop, "cloud": cloud, **where_fields(it)}
