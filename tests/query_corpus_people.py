@@ -113,7 +113,13 @@ PEOPLE: list[tuple[str, dict]] = [
     ),
     (
         "break-even for 8x h100 sxm server vs aws p5",
-        dict(intent="break_even", gpu="h100-sxm", count=8, cloud=dict(provider="aws")),
+        dict(
+            intent="break_even",
+            gpu="h100-sxm",
+            count=8,
+            cloud=dict(provider="aws"),
+            declined=["'p5' is an instance family: name one (p5.48xlarge, p5.4xlarge)"],
+        ),
     ),
     (
         "break-even 3090 vs $0.50 an hour",

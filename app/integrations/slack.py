@@ -7,13 +7,18 @@ integer no more than ``max_age_s`` seconds from now; and a signature already see
 window, by any worker (``replays``, a shared store), is a replay. Junk headers (non-numeric
 timestamp, non-UTF-8 body) are refusals, never exceptions.
 
-Replies follow Slack's message format: ``response_type`` ``ephemeral`` (default) or
+Replies are written to be read (issue 34): the headline, at most six facts, a button to the
+full answer (``GET /v1/query``, every assumption and source) and at most ~600 characters of
+context (prices over a year old, assumptions by name and value, the question). Replies follow
+Slack's message format: ``response_type`` ``ephemeral`` (default) or
 ``in_channel``, a plain-text ``text`` fallback, and Block Kit ``blocks`` (at most 50; section
 text at most 3,000 characters; at most 10 fields of 2,000).
 """
 
 from __future__ import annotations
 
+import datetime as dt
+import re
 import time
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -21,10 +26,13 @@ from urllib.parse import urlencode
 
 from slack_sdk.signature import SignatureVerifier
 
-from app.models.query import QueryAnswer
+from app.models.query import Fact, QueryAnswer
 from app.render.charts import has_chart
 
 MAX_SECTION_CHARS = 3000
+MAX_FACTS = 6  # facts a reply shows (the full answer has them all)
+MAX_CONTEXT_CHARS = 600  # context under the facts: old prices, assumptions, the question
+OLD_PRICE_DAYS = 365  # a price older than this is named in the reply
 MAX_FIELDS = 10
 MAX_FIELD_CHARS = 2000
 
@@ -100,11 +108,15 @@ def chart_url(base_url: str, ans: QueryAnswer) -> str | None:
 
 
 def answer_message(ans: QueryAnswer, base_url: str | None = None) -> dict[str, Any]:
-    """A slash-command reply: the headline first, then key inputs, the chart (when
-    ``base_url``, the service's public address, is known), defaults and sources."""
+    """A slash-command reply people read: the headline, 3 to :data:`MAX_FACTS` facts (the
+    speed basis kept when hours were scaled by it), the chart and a button to the full
+    answer (when ``base_url``, the service's public address, is known), then at most
+    :data:`MAX_CONTEXT_CHARS` of context: prices older than a year, what was assumed (names
+    and values; sources in the full answer) and the question."""
+    shown = key_facts(ans)
     fields = [
         {"type": "mrkdwn", "text": _cut(f"*{escape(f.label)}*\n{escape(f.value)}", MAX_FIELD_CHARS)}
-        for f in ans.facts[:MAX_FIELDS]
+        for f in shown
     ]
     blocks: list[dict[str, Any]] = [
         {"type": "section", "text": {"type": "mrkdwn", "text": f"*{escape(ans.headline)}*"}}
@@ -114,32 +126,99 @@ def answer_message(ans: QueryAnswer, base_url: str | None = None) -> dict[str, A
     image = chart_url(base_url, ans) if base_url else None
     if image:
         blocks.append({"type": "image", "image_url": image, "alt_text": _cut(ans.headline, 2000)})
-    assumed = [f"{d.name} = {d.value} ({d.source})" for d in ans.defaults]
-    result = ans.result if isinstance(ans.result, dict) else {}
-    assumed += [
-        f"{a['name']} = {a['value']} ({a['source']})" for a in result.get("assumptions", [])
-    ]
-    if assumed:
-        text = "*Assumed:* " + "; ".join(escape(a) for a in assumed)
+    if base_url:
         blocks.append(
-            {"type": "context", "elements": [{"type": "mrkdwn", "text": _cut(text, 2900)}]}
+            {
+                "type": "actions",
+                "elements": [
+                    {
+                        "type": "button",
+                        "text": {"type": "plain_text", "text": "Full answer"},
+                        "url": full_answer_url(base_url, ans),
+                    }
+                ],
+            }
         )
-    sources = [f"{s['what']} ({s['as_of']})" for s in result.get("sources", [])]
-    if sources:
-        text = "*Sources:* " + "; ".join(escape(s) for s in sources)
-        blocks.append(
-            {"type": "context", "elements": [{"type": "mrkdwn", "text": _cut(text, 2900)}]}
-        )
-    footer = f"`/gpucost {escape(ans.query)}`"
-    if ans.ignored:
-        footer += " · ignored: " + escape(", ".join(ans.ignored))
-    blocks.append({"type": "context", "elements": [{"type": "mrkdwn", "text": _cut(footer, 2900)}]})
-    fallback = "\n".join([ans.headline, *(f"{f.label}: {f.value}" for f in ans.facts)])
+    budget = MAX_CONTEXT_CHARS
+    for line in context_lines(ans):
+        if budget <= 1:
+            break
+        text = _cut(line, budget)
+        budget -= len(text)
+        blocks.append({"type": "context", "elements": [{"type": "mrkdwn", "text": text}]})
+    fallback = "\n".join([ans.headline, *(f"{f.label}: {f.value}" for f in shown)])
     return {
         "response_type": "in_channel" if ans.share else "ephemeral",
         "text": _cut(fallback, MAX_SECTION_CHARS),
         "blocks": blocks,
     }
+
+
+def full_answer_url(base_url: str, ans: QueryAnswer) -> str:
+    """The whole answer (every assumption and source) as JSON: ``GET /v1/query``."""
+    return f"{base_url.rstrip('/')}/v1/query?{urlencode({'q': ans.query})}"
+
+
+def key_facts(ans: QueryAnswer) -> list[Fact]:
+    """The first :data:`MAX_FACTS` facts, the speed basis (``Speed``) kept among them."""
+    shown = list(ans.facts[:MAX_FACTS])
+    speed = next((f for f in ans.facts if f.label == "Speed"), None)
+    if speed is not None and speed not in shown:
+        shown[-1] = speed
+    return shown
+
+
+def context_lines(ans: QueryAnswer) -> list[str]:
+    """The context under the facts, most important first (each escaped): prices older than
+    a year, the assumptions by name and value, the question and what was ignored."""
+    lines = []
+    old = old_prices(ans)
+    if old:
+        lines.append("*Prices over a year old:* " + escape("; ".join(old)))
+    assumed = [f"{d.name} = {_short(d.value)}" for d in ans.defaults]
+    result = ans.result if isinstance(ans.result, dict) else {}
+    more = len(result.get("assumptions", []))
+    if assumed or more:
+        text = "; ".join(assumed) + (f"; {more} more in the full answer" if more else "")
+        lines.append("*Assumed:* " + escape(text.removeprefix("; ")))
+    footer = f"`/gpucost {escape(ans.query)}`"
+    if ans.ignored:
+        footer += " · ignored: " + escape(", ".join(ans.ignored))
+    lines.append(footer)
+    return lines
+
+
+def _short(value: Any) -> str:
+    """An assumption's value in a few words (a list by its length)."""
+    if isinstance(value, list):
+        return str(value[0]) if len(value) == 1 else f"{len(value)} (listed in the full answer)"
+    return _cut(str(value), 48)
+
+
+# "offer x: price dated 2024-06-30, 877 days before 2026-11-24 (limit 90 days)"
+_DATED = re.compile(r"^(.+?): (?:[\w ]+: )?price dated (\d{4}-\d\d-\d\d), (\d+) days before")
+
+
+def old_prices(ans: QueryAnswer, today: dt.date | None = None) -> list[str]:
+    """What the answer priced from a figure more than :data:`OLD_PRICE_DAYS` old, with its
+    date: the engine's price warnings, or the offers' ``as_of`` dates."""
+    result = ans.result
+    found: dict[str, str] = {}
+    if isinstance(result, dict):
+        for w in result.get("warnings") or []:
+            if (m := _DATED.match(str(w))) and int(m.group(3)) > OLD_PRICE_DAYS:
+                found.setdefault(m.group(1), m.group(2))
+        rows = result.get("rentals") or []
+    else:
+        rows = result or []
+    day = today or dt.date.today()
+    for row in rows:
+        if isinstance(row, dict) and row.get("as_of"):
+            as_of = dt.date.fromisoformat(str(row["as_of"]))
+            name = str(row.get("offer_id") or row.get("id"))
+            if (day - as_of).days > OLD_PRICE_DAYS:
+                found.setdefault(name, as_of.isoformat())
+    return [f"{what} ({when})" for what, when in found.items()]
 
 
 def help_message(

@@ -50,6 +50,12 @@ class CloudQuery:
     colab_plan: Annotated[str | None, Doc("Colab plan id, e.g. `colab-pro`.")] = None
     gpu: GpuMention | None = None
     price_usd_per_hour: Annotated[float | None, Doc("A price typed for the cloud, USD/h.")] = None
+    instance_type: Annotated[
+        str | None,
+        Doc(
+            "A catalog instance named (`p4d.24xlarge`, `gpu_8x_h100_sxm5`), as the catalog spells it."
+        ),
+    ] = None
 
     def is_empty(self) -> bool:
         return not (
@@ -58,6 +64,7 @@ class CloudQuery:
             or self.colab_plan
             or self.gpu
             or self.price_usd_per_hour is not None
+            or self.instance_type
         )
 
 
@@ -120,7 +127,23 @@ class Interpretation:
     min_gpu_memory_gb: Annotated[
         float | None, Doc("GPU memory asked for, GB per GPU (`at least 48GB`).")
     ] = None
+    budget_usd: Annotated[
+        float | None, Doc("A budget typed in dollars (`$60k`, `budget of 40000`), USD.")
+    ] = None
+    budget_in_currency: Annotated[
+        float | None, Doc("A budget typed in `currency` (`budget of 40k EUR`).")
+    ] = None
+    people: Annotated[
+        int | None, Doc("How many people share the GPUs (`8 students`): a fleet plan's demand.")
+    ] = None
     share: Annotated[bool, Doc("Post the answer to the channel (Slack).")] = False
+    corrected: Annotated[
+        list[str], Doc("Near-misses read as a catalog name (`'runpd' read as runpod`).")
+    ] = field(default_factory=list)
+    declined: Annotated[
+        list[str],
+        Doc("Parts of the question understood but not used, each with why (said in the headline)."),
+    ] = field(default_factory=list)
     ignored: Annotated[list[str], Doc("Words not understood.")] = field(default_factory=list)
     problems: Annotated[list[str], Doc("Why the question cannot be answered.")] = field(
         default_factory=list
@@ -140,7 +163,8 @@ class Interpretation:
             or self.electricity_price_per_kwh is not None
             or self.region or self.runtime_s or self.gpu_hours or self.horizon_days
             or self.min_gpu_memory_gb or self.desktop_price_usd or self.peaks
-            or self.gpu_hours_per_month
+            or self.gpu_hours_per_month or self.budget_usd or self.budget_in_currency
+            or self.people
         )  # fmt: skip
         if self.intent in ("gpu_list", "colab"):
             return
@@ -161,5 +185,6 @@ class Interpretation:
         # GPU info and carbon accept a GPU named on either side; a break-even needs the
         # desktop's.
         needs_desktop_gpu = c.gpu is None or self.intent == "break_even"
-        if self.gpu is None and self.intent in NEEDS_GPU and needs_desktop_gpu:
+        unknown = any(p.startswith("unknown GPU") for p in self.problems)  # said already
+        if self.gpu is None and self.intent in NEEDS_GPU and needs_desktop_gpu and not unknown:
             self.problems.append(NEEDS_GPU[self.intent])

@@ -27,6 +27,7 @@ from app.catalog import queries as catalog
 from app.catalog.view import CatalogView
 from app.costing import CostingError, offers
 from app.errors import DomainError, InvalidRequest
+from app.models import CloudOffer
 from app.models.gpu import GpuPublic
 from app.models.interpretation import Interpretation
 from app.models.query import QueryAnswer
@@ -34,7 +35,7 @@ from app.query.answer_common import (
     EXAMPLES,
     MAX_OPTIONS,
     Answer,
-    cloud_words,
+    cloud_text,
     matching_offers,
     money,
     refuse,
@@ -47,6 +48,7 @@ from app.query.answer_costs import (
 )
 from app.query.answer_gpus import colab_answer, gpu_compare_answer, gpu_list_answer
 from app.query.answer_plan import plan_answer
+from app.query.answer_rent import SPOT_NOTE, is_rental, rental_answer
 from app.query.lexicon import Lexicon
 from app.query.parser import parse
 from app.settings import Settings
@@ -56,7 +58,13 @@ def lexicon(view: CatalogView) -> Lexicon:
     """The parser's vocabulary, built once per catalog view."""
     return view.memoized(
         "query.lexicon",
-        lambda: Lexicon.build(**catalog.vocabulary(view), currencies=view.fx_rates),
+        lambda: Lexicon.build(
+            **catalog.vocabulary(view),
+            currencies=view.fx_rates,
+            instances=sorted(
+                {(o.provider, o.instance_type, o.gpu_id, o.gpu_count) for o in view.offers.offers}
+            ),
+        ),
     )
 
 
@@ -79,6 +87,8 @@ def _answer(view: CatalogView, settings: Settings, it: Interpretation) -> QueryA
             "no desktop price for this GPU in the catalog and a cloud side named: read as "
             "where to rent it (ask `break-even` with a desktop price to compare buying)",
         )
+    if is_rental(out):  # "8x H100 for a week", "80 gpu-hours on a lambda a100"
+        return rental_answer(view, settings, out)
     if it.intent == "help":
         for example in EXAMPLES:
             out.fact("Try", example)
@@ -138,11 +148,23 @@ def _offers_answer(view: CatalogView, settings: Settings, out: Answer) -> QueryA
     count = mention.count if mention and mention.count > 1 else None
     # GPUs chosen by memory are not widened (a family holds smaller cards) and skip Colab
     by_memory = bool(ids and it.min_gpu_memory_gb and not mention)
-    found = matching_offers(view, out, ids, count, widen=not by_memory, exclude_colab=by_memory)
+    found = matching_offers(
+        view,
+        out,
+        ids,
+        count,
+        # on demand unless asked; a price ceiling ("under $30/h") takes any pricing under it
+        pricing=None if c.price_usd_per_hour is not None else "on_demand",
+        widen=not by_memory,
+        exclude_colab=by_memory,
+    )
     if c.price_usd_per_hour is not None:
         found = [o for o in found if float(o.price_usd_per_hour) <= c.price_usd_per_hour]
     if not found:
-        raise refuse(it, f"no cloud offer matches {cloud_words(it) or 'that'}")
+        where = f" at {c.provider} or any other provider" if c.provider else ""
+        asked = "/".join(ids) if ids and mention else cloud_text(it)
+        raise refuse(it, f"the catalog has no offer of {asked}{where} matching the question")
+    found = _one_per_instance(found)
     best = found[0]
     name = mention.text.upper() if mention else "GPU"
     if not mention and it.min_gpu_memory_gb:
@@ -158,6 +180,8 @@ def _offers_answer(view: CatalogView, settings: Settings, out: Answer) -> QueryA
             f"{o.gpu_count}x {o.gpu_id}), {o.pricing_model}, {o.region or 'any region'}, "
             f"as of {o.as_of}",
         )
+    if best.pricing_model in ("spot", "interruptible"):
+        out.fact("Interruptions", SPOT_NOTE)
     out.fact("Matching offers", str(len(found)))
     rows = [
         {
@@ -174,6 +198,19 @@ def _offers_answer(view: CatalogView, settings: Settings, out: Answer) -> QueryA
         for o in found[:MAX_OPTIONS]
     ]
     return out.done(headline, result=rows)
+
+
+def _one_per_instance(found: list[CloudOffer]) -> list[CloudOffer]:
+    """The cheapest region of each (provider, instance, pricing model), cheapest first: five
+    rows of one instance in five regions say less than five instances."""
+    seen: set[tuple[str, str, str]] = set()
+    out = []
+    for o in found:
+        key = (o.provider, o.instance_type, o.pricing_model)
+        if key not in seen:
+            seen.add(key)
+            out.append(o)
+    return out
 
 
 def _gpu_info(view: CatalogView, settings: Settings, out: Answer) -> QueryAnswer:

@@ -57,6 +57,13 @@ class Answer:
         self.it = it
         self.defaults: list[Assumption] = []
         self.facts: list[Fact] = []
+        self.caveats: list[str] = []
+
+    def caveat(self, text: str) -> None:
+        """Something the answer did differently from what was asked (a GPU the provider
+        does not offer, a pricing model dropped): said in the headline."""
+        if text not in self.caveats:
+            self.caveats.append(text)
 
     def default(self, name: str, value: Any, source: str) -> None:
         self.defaults.append(Assumption(name=name, value=value, source=source))
@@ -77,6 +84,9 @@ class Answer:
     ) -> QueryAnswer:
         if answered:
             headline += dated_note(result)
+        notes = [*self.it.corrected, *self.it.declined, *self.caveats]
+        if notes:
+            headline = f"{headline} ({'; '.join(notes)})"
         return QueryAnswer(
             query=self.it.text,
             answered=answered,
@@ -291,6 +301,8 @@ def _first_tier(
                 exclude_provider=None if typed else "colab",
                 **filters,
             )
+            if instance := out.it.cloud.instance_type:
+                found = [o for o in found if o.instance_type.lower() == instance.lower()]
             if found:
                 today = dt.datetime.now(dt.UTC).date()
                 fresh = [o for o in found if (today - o.as_of).days <= defaults.PRICE_FRESH_DAYS]
@@ -302,6 +314,9 @@ def _first_tier(
                     if not fresh
                     else "priced within the last year"
                 )
+                named = out.it.cloud.instance_type is not None  # the instance asked for
+                if (why, count_rule) != (tiers[0][0], "same GPU count") and not named:
+                    out.caveat(_substituted(out.it, tiers[0][1], count, offer))
                 out.default(
                     "cloud.offer_id",
                     offer.id,
@@ -310,6 +325,23 @@ def _first_tier(
                 )
                 return offer
     return None
+
+
+def _substituted(
+    it: Interpretation, asked: tuple[str, ...] | None, count: int, offer: CloudOffer
+) -> str:
+    """The headline's words for an offer that is not the GPU (or GPU count) asked for."""
+    c = it.cloud
+    where = " ".join(w for w in (c.provider, c.colab_plan) if w) or "the catalog"
+    gpu = "/".join(asked or ()) or "that GPU"
+    if offer.gpu_id in (asked or ()):
+        what = f"no {count}-GPU offer of {gpu} at {where}"
+    else:
+        what = f"{where} has no offer of {gpu}"
+    return (
+        f"{what}: compared with {offer.provider} {offer.instance_type} "
+        f"({offer.gpu_count}x {offer.gpu_id}), scaled by the speed model"
+    )
 
 
 def money(x: float | None) -> str:
@@ -327,6 +359,11 @@ def desktop_spec(view: CatalogView, out: Answer, gpu: Gpu, count: int) -> dict[s
         desktop["barebone"] = seed.id
         out.default("desktop.barebone", seed.id, f"{seed.source}")
     return desktop
+
+
+def cloud_text(it: Interpretation) -> str:
+    """The cloud side as words (``colab colab-pro-plus rtx-5090``), never a Python repr."""
+    return " ".join(cloud_words(it).values()) or "that"
 
 
 def cloud_words(it: Interpretation) -> dict[str, str]:
@@ -399,8 +436,12 @@ def matching_offers(
             steps.append((family, anywhere, ("provider", None, why)))
     for gpu_ids, filters, said in steps:
         found = catalog.find_offers(view, gpu_ids=gpu_ids, gpu_count=count, **filters)
+        if c.instance_type is not None:
+            found = [o for o in found if o.instance_type.lower() == c.instance_type.lower()]
         if found:
             if said is not None:
                 out.default(*said)
+                if said[0] == "provider" or said[0] == "pricing_model" and c.pricing_model:
+                    out.caveat(said[2])
             return found
     return []

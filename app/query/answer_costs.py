@@ -20,6 +20,7 @@ from app.query.answer_common import (
     CARBON_DEFAULT_DAYS,
     MAX_OPTIONS,
     Answer,
+    cloud_text,
     cloud_words,
     desktop_spec,
     dump,
@@ -33,7 +34,16 @@ from app.query.answer_common import (
     validated,
     where_fields,
 )
+from app.query.names import UNLISTED
 from app.settings import Settings
+
+# Seed 004's metric in words a budget officer does not misread.
+PER_ITEM_MEANING = (
+    "USD per batch item per hour: the hour's price / the largest batch that fits in memory "
+    "(seed 004's metric); not the cost of processing one item"
+)
+# Words that ask for a per-item cost the metric is not ("cost per image").
+PER_THING = re.compile(r"per\s+(?:image|img|sample|example|picture|photo|item)s?\b")
 
 # A carbon question about training for a period ("training on 8 A100s for 3 days").
 TRAINING = re.compile(r"\btrain(?:ing|s|ed)?\b")
@@ -59,10 +69,17 @@ def break_even_answer(view: CatalogView, settings: Settings, out: Answer) -> Que
             raise refuse(
                 it,
                 "no cloud offer in the catalog matches "
-                + (", ".join(f"{k}={v}" for k, v in cloud_words(it).items()) or gpu.id)
+                + (cloud_text(it) if cloud_words(it) else gpu.id)
                 + "; name one (`vs lambda h100`) or a price (`vs $2.14/h`)",
             )
         cloud = {"offer_id": offer.id}
+        if it.cloud.instance_type is not None:  # "4x 4090 vs aws p4d.24xlarge"
+            out.caveat(
+                f"vs {offer.provider} {offer.instance_type}: {offer.gpu_count}x {offer.gpu_id} "
+                f"against {count}x {gpu.id}, hours scaled by the speed model"
+            )
+        if it.cloud.provider is None and any(UNLISTED in d for d in it.declined):
+            out.caveat(f"compared with {offer.provider} {offer.instance_type} instead")
     body = {"desktop": desktop, "cloud": cloud, **where_fields(it)}
     req = validated(BreakEvenRequest, body, it)
     res = usecases.compute_break_even(view, req, settings)
@@ -82,6 +99,14 @@ def break_even_answer(view: CatalogView, settings: Settings, out: Answer) -> Que
         f"{in_currency_text(c.price_usd_per_hour, r)}/h",
     )
     out.fact("Utilization", f"{res.utilization:.0%}")
+    if res.performance is not None and res.performance.time_factor != 1:
+        p = res.performance
+        what = p.detail.removeprefix(p.basis + ": ").split(" from ")[0].split(" (")[0]
+        out.fact(
+            "Speed",
+            f"{p.time_factor:.2f} cloud hours per desktop hour ({p.basis}: {what}; "
+            "the basis in full: result.performance)",
+        )
     out.fact("Electricity", f"{in_currency_text(d.electricity_price_usd_per_kwh, r)}/kWh")
     out.fact(
         "Running cost",
@@ -122,8 +147,9 @@ def run_cost_answer(view: CatalogView, settings: Settings, out: Answer) -> Query
     """A run-cost (or cost-per-batch-item) question: the workload, the options (defaults
     stated), then the engine's cheapest options."""
     it = out.it
-    gpu = one_gpu(view, out, it.gpu) if it.gpu else None
-    count = it.gpu.count if it.gpu else 1
+    mention = it.gpu or (it.cloud.gpu if it.runtime_s or it.gpu_hours else None)
+    gpu = one_gpu(view, out, mention) if mention else None  # "NC24ads_A100_v4 for 100 hours"
+    count = mention.count if mention else 1
     workload, what = _workload(out, gpu, count)
     body = {"workload": workload, "options": _options(view, out, gpu, count), **where_fields(it)}
     req = validated(RunCostRequest, body, it)
@@ -140,8 +166,15 @@ def run_cost_answer(view: CatalogView, settings: Settings, out: Answer) -> Query
         )
     else:
         best, rate = ranked[0], res.currency_rate
-        label = "Cost per batch item" if per_item else "Run cost"
+        label = "Cost per batch item per hour" if per_item else "Run cost"
         headline = f"{label}: {in_currency_text(getattr(best, metric), rate)} on {best.label}"
+    if per_item:
+        out.fact("Metric", PER_ITEM_MEANING)
+        if said := PER_THING.search(it.text.lower()):
+            out.caveat(
+                f"'{said.group(0)}' read as cost per batch item per hour: the hourly price "
+                "over the largest batch that fits, not the cost of one item"
+            )
     out.fact("Workload", what)
     for o in ranked[:MAX_OPTIONS]:
         extra = f", {o.runtime_s / 3600:.2f} h" if o.runtime_s else ""
@@ -197,7 +230,7 @@ def _options(view: CatalogView, out: Answer, gpu: Gpu | None, count: int) -> lis
         ids = c.gpu.ids if c.gpu else ((gpu.id,) if gpu else None)
         found = matching_offers(view, out, ids, pricing="on_demand")
         if not found:
-            raise refuse(it, f"no cloud offer matches {cloud_words(it)}")
+            raise refuse(it, f"no cloud offer matches {cloud_text(it)}")
         distinct: dict[tuple[str, str], CloudOffer] = {}  # one region per instance type
         for o in found:
             distinct.setdefault((o.provider, o.instance_type), o)

@@ -8,7 +8,8 @@ from typing import Any
 
 from app.catalog.view import CatalogView
 from app.costing import offers
-from app.models.plan import MAX_PLAN_MONTHS, MIN_PLAN_MONTHS, PlanRequest
+from app.models.interpretation import Interpretation
+from app.models.plan import MAX_PLAN_MONTHS, MIN_PLAN_MONTHS, PlanRequest, PlanResult
 from app.models.query import QueryAnswer
 from app.query.answer_common import (
     Answer,
@@ -19,7 +20,7 @@ from app.query.answer_common import (
     refuse,
     validated,
 )
-from app.query.vocabulary import DAYS_PER_UNIT
+from app.query.vocabulary import DAYS_PER_UNIT, HOURS_PER_MONTH
 from app.settings import Settings
 from app.usecases.plan_answer import compute_plan
 
@@ -74,9 +75,14 @@ def plan_request(view: CatalogView, out: Answer) -> dict[str, Any]:
             f"demand ({offers} offers); name a GPU to plan on another",
         )
     base = it.gpu_hours_per_month
+    if base is None and it.people:
+        base = _people_demand(view, out, it.people)
     if base is None:
         base = 0.0
-        out.default("baseline_gpu_hours_per_month", 0, "no monthly demand given: only the peaks")
+        why = "no monthly demand given: only the peaks"
+        if budget_usd(view, it) is not None and not it.peaks:
+            why = "no demand given (say `for 8 students` or `300 gpu-hours a month`): what the budget buys"
+        out.default("baseline_gpu_hours_per_month", 0, why)
     body: dict[str, Any] = {"gpu": gpu, "baseline_gpu_hours_per_month": base}
     if it.peaks:
         body["peaks"] = [{"month": p.month, "gpu_hours": p.gpu_hours} for p in it.peaks]
@@ -85,10 +91,44 @@ def plan_request(view: CatalogView, out: Answer) -> dict[str, Any]:
         body["months"] = months
     if it.tax_exempt is not None:
         body["tax_exempt"] = it.tax_exempt
+    budget = budget_usd(view, it)
+    if budget is not None:
+        body["constraints"] = {"budget_usd": budget}
     fields = place_fields(it)
     for key in ("utilization", "utilization_profile"):  # a monthly rate, not a ceiling
         fields.pop(key, None)
     return {**body, **fields}
+
+
+# A person's demand when the question counts people: seed 001's PhD-student desktop profile.
+PERSON_PROFILE = "phd-desktop"
+
+
+def _people_demand(view: CatalogView, out: Answer, people: int) -> float:
+    """GPU-hours a month for ``people``: each keeps one GPU busy as the catalog's PhD-student
+    desktop profile says (stated with its source)."""
+    profile = view.profiles.get(PERSON_PROFILE)
+    if profile is None:
+        raise refuse(
+            out.it, f"no '{PERSON_PROFILE}' profile in the catalog to size {people} people"
+        )
+    per_person = profile.utilization * HOURS_PER_MONTH
+    out.default(
+        "baseline_gpu_hours_per_month",
+        people * per_person,
+        f"{people} people x one GPU each at '{profile.name}' {profile.utilization:.0%} "
+        f"({profile.description}; {profile.source}) x {HOURS_PER_MONTH:g} h a month",
+    )
+    return people * per_person
+
+
+def budget_usd(view: CatalogView, it: Interpretation) -> float | None:
+    """The budget typed, in USD (a budget in another currency at the catalog's rate)."""
+    if it.budget_usd is not None:
+        return it.budget_usd
+    if it.budget_in_currency is not None and it.currency:
+        return it.budget_in_currency * view.fx_rate(it.currency).usd_per_unit
+    return None
 
 
 def _peaks_text(req: PlanRequest) -> str:
@@ -104,6 +144,9 @@ def plan_answer(view: CatalogView, settings: Settings, out: Answer) -> QueryAnsw
     if not res.feasible:
         raise refuse(out.it, res.note or "no plan meets the demand")
     rate = res.currency_rate
+    budget = budget_usd(view, out.it)
+    if budget is not None and not req.peaks and not req.baseline_gpu_hours_per_month:
+        return _budget_buys(out, req, res, budget)
     plan, cloud, desk = res.strategies
     labels = {d.id: d.label for d in res.desktops}
     bought = [
@@ -123,6 +166,17 @@ def plan_answer(view: CatalogView, settings: Settings, out: Answer) -> QueryAnsw
     for s, name in ((cloud, "All cloud"), (desk, "All desktop")):
         out.fact(name, in_currency_text(s.total_usd, rate) if s.feasible else (s.note or "n/a"))
     out.fact("Electricity", f"{in_currency_text(res.electricity_price_usd_per_kwh, rate)}/kWh")
+    budget = budget_usd(view, out.it)
+    if budget is not None and plan.total_usd is not None:
+        left = budget - plan.total_usd
+        verdict = (
+            f"the plan's {in_currency_text(plan.total_usd, rate)} leaves "
+            f"{in_currency_text(left, rate)}"
+            if left >= 0
+            else f"the plan costs {in_currency_text(-left, rate)} more"
+        )
+        out.caveat(f"budget {in_currency_text(budget, rate)}: {verdict}")
+        out.fact("Budget", f"{in_currency_text(budget, rate)} caps desktop purchases; {verdict}")
     headline = (
         f"Plan: {'buy ' + '; '.join(bought) if bought else 'buy nothing'}, rent "
         f"{plan.rented_gpu_hours:,.0f} GPU-hours: {in_currency_text(plan.total_usd, rate)} over "
@@ -133,4 +187,35 @@ def plan_answer(view: CatalogView, settings: Settings, out: Answer) -> QueryAnsw
             if s.feasible
         )
     )
+    return out.done(headline, "/v1/plan", req.model_dump(exclude_none=True), dump(res))
+
+
+def _budget_buys(out: Answer, req: PlanRequest, res: PlanResult, budget: float) -> QueryAnswer:
+    """A budget without a demand: how many of each candidate desktop it buys, and how many
+    GPU-hours of the plan's cloud (the plan's own prices; no demand, so no plan)."""
+    rate = res.currency_rate
+    money = in_currency_text(budget, rate)
+    for d in res.desktops:
+        units = int(budget // d.upfront_usd) if d.upfront_usd > 0 else 0
+        out.fact(
+            d.label,
+            f"{units} at {in_currency_text(d.upfront_usd, rate)} each "
+            f"({units * d.capacity_gpu_hours_per_month:,.0f} GPU-hours a month of capacity)",
+        )
+    parts = []
+    if res.desktops:
+        d = max(res.desktops, key=lambda d: d.capacity_gpu_hours_per_month / d.upfront_usd)
+        parts.append(f"{int(budget // d.upfront_usd)} desktops of {d.label}")
+    if res.cloud is not None:
+        hours = budget / res.cloud.cost_usd_per_gpu_hour
+        parts.append(
+            f"{hours:,.0f} GPU-hours on {res.cloud.label} "
+            f"({hours / res.horizon_months:,.0f} a month over {res.horizon_months} months)"
+        )
+        out.fact(
+            "Cloud",
+            f"{res.cloud.label} at {in_currency_text(res.cloud.cost_usd_per_gpu_hour, rate)}"
+            f"/GPU-hour (as of {res.cloud.as_of})",
+        )
+    headline = f"{money} buys " + " or ".join(parts) + " (electricity of the desktops not included)"
     return out.done(headline, "/v1/plan", req.model_dump(exclude_none=True), dump(res))

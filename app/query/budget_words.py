@@ -5,8 +5,18 @@ understood."""
 
 from __future__ import annotations
 
+import re
+
 from app.models.interpretation import Interpretation, PeakMention
-from app.query.vocabulary import MONTH_NAMES, MONTHS, NUM, PEAK_WORDS, to_number
+from app.query.vocabulary import (
+    AMOUNT,
+    MONTH_NAMES,
+    MONTHS,
+    NUM,
+    PEAK_WORDS,
+    amount_of,
+    to_number,
+)
 from app.query.work import Work
 
 
@@ -59,3 +69,74 @@ def peaks(w: Work, it: Interpretation) -> None:
         it.peaks.append(PeakMention(MONTHS[month], value))
     if it.peaks:
         w.take(r"\b(?:with\s+)?(?:an?\s+|the\s+)?(?:peaks?|deadlines?|spikes?|bursts?)(?:\s+of)?\b")
+
+
+# Money as typed: "$60k", "60k usd", "40,000 euros", "€50k", "1.2 million dollars".
+_SIGN = r"(\$|usd|€|eur|£|gbp)"
+_SCALE = r"(k|m|mn|million|thousand|grand)?"
+_NAMED = r"(usd|dollars?|bucks|€|eur|euros?|£|gbp|pounds?)"
+MONEY = rf"(?:{_SIGN}\s*{NUM}\s*{_SCALE}\b|{NUM}\s*{_SCALE}\s*{_NAMED}(?![a-z]))"
+_SCALES = {"k": 1e3, "thousand": 1e3, "grand": 1e3, "m": 1e6, "mn": 1e6, "million": 1e6}
+_CODES = {"$": "USD", "usd": "USD", "dollar": "USD", "dollars": "USD", "bucks": "USD",
+          "€": "EUR", "eur": "EUR", "euro": "EUR", "euros": "EUR",
+          "£": "GBP", "gbp": "GBP", "pound": "GBP", "pounds": "GBP"}  # fmt: skip
+_BUDGET_WORDS = r"(?:budget|grant|funding|funds|money|capex|allocation)"
+# A budget: "budget of 40k EUR", "$60k budget", "we have $60k", "can spend 20k", "a 50k grant".
+BUDGET = re.compile(
+    rf"(?:\b(?:an?\s+|our\s+|the\s+|my\s+|total\s+)?{_BUDGET_WORDS}\s*(?:of|is|:|=|around|about|"
+    rf"~|up\s+to)?\s*(?:about|around|~|roughly)?\s*(?:{MONEY}|{NUM}\s*{_SCALE}\b)"
+    rf"|(?:\b(?:have|got|spend|afford|with|allocated|approved)\s+(?:about|around|~|up\s+to\s+)?)?"
+    rf"{MONEY}(?:\s+(?:of\s+)?{_BUDGET_WORDS})?"
+    rf"|\b(?:spend|afford|have|got)\s+(?:about\s+|around\s+|up\s+to\s+)?{NUM}\s*"
+    r"(?:k|m|million|thousand|grand)\b)"
+)
+PEOPLE = re.compile(
+    rf"\b{AMOUNT}\s*(?:phd\s+|grad(?:uate)?\s+|ms\s+|master'?s?\s+)?"
+    r"(students|researchers|people|users|members|engineers|scientists|postdocs|phds|"
+    r"interns|developers|devs|persons|team\s+members|lab\s+members)\b"
+)
+
+
+_MONEY = re.compile(MONEY)
+_BARE = re.compile(rf"{NUM}\s*{_SCALE}\b")
+
+
+def _money(said: str) -> tuple[float, str]:
+    """Value and ISO code of the amount in a :data:`BUDGET` match (a bare number is USD)."""
+    if m := _MONEY.search(said):
+        sign, n1, s1, n2, s2, named = m.groups()
+        if n1 is not None:
+            return to_number(n1) * _SCALES.get(s1 or "", 1), _CODES[sign]
+        return to_number(n2) * _SCALES.get(s2 or "", 1), _CODES[named]
+    m = _BARE.search(said)
+    return (to_number(m.group(1)) * _SCALES.get(m.group(2) or "", 1), "USD") if m else (0, "USD")
+
+
+def budget(w: Work, it: Interpretation, currencies: frozenset[str]) -> None:
+    """A budget in money ("$60k for 3 years", "budget of 40k EUR"): USD, or the currency it
+    is typed in (which becomes the answer's). A small amount with no budget word ("$500")
+    is declined, never dropped."""
+    for m in w.take(BUDGET):
+        said = m.group(0).strip()
+        value, code = _money(said)
+        worded = re.search(_BUDGET_WORDS, said) or re.match(r"(?:have|got|spend|afford)", said)
+        if value <= 0:
+            it.problems.append(f"'{said}': a budget must be positive")
+        elif not worded and value < 5000:
+            it.declined.append(f"'{said}' is not read as a budget or a price (say `budget of ...`)")
+        elif code == "USD":
+            it.budget_usd = value
+        elif code in currencies and it.currency in (None, code):
+            it.budget_in_currency, it.currency = value, code
+        else:
+            it.declined.append(f"'{said}': no exchange rate for {code}, or another currency asked")
+
+
+def people(w: Work, it: Interpretation) -> None:
+    """How many people share the GPUs ("8 students", "five researchers"): a plan's demand."""
+    for m in w.take(PEOPLE):
+        n = amount_of(m, 1)
+        if n < 1 or n != int(n):
+            it.problems.append(f"'{m.group(0).strip()}': a number of people must be whole")
+        else:
+            it.people = int(n)

@@ -5,6 +5,8 @@ rental, ...). A step of :func:`app.query.parser.parse`."""
 
 from __future__ import annotations
 
+import re
+
 from rapidfuzz import fuzz, process
 
 from app.models.interpretation import Intent, Interpretation
@@ -24,12 +26,21 @@ from app.query.vocabulary import (
 )
 from app.query.work import Work
 
+# A price per hour asked for ("what does it cost per hour", "hourly").
+PER_HOUR = re.compile(r"per\s+hour|/\s*h(?:r|our)?\b|\bhourly\b|an\s+hour\b|by\s+the\s+hour")
+
+# A break-even asked for in so many words keeps its intent even with a budget.
+BREAK_EVEN = re.compile(r"break[\s-]*even|breakeven|pay\s*back|payback")
+
 
 def plan_question(it: Interpretation) -> bool:
-    """Whether the question asks for a fleet plan: plan words ("plan", "fleet", "peak",
+    """Whether the question asks for a fleet plan: a budget or a number of people (unless
+    a break-even is asked for by name), or plan words ("plan", "fleet", "peak",
     "deadline", "own the base") with a monthly demand or a peak, and no buy-or-rent phrasing
     or Colab plan ("we plan to use 300 GPU-hours a month: buy a 4090?" is a break-even)."""
     low = it.text.lower()
+    if (it.budget_usd or it.budget_in_currency or it.people) and not BREAK_EVEN.search(low):
+        return True  # "$60k for 3 years and 8 students, how many 4090s?": a fleet plan
     return bool(
         (it.peaks or it.gpu_hours_per_month)
         and PLAN.search(low)
@@ -90,6 +101,11 @@ def read_intent(w: Work, it: Interpretation) -> None:
     work = it.runtime_s or it.gpu_hours
     if it.intent in ("offers", "gpu_info") and mention and work and not it.min_gpu_memory_gb:
         it.intent = "run_cost"  # "price for a 36h fine-tune on 2x a100": one run's cost
+    nothing_to_run = not (work or it.horizon_days or it.benchmark)
+    if it.intent == "run_cost" and mention and nothing_to_run and PER_HOUR.search(it.text.lower()):
+        it.intent = "offers"  # "what does 8x_H100-SXM_SECURE cost per hour": its price
+    if it.intent == "offers" and mention and it.horizon_days and not it.min_gpu_memory_gb:
+        it.intent = "run_cost"  # "cheapest way to rent 8 h100s for a week": the rental's cost
     if it.intent != "unknown":
         return
     _infer_intent(it)
@@ -104,12 +120,14 @@ def _infer_intent(it: Interpretation) -> None:
         it.intent = "run_cost"
     elif it.gpu and it.horizon_days and (RENTAL_SPAN.search(low) or not (has_usage or rented)):
         it.intent = "run_cost"  # "8 H100s for a week", "a year of A10G on aws at 25%"
+    elif (it.gpu or it.cloud.gpu) and it.gpu_hours:
+        it.intent = "run_cost"  # "80 gpu-hours on a lambda a100": their total
+    elif it.cloud.gpu and not it.gpu and (it.horizon_days or it.gpu_hours):
+        it.intent = "run_cost"  # "p4d.24xlarge for 3 days", "rent an a100 for a month"
     elif it.gpu and rented and not has_usage:
-        it.intent = "offers"
+        it.intent = "run_cost" if it.horizon_days else "offers"  # "8 h100 on aws for a week"
     elif it.gpu and (has_usage or not it.cloud.is_empty() or it.horizon_days):
         it.intent = "break_even"
-    elif it.gpu and it.gpu_hours:
-        it.intent = "carbon"
     elif it.gpu:
         it.intent = "gpu_info"
     elif not it.cloud.is_empty() or it.min_gpu_memory_gb:

@@ -4,7 +4,7 @@ currencies, built once per catalog view."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from app.catalog.resolve import NameIndex
 from app.query.vocabulary import PROFILE_SYNONYMS, REGION_SYNONYMS, longest_first
@@ -23,6 +23,10 @@ class Lexicon:
         state_codes: upper-case two-letter US state code -> region id (``CA`` -> ``us-ca``).
         benchmarks: phrase (lower case) -> benchmark id.
         currencies: ISO 4217 codes with a rate in the catalog (and USD).
+        instances: instance name as typed (lower case; Azure's also without `standard_`) ->
+            the catalog's instance (provider, name, GPU id, GPU count); Colab plans and
+            instances named like a GPU (Paperspace's `A4000`) are left out.
+        providers: the catalog's provider ids.
     """
 
     gpus: NameIndex
@@ -31,6 +35,8 @@ class Lexicon:
     state_codes: Mapping[str, str]
     benchmarks: Mapping[str, str]
     currencies: frozenset[str] = frozenset({"USD"})
+    instances: Mapping[str, Instance] = field(default_factory=dict)
+    providers: frozenset[str] = frozenset()
 
     @classmethod
     def build(
@@ -40,9 +46,11 @@ class Lexicon:
         regions: Iterable[tuple[str, str, str]],
         benchmarks: Iterable[tuple[str, str]],
         currencies: Iterable[str] = (),
+        instances: Iterable[tuple[str, str, str, int]] = (),
     ) -> Lexicon:
         """Build from catalog rows: GPUs ``(id, name, aliases)``, profiles ``(id, name)``,
-        regions ``(id, name, kind)`` and benchmarks ``(id, name)``."""
+        regions ``(id, name, kind)``, benchmarks ``(id, name)`` and cloud instances
+        ``(provider, instance type, GPU id, GPU count)``."""
         prof: dict[str, str] = {}
         for pid, name in profiles:
             prof[name.lower()] = pid
@@ -65,11 +73,46 @@ class Lexicon:
             for phrase in {bid, bid.replace("_", " "), bid.replace("_", "-"), base,
                            name.lower().split(" ")[0]}:  # fmt: skip
                 bench[phrase] = bid
+        index = NameIndex(gpus)
+        rows = list(instances)
+        named = instance_names(rows, index)
         return cls(
-            NameIndex(gpus),
+            index,
             longest_first(prof),
             longest_first(reg),
             codes,
             longest_first(bench),
             frozenset({"USD", *currencies}),
+            named,
+            frozenset(row[0] for row in rows),
         )
+
+
+@dataclass(frozen=True)
+class Instance:
+    """A cloud instance the catalog prices: its provider, name as the catalog spells it, GPU
+    and GPU count."""
+
+    provider: str
+    name: str
+    gpu_id: str
+    gpu_count: int
+
+
+def instance_names(
+    rows: Iterable[tuple[str, str, str, int]], gpus: NameIndex
+) -> dict[str, Instance]:
+    """Instance names people type -> the instance; a name with no ``_``, ``.`` or ``-`` (or
+    one that names a GPU: Paperspace's ``A100-80G``) is left to the GPU names."""
+    out: dict[str, Instance] = {}
+    for provider, name, gpu_id, count in rows:
+        key = name.lower()
+        if provider == "colab" or " " in key or gpus.exact(key):
+            continue
+        if not any(c in key for c in "_.") and not key.count("-") >= 2:
+            continue
+        inst = Instance(provider, name, gpu_id, count)
+        out.setdefault(key, inst)
+        if key.startswith("standard_"):
+            out.setdefault(key.removeprefix("standard_"), inst)
+    return out

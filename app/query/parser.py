@@ -8,9 +8,11 @@ against the real catalog or a tiny one.
 How it reads a query, in order (each piece it understands is blanked out of the working text,
 so what is left over is reported as ``ignored``):
 
-1. ``share`` words (``share``, ``in channel``, ``post it``) -> reply in the channel.
-2. A cloud price per hour (``vs $2.14/h``, ``2.14 usd per hour``).
+1. ``share`` words (``share``, ``in channel``, ``post it``) -> reply in the channel; then
+   instance names (:mod:`app.query.names`: ``p4d.24xlarge``, ``a3-highgpu-8g``).
+2. Prices (:mod:`app.query.price_words`): a cloud price per hour (``vs $2.14/h``, ``2.14 usd per hour``).
 3. An electricity price (``at $0.30/kWh``, ``30 cents/kwh``, ``electricity $0.3``).
+3b. A budget (``$60k``, ``budget of 40k EUR``) and people (``8 students``): a fleet plan.
 4. Utilization: ``15% util``, ``15 percent``, ``util 0.15``, ``6 hours a day``, profile names
    (``phd desktop``, ``slurm cluster``), and last a bare ``0.15``.
 5a. Ownership (before durations): resale (``resell after 3 years``, ``sell it in 18
@@ -22,12 +24,18 @@ so what is left over is reported as ``ignored``):
 6. A region after ``in``: a country or US state name (``in germany``, ``in california``) or an
    upper-case US state code (``in CA``).
 7. Benchmarks (``stylegan``, ``yolor``, ``efficientnet``; typos are matched fuzzily).
-8. The cloud side: everything after ``vs``/``versus``/``against``/``compared to``, plus any
+8. Clouds the catalog lacks (``vast.ai``: declined) and provider typos (``runpd``). The
+   cloud side: everything after ``vs``/``versus``/``against``/``compared to``, plus any
    provider (``aws``, ``colab pro``, ``lambda``) or pricing word (``spot``, ``on-demand``).
 9. GPUs with counts (``4x 3090``, ``two 4090s``, ``a100 80gb``, ``h100 sxm``, ``3090 x2``).
 10. The intent (:mod:`app.query.intents`): two GPUs side by side, the GPU list, a Colab plan,
     buy-or-rent and a power bill first, then keywords (typos tolerated), else inferred from
     what was given.
+
+GPU names typed with the letter o for zero (``3o90``) are read and said. What no step read:
+a number, a quantity word or a catalog name is declined with the reason (``declined``, said
+in the answer's headline; an unknown GPU is refused with the closest names); only words that
+name nothing are ``ignored``.
 
 Anything out of range (utilization over 100 %, a negative price, zero GPUs) is reported in
 ``problems``; a caller must refuse such a query rather than guess.
@@ -41,7 +49,7 @@ import unicodedata
 from rapidfuzz import fuzz, process
 
 from app.models.interpretation import GpuMention, Interpretation
-from app.query import budget_words
+from app.query import budget_words, names, price_words
 from app.query.intents import plan_question, read_intent
 from app.query.lexicon import Lexicon
 from app.query.vocabulary import (
@@ -64,6 +72,7 @@ from app.query.vocabulary import (
     PRICING_WORDS,
     PROVIDER_WORDS,
     PROVIDERS,
+    SPELLED_NUMBERS,
     STOPWORDS,
     UTILIZATION_WORDS,
     WORD,
@@ -102,9 +111,12 @@ def parse(text: str, lexicon: Lexicon) -> Interpretation:
     w = Work(low)
 
     _share(w, it)
-    _cloud_price(w, it)
-    _desktop_price(w, it)
-    _electricity(w, it)
+    names.instances(w, it, lexicon)
+    price_words.cloud_price(w, it)
+    price_words.desktop_price(w, it)
+    price_words.electricity(w, it)
+    budget_words.budget(w, it, lexicon.currencies)
+    budget_words.people(w, it)
     budget_words.tariff(w, it)
     budget_words.tax(w, it)
     _utilization(w, it, lexicon)
@@ -114,7 +126,10 @@ def parse(text: str, lexicon: Lexicon) -> Interpretation:
     _bare_utilization(w, it)
     _region(w, it, lexicon, original)
     _benchmark(w, it, lexicon)
+    names.unlisted_providers(w, it, lexicon)
+    names.provider_typos(w, it)
     _cloud_words(w, it)
+    names.gpu_typos(w, it, lexicon)
     _gpus(w, it, lexicon)
     _model_size(w, it)
     _memory_need(w, it)
@@ -133,88 +148,13 @@ def _share(w: Work, it: Interpretation) -> None:
         it.share = True
 
 
-def _cloud_price(w: Work, it: Interpretation) -> None:
-    hour = r"(?:/|per|an?|each)\s*(?:gpu[\s-]*)?(?:h|hr|hrs|hour)\b"
-    found = w.take(rf"(?:\$|usd\s*)\s*{NUM}\s*(?:usd\s*|dollars?\s*)?{hour}") or w.take(
-        rf"{NUM}\s*(?:\$|usd|dollars?)\s*{hour}"
-    )
-    if found:
-        price = to_number(found[0].group(1))
-        if price < 0:
-            it.problems.append("a cloud price cannot be negative")
-        else:
-            it.cloud.price_usd_per_hour = price
-
-
-def _desktop_price(w: Work, it: Interpretation) -> None:
-    """``$3000 build``, ``a $2,500 4090 desktop``, ``$3k rig``: the desktop's total price."""
-    machine = r"(?:build|desktop|machine|pc|rig|workstation|box|computer|tower)"
-    found = w.take(rf"(?:\$|usd\s*){NUM}\s*(k)?\b(?=(?:\s+[a-z0-9]+){{0,3}}\s+{machine}\b)")
-    if found:
-        m = found[0]
-        price = to_number(m.group(1)) * (1000 if m.group(2) else 1)
-        if price <= 0:
-            it.problems.append("a desktop price must be positive")
-        else:
-            it.desktop_price_usd = price
-
-
-def _electricity(w: Work, it: Interpretation) -> None:
-    kwh = r"(?:/|per|a|an)\s*kwh\b"
-    if _local_electricity(w, it, kwh):
-        return
-    price: float | None = None
-    if m := w.take(rf"(?:\$|usd\s*)\s*{NUM}\s*(?:usd\s*)?{kwh}") or w.take(
-        rf"{NUM}\s*(?:\$|usd|dollars?)?\s*{kwh}"
-    ):
-        price = to_number(m[0].group(1))
-    elif m := w.take(rf"{NUM}\s*(?:cents?|ct|c|¢)\s*{kwh}"):
-        price = to_number(m[0].group(1)) / 100
-    elif m := w.take(
-        rf"(?:electricity|power\s+price|energy\s+price)\s*(?:at|is|=|of|costs?|:)?\s*"
-        rf"(?:\$|usd\s*)\s*{NUM}"
-    ):
-        price = to_number(m[0].group(1))
-    if price is None:
-        return
-    if price < 0:
-        it.problems.append("an electricity price cannot be negative")
-    elif price > 5:
-        it.problems.append(f"${price:g}/kWh is not a plausible electricity price (max $5/kWh)")
-    else:
-        it.electricity_price_usd_per_kwh = price
-    w.take(r"\b(?:electricity|power)\s+(?:price\s+)?(?:at|of|is)?\b")
-
-
-def _local_electricity(w: Work, it: Interpretation, kwh: str) -> bool:
-    """A price per kWh in euros or pounds ("€0.25/kWh", "0.30 eur per kwh"): kept in that
-    currency, which becomes the answer's (the API's ``electricity_price_per_kwh`` is in the
-    request's currency)."""
-    sign = r"(€|£|eur|gbp)"
-    found = w.take(rf"{sign}\s*{NUM}\s*{kwh}")
-    if found:
-        said, value = found[0].group(1), found[0].group(2)
-    elif found := w.take(rf"{NUM}\s*(€|£|euros?|eur|gbp)\s*{kwh}"):
-        value, said = found[0].group(1), found[0].group(2)
-    else:
-        return False
-    price, currency = to_number(value), CURRENCY_WORDS.get(said, said.upper())
-    if not 0 <= price <= 5:
-        it.problems.append(f"{price:g} {currency}/kWh is not a plausible electricity price")
-    elif it.currency not in (None, currency):
-        it.problems.append(
-            f"the electricity price is in {currency} but the answer in {it.currency}"
-        )
-    else:
-        it.electricity_price_per_kwh, it.currency = price, currency
-    return True
-
-
 def _set_utilization(it: Interpretation, u: float, said: str) -> None:
     if not 0 < u <= 1:
         it.problems.append(f"utilization '{said}' must be above 0 and at most 100 %")
     elif it.utilization is None and it.utilization_profile is None:
         it.utilization = u
+    elif it.utilization != u:
+        it.declined.append(f"'{said}': one utilization per question; used the first")
 
 
 def _utilization(w: Work, it: Interpretation, lex: Lexicon) -> None:
@@ -294,6 +234,8 @@ def _durations(w: Work, it: Interpretation) -> None:
         n = amount_of(m, 1)
         if n <= 0:
             it.problems.append(f"a duration of '{m.group(0).strip()}' must be positive")
+        elif it.horizon_days is not None:
+            it.declined.append(f"'{m.group(0).strip()}': one period per question; used the first")
         else:
             it.horizon_days = n * unit_days(m.group(3))
     for m in w.take(
@@ -373,6 +315,8 @@ def _cloud_words(w: Work, it: Interpretation) -> None:
     c = it.cloud
     for name in PROVIDER_WORDS:
         if w.take(rf"(?<![a-z0-9]){re.escape(name)}(?![a-z0-9])"):
+            if c.provider not in (None, PROVIDERS[name]):
+                it.declined.append(f"'{name}': one provider per question; used {c.provider}")
             c.provider = c.provider or PROVIDERS[name]
     for name in PRICING_WORDS:
         if w.take(rf"(?<![a-z0-9]){re.escape(name)}(?![a-z0-9])"):
@@ -432,7 +376,11 @@ def _gpus(w: Work, it: Interpretation, lex: Lexicon) -> None:
         if mention.count < 1:
             it.problems.append(f"'{mention.text}': the GPU count must be at least 1")
         elif cloud_side or it.gpu is not None:  # the first GPU before "vs" is the desktop's
-            it.cloud.gpu = it.cloud.gpu or mention
+            if it.cloud.gpu is None:
+                it.cloud.gpu = mention
+            elif it.cloud.gpu.ids != mention.ids:
+                used = f"{it.gpu.text} and {it.cloud.gpu.text}" if it.gpu else it.cloud.gpu.text
+                it.declined.append(f"'{mention.text}': two GPUs per question; used {used}")
         else:
             it.gpu = mention
     w.take(CLOUD_MARKER)
@@ -461,12 +409,62 @@ def _memory_need(w: Work, it: Interpretation) -> None:
         it.min_gpu_memory_gb = to_number(m.group(1))
 
 
+# Number words that name no quantity on their own ("a 4090", "one of").
+_ARTICLES = frozenset({"a", "an", "one", "single"})
+# A year typed as a date ("prices in 2024"): not read, said.
+_YEAR = re.compile(r"(?:19|20)\d\d")
+# A model number: letters around 2-5 digits ("9999", "rtx5095", "h300").
+_MODEL_NUMBER = re.compile(r"[a-z]{0,5}\d{2,5}[a-z]{0,5}")
+
+
 def _leftovers(w: Work, it: Interpretation, lex: Lexicon) -> None:
-    for m in WORD.finditer(w.text):
+    """What no step read: a number or a quantity word is declined (an unknown GPU refused,
+    with the closest names), a catalog name a step already had one of is declined, and only
+    other words land in ``ignored``."""
+    tokens = list(WORD.finditer(w.text))
+    for k, m in enumerate(tokens):
         word = m.group(0)
-        if word in STOPWORDS or word in BRANDS or word in NUMBER_WORDS:
+        if word in STOPWORDS or word in BRANDS or word in _ARTICLES:
             continue
-        it.ignored.append(word)
-        # A model-number-looking word that is not a GPU: suggest the closest ones.
-        if re.search(r"\d", word) and not it.suggestions:
-            it.suggestions.extend(lex.gpus.similar(word))
+        if (
+            any(ch.isdigit() for ch in word)
+            or word in NUMBER_WORDS
+            or SPELLED_NUMBERS.fullmatch(word)
+        ):
+            brand = tokens[k - 1].group(0) if k else ""
+            said = f"{brand} {word}" if brand in BRANDS else word
+            family = sorted(i.name for k, i in lex.instances.items() if k.startswith(word + "."))
+            if family:
+                it.declined.append(
+                    f"'{word}' is an instance family: name one ({', '.join(family)})"
+                )
+            elif _YEAR.fullmatch(word):
+                it.declined.append(
+                    f"'{word}': a year is not read (prices are the catalog's latest)"
+                )
+            elif brand in BRANDS or _MODEL_NUMBER.fullmatch(word) and len(word) >= 3:
+                similar = list(lex.gpus.similar(word))
+                it.suggestions.extend(g for g in similar if g not in it.suggestions)
+                hint = f"; did you mean {', '.join(similar)}?" if similar else ""
+                it.problems.append(f"unknown GPU '{said.upper()}'{hint}")
+            else:
+                it.declined.append(f"'{word}' was not understood as a count, price or duration")
+        elif kind := catalog_kind(word, lex):
+            it.declined.append(f"'{word}' ({kind}) was not used: one per question")
+        else:
+            it.ignored.append(word)
+
+
+def catalog_kind(word: str, lex: Lexicon) -> str | None:
+    """What catalog thing ``word`` names on its own (a GPU, provider, region, benchmark,
+    utilization profile, currency or instance), else None."""
+    checks = (
+        ("a GPU", bool(lex.gpus.exact(word))),
+        ("a provider", word in PROVIDERS or word in lex.providers),
+        ("a region", word in lex.regions),
+        ("a benchmark", word in lex.benchmarks),
+        ("a utilization profile", word in lex.profiles),
+        ("a currency", word.upper() in lex.currencies or word in CURRENCY_WORDS),
+        ("an instance", word in lex.instances),
+    )
+    return next((kind for kind, hit in checks if hit), None)

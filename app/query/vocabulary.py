@@ -85,7 +85,7 @@ COMPARE_WORDS = re.compile(
 # Words that put a desktop in the question: then two GPUs are a break-even's two sides.
 DESKTOP_WORDS = re.compile(
     r"break[\s-]*even|breakeven|pay(?:s)?[\s-]*(?:back|off)|payback|pay\s+for\s+itself|\bbuy\w*|"
-    r"\bown\b|\bdesktop|\brig\b|\bbuild\b|\bworkstation|\bpurchas\w*"
+    r"\bown\b|\bdesktop|\brig\b|\bbuild\b|\bworkstation|\bpurchas\w*|\bor\s+rent\w*"
 )
 # "a year of A10G", "3 weeks of 8 H100s": renting for that long.
 RENTAL_SPAN = re.compile(r"\b(?:years?|months?|weeks?|days?)\s+of\b")
@@ -104,6 +104,9 @@ BUY_OR_RENT = re.compile(
     r"rent\s+or\s+buy|worth\s+buying|should\s+(?:i|we)\s+buy|\broi\b|\btco\b|"
     r"pay\s+for\s+itself|worth\s+it|\bbuy\b.{0,40}\bor\s+(?:rent|the\s+cloud)|"
     r"\brent\b.{0,40}\bor\s+buy|cheaper\s+to\s+(?:buy|own)|\bbuy\s+vs\.?\s+rent|"
+    r"\b(?:vs\.?|versus|or)\s+(?:just\s+)?buy(?:ing)?\b|"
+    r"\b(?:box|rig|desktop|workstation|build|machine|server)\s+or\s+(?:rent\w*|(?:the\s+)?cloud|"
+    r"aws|gcp|azure|lambda|runpod|paperspace|colab)\b|"
     r"\brent\s+vs\.?\s+buy|\bor\s+rent\b|\bor\s+(?:the\s+)?cloud\b|"
     r"cheaper\s+than\s+(?:rent|buy)\w*|\bvs\.?\s+(?:the\s+)?cloud\b|"
     r"\bbuy\b.{0,40}\bor\s+(?:keep\s+(?:using|paying(?:\s+for)?)|stick\s+with|stay\s+on)\b"
@@ -271,6 +274,11 @@ PROVIDER_WORDS = tuple(longest_first(PROVIDERS))
 PRICING_WORDS = tuple(longest_first(PRICING))
 PLAN_WORDS = tuple(longest_first(COLAB_PLANS))
 
+# Spelled-out quantities beyond NUMBER_WORDS ("seventeen", "a dozen", "hundreds").
+SPELLED_NUMBERS = re.compile(
+    r"(?:zero|eleven|thirteen|fourteen|fifteen|seventeen|eighteen|nineteen|twenty|thirty|"
+    r"forty|fifty|sixty|seventy|eighty|ninety|hundred|thousand|million|billion|dozen)s?"
+)
 BRANDS = frozenset({"nvidia", "geforce", "tesla", "rtx", "gtx", "quadro"})
 WORD = re.compile(r"[a-z0-9]+")
 NUM = r"(-?\d+(?:,\d{3})*(?:\.\d+)?|-?\.\d+)"

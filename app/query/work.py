@@ -21,3 +21,7 @@ class Work:
 
     def blank(self, start: int, end: int) -> None:
         self.text = self.text[:start] + " " * (end - start) + self.text[end:]
+
+    def replace(self, start: int, text: str) -> None:
+        """Overwrite the text at ``start`` with ``text`` of the same length (a typo fixed)."""
+        self.text = self.text[:start] + text + self.text[start + len(text) :]

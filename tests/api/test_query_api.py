@@ -168,9 +168,9 @@ def test_a_family_name_takes_the_most_offered_variant_and_says_so(client):
 def test_renting_a_datacenter_gpu_reads_as_offers(client):
     body = ask(client, "A100 on aws")
     assert body["answered"] and body["intent"] == "offers"
-    rows = client.get(
-        "/v1/cloud-offers", params={"provider": "aws", "gpu": "a100-sxm4-40gb", "limit": 500}
-    ).json()["data"]
+    params = {"provider": "aws", "gpu": "a100-sxm4-40gb", "limit": 500}
+    params["pricing_model"] = "on_demand"  # issue 34: spot only when asked
+    rows = client.get("/v1/cloud-offers", params=params).json()["data"]
     best = min(o["price_usd_per_gpu_hour"] for o in rows)
     first = body["result"][0]
     assert first["provider"] == "aws" and first["gpu_id"].startswith("a100")

@@ -6,6 +6,7 @@ from the answers."""
 from __future__ import annotations
 
 import math
+import re
 
 import pytest
 
@@ -14,6 +15,7 @@ from tests import ecb
 from tests.electricity_sources import eurostat_eur_per_kwh
 from tests.published import published_time_factors
 from tests.query_corpus import CORPUS
+from tests.query_corpus_forums import FORUMS
 from tests.query_corpus_people import PEOPLE
 from tests.seed_values import SEED_001
 
@@ -36,13 +38,38 @@ def test_every_corpus_question_is_answered_or_refused_as_expected(client):
     """The corpus end to end: each question a person would expect answered is answered (no
     refusal, no 5xx), each that must be refused is refused."""
     wrong = []
-    for text, expected in CORPUS + PEOPLE:
+    for text, expected in CORPUS + PEOPLE + FORUMS:
         if not text or len(text) > 500:
             continue  # an empty or over-long q is the endpoint's own 422
         body = ask(client, text)
         if body["answered"] is bool(expected.get("refused")):
             wrong.append((text, body["headline"]))
+        shown = [body["headline"], *(f["value"] for f in body["facts"])]
+        if any(REPR.search(line) for line in shown):  # issue 34: no Python repr reaches anyone
+            wrong.append((text, "repr: " + body["headline"]))
     assert not wrong, wrong
+
+
+# A Python dict, list or tuple repr, or a None, as printed.
+REPR = re.compile(r"\{'|\['|', '|\bNone\b")
+
+
+def test_no_silent_substitution(client):
+    """Issue 34: a GPU the named provider does not offer is said in the headline, with what
+    was used instead."""
+    runpod_5090 = offers(client, gpu="rtx-5090", provider="runpod")
+    assert not runpod_5090  # the catalog has none: the answer must say so
+    body = ask(client, "Buy a 5090 box or rent on RunPod?")
+    assert body["answered"] and "runpod has no offer of rtx-5090" in body["headline"]
+    used = client.get(f"/v1/cloud-offers/{body['request']['cloud']['offer_id']}").json()
+    assert used["instance_type"] in body["headline"]
+    assert any(f["label"] == "Speed" for f in body["facts"])
+    body = ask(client, "break-even in euros for a 4090 vs vast.ai")
+    assert "Vast.ai is not in the catalog" in body["headline"]
+    assert "compared with runpod" in body["headline"] and body["ignored"] == []
+    body = ask(client, "colab pro+ vs buying a 5090")
+    assert body["intent"] == "break_even" and body["answered"]
+    assert "colab colab-pro-plus has no offer of rtx-5090" in body["headline"]
 
 
 # --- electricity ---------------------------------------------------------------------------
@@ -171,28 +198,64 @@ def test_gpu_list_counts_the_catalog(client):
 
 
 def test_gpus_for_a_week_cost_the_week(client):
+    """Issue 34: 8 GPUs for a week are 8 GPUs rented for 168 h (an 8-GPU instance, or 8
+    one-GPU instances), never one GPU for 8 weeks."""
     body = ask(client, "8 H100s for a week")
     assert body["intent"] == "run_cost" and body["answered"]
-    assert body["request"]["workload"]["runtime_s"] == 7 * 86_400
     defaults = {d["name"] for d in body["defaults"]}
-    assert "runtime_s" in defaults and any(d.startswith("gpu") for d in defaults)
-    for option in body["result"]["options"]:
-        offer = client.get(f"/v1/cloud-offers/{option['offer_id']}").json()
-        assert offer["pricing_model"] == "on_demand" and offer["gpu_count"] == 8
-        assert option["cost_usd"] == pytest.approx(offer["price_usd_per_hour"] * 168, rel=1e-6)
+    assert "hours" in defaults and any(d.startswith("gpu") for d in defaults)
+    rows = body["result"]["rentals"]
+    assert rows == sorted(rows, key=lambda r: r["cost_usd"])
+    for row in rows:
+        offer = client.get(f"/v1/cloud-offers/{row['offer_id']}").json()
+        assert offer["pricing_model"] == "on_demand" and offer["gpu_id"] == "h100-sxm"
+        assert row["instances"] * offer["gpu_count"] >= 8 and row["hours"] == 168
+        want = offer["price_usd_per_hour"] * row["instances"] * 168
+        assert row["cost_usd"] == pytest.approx(want, rel=1e-6)
+    lam = offers(client, gpu="h100-sxm", provider="lambda", pricing_model="on_demand")
+    eight = min(o["price_usd_per_hour"] for o in lam if o["gpu_count"] == 8)
+    one = ask(client, "how much does 8x H100 for a week cost on lambda")
+    assert one["result"]["rentals"][0]["cost_usd"] == pytest.approx(eight * 168, rel=1e-6)
 
 
 def test_a_year_at_a_utilization_is_its_busy_hours(client):
     body = ask(client, "a year of an a10g on aws at 25%")
     assert body["intent"] == "run_cost"
-    assert body["request"]["workload"]["runtime_s"] == pytest.approx(365 * 86_400 * 0.25)
     cheapest = min(
         o["price_usd_per_hour"]
         for o in offers(client, gpu="a10g", provider="aws", pricing_model="on_demand")
         if o["gpu_count"] == 1
     )
-    best = min(o["cost_usd"] for o in body["result"]["options"])
-    assert math.isclose(best, cheapest * 365 * 24 * 0.25, rel_tol=1e-6)
+    best = body["result"]["rentals"][0]
+    assert best["hours"] == pytest.approx(365 * 24 * 0.25)
+    assert math.isclose(best["cost_usd"], cheapest * 365 * 24 * 0.25, rel_tol=1e-6)
+
+
+def test_gpu_hours_are_a_total(client):
+    """Issue 34: "80 gpu-hours on a lambda a100" is 80 x the price per GPU-hour."""
+    body = ask(client, "80 gpu-hours on a lambda a100")
+    assert body["intent"] == "run_cost" and body["answered"]
+    lam = offers(client, gpu="a100-40gb", provider="lambda", pricing_model="on_demand")
+    per_gpu = min(o["price_usd_per_hour"] / o["gpu_count"] for o in lam)
+    assert body["result"]["rentals"][0]["cost_usd"] == pytest.approx(80 * per_gpu, rel=1e-6)
+
+
+def test_instances_by_name(client):
+    for name, provider in (
+        ("p4d.24xlarge", "aws"),
+        ("gpu_8x_h100_sxm5", "lambda"),
+        ("ND96isr_H100_v5", "azure"),
+    ):
+        body = ask(client, f"{name} for 3 days")
+        assert body["answered"], body["headline"]
+        row = body["result"]["rentals"][0]
+        assert row["provider"] == provider and row["instance_type"].lower().endswith(name.lower())
+        offer = client.get(f"/v1/cloud-offers/{row['offer_id']}").json()
+        assert row["cost_usd"] == pytest.approx(offer["price_usd_per_hour"] * 72, rel=1e-6)
+    # not in the catalog: 8 of its 1-GPU sibling, said in the headline
+    body = ask(client, "a3-highgpu-8g for a week")
+    assert "a3-highgpu-8g is not in the catalog" in body["headline"]
+    assert body["result"]["rentals"][0]["instances"] == 8
 
 
 def test_electricity_needs_no_desktop_price(client):
@@ -205,3 +268,52 @@ def test_electricity_needs_no_desktop_price(client):
     cheapest = min(rows, key=lambda row: float(row["price_usd"]))
     watts = gpu["tdp_w"] + float(cheapest["base_power_w"])  # no PSU figure: wall power
     assert r.json()["energy_kwh_per_day"] == pytest.approx(watts / 1000 * 24 * 0.5)
+
+
+def test_a_budget_and_students_are_a_fleet_plan(client):
+    """Issue 34: "$60k for 3 years and 8 students" is a plan: the budget caps purchases and
+    8 students are 8 GPUs busy at seed 001's PhD-desktop utilization (15 %) of 730 h."""
+    body = ask(client, "we have $60k for 3 years and 8 students, how many 4090s should we buy")
+    assert body["intent"] == "plan" and body["answered"], body["headline"]
+    req = body["request"]
+    assert req["gpu"] == "rtx-4090" and req["months"] == 36
+    assert req["constraints"]["budget_usd"] == 60_000
+    assert req["baseline_gpu_hours_per_month"] == pytest.approx(8 * 0.15 * 730)
+    assert "budget $60,000.00" in body["headline"]
+
+
+def test_a_budget_alone_says_what_it_buys(client):
+    body = ask(client, "budget of 40k EUR for 4090s over 2 years")
+    assert body["intent"] == "plan" and body["answered"]
+    assert body["interpretation"]["budget_in_currency"] == 40_000
+    assert body["interpretation"]["currency"] == "EUR"
+    eur, _ = ecb.latest_half_year("EUR")
+    assert body["request"]["constraints"]["budget_usd"] == pytest.approx(40_000 * eur, rel=1e-4)
+    assert body["headline"].startswith("40,000.00 EUR buys")
+
+
+@pytest.mark.parametrize(
+    ("text", "gpu", "said"),
+    [
+        ("break-even for a 3o90 at 20% util", "rtx-3090", "'3o90' read as 3090"),
+        ("4o9o vs runpd", "rtx-4090", "'runpd' read as runpod"),
+        ("a1oo on lamda for 10 hours", "a100-40gb", "'lamda' read as lambda"),
+    ],
+)
+def test_near_misses_are_read_and_said(client, text, gpu, said):
+    """Issue 34: a GPU typed with the letter o for zero, or a provider one letter off, is
+    read, and the headline says how."""
+    body = ask(client, text)
+    assert body["answered"], body["headline"]
+    it = body["interpretation"]
+    assert gpu in (it["gpu"] or it["cloud"]["gpu"])["ids"]
+    assert said in body["headline"] and said in it["corrected"]
+
+
+def test_an_unknown_gpu_is_named_with_the_closest(client):
+    body = ask(client, "break-even GTX 9999")
+    assert body["answered"] is False
+    assert body["headline"].startswith("unknown GPU 'GTX 9999'; did you mean ")
+    assert body["suggestions"] and all(
+        client.get(f"/v1/gpus/{g}").status_code == 200 for g in body["suggestions"]
+    )

@@ -8,12 +8,14 @@ import pytest
 from app.catalog.live import live_catalog
 from app.models.interpretation import Interpretation
 from app.query.answer import lexicon
-from app.query.parser import parse
+from app.query.parser import catalog_kind, parse
+from app.query.vocabulary import NUMBER_WORDS, SPELLED_NUMBERS
 from tests.query_corpus import CORPUS
+from tests.query_corpus_forums import FORUMS
 from tests.query_corpus_people import PEOPLE
 
-# Every question of both corpora; a ``gap`` entry is an expected failure (strict).
-ALL = CORPUS + PEOPLE
+# Every question of the corpora; a ``gap`` entry is an expected failure (strict).
+ALL = CORPUS + PEOPLE + FORUMS
 
 # Fields that must stay unset unless the corpus entry expects them: a parser that invents a
 # utilization or a region the user never typed is wrong.
@@ -31,6 +33,9 @@ OPTIONAL = {
     "currency": "currency",
     "kwh_local": "electricity_price_per_kwh",
     "tariff": "tariff",
+    "budget": "budget_usd",
+    "budget_local": "budget_in_currency",
+    "people": "people",
 }
 
 
@@ -48,8 +53,10 @@ def refused(it: Interpretation) -> bool:
 
 
 def test_corpus_is_big_enough():
-    assert len(ALL) >= 200
+    assert len(ALL) >= 300  # issue 34
     assert sum(1 for _, e in ALL if e.get("refused")) >= 15
+    kinds = {e["src"] for _, e in FORUMS}
+    assert kinds == {"forum", "issue", "slack", "issue-34"}, kinds
 
 
 def understood(it: Interpretation, expected: dict) -> str | None:
@@ -85,6 +92,11 @@ def understood(it: Interpretation, expected: dict) -> str | None:
         checks.append(("monthly", it.gpu_hours_per_month, pytest.approx(expected["monthly"])))
     checks.append(("peaks", [(p.month, p.gpu_hours) for p in it.peaks], expected.get("peaks", [])))
     checks.append(("share", it.share, expected.get("share", False)))
+    checks.append(("instance", it.cloud.instance_type, expected.get("instance")))
+    for key in ("declined", "corrected"):
+        got, want = getattr(it, key), expected.get(key, [])
+        if len(got) != len(want) or any(w not in g for g, w in zip(got, want, strict=False)):
+            checks.append((key, got, want))
     wrong = [f"{k}: {got!r} != {want!r}" for k, got, want in checks if got != want]
     return "; ".join(wrong) or None
 
@@ -114,3 +126,27 @@ def test_understood_rate(lex, record_property):
 
 # Read by conftest.pytest_terminal_summary: the rate printed at the end of every run.
 UNDERSTOOD: dict = {}
+
+
+def _named(word: str, lex) -> bool:
+    """Whether ``word`` carries a number or names a catalog thing (issue 34's rule)."""
+    quantity = word in NUMBER_WORDS or SPELLED_NUMBERS.fullmatch(word)
+    return any(ch.isdigit() for ch in word) or bool(quantity) or catalog_kind(word, lex) is not None
+
+
+def test_nothing_named_is_ignored(lex):
+    """Issue 34: every span with a quantity or a catalog name is used or declined with the
+    reason; ``ignored`` holds only words that name nothing, over the whole corpus."""
+    leaks = {
+        text: bad
+        for text, _ in ALL
+        if (bad := [w for w in parse(text, lex).ignored if _named(w, lex)])
+    }
+    assert not leaks, leaks
+
+
+def test_number_words_are_not_ignored_silently(lex):
+    it = parse("break-even for a 3090 at 15% util, seventeen", lex)
+    assert "seventeen" not in it.ignored
+    it = parse("break-even for a 3090 at 15% util with 17 widgets", lex)
+    assert it.ignored == ["widgets"] and any("'17'" in d for d in it.declined)

@@ -180,3 +180,42 @@ def test_slow_answer_is_acknowledged_then_posted(slack, monkeypatch):
             {"response_type": "ephemeral", "text": "answer to 3090 specs"},
         )
     ]
+
+
+def test_replies_people_read(engine):
+    """Issue 34: a headline, 3-6 facts, at most ~600 characters of context (old prices
+    named, assumptions by name), never the whole assumption list cut with an ellipsis."""
+    from app.catalog.live import live_catalog
+
+    view = live_catalog(engine).view
+    replies = {}
+    for q in (
+        "break-even for 3090 vs $2.14/h at 15% util",
+        "Buy a 5090 box or rent on RunPod?",
+        "8 H100s for a week",
+    ):
+        msg = replies[q] = slack_router.reply_for(view, Settings(), q)
+        fields = msg["blocks"][1]["fields"]
+        assert 3 <= len(fields) <= 6, q
+        context = [b["elements"][0]["text"] for b in msg["blocks"] if b["type"] == "context"]
+        assert sum(len(t) for t in context) <= 600, context
+        assert "Assumed" in " ".join(context)
+    # the normalized speed's basis is among the facts; the RunPod offer's price, over a year
+    # old, is named with its date (the catalog's)
+    msg = replies["Buy a 5090 box or rent on RunPod?"]
+    labels = [f["text"].split("\n")[0] for f in msg["blocks"][1]["fields"]]
+    assert "*Speed*" in labels
+    context = " ".join(b["elements"][0]["text"] for b in msg["blocks"] if b["type"] == "context")
+    offer = next(o for o in view.offers.offers if o.id in context and o.provider == "runpod")
+    assert "Prices over a year old" in context and f"{offer.id} ({offer.as_of})" in context
+
+
+def test_reply_links_the_full_answer(engine):
+    from app.catalog.live import live_catalog
+    from app.integrations.slack import answer_message
+    from app.query.answer import respond
+
+    ans = respond(live_catalog(engine).view, Settings(), "3090 specs")
+    msg = answer_message(ans, "https://gpucost.example.org/")
+    buttons = [e for b in msg["blocks"] if b["type"] == "actions" for e in b["elements"]]
+    assert buttons[0]["url"] == "https://gpucost.example.org/v1/query?q=3090+specs"

@@ -1,0 +1,209 @@
+"""Chat's rentals: "8x H100 for a week on lambda" prices 8 GPUs for that week, and "80
+gpu-hours on a lambda a100" gives the total for those GPU-hours. Priced from the catalog's
+offers by plain arithmetic (no speed model: the GPUs asked for are the GPUs rented):
+
+* **N GPUs for a period**: per provider, the cheapest way to hold N GPUs: an instance of N
+  GPUs, else several smaller instances (``ceil(N / k)`` of a k-GPU instance, spare GPUs
+  stated), each billed the period's busy hours (the whole period unless a utilization is
+  given). Total = instance price per hour x instances x hours.
+* **X GPU-hours**: billed as GPU-hours: the instance's price per GPU-hour (price / GPUs) x X.
+
+Pricing is on demand unless the question names another (stated); spot and interruptible
+prices are priced as never interrupted, and the answer says so. A named instance
+(``p4d.24xlarge``) is the only one priced; a provider or pricing model with no offer of the
+GPU is said in the headline, never replaced silently.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from app.catalog import queries as catalog
+from app.catalog.view import CatalogView
+from app.costing import offers
+from app.models import CloudOffer, Gpu
+from app.models.answers import CurrencyRate
+from app.models.query import QueryAnswer
+from app.query.answer_common import (
+    MAX_OPTIONS,
+    Answer,
+    gpu_family,
+    in_currency_text,
+    one_gpu,
+    refuse,
+)
+from app.settings import Settings
+from app.steps import trail
+
+SPOT_NOTE = (
+    "priced as never interrupted: work re-done after an interruption is not included (no "
+    "published interruption rate to default on); POST /v1/compare with `spot` prices it "
+    "(Daly 2006)"
+)
+
+
+@dataclass(frozen=True)
+class Rental:
+    """One way to rent the GPUs asked for: ``instances`` of ``offer`` for ``hours`` each."""
+
+    offer: CloudOffer
+    instances: int
+    hours: float
+    cost_usd: float
+
+
+def is_rental(out: Answer) -> bool:
+    """A cost question about renting GPUs for a period or a number of GPU-hours, with no
+    runtime or benchmark (those go to the run-cost engine)."""
+    it = out.it
+    mention = it.gpu or it.cloud.gpu
+    if mention is None or it.benchmark or it.runtime_s:
+        return False
+    if it.intent not in ("run_cost", "offers") or it.cloud.price_usd_per_hour is not None:
+        return False
+    return bool(it.gpu_hours or it.horizon_days)
+
+
+def _rentals(
+    found: list[CloudOffer], n: int, gpu_hours: float | None, hours: float
+) -> list[Rental]:
+    """The cheapest rental per provider (one region each), cheapest first."""
+    best: dict[str, Rental] = {}
+    for o in found:
+        price = float(o.price_usd_per_hour)
+        if gpu_hours is not None:  # billed as GPU-hours on any instance size
+            r = Rental(o, 1, gpu_hours / o.gpu_count, offers.price_per_gpu_hour(o) * gpu_hours)
+        else:
+            k = math.ceil(n / o.gpu_count)
+            r = Rental(o, k, hours, price * k * hours)
+        if o.provider not in best or r.cost_usd < best[o.provider].cost_usd:
+            best[o.provider] = r
+    return sorted(best.values(), key=lambda r: (r.cost_usd, r.offer.id))
+
+
+def _offers(view: CatalogView, out: Answer, gpu: Gpu, n: int) -> list[CloudOffer]:
+    """The offers to price: the GPU at the provider and pricing asked (on demand by default,
+    stated); a named instance only. When the provider has none, every provider, said."""
+    it, c = out.it, out.it.cloud
+    pricing = c.pricing_model or "on_demand"
+    if c.pricing_model is None:
+        out.default("pricing_model", pricing, "no pricing model named: say `spot` for spot")
+    exclude = None if c.provider == "colab" else "colab"
+    found = catalog.find_offers(
+        view,
+        gpu_ids=(gpu.id,),
+        provider=c.provider,
+        pricing_model=pricing,
+        colab_plan=c.colab_plan,
+        exclude_provider=exclude,
+    )
+    if c.instance_type is not None:
+        found = [o for o in found if o.instance_type.lower() == c.instance_type.lower()]
+        if not found:
+            raise refuse(it, f"no {pricing} offer of {c.instance_type} in the catalog")
+    family = gpu_family(view, (gpu.id,))
+    if not found and c.provider is not None and set(family) != {gpu.id}:
+        found = catalog.find_offers(
+            view,
+            gpu_ids=family,
+            provider=c.provider,
+            pricing_model=pricing,
+            exclude_provider=exclude,
+        )
+        if found:
+            used = ", ".join(sorted({o.gpu_id for o in found}))
+            out.caveat(f"{c.provider} has no {pricing} {gpu.id}: its family ({used}) instead")
+    if not found and c.provider is not None:
+        found = catalog.find_offers(
+            view, gpu_ids=(gpu.id,), pricing_model=pricing, exclude_provider="colab"
+        )
+        if found:
+            out.caveat(f"the catalog has no {pricing} {c.provider} offer of {gpu.id}: other clouds")
+    if not found:
+        raise refuse(it, f"no {pricing} offer of {gpu.id} in the catalog")
+    return found
+
+
+def _rate(view: CatalogView, out: Answer) -> CurrencyRate:
+    return trail.currency_rate(view.fx_rate(out.it.currency or "USD"))
+
+
+def rental_answer(view: CatalogView, settings: Settings, out: Answer) -> QueryAnswer:
+    """Price the GPUs asked for over the period, or the GPU-hours asked for."""
+    it = out.it
+    mention = it.cloud.gpu or it.gpu
+    gpu = one_gpu(view, out, mention)
+    n = mention.count if mention else 1
+    busy = it.utilization if it.utilization is not None else 1.0
+    hours = (it.horizon_days or 0) * 24 * busy
+    if it.gpu_hours is None and it.utilization is None:
+        out.default("hours", hours, f"{it.horizon_days:g} days around the clock (say `at 25%`)")
+    found = _offers(view, out, gpu, n)
+    ranked = _rentals(found, n, it.gpu_hours, hours)
+    rate = _rate(view, out)
+    best = ranked[0]
+    o = best.offer
+    if it.gpu_hours is not None:
+        what = f"{it.gpu_hours:,g} GPU-hours on {o.gpu_id}"
+        how = f"{in_currency_text(offers.price_per_gpu_hour(o), rate)}/GPU-h"
+    else:
+        what = f"{n}x {o.gpu_id} for {_period(it.horizon_days or 0)} ({hours:,.0f} h)"
+        how = f"{best.instances} x {in_currency_text(float(o.price_usd_per_hour), rate)}/h"
+    headline = (
+        f"{what}: {in_currency_text(best.cost_usd, rate)} on {o.provider} {o.instance_type} "
+        f"({how}, {o.pricing_model})"
+    )
+    for r in ranked[:MAX_OPTIONS]:
+        out.fact(f"{r.offer.provider} {r.offer.instance_type}", _row_text(r, n, rate, it.gpu_hours))
+    if o.pricing_model in ("spot", "interruptible"):
+        out.fact("Interruptions", SPOT_NOTE)
+    out.default(
+        "offers",
+        [r.offer.id for r in ranked[:MAX_OPTIONS]],
+        "each provider's cheapest way to rent the GPUs asked for (an instance of that many "
+        "GPUs, else several smaller ones); billed hours x price, no speed model",
+    )
+    result = [_row(r) for r in ranked[:MAX_OPTIONS]]
+    return out.done(headline, result={"rentals": result, "currency_rate": rate.model_dump()})
+
+
+def _row_text(r: Rental, n: int, rate: CurrencyRate, gpu_hours: float | None) -> str:
+    o = r.offer
+    price = in_currency_text(float(o.price_usd_per_hour), rate)
+    text = f"{in_currency_text(r.cost_usd, rate)}: "
+    if gpu_hours is not None:
+        text += f"{in_currency_text(offers.price_per_gpu_hour(o), rate)}/GPU-h ({price}/h for {o.gpu_count}x)"
+    else:
+        spare = r.instances * o.gpu_count - n
+        text += f"{r.instances} x {o.gpu_count}x {o.gpu_id} at {price}/h x {r.hours:,.0f} h"
+        if spare > 0:
+            text += f" ({spare} GPU{'s' if spare > 1 else ''} more than asked)"
+    return text + f", {o.pricing_model}, {o.region or 'any region'}, as of {o.as_of}"
+
+
+def _row(r: Rental) -> dict[str, Any]:
+    o = r.offer
+    return {
+        "offer_id": o.id,
+        "provider": o.provider,
+        "instance_type": o.instance_type,
+        "gpu_id": o.gpu_id,
+        "gpus_per_instance": o.gpu_count,
+        "instances": r.instances,
+        "hours": r.hours,
+        "price_usd_per_hour": float(o.price_usd_per_hour),
+        "cost_usd": r.cost_usd,
+        "pricing_model": o.pricing_model,
+        "as_of": o.as_of.isoformat(),
+    }
+
+
+def _period(days: float) -> str:
+    """``days`` in the unit it was most likely typed in ("1 week", "3 months", "10 days")."""
+    for unit, n in (("year", 365.0), ("month", 365.0 / 12), ("week", 7.0), ("day", 1.0)):
+        k = round(days / n)
+        if k >= 1 and math.isclose(days, k * n, rel_tol=1e-9):
+            return f"{k} {unit}{'s' if k > 1 else ''}"
+    return f"{days:,.1f} days"

@@ -1,0 +1,104 @@
+"""Prices a question types (a step each of :func:`app.query.parser.parse`): a cloud price per
+hour (``vs $2.14/h``), a desktop's total price (``$3k rig``) and an electricity price per kWh
+in dollars, cents, euros or pounds (``at $0.30/kWh``, ``30 cents/kwh``, ``electricity at
+0.30 eur``). Each blanks what it read; an implausible value is a problem, never a guess."""
+
+from __future__ import annotations
+
+from app.models.interpretation import Interpretation
+from app.query.vocabulary import CURRENCY_WORDS, NUM, to_number
+from app.query.work import Work
+
+
+def cloud_price(w: Work, it: Interpretation) -> None:
+    hour = r"(?:/|per|an?|each)\s*(?:gpu[\s-]*)?(?:h|hr|hrs|hour)\b"
+    found = w.take(rf"(?:\$|usd\s*)\s*{NUM}\s*(?:usd\s*|dollars?\s*)?{hour}") or w.take(
+        rf"{NUM}\s*(?:\$|usd|dollars?)\s*{hour}"
+    )
+    if found:
+        price = to_number(found[0].group(1))
+        if price < 0:
+            it.problems.append("a cloud price cannot be negative")
+        else:
+            it.cloud.price_usd_per_hour = price
+
+
+def desktop_price(w: Work, it: Interpretation) -> None:
+    """``$3000 build``, ``a $2,500 4090 desktop``, ``$3k rig``: the desktop's total price."""
+    machine = r"(?:build|desktop|machine|pc|rig|workstation|box|computer|tower)"
+    found = w.take(rf"(?:\$|usd\s*){NUM}\s*(k)?\b(?=(?:\s+[a-z0-9]+){{0,3}}\s+{machine}\b)")
+    if found:
+        m = found[0]
+        price = to_number(m.group(1)) * (1000 if m.group(2) else 1)
+        if price <= 0:
+            it.problems.append("a desktop price must be positive")
+        else:
+            it.desktop_price_usd = price
+
+
+# An electricity word and its verb, before a price typed without its unit ("electricity at
+# 0.30 eur", "power costs 30 cents").
+_POWER_AT = (
+    r"\b(?:electricity|power|energy)(?:\s+(?:price|cost|rate|tariff))?\s*(?:at|is|=|of|costs?|:)\s*"
+)
+
+
+def electricity(w: Work, it: Interpretation) -> None:
+    kwh = r"(?:/|per|a|an)\s*kwh\b"
+    if _local_electricity(w, it, kwh):
+        return
+    price: float | None = None
+    if m := w.take(rf"(?:\$|usd\s*)\s*{NUM}\s*(?:usd\s*)?{kwh}") or w.take(
+        rf"{NUM}\s*(?:\$|usd|dollars?)?\s*{kwh}"
+    ):
+        price = to_number(m[0].group(1))
+    elif m := w.take(rf"{NUM}\s*(?:cents?|ct|c|¢)\s*{kwh}"):
+        price = to_number(m[0].group(1)) / 100
+    elif m := w.take(
+        rf"(?:electricity|power\s+price|energy\s+price)\s*(?:at|is|=|of|costs?|:)?\s*"
+        rf"(?:\$|usd\s*)\s*{NUM}"
+    ):
+        price = to_number(m[0].group(1))
+    elif m := w.take(rf"{_POWER_AT}\s*{NUM}\s*(?:cents?|ct|¢)(?![\w%])"):
+        price = to_number(m[0].group(1)) / 100
+    elif m := w.take(
+        r"\b(?:electricity|power|energy)(?:\s+(?:price|rate|tariff))?\s*(?:at|is|=|:)\s*"
+        r"(\d*\.\d+)(?:\s*(?:usd|dollars?))?(?![\w.%/$]|\s*(?:%|percent))"
+    ):
+        price = to_number(m[0].group(1))  # "electricity at 0.30": a price per kWh
+    if price is None:
+        return
+    if price < 0:
+        it.problems.append("an electricity price cannot be negative")
+    elif price > 5:
+        it.problems.append(f"${price:g}/kWh is not a plausible electricity price (max $5/kWh)")
+    else:
+        it.electricity_price_usd_per_kwh = price
+    w.take(r"\b(?:electricity|power)\s+(?:price\s+)?(?:at|of|is)?\b")
+
+
+def _local_electricity(w: Work, it: Interpretation, kwh: str) -> bool:
+    """A price per kWh in euros or pounds ("€0.25/kWh", "0.30 eur per kwh"): kept in that
+    currency, which becomes the answer's (the API's ``electricity_price_per_kwh`` is in the
+    request's currency)."""
+    sign = r"(€|£|eur|gbp)"
+    # "0.30 eur/kWh", or after an electricity word without the unit ("electricity at 0.30 eur")
+    found = w.take(rf"{sign}\s*{NUM}\s*{kwh}") or w.take(rf"{_POWER_AT}{sign}\s*{NUM}")
+    if found:
+        said, value = found[0].group(1), found[0].group(2)
+    elif found := w.take(rf"{NUM}\s*(€|£|euros?|eur|gbp)\s*{kwh}") or w.take(
+        rf"{_POWER_AT}{NUM}\s*(€|£|euros?|eur|gbp)(?![a-z])"
+    ):
+        value, said = found[0].group(1), found[0].group(2)
+    else:
+        return False
+    price, currency = to_number(value), CURRENCY_WORDS.get(said, said.upper())
+    if not 0 <= price <= 5:
+        it.problems.append(f"{price:g} {currency}/kWh is not a plausible electricity price")
+    elif it.currency not in (None, currency):
+        it.problems.append(
+            f"the electricity price is in {currency} but the answer in {it.currency}"
+        )
+    else:
+        it.electricity_price_per_kwh, it.currency = price, currency
+    return True
