@@ -185,9 +185,9 @@ class Settings(BaseSettings):
         description="Most rate-limit counters one worker keeps in memory (two per caller and "
         "budget: the sliding window's current and previous windows); while the table is full, "
         "callers without a counter yet are counted together as one caller (`address:overflow`), "
-        "so a flood of new addresses cannot grow a worker's memory. Default 50,000: about "
-        "12,000 callers sending heavy requests within a minute, ~15 MB "
-        "(scripts/bench_flood.py --limiter-memory, 2026-11-24).",
+        "so a flood of new addresses cannot grow a worker's memory. Default 50,000: ~19 MB when "
+        "full (~375 bytes a counter, IPv6 addresses; `scripts/bench_flood.py "
+        "--limiter-memory`, 2026-11-24), room for ~25,000 callers within a minute.",
     )
     max_import_bytes: int = Field(
         default=10 * 1024 * 1024,

@@ -235,7 +235,39 @@ def endpoints_main(kinds: list[str], seconds: float) -> None:
             srv.stop()
 
 
+def limiter_memory(entries: int = 50_000) -> None:
+    """Fill one worker's in-memory rate-limit table (``rate_limit_max_entries`` counters)
+    from IPv6 addresses sending heavy requests, and print its size (tracemalloc)."""
+    import asyncio
+    import gc
+    import tracemalloc
+
+    from app.api.rate_limit import RateLimits
+
+    class App:
+        dependency_overrides: dict[str, Any] = {}
+
+    tracemalloc.start()
+    limits = RateLimits(Settings(rate_limit_max_entries=entries))
+    gc.collect()
+    base = tracemalloc.get_traced_memory()[0]
+
+    async def fill() -> None:
+        for n in range(entries):
+            host = f"2001:db8:{n:x}:ffff:ffff:ffff:ffff:ffff"
+            await limits.check({"client": (host, 1), "app": App()}, None, heavy=True)
+
+    asyncio.run(fill())
+    gc.collect()
+    used = tracemalloc.get_traced_memory()[0] - base
+    n = len(limits.memory_keys)
+    print(f"{n} counters: {used / 1e6:.1f} MB, {used // n} bytes each")
+
+
 def main() -> None:
+    if "--limiter-memory" in sys.argv:
+        limiter_memory()
+        return
     if "--endpoints" in sys.argv:
         args = sys.argv[sys.argv.index("--endpoints") + 1 :]
         seconds = 10.0
