@@ -22,7 +22,9 @@ address's budget for ``--seconds``, while a probe times ``GET /healthz`` every 2
 * ``as_of``: ``POST /v1/break-even?as_of=<a different day each time>`` (a dated catalog view
   each);
 * ``plan``: ``POST /v1/plan``, a 60-month demand over 8 desktops (~1-2.5 s of CPU each);
-* ``mixed``: each caller cycles through the three and the largest sweep chart.
+* ``mixed``: each caller cycles through the three and the largest sweep chart;
+* ``break_even``: the control, seed 001's break-even (~2.5 ms) at the same rate: what the
+  machine gives a worker answering 180 cheap requests a second.
 
 Prints, per flood, the answers by status, the probe's p50/p99/max, and the worker's RSS
 (peak during, and 5 s after the flood) and that of its child processes.
@@ -31,6 +33,7 @@ Prints, per flood, the answers by status, the probe's p50/p99/max, and the worke
 from __future__ import annotations
 
 import datetime as dt
+import multiprocessing
 import sys
 import threading
 import time
@@ -146,6 +149,8 @@ def _request(kind: str, n: int, i: int) -> tuple[str, str, dict[str, Any]]:
         return "POST", "/v1/break-even", {"params": {"as_of": day.isoformat()}, "json": BREAK_EVEN}
     if kind == "plan":
         return "POST", "/v1/plan", {"json": PLAN}
+    if kind == "break_even":  # the control: a cheap calculation at the same rate
+        return "POST", "/v1/break-even", {"json": BREAK_EVEN}
     return "POST", "/v1/charts/break-even-sweep", {"json": SWEEP}
 
 
@@ -154,6 +159,25 @@ def _pace(kind: str, n: int, i: int) -> float:
     method, path, _ = _request(kind, n, i)
     heavy = path.startswith(("/v1/plan", "/v1/charts"))
     return 1 / HEAVY_PER_S if heavy else 1 / GENERAL_PER_S
+
+
+def _probe(base: str, pid: int, stop: Any, results: Any) -> None:
+    """Time ``GET /healthz`` every 20 ms until ``stop`` is set; put (latencies in ms, how many
+    timed out, peak RSS of the worker ``pid`` and of its children, MB) on ``results``."""
+    probe: list[float] = []
+    timeouts, peak_worker, peak_children = 0, 0.0, 0.0
+    with httpx.Client(base_url=base, timeout=30) as c:
+        while not stop.is_set():
+            t = time.perf_counter()
+            try:
+                c.get("/healthz")
+            except httpx.HTTPError:  # counted at the time it took (the timeout)
+                timeouts += 1
+            probe.append((time.perf_counter() - t) * 1000)
+            peak_worker = max(peak_worker, rss_mb(pid))
+            peak_children = max(peak_children, sum(rss_mb(p) for p in children(pid)))
+            time.sleep(0.02)
+    results.put((probe, timeouts, peak_worker, peak_children))
 
 
 def endpoint_flood(
@@ -183,25 +207,21 @@ def endpoint_flood(
                 next_at += _pace(kind, n, i)
                 i += 1
 
-    def prober() -> None:
-        with httpx.Client(base_url=base, timeout=30) as c:
-            while not stop.is_set():
-                t = time.perf_counter()
-                try:
-                    c.get("/healthz")
-                except httpx.HTTPError:  # counted at the time it took (the timeout)
-                    timeouts[0] += 1
-                probe.append((time.perf_counter() - t) * 1000)
-                peak[0] = max(peak[0], rss_mb(pid))
-                peak[1] = max(peak[1], sum(rss_mb(p) for p in children(pid)))
-                time.sleep(0.02)
-
+    # The probe runs in a process of its own: in a thread beside 40 callers it would wait for
+    # this process's interpreter lock and measure the load generator, not the server.
+    ctx = multiprocessing.get_context("spawn")
+    stop_probe = ctx.Event()
+    results: Any = ctx.Queue()
+    probe_proc = ctx.Process(target=_probe, args=(base, pid, stop_probe, results))
+    probe_proc.start()
     threads = [threading.Thread(target=caller, args=(n,)) for n in range(addresses)]
-    threads.append(threading.Thread(target=prober))
     for t in threads:
         t.start()
     time.sleep(seconds)
     stop.set()
+    stop_probe.set()
+    probe, timeouts[0], peak[0], peak[1] = results.get(timeout=120)
+    probe_proc.join(30)
     for t in threads:
         t.join(60)
     time.sleep(5)

@@ -32,12 +32,13 @@ log = logging.getLogger("gpucost.catalog")
 
 # Dated views kept per database, least recently used dropped first. A view is kept per
 # *price change* (the last day on or before the day asked for on which any price in the
-# history changed: every day from it to the next change has the same prices), not per day:
-# the shipped catalog has 48 such days, so a flood of distinct days builds at most that many
-# views, and a view serves every day of its span (a copy with its ``as_of`` set, ~µs). Each is
-# a copy of the catalog rows: 6.3 MB measured with tracemalloc on the shipped catalog
-# (2026-11-22), so 8 views add at most ~50 MB to a worker.
-DATED_VIEWS_KEPT = 8
+# history changed: every day from it to the next change has the same prices), not per day,
+# and serves every day of its span (a copy with its ``as_of`` set, ~µs). A dated view shares
+# every row whose prices that day are its current ones, so the shipped catalog's 48 price-change
+# days make 48 views of 21 MB together (tracemalloc, 2026-11-24; a view copied every row
+# before issue 36, 6.3 MB each): 64 keep a catalog's whole history, and bound the memory of
+# a larger one.
+DATED_VIEWS_KEPT = 64
 
 
 class LiveCatalog:

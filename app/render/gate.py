@@ -86,13 +86,17 @@ CPU_WAITING_FACTOR = 4
 def gate(max_running: int, max_waiting: int, what: str | None = None) -> RenderGate:
     """The process's gate for these bounds (the settings' ``render_max_running`` and
     ``render_max_waiting``), one per kind of work ``what`` (default: charts, reports,
-    sweeps and plans; :data:`CPU` for the cheaper CPU work, whose queue is
-    :data:`CPU_WAITING_FACTOR` times as long)."""
+    sweeps and plans; :data:`CPU` for the cheaper CPU work, one at a time with a queue
+    :data:`CPU_WAITING_FACTOR` times as long as the other's running and waiting together)."""
     with _gates_lock:
         key = (what or "", max_running, max_waiting)
         if key not in _gates:
-            waiting = max_waiting * CPU_WAITING_FACTOR if what == CPU else max_waiting
-            _gates[key] = RenderGate(max_running, waiting)
+            if what == CPU:
+                # Pure Python that holds the interpreter lock: a second thread would add no
+                # throughput, only a second contender for the lock the event loop needs.
+                _gates[key] = RenderGate(1, (max_running + max_waiting) * CPU_WAITING_FACTOR)
+            else:
+                _gates[key] = RenderGate(max_running, max_waiting)
             if what:
                 _gates[key].what = what
         return _gates[key]
