@@ -3,6 +3,7 @@ currencies, built once per catalog view."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
@@ -31,6 +32,9 @@ class Lexicon:
     state_codes: Mapping[str, str]
     benchmarks: Mapping[str, str]
     currencies: frozenset[str] = frozenset({"USD"})
+    # The place names the parser finds without "in" (whole words of at least 4 letters),
+    # longest first, as one pattern: one pass over a question instead of one per name.
+    bare_regions: re.Pattern[str] | None = None
 
     @classmethod
     def build(
@@ -65,11 +69,19 @@ class Lexicon:
             for phrase in {bid, bid.replace("_", " "), bid.replace("_", "-"), base,
                            name.lower().split(" ")[0]}:  # fmt: skip
                 bench[phrase] = bid
+        regions_first = longest_first(reg)
+        bare = [
+            name
+            for name in sorted(regions_first, key=len, reverse=True)
+            if len(name) >= 4 and (name.isalpha() or " " in name)
+        ]
+        alternation = "|".join(re.escape(name) for name in bare)
         return cls(
             NameIndex(gpus),
             longest_first(prof),
-            longest_first(reg),
+            regions_first,
             codes,
             longest_first(bench),
             frozenset({"USD", *currencies}),
+            re.compile(rf"(?<![\w-])(?:{alternation})(?![\w-])") if bare else None,
         )

@@ -107,3 +107,23 @@ def test_an_unexpected_error_is_counted_and_logged_as_a_500(client, monkeypatch)
     lines = [json.loads(line) for line in stream.getvalue().splitlines()]
     access = [x for x in lines if x["logger"] == "gpucost.access"]
     assert access and access[-1]["status"] == 500
+
+
+def test_dated_views_are_kept_per_price_change(engine):
+    """Every day between two price changes reads one dated view (built once, then served
+    with its own ``as_of``); a day after the next change reads another."""
+    import datetime as dt
+
+    from app.catalog.live import live_catalog
+
+    catalog = live_catalog(engine)
+    base = catalog.view
+    days = sorted({point[0] for points in base.history.values() for point in points})
+    start, end = next((a, b) for a, b in zip(days, days[1:], strict=False) if (b - a).days > 2)
+    first = catalog.view_on(start + dt.timedelta(days=1))
+    second = catalog.cached_on(end - dt.timedelta(days=1))  # same span: no build needed
+    assert second is not None and second.as_of == end - dt.timedelta(days=1)
+    assert second.offers is first.offers and second.gpus is first.gpus
+    assert catalog.cached_on(end) is None or catalog.cached_on(end).offers is not first.offers
+    later = catalog.view_on(end)
+    assert later.as_of == end and later.offers is not first.offers
