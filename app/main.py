@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
@@ -83,6 +84,7 @@ def problem_only_errors(app: FastAPI) -> None:
     app.openapi = openapi  # type: ignore[method-assign]  # FastAPI's documented way to extend it
 
 
+GIL_SWITCH_INTERVAL_S = 0.001
 # Seconds after start-up before the drawing processes start: issue 16's cold-start budget
 # (a worker answers its first break-even within 2 s of being spawned) is spent first.
 WARM_UP_AFTER_S = 2.0
@@ -94,6 +96,10 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     request does not wait for it. A database that is not ready yet is logged, not fatal:
     `/readyz` says so, and the first calculation reads the catalog once it is."""
     settings = get_settings()
+    # CPU work runs in threads (app/render/gate.py) that hold the interpreter lock; the event
+    # loop waits at most this long for it when it has a request to answer (Python's default,
+    # 5 ms, made /healthz wait behind a flood of chat questions; issue 36).
+    sys.setswitchinterval(GIL_SWITCH_INTERVAL_S)
     catalog_live = live_catalog(get_engine(), settings.catalog_poll_interval_s)
     try:
         await run_in_threadpool(lambda: catalog_live.view)

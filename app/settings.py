@@ -168,6 +168,27 @@ class Settings(BaseSettings):
         description="Scenarios one API key may hold; past it, saving another is a 429. Default: "
         "the quota gpucost issue 21 (2026-11-23) asks for, 'e.g. 1,000 scenarios'.",
     )
+    max_header_bytes: int = Field(
+        default=16 * 1024,
+        ge=1024,
+        le=1024 * 1024,
+        description="Largest request head (request line and headers together), bytes; above "
+        "it, 431 problem+json before any work (`gpucost serve` stops reading at this size; "
+        "the edge checks it again for any other server). Default 16 KiB: Node.js's default "
+        "`--max-http-header-size` (16 KiB since Node 13.13; nodejs.org/api/cli.html, "
+        "2026-11-24); our own requests' heads are under 1 KiB (an API key is 60 characters).",
+    )
+    rate_limit_max_entries: int = Field(
+        default=50_000,
+        ge=100,
+        le=10_000_000,
+        description="Most rate-limit counters one worker keeps in memory (two per caller and "
+        "budget: the sliding window's current and previous windows); while the table is full, "
+        "callers without a counter yet are counted together as one caller (`address:overflow`), "
+        "so a flood of new addresses cannot grow a worker's memory. Default 50,000: ~19 MB when "
+        "full (~375 bytes a counter, IPv6 addresses; `scripts/bench_flood.py "
+        "--limiter-memory`, 2026-11-24), room for ~25,000 callers within a minute.",
+    )
     max_import_bytes: int = Field(
         default=10 * 1024 * 1024,
         description="Largest file `POST /v1/admin/imports` takes, bytes (the largest SkyPilot "

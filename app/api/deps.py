@@ -23,7 +23,8 @@ from app.catalog.live import LiveCatalog, live_catalog
 from app.catalog.view import CatalogView
 from app.db import get_engine
 from app.models import ApiKey
-from app.render.gate import RenderGate, gate
+from app.render import draw_pool
+from app.render.gate import CPU, RenderGate, gate
 from app.settings import Settings, get_settings
 
 
@@ -47,6 +48,20 @@ async def render_gate(settings: SettingsDep) -> RenderGate:
 
 
 RenderGateDep = Annotated[RenderGate, Depends(render_gate)]
+
+
+def cpu_gate(settings: Settings) -> RenderGate:
+    """The worker's bound on per-request CPU work that is not a chart (chat questions, dated
+    views, compares, import parsing: :data:`app.render.gate.CPU`)."""
+    return gate(settings.render_max_running, settings.render_max_waiting, CPU)
+
+
+async def cpu_gate_dep(settings: SettingsDep) -> RenderGate:
+    """:func:`cpu_gate` as a dependency."""
+    return cpu_gate(settings)
+
+
+CpuGateDep = Annotated[RenderGate, Depends(cpu_gate_dep)]
 # Writes run their own transactions (BEGIN IMMEDIATE on SQLite) on the engine.
 EngineDep = Annotated[Engine, Depends(engine)]
 
@@ -68,14 +83,19 @@ API_KEY = APIKeyHeader(
 
 
 def api_key(scope: str) -> Callable[..., ApiKey]:
-    """A dependency: the caller's key row when its ``X-API-Key`` is valid and has ``scope``;
-    401 without a valid key, 403 without the scope. It runs before the body is validated,
-    so a request without a valid key is a 401 whatever its body."""
+    """A dependency: the caller's key row (read, then detached) when its ``X-API-Key`` is
+    valid and has ``scope``; 401 without a valid key, 403 without the scope. It runs before
+    the body is validated, so a request without a valid key is a 401 whatever its body."""
 
-    def check(session: SessionDep, key: Annotated[str | None, Depends(API_KEY)]) -> ApiKey:
+    def check(engine: EngineDep, key: Annotated[str | None, Depends(API_KEY)]) -> ApiKey:
         from app.store import keys
 
-        return keys.authenticate(session, key, scope)
+        # A session of its own, closed before the route runs: a request holds at most one
+        # pooled connection at a time (a keyed scenario create held two before issue 36: the
+        # key's session stayed open while the write opened another, and 12 concurrent creates
+        # emptied a worker's pool of 5 + 5).
+        with Session(engine) as own:
+            return keys.authenticate(own, key, scope)
 
     check.__name__ = f"api_key_{scope}"
     return check
@@ -125,7 +145,12 @@ def view_dependencies(
         catalog = live()
         if not catalog.ready:
             await run_in_threadpool(lambda: catalog.view)
-        return catalog.view_on(as_of)
+        found = catalog.cached_on(as_of)
+        if found is not None:
+            return found
+        # A dated view to build (~25 ms of Python): in the thread pool, through the worker's
+        # bound on such work (503 past it), never on the event loop.
+        return await cpu_gate(get_settings()).run(catalog.view_on, as_of)
 
     async def current_view() -> CatalogView:
         """The catalog view with the current prices (for routes that take no ``as_of``)."""
@@ -157,6 +182,19 @@ class Heavy:
         """``fn(view, req, settings, *rest)`` through the render gate: in a worker thread
         when a slot is free, :class:`~app.render.gate.Busy` (503) at once when it is full."""
         return await self.gate.run(fn, self.view, req, self.settings, *rest)
+
+    async def run_apart(
+        self, apart: Callable[..., T], fn: Callable[..., T], req: Any, *rest: Any
+    ) -> T:
+        """Like :meth:`run`, but in a drawing process when the worker has them
+        (``apart(revision, as_of, req, settings, *rest)``, which reads the catalog there:
+        :mod:`app.render.apart`), so the work's CPU and memory stay out of the worker; else
+        ``fn`` in a thread as :meth:`run` does."""
+        pool = draw_pool.installed()
+        if pool is None:
+            return await self.run(fn, req, *rest)
+        args = (self.view.revision, self.view.as_of, req, self.settings, *rest)
+        return await self.gate.run(pool.compute, apart, *args)
 
 
 async def heavy(view: ViewDep, settings: SettingsDep, gate: RenderGateDep) -> Heavy:

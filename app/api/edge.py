@@ -4,7 +4,8 @@ the routes:
 
 1. a request id (the caller's sane ``X-Request-ID``, else a new one), set for log lines
    (:mod:`app.observability`), in ``request.state.request_id`` and echoed in the answer;
-2. the body checks (:func:`app.api.middleware.check_body`): 415 for a media type the
+2. headers over the settings' ``max_header_bytes`` are refused with 431 (before the rate
+   limiter sees the API key); then the body checks (:func:`app.api.middleware.check_body`): 415 for a media type the
    operation does not take, 413 for a body over the limit; these refusals are sent at once
    (request id and security headers, no count, no access line);
 3. the rate limits (:mod:`app.api.rate_limit`): 429 problem+json with ``Retry-After`` past
@@ -12,7 +13,8 @@ the routes:
 4. on the answer: ``Server-Timing: app;dur=<ms>`` (time to the response's start), the
    security headers, the request id; then the request is recorded
    (:func:`app.observability.record_request`: counted in the metrics by route template,
-   status and duration, and its access line written, at the end of the loop's turn).
+   status and duration, and its access line written, at the end of the loop's turn); an
+   unexpected exception is recorded as the 500 Starlette answers with.
 
 Measured against the two nested layers it replaces (request guard, then rate limits; the
 access line through a ``LogRecord``): see ``scripts/bench.py`` and the commit messages.
@@ -31,6 +33,7 @@ from app.api.middleware import (
     Scope,
     Send,
     check_body,
+    headers_too_large,
     request_headers,
     security_headers,
     send_refusal,
@@ -50,12 +53,19 @@ class Edge:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        headers = request_headers(scope)
+        headers, header_bytes = request_headers(scope)
         rid = obs.new_request_id(headers.get(b"x-request-id"))
         obs.request_id.set(rid)
         scope.setdefault("state", {})["request_id"] = rid
         rid_header = (b"x-request-id", rid.encode("latin-1"))
         path = scope["path"]
+        # Headers over the bound: 431 before the rate limiter (or anything) looks at them.
+        too_large = headers_too_large(scope, header_bytes)
+        if too_large is not None:
+            too_large.raw_headers.append(rid_header)
+            too_large.raw_headers.extend(security_headers(path, too_large.raw_headers))
+            await send_refusal(too_large, scope, send)
+            return
         # Coroutines only where there is something to check (not for a GET or a probe).
         if b"content-length" in headers or scope["method"] in BODY_METHODS:
             receive, refusal = await check_body(scope, receive, headers)
@@ -85,10 +95,15 @@ class Edge:
                 message["headers"] = out
             await send(message)
 
-        if refusal is not None:
-            await send_refusal(refusal, scope, edge_send)
-        else:
-            await self.app(scope, receive, edge_send)
-        elapsed = time.perf_counter() - started
-        template = getattr(scope.get("route"), "path", "unmatched")  # bounded label set
-        obs.record_request(scope["method"], template, status, elapsed)
+        try:
+            if refusal is not None:
+                await send_refusal(refusal, scope, edge_send)
+            else:
+                await self.app(scope, receive, edge_send)
+        finally:
+            # An unexpected exception passes through here to Starlette's outermost layer,
+            # which answers the 500: it is counted and logged as one (status stays 500 when
+            # no answer had started).
+            elapsed = time.perf_counter() - started
+            template = getattr(scope.get("route"), "path", "unmatched")  # bounded label set
+            obs.record_request(scope["method"], template, status, elapsed)

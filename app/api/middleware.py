@@ -37,10 +37,27 @@ BODY_METHODS = frozenset({"POST", "PUT", "PATCH"})
 _WANTED = frozenset({b"x-request-id", b"content-type", b"content-length", b"x-api-key"})
 
 
-def request_headers(scope: Scope) -> dict[bytes, str]:
+def request_headers(scope: Scope) -> tuple[dict[bytes, str], int]:
     """The request headers the edge reads (request id, content type and length, API key),
-    lower-case name -> value, in one pass over the raw list."""
-    return {k: v.decode("latin-1") for k, v in scope["headers"] if k in _WANTED}
+    lower-case name -> value, and the size of all the headers (names and values, bytes), in
+    one pass over the raw list."""
+    wanted: dict[bytes, str] = {}
+    size = 0
+    for k, v in scope["headers"]:
+        size += len(k) + len(v)
+        if k in _WANTED:
+            wanted[k] = v.decode("latin-1")
+    return wanted, size
+
+
+def headers_too_large(scope: Scope, size: int) -> Response | None:
+    """The 431 problem when the request's headers (``size`` bytes, with the path and query)
+    pass the settings' ``max_header_bytes``, else None. ``gpucost serve`` refuses such a head
+    before it is parsed (:mod:`app.api.server`); this is the same bound for other servers."""
+    limit = get_settings().max_header_bytes
+    if size + len(scope.get("raw_path") or b"") + len(scope.get("query_string", b"")) <= limit:
+        return None
+    return _problem(scope, 431, f"the request's headers exceed {limit} bytes")
 
 
 def body_media_types(app: Any) -> dict[str, frozenset[str]]:

@@ -74,6 +74,7 @@ HTTP_SLUGS = {
     405: ("method-not-allowed", "Method not allowed"),
     413: ("payload-too-large", "Payload too large"),
     415: ("unsupported-media-type", "Unsupported media type"),
+    431: ("headers-too-large", "Request header fields too large"),
 }
 
 

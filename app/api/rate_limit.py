@@ -2,7 +2,8 @@
 
 A caller is its API key when the request carries a valid one (``X-API-Key``; any scope),
 else its client address (uvicorn's ``--proxy-headers`` puts the real address there behind a
-proxy). Each caller has two budgets (settings ``rate_limit_*``): every request counts
+proxy); :meth:`RateLimits.check` says in which order (a caller is counted before anything
+about it is remembered, and a malformed key is never looked up). Each caller has two budgets (settings ``rate_limit_*``): every request counts
 against the first; charts, reports, plans, cash flows, compares, sweeps and imports (the
 heavy operations, up to ~0.5 s of CPU each) also against the second. Past either, the answer
 is 429 problem+json with ``Retry-After``; every counted answer carries ``X-RateLimit-Limit``,
@@ -13,7 +14,10 @@ Counters use the sliding-window-counter strategy (a weighted sum of this and the
 window: no burst of twice the limit at a window's edge, at the cost of two counters per
 caller), counted by `limits`. They live in the worker's memory by default (`limits`'
 ``MemoryStorage``), so a limit holds per worker; with ``GPUCOST_REDIS_URL`` they live in
-Redis and hold across every worker and instance.
+Redis and hold across every worker and instance. In memory their number is bounded
+(``rate_limit_max_entries``): while the table is full, callers are counted together as
+``address:overflow``, and each counter's key is short (an address of at most 45 characters
+or a key id of 12), so the table's bytes are bounded too.
 
 The edge (:mod:`app.api.edge`) calls :meth:`Limiter.check` once per request; this module
 holds no ASGI layer of its own.
@@ -28,6 +32,7 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Sized
 from dataclasses import dataclass
 from typing import Any
 
@@ -43,6 +48,10 @@ from starlette.responses import Response
 from app.api import problems
 from app.api.middleware import PROBES, Scope
 from app.settings import Settings, get_settings
+from app.store import keys
+
+# The longest text of an IP address (an IPv4-mapped IPv6 address), characters.
+MAX_HOST_CHARS = 45
 
 # /mcp itself is not counted: each MCP tool call is sent through the app as its REST
 # request (app.integrations.mcp_server), which is counted like any other, as the same caller.
@@ -70,6 +79,7 @@ class Budget:
 
     general: list[RateLimitItem]
     heavy: list[RateLimitItem]
+    kind: str = "general"  # the counters' namespace for the general limits
 
 
 @dataclass(frozen=True)
@@ -95,6 +105,9 @@ class RateLimits:
         storage = storage_from_string(uri, **self._options(uri))
         assert isinstance(storage, Storage)  # memory:// and redis:// are synchronous stores
         self.limiter = SlidingWindowCounterRateLimiter(storage)
+        # The in-memory counters (limits' MemoryStorage: key -> count), to bound their number.
+        self.memory_keys: Sized = getattr(storage, "storage", ())
+        self.max_entries = settings.rate_limit_max_entries
         self.anonymous = Budget(
             parse_many(settings.rate_limit_anonymous),
             parse_many(settings.rate_limit_anonymous_heavy),
@@ -102,8 +115,11 @@ class RateLimits:
         self.keyed = Budget(
             parse_many(settings.rate_limit_key), parse_many(settings.rate_limit_key_heavy)
         )
-        # Key -> its id when valid, None when not; checked again after 60 s, so a revoked
-        # key loses its own budget within a minute (it loses access at once).
+        # Key lookups per address (a key not seen in the last minute), counted on their own.
+        self.lookups = Budget(self.anonymous.general, [], "lookup")
+        # Well-formed key (60 characters) -> its id when valid, None when not, remembered
+        # only after the request was counted; checked again after 60 s, so a revoked key
+        # loses its own budget within a minute (it loses access at once).
         self._key_ids: TTLCache[str, str | None] = TTLCache(maxsize=10_000, ttl=60)
 
     @staticmethod
@@ -113,24 +129,58 @@ class RateLimits:
             return {}
         return {"socket_timeout": 0.5, "socket_connect_timeout": 0.5}
 
-    async def caller(self, scope: Scope, key: str | None) -> tuple[str, Budget]:
-        """``("key:<id>", keyed)`` for a valid key, else ``("address:<host>", anonymous)``."""
-        if key:
+    def _address(self, scope: Scope) -> str:
+        """``address:<host>``; a host longer than an IPv6 address's text (45 characters),
+        which only a misbehaving proxy could send, is counted as ``address:malformed``; while
+        the in-memory table is full (``rate_limit_max_entries``), ``address:overflow``."""
+        client = scope.get("client")
+        host = client[0] if client else "unknown"
+        if len(host) > MAX_HOST_CHARS:
+            host = "malformed"
+        if not self.shared and len(self.memory_keys) >= self.max_entries:
+            host = "overflow"
+        return f"address:{host}"
+
+    async def check(
+        self, scope: Scope, key: str | None, heavy: bool
+    ) -> tuple[str, Budget, Verdict]:
+        """Count one request: ``(caller, budget, verdict)``.
+
+        The caller is counted before anything is remembered about it: a key that does not
+        have a key's form (:func:`app.store.keys.well_formed`) is never looked up nor kept,
+        and the request counts against its address; a well-formed key not seen in the last
+        minute is first counted as a key lookup from its address (a budget of its own, the
+        size of the address's general one, so a lab's tool behind a busy address still gets
+        its key's budget), refused with 429 past it without a lookup, else looked up and
+        only then remembered (valid or not, for 60 s; at most 10,000 keys of 60 characters);
+        a valid key's requests count against the key's own budget, any other's against the
+        address's."""
+        address = self._address(scope)
+        key_id: str | None = None
+        if key and keys.well_formed(key):
             key_id = self._key_ids.get(key, "")
             if key_id == "":
+                lookup = await self._count(address, self.lookups, False)
+                if lookup.refused:
+                    return address, self.anonymous, lookup
                 try:
                     key_id = await run_in_threadpool(_lookup_key_id, scope["app"], key)
                 except SQLAlchemyError:
-                    key_id = None  # the database is down: count it by address, do not cache
+                    key_id = None  # the database is down: by address, nothing remembered
                 else:
                     self._key_ids[key] = key_id
-            if key_id:
-                return f"key:{key_id}", self.keyed
-        client = scope.get("client")
-        return f"address:{client[0] if client else 'unknown'}", self.anonymous
+        if not key_id:
+            return address, self.anonymous, await self._count(address, self.anonymous, heavy)
+        caller = f"key:{key_id}"
+        return caller, self.keyed, await self._count(caller, self.keyed, heavy)
+
+    async def _count(self, caller: str, budget: Budget, heavy: bool) -> Verdict:
+        if self.shared:
+            return await run_in_threadpool(self.count, caller, budget, heavy)
+        return self.count(caller, budget, heavy)
 
     def _items(self, budget: Budget, heavy: bool) -> list[tuple[str, RateLimitItem]]:
-        items = [("general", item) for item in budget.general]
+        items = [(budget.kind, item) for item in budget.general]
         if heavy:
             items += [("heavy", item) for item in budget.heavy]
         return items
@@ -143,7 +193,7 @@ class RateLimits:
                 stats = self.limiter.get_window_stats(item, kind, caller)
                 return Verdict(item, kind == "heavy", True, 0, stats.reset_time)
         first = budget.general[0]
-        stats = self.limiter.get_window_stats(first, "general", caller)
+        stats = self.limiter.get_window_stats(first, budget.kind, caller)
         return Verdict(first, False, False, stats.remaining, stats.reset_time)
 
 
@@ -154,7 +204,6 @@ def _lookup_key_id(app: Any, key: str) -> str | None:
 
     from app.api import deps
     from app.db import get_engine
-    from app.store import keys
 
     override = app.dependency_overrides.get(deps.engine)
     with Session(override() if override else get_engine()) as session:
@@ -194,12 +243,7 @@ class Limiter:
         if not settings.rate_limits_enabled:
             return [], None
         limits = self.limits(settings)
-        caller, budget = await limits.caller(scope, key)
-        heavy = is_heavy(scope["path"])
-        if limits.shared:
-            verdict = await run_in_threadpool(limits.count, caller, budget, heavy)
-        else:
-            verdict = limits.count(caller, budget, heavy)
+        caller, _, verdict = await limits.check(scope, key, is_heavy(scope["path"]))
         headers = [
             (b"x-ratelimit-limit", str(verdict.item.amount).encode()),
             (b"x-ratelimit-remaining", str(verdict.remaining).encode()),

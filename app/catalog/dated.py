@@ -39,6 +39,8 @@ def _dated(row: Any, kind: str, history: PriceHistory, day: dt.date) -> Any:
         update[name] = column_value(table.c[name], value)
         if value is not None:
             update[cols.date] = valid_from
+    if all(getattr(row, name) == value for name, value in update.items()):
+        return row  # its prices that day are its current ones: shared, not copied
     fields = {name: getattr(row, name) for name in model.model_fields}
     return model.model_validate({**fields, **update})
 

@@ -18,12 +18,12 @@ from __future__ import annotations
 import csv
 import datetime as dt
 import io
-import json
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+import orjson
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from app.catalog.sources import skypilot
@@ -180,6 +180,15 @@ def parse(
     )
 
 
+def _nul_problem(row: dict[Any, Any]) -> str | None:
+    """Why a row is refused for a NUL character in a field (PostgreSQL's text cannot hold
+    one), or None."""
+    for key, value in row.items():
+        if (isinstance(value, str) and "\x00" in value) or (isinstance(key, str) and "\x00" in key):
+            return f"{str(key).replace(chr(0), '?')}: contains a NUL character (U+0000)"
+    return None
+
+
 def _number_problem(row: dict[str, str]) -> str | None:
     for col in SKYPILOT_NUMBERS:
         text = row.get(col, "")
@@ -226,7 +235,7 @@ def _parse_skypilot(
     rows = []
     for raw in reader:
         row = {k.strip(): (v or "").strip() for k, v in raw.items() if k}
-        problem = _number_problem(row)
+        problem = _nul_problem(row) or _number_problem(row)
         if problem:
             out.rejected.append(Rejected(name, reader.line_num, problem))
             continue
@@ -296,6 +305,9 @@ def _parse_own(
         try:
             if not isinstance(item, dict):
                 raise ImportError_("an offer must be a JSON object")
+            problem = _nul_problem(item)
+            if problem:
+                raise ImportError_(problem)
             out.offers.append(_own_row(name, line, item, as_of, source, today))
         except (ValidationError, ImportError_) as exc:
             out.rejected.append(Rejected(name, line, _reason(exc)))
@@ -318,9 +330,12 @@ def _parse_own_json(
     name: str, text: str, as_of: dt.date | None, source: str | None, today: dt.date
 ) -> ParsedFile:
     try:
-        doc = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ImportError_(f"{name}: not valid JSON ({exc.msg} at line {exc.lineno})") from None
+        # orjson refuses nesting past 1,024 levels (its documented recursion limit) with a
+        # decode error, where the json module raised RecursionError (a 500 before issue 36);
+        # an import file is 3 levels deep.
+        doc = orjson.loads(text)
+    except orjson.JSONDecodeError as exc:
+        raise ImportError_(f"{name}: not valid JSON ({exc})") from None
     items = doc.get("offers") if isinstance(doc, dict) else doc
     if not isinstance(items, list):
         raise ImportError_(f'{name}: JSON must be a list of offers or {{"offers": [...]}}')

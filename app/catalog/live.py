@@ -10,6 +10,8 @@ swap at once. While the database is down the last view keeps answering.
 
 from __future__ import annotations
 
+import bisect
+import dataclasses
 import datetime as dt
 import logging
 import os
@@ -28,10 +30,15 @@ from app.observability import CATALOG_REVISION, SNAPSHOT_BUILDS
 
 log = logging.getLogger("gpucost.catalog")
 
-# Dated views kept per database, least recently used dropped first. Each is a copy of the
-# catalog rows: 6.3 MB measured with tracemalloc on the shipped catalog (2026-11-22), so 4
-# views add at most ~25 MB to a worker.
-DATED_VIEWS_KEPT = 4
+# Dated views kept per database, least recently used dropped first. A view is kept per
+# *price change* (the last day on or before the day asked for on which any price in the
+# history changed: every day from it to the next change has the same prices), not per day,
+# and serves every day of its span (a copy with its ``as_of`` set, ~µs). A dated view shares
+# every row whose prices that day are its current ones, so the shipped catalog's 48 price-change
+# days make 48 views of 21 MB together (tracemalloc, 2026-11-24; a view copied every row
+# before issue 36, 6.3 MB each): 64 keep a catalog's whole history, and bound the memory of
+# a larger one.
+DATED_VIEWS_KEPT = 64
 
 
 class LiveCatalog:
@@ -41,7 +48,9 @@ class LiveCatalog:
         self._engine = weakref.ref(engine)
         self._lock = threading.Lock()
         self._view: CatalogView | None = None
-        self._dated: OrderedDict[tuple[int, dt.date], CatalogView] = OrderedDict()
+        self._dated: OrderedDict[tuple[int, dt.date | None], CatalogView] = OrderedDict()
+        # The current view's price-change days, sorted (computed once per revision).
+        self._changes: tuple[int, list[dt.date]] = (-1, [])
 
     @property
     def ready(self) -> bool:
@@ -58,21 +67,43 @@ class LiveCatalog:
         assert view is not None
         return view
 
-    def view_on(self, day: dt.date | None) -> CatalogView:
-        """The view of ``day`` (None: the current prices), from the bounded cache."""
+    def _change_day(self, base: CatalogView, day: dt.date) -> dt.date | None:
+        """The last day on or before ``day`` on which a price of ``base``'s history changed
+        (None: before the first price)."""
+        revision, days = self._changes
+        if revision != base.revision:
+            days = sorted({point[0] for points in base.history.values() for point in points})
+            self._changes = (base.revision, days)
+        i = bisect.bisect_right(days, day)
+        return days[i - 1] if i else None
+
+    def cached_on(self, day: dt.date | None) -> CatalogView | None:
+        """The view of ``day`` if it needs no building (the current one, or a dated view of
+        the same prices in the cache), else None: :meth:`view_on` would build it."""
         base = self.view
         if day is None:
             return base
-        key = (base.revision, day)
+        key = (base.revision, self._change_day(base, day))
         with self._lock:  # move_to_end and popitem must not interleave
             found = self._dated.get(key)
             if found is not None:
                 self._dated.move_to_end(key)
-                return found
+        if found is None or found.as_of == day:
+            return found
+        return dataclasses.replace(found, as_of=day)  # same prices, its own day
+
+    def view_on(self, day: dt.date | None) -> CatalogView:
+        """The view of ``day`` (None: the current prices), from the bounded cache (built,
+        blocking, when it is not there: ~25 ms on the shipped catalog)."""
+        found = self.cached_on(day)
+        if found is not None:
+            return found
+        assert day is not None
+        base = self.view
         built = dated_view(base, day)
         SNAPSHOT_BUILDS.labels("dated").inc()
         with self._lock:
-            self._dated[key] = built
+            self._dated[(base.revision, self._change_day(base, day))] = built
             while len(self._dated) > DATED_VIEWS_KEPT:
                 self._dated.popitem(last=False)
         return built

@@ -37,13 +37,15 @@ def serve(
         help="Proxies whose X-Forwarded-For/-Proto are trusted (comma-separated, or *).",
     ),
 ) -> None:
-    """Serve the API with uvicorn (uvloop, httptools, proxy headers from trusted proxies,
+    """Serve the API with uvicorn (uvloop, httptools with a bounded request head, proxy headers from trusted proxies,
     our JSON access log instead of uvicorn's). With several workers, Prometheus metrics are
     summed across them through ``PROMETHEUS_MULTIPROC_DIR`` (created empty here when set)."""
     import os
     import shutil
 
     import uvicorn
+
+    from app.api.server import BoundedHttpToolsProtocol
 
     metrics_dir = os.environ.get("PROMETHEUS_MULTIPROC_DIR")
     if metrics_dir:  # stale files from a previous run would be counted again
@@ -55,7 +57,8 @@ def serve(
         port=port,
         workers=workers,
         loop="uvloop",
-        http="httptools",
+        # httptools, with the request head bounded (431 past GPUCOST_MAX_HEADER_BYTES).
+        http=BoundedHttpToolsProtocol,
         proxy_headers=True,
         forwarded_allow_ips=forwarded_allow_ips,
         access_log=False,

@@ -14,6 +14,7 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from app.costing import floors
 from app.models.benchmark import BenchmarkPublic, BenchmarkResultPublic
 from app.models.catalog_misc import BarebonePublic, UtilizationProfilePublic
 from app.models.common import IsoDate, described_by
@@ -25,6 +26,10 @@ from app.models.region import RegionKind, RegionPublic
 WRITE = ConfigDict(extra="forbid", allow_inf_nan=False, str_strip_whitespace=True)
 Text = Annotated[str, Field(min_length=1, max_length=200, pattern=NO_CONTROL)]
 LongText = Annotated[str, Field(min_length=1, max_length=2000, pattern=NO_CONTROL)]
+# Free text: several lines allowed, but no NUL (PostgreSQL's text refuses it: a 500 before
+# issue 36, now a 422).
+NO_NUL = r"^[^\u0000]*$"
+Notes = Annotated[str, Field(max_length=4000, pattern=NO_NUL)]
 # Dates are not bounded in the schema (JSON Schema cannot bound a `date`); a future `as_of`
 # is refused by the service (prices are dated when they take effect).
 Day = IsoDate
@@ -45,24 +50,26 @@ class GpuWrite(_Write):
     vendor: Text
     architecture: Text
     form_factor: FormFactor
-    memory_gb: float = Field(gt=0, le=4096, description="GPU memory, GB.")
-    memory_bandwidth_gb_per_s: float | None = Field(default=None, gt=0, le=100_000)
-    fp32_tflops: float | None = Field(default=None, gt=0, le=100_000)
-    fp16_tensor_tflops: float | None = Field(default=None, gt=0, le=100_000)
-    bf16_tensor_tflops: float | None = Field(default=None, gt=0, le=100_000)
-    fp8_tensor_tflops: float | None = Field(default=None, gt=0, le=100_000)
-    int8_tensor_tops: float | None = Field(default=None, gt=0, le=100_000)
+    memory_gb: float = Field(ge=floors.MEMORY_GB.value, le=4096, description="GPU memory, GB.")
+    memory_bandwidth_gb_per_s: float | None = Field(
+        default=None, ge=floors.BANDWIDTH_GB_PER_S.value, le=100_000
+    )
+    fp32_tflops: float | None = Field(default=None, ge=floors.TERA_OPS.value, le=100_000)
+    fp16_tensor_tflops: float | None = Field(default=None, ge=floors.TERA_OPS.value, le=100_000)
+    bf16_tensor_tflops: float | None = Field(default=None, ge=floors.TERA_OPS.value, le=100_000)
+    fp8_tensor_tflops: float | None = Field(default=None, ge=floors.TERA_OPS.value, le=100_000)
+    int8_tensor_tops: float | None = Field(default=None, ge=floors.TERA_OPS.value, le=100_000)
     tensor_source: LongText | None = None
     tensor_as_of: Day | None = None
-    tdp_w: float = Field(gt=0, le=5_000, description="Thermal design power, W.")
+    tdp_w: float = Field(ge=floors.POWER_W.value, le=5_000, description="Thermal design power, W.")
     launch_year: int | None = Field(default=None, ge=1990, le=2100)
-    price_new_usd: float | None = Field(default=None, gt=0, le=1_000_000)
+    price_new_usd: float | None = Field(default=None, ge=floors.PRICE_USD.value, le=1_000_000)
     price_new_as_of: Day | None = None
     price_new_source: LongText | None = None
-    price_used_usd: float | None = Field(default=None, gt=0, le=1_000_000)
+    price_used_usd: float | None = Field(default=None, ge=floors.PRICE_USD.value, le=1_000_000)
     price_used_as_of: Day | None = None
     price_used_source: LongText | None = None
-    notes: str | None = Field(default=None, max_length=4000)
+    notes: Notes | None = None
     aliases: list[Text] = Field(default_factory=list, max_length=50)
 
 
@@ -79,15 +86,17 @@ class CloudOfferWrite(_Write):
     monthly_fee_usd: float = Field(default=0, ge=0, le=100_000, description="USD/month.")
     region: Text | None = None
     availability_zone: Text | None = None
-    vcpus: float | None = Field(default=None, gt=0, le=10_000)
-    ram_gb: float | None = Field(default=None, gt=0, le=100_000)
-    billing_increment_s: float | None = Field(default=None, gt=0, le=86_400)
+    vcpus: float | None = Field(default=None, ge=floors.CPUS.value, le=10_000)
+    ram_gb: float | None = Field(default=None, ge=floors.RAM_GB.value, le=100_000)
+    billing_increment_s: float | None = Field(default=None, ge=floors.BILLING_S.value, le=86_400)
     billing_minimum_s: float | None = Field(default=None, ge=0, le=86_400)
     included_compute_units_per_month: float = Field(default=0, ge=0, le=1_000_000)
-    compute_units_per_hour: float | None = Field(default=None, gt=0, le=10_000)
+    compute_units_per_hour: float | None = Field(
+        default=None, ge=floors.COMPUTE_UNITS_PER_HOUR.value, le=10_000
+    )
     usd_per_compute_unit: float | None = Field(default=None, ge=0, le=1_000)
     commitment_term_months: int | None = Field(default=None, ge=1, le=120)
-    notes: str | None = Field(default=None, max_length=4000)
+    notes: Notes | None = None
 
     @model_validator(mode="after")
     def _commitment(self) -> CloudOfferWrite:
@@ -108,8 +117,10 @@ class BareboneWrite(_Write):
     base_power_w: float = Field(ge=0, le=5_000, description="CPU, board, drives busy, W.")
     idle_power_w: float | None = Field(default=None, ge=0, le=5_000)
     psu_efficiency: float | None = Field(default=None, gt=0.3, le=1)
-    price_usd: float = Field(gt=0, le=1_000_000, description="Price without GPUs, USD.")
-    notes: str | None = Field(default=None, max_length=4000)
+    price_usd: float = Field(
+        ge=floors.PRICE_USD.value, le=1_000_000, description="Price without GPUs, USD."
+    )
+    notes: Notes | None = None
 
 
 @described_by(RegionPublic)
@@ -123,13 +134,21 @@ class RegionWrite(_Write):
     carbon_intensity_g_per_kwh: float = Field(ge=0, le=2_000)
     carbon_source: LongText
     carbon_as_of: Day
-    electricity_price_usd_per_kwh: float | None = Field(default=None, gt=0, le=5)
-    electricity_price_local: float | None = Field(default=None, gt=0, le=10_000)
+    electricity_price_usd_per_kwh: float | None = Field(
+        default=None, ge=floors.ELECTRICITY_PER_KWH.value, le=5
+    )
+    electricity_price_local: float | None = Field(
+        default=None, ge=floors.ELECTRICITY_PER_KWH.value, le=10_000
+    )
     electricity_currency: str | None = Field(default=None, pattern=r"^[A-Z]{3}$")
     electricity_source: LongText | None = None
     electricity_as_of: Day | None = None
-    electricity_non_household_usd_per_kwh: float | None = Field(default=None, gt=0, le=5)
-    electricity_non_household_local: float | None = Field(default=None, gt=0, le=10_000)
+    electricity_non_household_usd_per_kwh: float | None = Field(
+        default=None, ge=floors.ELECTRICITY_PER_KWH.value, le=5
+    )
+    electricity_non_household_local: float | None = Field(
+        default=None, ge=floors.ELECTRICITY_PER_KWH.value, le=10_000
+    )
     electricity_non_household_source: LongText | None = None
     electricity_non_household_as_of: Day | None = None
     pue: float | None = Field(default=None, ge=1, le=3)
@@ -141,7 +160,7 @@ class UtilizationProfileWrite(_Write):
     """A utilization profile: the fraction of wall-clock time GPUs are busy."""
 
     name: Text
-    utilization: float = Field(gt=0, le=1)
+    utilization: float = Field(ge=floors.SHARE.value, le=1)
     description: LongText
 
 
@@ -153,7 +172,9 @@ class BenchmarkResultWrite(BaseModel):
 
     gpu_id: Text = Field(description="A catalog GPU id.")
     gpu_count: int = Field(default=1, ge=1, le=64)
-    seconds: float | None = Field(default=None, gt=0, le=1e8, description="Null when OOM.")
+    seconds: float | None = Field(
+        default=None, ge=floors.BENCHMARK_S.value, le=1e8, description="Null when OOM."
+    )
     oom: bool = Field(default=False, description="True when the run ran out of memory.")
     max_batch_size: int | None = Field(default=None, ge=1, le=1_000_000)
 

@@ -13,7 +13,7 @@ from pydantic import (
     model_validator,
 )
 
-from app.costing import defaults
+from app.costing import defaults, floors
 from app.models.answers import Assumption, EmbodiedCarbon, PriceAge, SourceRef
 from app.models.common import OMITTED
 from app.models.inputs import (
@@ -71,11 +71,17 @@ class CarbonRequest(StrictBody):
     utilization: float = Utilization
     days: float = Field(
         default=OMITTED,
-        gt=0,
+        ge=floors.DAYS.value,
         le=36_500,
-        description="Calendar days (busy hours = days x 24 x utilization).",
+        description="Calendar days (busy hours = days x 24 x utilization). "
+        + floors.DAYS.describe(),
     )
-    hours: float = Field(default=OMITTED, gt=0, le=10_000_000, description="Busy hours.")
+    hours: float = Field(
+        default=OMITTED,
+        ge=floors.HOURS.value,
+        le=10_000_000,
+        description="Busy hours. " + floors.HOURS.describe(),
+    )
     region: str | None = name_field(
         "Region id, for carbon intensity (and PUE).",
         max_length=64,

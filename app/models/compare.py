@@ -12,7 +12,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, Strict, model_validator
 
-from app.costing import defaults
+from app.costing import defaults, floors
 from app.models.answers import Assumption, CurrencyRate, PriceAge, SourceRef
 from app.models.common import OMITTED
 from app.models.inputs import (
@@ -34,7 +34,7 @@ from app.models.offer import PricingModel, Provider
 # desktop": a year is the seed's own decision horizon.
 DEFAULT_HORIZON_MONTHS = defaults.COMPARE_HORIZON.number
 Name = Annotated[str, Field(min_length=1, max_length=100, pattern=NO_CONTROL)]
-UtilizationValue = Annotated[float, Field(gt=0, le=1)]
+UtilizationValue = Annotated[float, Field(ge=floors.SHARE.value, le=1)]
 PriceValue = Annotated[float, Field(ge=0, le=5)]
 USAGE_FIELDS = ("utilization", "utilization_profile", "runs_per_month", "gpu_hours_per_month")
 
@@ -63,9 +63,10 @@ class CompareWorkload(StrictBody):
     gpu_count: int = Field(default=1, ge=1, le=64, description="GPUs of the reference.")
     memory_gb: float | None = Field(
         default=None,
-        gt=0,
+        ge=floors.MEMORY_GB.value,
         le=2048,
-        description="GPU memory one GPU needs for the run, GB; options with less do not fit.",
+        description="GPU memory one GPU needs for the run, GB; options with less do not fit. "
+        + floors.MEMORY_GB.describe(),
     )
     max_batch_size: int | None = Field(
         default=None,

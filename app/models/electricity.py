@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from app.costing import floors
 from app.models.answers import Assumption, CurrencyRate, PriceAge, SourceRef
 from app.models.inputs import ELECTRICITY, STRICT, DesktopSpec, UsageInputs, not_both
 
@@ -23,10 +24,10 @@ class ElectricityRequest(UsageInputs):
     desktop: DesktopSpec
     days: float | None = Field(
         default=None,
-        gt=0,
+        ge=floors.DAYS.value,
         le=36_500,
         description="A period to total, days (e.g. 30). Default: none; per day, month "
-        "(365/12 days) and year are always given.",
+        "(365/12 days) and year are always given. " + floors.DAYS.describe(),
     )
 
 

@@ -19,7 +19,7 @@ from pydantic import (
     model_validator,
 )
 
-from app.costing import defaults
+from app.costing import defaults, floors
 from app.costing import ownership as own
 from app.models.common import OMITTED, IsoDate
 
@@ -150,9 +150,10 @@ class Precision(StrEnum):
 # what the validators enforce.
 Utilization = Field(
     default=OMITTED,
-    gt=0.0,
+    ge=floors.SHARE.value,
     le=1.0,
-    description="Fraction of wall-clock time the GPUs are busy, 0 < u <= 1 (0.15 = 15 %).",
+    description="Fraction of wall-clock time the GPUs are busy, 0 < u <= 1 (0.15 = 15 %). "
+    + floors.SHARE.describe(),
 )
 
 
@@ -261,9 +262,10 @@ class DesktopSpec(StrictBody):
     )
     resell_after_years: float | None = Field(
         default=None,
-        gt=0,
+        ge=floors.YEARS.value,
         le=20,
-        description="Years after purchase the machine is sold; sets the TCO horizon. Without "
+        description=f"{floors.YEARS.describe()} "
+        "Years after purchase the machine is sold; sets the TCO horizon. Without "
         "`resale_value_usd` the GPUs' value comes from the catalog's depreciation curve for "
         "their class (fitted to seed 001's used prices); the barebone is counted at 0.",
     )
@@ -386,10 +388,10 @@ class CommonInputs(UsageInputs):
     )
     parallel_fraction: float = Field(
         default=OMITTED,
-        gt=0,
+        ge=floors.SHARE.value,
         le=1,
         description="Override: Amdahl parallel fraction p, speed-up on n GPUs = 1 / ((1 - p) "
-        "+ p / n). Wins over `scaling`.",
+        "+ p / n). Wins over `scaling`. " + floors.SHARE.describe(),
     )
     memory_preset: Annotated[MemoryPresetId, Strict(False)] = Field(
         default=OMITTED,

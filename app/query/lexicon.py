@@ -3,6 +3,7 @@ currencies, built once per catalog view."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
@@ -37,6 +38,9 @@ class Lexicon:
     currencies: frozenset[str] = frozenset({"USD"})
     instances: Mapping[str, Instance] = field(default_factory=dict)
     providers: frozenset[str] = frozenset()
+    # The place names the parser finds without "in" (whole words of at least 4 letters),
+    # longest first, as one pattern: one pass over a question instead of one per name.
+    bare_regions: re.Pattern[str] | None = None
 
     @classmethod
     def build(
@@ -76,15 +80,23 @@ class Lexicon:
         index = NameIndex(gpus)
         rows = list(instances)
         named = instance_names(rows, index)
+        regions_first = longest_first(reg)
+        bare = [
+            name
+            for name in sorted(regions_first, key=len, reverse=True)
+            if len(name) >= 4 and (name.isalpha() or " " in name)
+        ]
+        alternation = "|".join(re.escape(name) for name in bare)
         return cls(
             index,
             longest_first(prof),
-            longest_first(reg),
+            regions_first,
             codes,
             longest_first(bench),
             frozenset({"USD", *currencies}),
             named,
             frozenset(row[0] for row in rows),
+            re.compile(rf"(?<![\w-])(?:{alternation})(?![\w-])") if bare else None,
         )
 
 

@@ -281,7 +281,10 @@ SPELLED_NUMBERS = re.compile(
 )
 BRANDS = frozenset({"nvidia", "geforce", "tesla", "rtx", "gtx", "quadro"})
 WORD = re.compile(r"[a-z0-9]+")
-NUM = r"(-?\d+(?:,\d{3})*(?:\.\d+)?|-?\.\d+)"
+# A number starts where no digit, point or comma is just before it: each search then tries a
+# run of digits once, from its start, instead of again from each digit inside it (which made
+# a 470-digit question cost ~80 ms, quadratic in the run's length; issue 36).
+NUM = r"(?<![\d.,])(-?\d+(?:,\d{3})*(?:\.\d+)?|-?\.\d+)"
 # A number or a number word (``3``, ``three``, ``a``): two groups, read by :func:`amount_of`.
 AMOUNT = r"(?:{num}|\b({words})(?=\s))".format(
     num=NUM, words="|".join(k for k in NUMBER_WORDS if len(k) > 1 or k == "a")

@@ -31,7 +31,7 @@ def _cur(rate: CurrencyRate, usd: float) -> float:
 def default_days(break_even_days: float | None) -> float:
     """Days shown on a cumulative chart: 1.5 x break-even rounded up to a month, at least a
     year and at most ten; three years when it never breaks even."""
-    if break_even_days is None:
+    if break_even_days is None or not math.isfinite(break_even_days):
         return 3 * 365.0
     return float(min(3650, max(365, math.ceil(break_even_days * 1.5 / 30) * 30)))
 

@@ -25,19 +25,34 @@ import contextlib
 import logging
 import multiprocessing
 import os
+import resource
 import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from concurrent.futures.process import BrokenProcessPool
-from typing import Any
+from typing import Any, TypeVar
 
 from app.render import drawing as charts
 from app.render.gate import Busy
 
 log = logging.getLogger("gpucost")
 NICENESS = 10
+T = TypeVar("T")
+# A plan's wait, in multiples of a chart's (``render_timeout_s``): its solver alone may take
+# 2 s of CPU (app/costing/plan.py), and a drawing process runs at a lower priority, so on a
+# busy machine it gets a fraction of a core (plans measured at 10-14 s of wall time with the
+# machine's load at 7.8 on 2 cores, 2026-11-24).
+COMPUTE_TIMEOUT_FACTOR = 3
+# Charts or plans a drawing process runs before it is replaced by a fresh one.
+TASKS_PER_PROCESS = 50
+# The data memory (heap and anonymous mappings: RLIMIT_DATA) a drawing process may add to
+# what it holds once its imports are done, MB: past it an allocation fails (MemoryError, a
+# 503) rather than growing the machine's memory. Its catalog copy is ~60 MB and the largest
+# plan adds ~110 MB (issue 36): 1 GB leaves room for the allocator's and BLAS's reserved
+# arenas (data size, not resident memory).
+MEMORY_CAP_MB = 1024
 
 
 def _watch_parent(parent_pid: int) -> None:
@@ -47,10 +62,22 @@ def _watch_parent(parent_pid: int) -> None:
             os._exit(0)  # the parent died (its children are re-parented): stop now
 
 
+def _data_bytes() -> int:
+    """This process's data size now (``VmData``: heap and private anonymous mappings)."""
+    with open("/proc/self/status") as status:
+        for line in status:
+            if line.startswith("VmData:"):
+                return int(line.split()[1]) * 1024
+    raise OSError("no VmData")
+
+
 def _start_child(parent_pid: int) -> None:
     """Initializer of each drawing process: it draws itself, whatever importing the parent's
-    main module set up."""
+    main module set up; its data memory is capped (:data:`MEMORY_CAP_MB`)."""
     charts.offload_to(None)
+    with contextlib.suppress(OSError, ValueError):  # a platform without RLIMIT_DATA
+        cap = _data_bytes() + MEMORY_CAP_MB * 1024 * 1024
+        resource.setrlimit(resource.RLIMIT_DATA, (cap, cap))
     with contextlib.suppress(OSError):  # not allowed here: draw at normal priority
         os.nice(NICENESS)
     threading.Thread(target=_watch_parent, args=(parent_pid,), daemon=True).start()
@@ -75,6 +102,9 @@ class DrawPool:
                     mp_context=multiprocessing.get_context("spawn"),
                     initializer=_start_child,
                     initargs=(os.getpid(),),
+                    # Recycled: a process is replaced after this many charts or plans, so
+                    # what a large plan's solver left in its heap does not stay.
+                    max_tasks_per_child=TASKS_PER_PROCESS,
                 )
             return self._executor
 
@@ -99,6 +129,30 @@ class DrawPool:
             log.error("a drawing process died; starting a new pool")
             self._discard(pool)
             # The next chart starts a new pool at once: retry in a second.
+            raise Busy("a drawing process died; retry", retry_after_s=1) from None
+
+    def compute(self, fn: Callable[..., T], *args: Any) -> T:
+        """``fn(*args)`` in a drawing process (a plan: :mod:`app.render.apart`), as
+        :meth:`draw` runs a chart: Busy (503) past ``timeout_s``, when its process dies, or
+        when it passes the processes' memory cap (``MemoryError``)."""
+        pool = self._pool()
+        timeout_s = self.timeout_s * COMPUTE_TIMEOUT_FACTOR
+        try:
+            return pool.submit(fn, *args).result(timeout=timeout_s)
+        except FutureTimeout:
+            raise Busy(
+                f"the computation took longer than {timeout_s:g} s; retry later",
+                retry_after_s=5,
+            ) from None
+        except MemoryError:
+            raise Busy(
+                f"the computation needed more than the {MEMORY_CAP_MB} MB a drawing process "
+                "may use; retry with a smaller request",
+                retry_after_s=5,
+            ) from None
+        except BrokenProcessPool:
+            log.error("a drawing process died; starting a new pool")
+            self._discard(pool)
             raise Busy("a drawing process died; retry", retry_after_s=1) from None
 
     def _discard(self, pool: ProcessPoolExecutor) -> None:

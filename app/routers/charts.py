@@ -8,6 +8,7 @@ from typing import Annotated
 from fastapi import APIRouter, Query, Response
 
 from app.api.deps import HeavyDep
+from app.costing import floors
 from app.models.break_even import BreakEvenRequest
 from app.models.common import BUSY_RESPONSE, Responses, problems
 from app.models.compare import CompareRequest, SweepRequest
@@ -56,10 +57,10 @@ async def cumulative_cost(
     days: Annotated[
         float | None,
         Query(
-            gt=0,
+            ge=floors.DAYS.value,
             le=3650,
             description="Days on the x axis; default 1.5 x break-even (one to ten years), "
-            "three years when it never breaks even.",
+            "three years when it never breaks even. " + floors.DAYS.describe(),
         ),
     ] = None,
 ) -> Response:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from fastapi import APIRouter
 from fastapi.responses import Response
 
-from app.api.deps import HeavyDep, SettingsDep, ViewDep
+from app.api.deps import CpuGateDep, HeavyDep, SettingsDep, ViewDep
 from app.api.responses import json_answer
 from app.models.common import BUSY_RESPONSE, problems
 from app.models.compare import CompareRequest, CompareResult, SweepRequest, SweepResult
@@ -20,7 +20,9 @@ router = APIRouter(
 
 
 @router.post("/compare", response_model=CompareResult, summary="Rank every option for a workload")
-async def compute_compare(req: CompareRequest, view: ViewDep, settings: SettingsDep) -> Response:
+async def compute_compare(
+    req: CompareRequest, view: ViewDep, settings: SettingsDep, cpu: CpuGateDep
+) -> Response:
     """Every matching option in the catalog (cloud offers of every provider, region and
     pricing model, Colab plans, desktop builds of catalog barebones and GPUs) costed for the
     same work and ranked by total cost over `horizon_months`: cloud
@@ -28,7 +30,8 @@ async def compute_compare(req: CompareRequest, view: ViewDep, settings: Settings
     Each option also gets its marginal run cost, cost per run, cost per batch item, energy
     (kWh), emissions (kg CO2e), break-even against the best cloud option (desktops), and
     whether the workload fits in GPU memory. Unknown names are 404 with the closest ids."""
-    return json_answer(compare.compute_compare(view, req, settings))
+    # Over the whole catalog (~3 ms, more with many options): off the event loop, bounded.
+    return json_answer(await cpu.run(compare.compute_compare, view, req, settings))
 
 
 @router.post(

@@ -13,7 +13,7 @@ from app.api.files import report_response
 from app.models.cash_flow import CashFlowRequest, CashFlowResult
 from app.models.common import BUSY_RESPONSE, Responses, problems
 from app.models.plan import PlanRequest, PlanResult
-from app.render import reports
+from app.render import apart, reports
 from app.usecases.cash_flow import compute_cash_flow
 from app.usecases.plan_answer import compute_plan
 
@@ -37,7 +37,7 @@ async def plan(req: PlanRequest, heavy: HeavyDep) -> PlanResult:
     2 s per solve). Beside it: all-cloud and the cheapest all-desktop fleet. When no plan
     meets the demand within the limits the answer is still a 200, with `feasible` false and
     the reason."""
-    return await heavy.run(compute_plan, req)
+    return await heavy.run_apart(apart.plan, compute_plan, req)
 
 
 REPORT_CONTENT: Responses = {

@@ -54,7 +54,7 @@ from app.models.admin import (
     UtilizationProfileWrite,
 )
 from app.models.common import table_of
-from app.models.history import future_date_problem
+from app.models.history import PRICE_FIELDS, future_date_problem
 from app.store.catalog_writes import PriceLedger, bump_revision, upsert
 
 
@@ -143,9 +143,8 @@ def read(engine: Engine, kind: Kind, item_id: str) -> tuple[dict[str, Any], str]
 
 
 def _matches(header: str, current: str) -> bool:
-    """RFC 9110 If-Match: ``*`` or a list of strong ETags (weak ones never match)."""
-    if header.strip() == "*":
-        return True
+    """RFC 9110 If-Match: a list of strong ETags (weak ones never match). ``*`` is refused
+    before this (see :func:`_check`)."""
     return any(tag.strip() == current for tag in header.split(","))
 
 
@@ -168,6 +167,13 @@ def _check(
     if if_match is None:
         raise PreconditionRequired(
             f"{kind.name} '{item_id}' exists: send If-Match with its ETag to change it",
+            current_etag=tag,
+        )
+    if if_match.strip() == "*":
+        # RFC 9110 lets `*` match any current row, which would overwrite a change made since
+        # the caller read it: the lost update If-Match is here to prevent (issue 36).
+        raise PreconditionRequired(
+            f"{kind.name} '{item_id}': If-Match: * is not accepted; send the row's ETag",
             current_etag=tag,
         )
     if not _matches(if_match, tag):
@@ -219,15 +225,19 @@ def put(
             before = current.data if current else None
             _check(kind, item_id, before, if_match, if_none_match)
             _validate_refs(conn, kind, body, today)
+            if before is not None:
+                _date_by_write(table.name, before, fields, today)
             existing = {item_id: current.row} if current else {}
             ledger = PriceLedger.load(conn, kind=table.name, item_id=item_id)
             upsert(conn, table, {**fields, "id": item_id}, ledger, existing)
-            ledger.flush()
+            dated = ledger.flush()
             if isinstance(body, BenchmarkWrite):
                 _replace_results(conn, item_id, body)
             after = _load(conn, kind, item_id, lock=False)
             assert after is not None
-            if after.data != before:  # the row or a benchmark's results changed
+            # The row or a benchmark's results changed, or the history did (a back-dated
+            # price leaves the row as it was, but past days' answers change).
+            if after.data != before or dated:
                 bump_revision(conn)
     except IntegrityError:
         catalog_written(engine)
@@ -237,6 +247,21 @@ def put(
         ) from None
     catalog_written(engine)
     return after.data, etag(after.data), current is None
+
+
+def _date_by_write(
+    table_name: str, before: dict[str, Any], fields: dict[str, Any], today: dt.date
+) -> None:
+    """Date a changed price by the write (``today``) when the body left its as-of date as
+    stored: an admin who reads a row, changes its price and sends it back (the seed's date
+    still in it) is changing the price now, not on the seed's day. A body that gives a new
+    date (a price announced for an earlier or later day) keeps it."""
+    for name, cols in PRICE_FIELDS.get(table_name, {}).items():
+        if name not in fields or fields[name] == before.get(name):
+            continue
+        date_col = cols.date if fields.get(cols.date) is not None else "as_of"
+        if str(fields.get(date_col)) == str(before.get(date_col)):
+            fields[date_col] = today
 
 
 def _replace_results(conn: Connection, benchmark_id: str, body: BenchmarkWrite) -> None:

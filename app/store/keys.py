@@ -87,11 +87,21 @@ def list_keys(session: Session) -> Sequence[ApiKey]:
     return session.exec(select(ApiKey).order_by(col(ApiKey.created_at).desc())).all()
 
 
+KEY_CHARS = 60  # "gpc_" + 12 hex + "_" + 43 characters
+
+
+def well_formed(key: str) -> bool:
+    """Whether ``key`` has a key's form (``gpc_<12 hex>_<43 URL-safe base64>``, 60
+    characters): checked before any lookup or bookkeeping, so a malformed or huge header
+    costs nothing but this check."""
+    return len(key) == KEY_CHARS and _FORMAT.fullmatch(key) is not None
+
+
 def _valid_row(session: Session, key: str | None) -> ApiKey:
     """The row of a valid, unrevoked, unexpired ``key``; :class:`Unauthorized` otherwise."""
     if not key:
         raise Unauthorized("this operation needs an API key in the X-API-Key header")
-    m = _FORMAT.fullmatch(key)
+    m = _FORMAT.fullmatch(key) if len(key) == KEY_CHARS else None
     row = session.get(ApiKey, m.group(1)) if m else None
     stored = row.secret_sha256 if row is not None else _DUMMY
     if not hmac.compare_digest(digest(key), stored) or row is None:

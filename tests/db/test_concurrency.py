@@ -73,7 +73,8 @@ def test_eight_writers_lose_no_update(server):
                 body = {k: v for k, v in data.items() if k != "id"}
                 body["price_usd_per_hour"] = round(data["price_usd_per_hour"] + STEP, 6)
                 body["source"] = f"writer {i}"
-                body["as_of"] = "2026-11-01"
+                # `as_of` left as read: the changed price is dated by the write (issue 36); a
+                # fixed back-dated day would make every later write an edit of the past
                 put = http.put(
                     f"/v1/admin/cloud-offers/{OFFER}",
                     json=body,
