@@ -9,7 +9,9 @@ Every formula names its source:
   ``tests/api/test_llm_catalog_audit.py``.
 - Model states: 16 bytes per trained parameter for mixed-precision Adam (2 weights + 2 gradients
   + 12 for the fp32 master copy, momentum and variance; Rajbhandari et al. 2020, "ZeRO", §3.1);
-  sharded evenly over the GPUs (ZeRO stage 3 / FSDP, ibid. §5).
+  fp32 LoRA adapters 4 + 4 + 8; QLoRA's bf16 adapters 2 + 2 + 8 (its paged 32-bit AdamW);
+  everything sharded evenly over the GPUs (ZeRO stage 3 / FSDP, ibid. §5; tensor parallel at
+  inference).
 - Activations: Korthikanti et al. 2022 ("Reducing Activation Recomputation in Large Transformer
   Models", arXiv 2205.05198) §4: ``s·b·h·(34 + 5·a·s/h)`` bytes per layer without recomputation;
   with full recomputation each layer keeps its 2·s·b·h-byte input and one layer's working set is
@@ -46,6 +48,10 @@ GB = 1e9
 NF4_BITS_PER_PARAM = 4.127
 # Mixed-precision Adam model states per trained parameter (ZeRO §3.1): 2 + 2 + 12 bytes.
 ADAM_WEIGHT_BYTES, ADAM_GRADIENT_BYTES, ADAM_OPTIMIZER_BYTES = 2.0, 2.0, 12.0
+# QLoRA's adapters: bf16 weights and gradients, 32-bit (paged) AdamW momentum and variance, no
+# fp32 master copy (artidoro/qlora qlora.py casts LoRA modules to bf16; QLoRA §3 paged
+# optimizers). LoRA through peft keeps fp32 adapters: the fp32 Adam figures below.
+QLORA_ADAPTER_BYTES = (2.0, 2.0, 8.0)
 # Plain fp32 Adam: 4-byte weights and gradients, 8 bytes of momentum and variance.
 FP32_WEIGHT_BYTES, FP32_GRADIENT_BYTES, FP32_OPTIMIZER_BYTES = 4.0, 4.0, 8.0
 # Korthikanti et al. 2022 eq. (1): activation bytes per layer = s·b·h·(34 + 5·a·s/h) in 16 bits.
@@ -341,12 +347,13 @@ def memory(job: Job) -> Memory:
     acts = activation_bytes(arch, job.sequence_length, job.batch_size, job.checkpointing)
     if job.task.adapters:
         adapters = arch.lora_params(job.lora_rank)
+        w, g, o = (
+            QLORA_ADAPTER_BYTES
+            if job.task is Task.QLORA
+            else (FP32_WEIGHT_BYTES, FP32_GRADIENT_BYTES, FP32_OPTIMIZER_BYTES)
+        )
         return Memory(
-            n * job.precision.weight_bytes + adapters * ADAM_WEIGHT_BYTES,
-            adapters * ADAM_GRADIENT_BYTES,
-            adapters * ADAM_OPTIMIZER_BYTES,
-            acts,
-            0.0,
+            n * job.precision.weight_bytes + adapters * w, adapters * g, adapters * o, acts, 0.0
         )
     if job.precision is Precision.FP32:
         w, g, o = FP32_WEIGHT_BYTES, FP32_GRADIENT_BYTES, FP32_OPTIMIZER_BYTES
