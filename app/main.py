@@ -23,7 +23,19 @@ from app.catalog.live import live_catalog
 from app.db import get_engine
 from app.models.common import problem_response
 from app.render import draw_pool
-from app.routers import admin, calc, catalog, charts, compare, health, plan, query, scenarios, slack
+from app.routers import (
+    admin,
+    calc,
+    catalog,
+    charts,
+    compare,
+    health,
+    llm,
+    plan,
+    query,
+    scenarios,
+    slack,
+)
 from app.settings import get_settings
 
 log = logging.getLogger("gpucost")
@@ -145,6 +157,7 @@ def create_app() -> FastAPI:
     # Routes are matched in order, one router after another: the hot paths first.
     app.include_router(health.router)
     app.include_router(calc.router)
+    app.include_router(llm.router)
     app.include_router(query.router)
     app.include_router(slack.router)
     app.include_router(compare.router)

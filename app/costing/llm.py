@@ -310,12 +310,16 @@ class Memory:
         return max(1, math.ceil(self.sharded / GB / room - 1e-9))
 
 
-def activation_bytes(arch: Architecture, seq: int, batch: int, checkpointing: bool) -> float:
+def activation_bytes(
+    arch: Architecture, seq: int, batch: int, checkpointing: bool, flash: bool = True
+) -> float:
     """Training activations (16-bit), bytes: Korthikanti et al. 2022 eq. (1) per layer, or with
     full recomputation every layer's input (2·s·b·h) plus one layer's working set; plus the
-    float32 logits of the loss."""
+    float32 logits of the loss. With ``flash`` (FlashAttention, Dao et al. 2022, PyTorch's
+    default SDPA kernels) the s x s attention scores (the 5·a·s/h term) are never stored."""
     s, b, h, a = seq, batch, arch.hidden_size, arch.heads
-    per_layer = s * b * h * (ACT_LINEAR_BYTES + ACT_ATTENTION_BYTES * a * s / h)
+    scores = 0.0 if flash else ACT_ATTENTION_BYTES * a * s / h
+    per_layer = s * b * h * (ACT_LINEAR_BYTES + scores)
     logits = s * b * arch.vocab_size * LOGIT_BYTES
     if checkpointing:
         return arch.layers * 2 * s * b * h + per_layer + logits
@@ -389,6 +393,8 @@ def training_speed(job: Job, peak_tflops: float, gpu_count: int, mfu: float) -> 
         raise ModelInputError("peak throughput and MFU must be positive")
     flops = flops_per_token(job.task) * job.n_active * job.tokens
     seconds = flops / (gpu_count * peak_tflops * 1e12 * mfu)
+    if not seconds > 0:
+        raise ModelInputError("the job is too small to time: give more tokens or a larger model")
     return Speed(seconds, job.tokens / seconds, 0.0, 0.0, "compute", flops)
 
 
@@ -422,5 +428,7 @@ def inference_speed(
     decode = steps * max(step_compute, step_memory)
     bound = "compute" if step_compute > step_memory else "bandwidth"
     total = prefill + decode
+    if not total > 0:
+        raise ModelInputError("the job is too small to time: give more tokens or a larger model")
     flops = prefill_flops + 2 * n * job.tokens
     return Speed(total, job.tokens / total, prefill, decode, bound, flops)
