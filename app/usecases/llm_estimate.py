@@ -197,6 +197,13 @@ def resolve(view: CatalogView, req: LlmEstimateRequest, settings: Settings) -> L
         gpus = tuple(g for g in view.gpus if g.fp16_tensor_tflops or g.bf16_tensor_tflops)
     region = resolve_region(view, req.region)
     rate = resolve_currency(view, req, trail)
+    trail.assume(
+        "cloud_price",
+        "cheapest comparable offer, per GPU-hour",
+        "app.costing.offers: on-demand, not Colab; instance price / its GPUs. An instance with "
+        "more GPUs than the job needs runs it that much faster at the same cost under the "
+        "linear FLOPs model (billing increments, minimums and multi-GPU losses not modelled)",
+    )
     return LlmScenario(
         job=job,
         label=label,
