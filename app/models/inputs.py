@@ -176,7 +176,7 @@ class DesktopSpec(StrictBody):
                 *(not_both(*pair) for pair in DESKTOP_MONEY),
                 {
                     "anyOf": [
-                        {"not": {"required": ["resell_after_years"]}},
+                        {"properties": {"resell_after_years": {"type": "null"}}},
                         {"required": ["resale_value_usd"]},
                         {"required": ["resale_value"]},
                         {"required": ["gpu"]},

@@ -24,12 +24,12 @@ from app.models.llm import (
     LlmModelPublic,
     LlmModelsPublic,
     LlmOwnedCost,
-    LlmWorkload,
     MemoryBreakdown,
 )
 from app.settings import Settings
 from app.steps.desktop import resolve_desktop
 from app.steps.inputs import request_electricity, resolve_currency, resolve_region, resolve_usage
+from app.steps.llm import job_speed, resolve_job, stated, utilizations
 from app.steps.trail import Trail, sig8
 
 
@@ -88,105 +88,6 @@ def compute_llm_estimate(
     return compose(resolve(view, req, settings), view, settings)
 
 
-def _default(trail: Trail, name: str, given: Any, d: defaults.Default) -> Any:
-    if given is not None:
-        return given
-    trail.assume(name, d.value, d.source_text())
-    return d.value
-
-
-def resolve_job(view: CatalogView, w: LlmWorkload, trail: Trail) -> tuple[L.Job, dict[str, Any]]:
-    """The job ``w`` describes, every default stated: 422 for an unknown model (with the
-    closest ids), a precision the task cannot run in, or a sequence longer than the model's
-    context."""
-    if w.model is not None:
-        m = view.resolve_llm(w.model)
-        trail.cite(f"model {m.id}: shape", m.config_source, m.as_of)
-        trail.cite(f"model {m.id}: parameters", m.params_source, m.as_of)
-        arch, params, active = m.arch, m.params, m.active_params
-        label: dict[str, Any] = {"model": m.id, "name": m.name}
-    else:
-        a = w.architecture
-        heads = a.heads
-        if a.experts and not (0 < a.experts_per_token <= a.experts and a.moe_intermediate_size):
-            raise InvalidRequest(
-                "architecture: a mixture of experts needs 1 <= experts_per_token <= experts "
-                "and moe_intermediate_size"
-            )
-        if a.kv_heads and heads % a.kv_heads:
-            raise InvalidRequest("architecture: heads must be a multiple of kv_heads")
-        arch = L.Architecture(
-            a.layers,
-            a.hidden_size,
-            a.intermediate_size,
-            heads,
-            a.kv_heads or heads,
-            a.head_dim or a.hidden_size // heads,
-            a.vocab_size,
-            a.context_length,
-            a.tied_embeddings,
-            a.experts,
-            a.experts_per_token,
-            a.shared_experts,
-            a.moe_intermediate_size,
-            a.dense_layers,
-        )
-        params = a.params_b * 1e9 if a.params_b else arch.total_params()
-        active = a.active_params_b * 1e9 if a.active_params_b else arch.active_params()
-        if a.experts == 0 and not a.active_params_b:
-            active = params  # a dense model multiplies every weight
-        label = {"model": "architecture"}
-    task = L.Task(w.task)
-    if w.precision is not None:
-        precision = L.Precision(w.precision)
-    elif task is L.Task.QLORA:
-        precision = L.Precision.INT4
-        trail.assume("precision", "int4", defaults.LLM_PRECISION.source_text())
-    else:
-        precision = L.Precision(_default(trail, "precision", None, defaults.LLM_PRECISION))
-    L.check_precision(task, precision)
-    prompt = output = 0
-    if task is L.Task.INFERENCE:
-        prompt = int(_default(trail, "prompt_tokens", w.prompt_tokens, defaults.LLM_PROMPT_TOKENS))
-        output = int(_default(trail, "output_tokens", w.output_tokens, defaults.LLM_OUTPUT_TOKENS))
-        seq = w.context_length or prompt + output
-    elif w.context_length is not None:
-        seq = w.context_length
-    else:
-        seq = min(int(defaults.LLM_SEQUENCE_LENGTH.number), arch.context_length)
-        trail.assume("context_length", seq, defaults.LLM_SEQUENCE_LENGTH.source_text())
-    if seq > arch.context_length:
-        raise InvalidRequest(
-            f"context_length {seq} tokens is longer than the model's {arch.context_length}"
-        )
-    batch = int(_default(trail, "batch_size", w.batch_size, defaults.LLM_BATCH_SIZE))
-    rank = int(w.lora_rank or defaults.LORA_RANK.number)
-    if task.adapters and w.lora_rank is None:
-        trail.assume("lora_rank", rank, defaults.LORA_RANK.source_text())
-    if task.trains:
-        how = "full activation recomputation" if w.activation_checkpointing else "none"
-        trail.assume("activation_checkpointing", how, defaults.LLM_CHECKPOINTING.source_text())
-        trail.assume(
-            "attention_kernel",
-            "FlashAttention (no s x s scores stored)",
-            "Dao et al. 2022, 'FlashAttention' (arXiv 2205.14135): memory linear in sequence "
-            "length; PyTorch's scaled_dot_product_attention, transformers' default",
-        )
-        trail.assume(
-            "optimizer",
-            "Adam, mixed precision",
-            "16 bytes per trained parameter: Rajbhandari et al. 2020 (ZeRO) §3.1; QLoRA "
-            "adapters 12 (bf16 weights and gradients, paged 32-bit AdamW)",
-        )
-    job = L.Job(
-        arch, task, precision, w.tokens, seq, batch, rank, w.activation_checkpointing,
-        prompt, output, params, active,
-    )  # fmt: skip
-    label |= {"task": task.value, "precision": precision.value, "tokens": w.tokens,
-              "params_b": params / 1e9, "active_params_b": active / 1e9}  # fmt: skip
-    return job, label
-
-
 def resolve(view: CatalogView, req: LlmEstimateRequest, settings: Settings) -> LlmScenario:
     """The scenario of ``req`` over ``view`` (see :func:`resolve_job` for the 422s)."""
     trail = Trail()
@@ -197,6 +98,7 @@ def resolve(view: CatalogView, req: LlmEstimateRequest, settings: Settings) -> L
         gpus = tuple(g for g in view.gpus if g.fp16_tensor_tflops or g.bf16_tensor_tflops)
     region = resolve_region(view, req.region)
     rate = resolve_currency(view, req, trail)
+    mfu, mbu = utilizations(req, trail)
     trail.assume(
         "cloud_price",
         "cheapest comparable offer, per GPU-hour",
@@ -209,26 +111,13 @@ def resolve(view: CatalogView, req: LlmEstimateRequest, settings: Settings) -> L
         label=label,
         gpus=gpus,
         gpu_count=req.gpu_count,
-        mfu=float(_default(trail, "mfu", req.mfu, defaults.LLM_MFU)),
-        mbu=float(_default(trail, "mbu", req.mbu, defaults.LLM_MBU))
-        if job.task is L.Task.INFERENCE
-        else defaults.LLM_MBU.number,
-        overhead_gb=float(_default(trail, "framework_overhead_gb", None, defaults.LLM_OVERHEAD)),
+        mfu=mfu,
+        mbu=mbu,
+        overhead_gb=float(stated(trail, "framework_overhead_gb", None, defaults.LLM_OVERHEAD)),
         usage=resolve_usage(view, req, trail),
         electricity_price_usd_per_kwh=request_electricity(view, req, region, settings, trail, rate),
         trail=trail,
     )
-
-
-def peak_tflops(gpu: Gpu, precision: L.Precision) -> float | None:
-    """The GPU's dense throughput the job's math runs at, TFLOPS (None: no such units)."""
-    if precision.math == "fp32":
-        return gpu.fp32_tflops
-    if precision.math == "fp8":
-        return gpu.fp8_tensor_tflops
-    if precision is L.Precision.FP16:
-        return gpu.fp16_tensor_tflops
-    return gpu.bf16_tensor_tflops or gpu.fp16_tensor_tflops
 
 
 def cheapest_offer(view: CatalogView, gpu_id: str) -> CloudOffer | None:
@@ -264,18 +153,6 @@ def _owned(
     )
 
 
-def _speed(s: LlmScenario, gpu: Gpu, count: int) -> tuple[L.Speed | None, float | None, str]:
-    peak = peak_tflops(gpu, s.job.precision)
-    if not peak:
-        return None, None, f"{gpu.id} has no {s.job.precision.math} throughput figure"
-    if s.job.task is L.Task.INFERENCE:
-        bw = gpu.memory_bandwidth_gb_per_s
-        if not bw:
-            return None, peak, f"{gpu.id} has no memory bandwidth figure"
-        return L.inference_speed(s.job, peak, bw, count, s.mfu, s.mbu), peak, ""
-    return L.training_speed(s.job, peak, count, s.mfu), peak, ""
-
-
 def _estimate(view: CatalogView, s: LlmScenario, mem: L.Memory, gpu: Gpu) -> LlmGpuEstimate:
     need = mem.gpus_needed(gpu.memory_gb, s.overhead_gb)
     fits = need is not None and need <= s.gpu_count
@@ -290,7 +167,7 @@ def _estimate(view: CatalogView, s: LlmScenario, mem: L.Memory, gpu: Gpu) -> Llm
         framework_overhead_gb=s.overhead_gb,
     )
     speed, peak, note = (None, None, "no number of GPUs holds it") if count is None else (
-        _speed(s, gpu, count)
+        job_speed(s.job, gpu, count, s.mfu, s.mbu)
     )  # fmt: skip
     cloud = owned = None
     if speed is not None and count is not None:

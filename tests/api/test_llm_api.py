@@ -121,3 +121,42 @@ class TestRefusals:
             tokens=1e6,
         )  # fmt: skip
         assert resp.status_code == 422
+
+
+class TestRunCost:
+    def test_an_llm_workload_is_timed_only_where_it_fits(self, client) -> None:
+        resp = client.post(
+            "/v1/run-cost",
+            json={
+                "workload": {
+                    "llm": {
+                        "model": "llama-3.1-70b",
+                        "task": "inference",
+                        "precision": "int4",
+                        "tokens": 1_000_000,
+                    }
+                },
+                "options": [
+                    {"desktop": {"gpu": "rtx-4090"}},
+                    {"desktop": {"gpu": "rtx-4090", "gpu_count": 2}},
+                ],
+            },
+        )
+        assert resp.status_code == 200, resp.text
+        one, two = resp.json()["options"]
+        # 70e9 x 4.127 bits = 36 GB of weights (QLoRA's NF4): over one 24 GB card, not two.
+        assert one["fits"] is False and one["runtime_s"] is None and "2 x rtx-4090" in one["note"]
+        assert two["fits"] is True and two["runtime_s"] > 0 and two["cost_usd"] > 0
+
+    def test_an_llm_workload_with_a_runtime_is_refused(self, client) -> None:
+        resp = client.post(
+            "/v1/run-cost",
+            json={
+                "workload": {
+                    "runtime_s": 10,
+                    "llm": {"model": "llama-2-7b", "task": "lora", "tokens": 1e6},
+                },
+                "options": [{"desktop": {"gpu": "rtx-4090"}}],
+            },
+        )
+        assert resp.status_code == 422
