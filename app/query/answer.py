@@ -48,6 +48,7 @@ from app.query.answer_costs import (
 from app.query.answer_gpus import colab_answer, gpu_compare_answer, gpu_list_answer
 from app.query.answer_plan import plan_answer
 from app.query.lexicon import Lexicon
+from app.query.llm_words import llm_answer, read_llm
 from app.query.parser import parse
 from app.settings import Settings
 
@@ -109,6 +110,9 @@ def respond(view: CatalogView, settings: Settings, text: str) -> QueryAnswer:
     unexpected errors raise."""
     it = parse(text, lexicon(view))
     try:
+        llm = read_llm(view, text)  # a language-model job: answered by /v1/llm/estimate
+        if llm is not None:
+            return llm_answer(view, settings, Answer(it), llm)
         return _answer(view, settings, it)
     except (DomainError, CostingError) as exc:
         suggestions: list[str]

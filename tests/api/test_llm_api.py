@@ -160,3 +160,24 @@ class TestRunCost:
             },
         )
         assert resp.status_code == 422
+
+
+class TestChat:
+    def test_a_13b_fine_tune_on_a_24gb_card_is_answered_with_memory(self, client) -> None:
+        body = client.get(
+            "/v1/query", params={"q": "can I fine-tune a 13b model on a 24gb card"}
+        ).json()
+        assert body["answered"] and body["intent"] == "llm_estimate", body
+        assert body["request"]["model"] == "llama-2-13b"
+        assert body["request"]["task"] == "full_finetune"
+        assert "does not fit" in body["headline"]
+        # ZeRO's 16 bytes per parameter for 13B parameters: 208 GB before activations.
+        assert body["result"][0]["memory_gb_per_gpu"] > 13e9 * 16 / 1e9
+
+    def test_task_precision_and_tokens_are_read(self, client) -> None:
+        body = client.get("/v1/query", params={"q": "qlora llama 3 8b on 100M tokens"}).json()
+        assert body["answered"], body
+        assert body["request"] == {"model": "llama-3.1-8b", "task": "qlora", "tokens": 1e8}
+        body = client.get("/v1/query", params={"q": "serve a 70b model in 4-bit"}).json()
+        assert body["request"]["precision"] == "int4"
+        assert body["request"]["task"] == "inference"
