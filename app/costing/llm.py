@@ -172,7 +172,7 @@ class Architecture:
 
     @property
     def moe_layers(self) -> int:
-        return self.layers - self.dense_layers if self.experts else 0
+        return max(0, self.layers - self.dense_layers) if self.experts else 0
 
     def attention_params(self) -> float:
         """Weights of one attention block (projections only)."""

@@ -12,7 +12,7 @@ from app.costing import defaults
 from app.costing import llm as L
 from app.errors import InvalidRequest
 from app.models import Gpu
-from app.models.llm import LlmWorkload
+from app.models.llm import LlmArchitecture, LlmWorkload
 from app.steps.trail import Trail
 
 
@@ -21,6 +21,40 @@ def stated(trail: Trail, name: str, given: Any, d: defaults.Default) -> Any:
         return given
     trail.assume(name, d.value, d.source_text())
     return d.value
+
+
+def given_architecture(a: LlmArchitecture) -> tuple[L.Architecture, float, float]:
+    """A request's architecture numbers as a shape, with its total and active parameters
+    (published if given, else derived); 422 for an inconsistent mixture of experts."""
+    heads = a.heads
+    if a.experts and not (0 < a.experts_per_token <= a.experts and a.moe_intermediate_size):
+        raise InvalidRequest(
+            "architecture: a mixture of experts needs 1 <= experts_per_token <= experts "
+            "and moe_intermediate_size"
+        )
+    if a.kv_heads and heads % a.kv_heads:
+        raise InvalidRequest("architecture: heads must be a multiple of kv_heads")
+    arch = L.Architecture(
+        a.layers,
+        a.hidden_size,
+        a.intermediate_size,
+        heads,
+        a.kv_heads or heads,
+        a.head_dim or a.hidden_size // heads,
+        a.vocab_size,
+        a.context_length,
+        a.tied_embeddings,
+        a.experts,
+        a.experts_per_token,
+        a.shared_experts,
+        a.moe_intermediate_size,
+        a.dense_layers,
+    )
+    params = a.params_b * 1e9 if a.params_b else arch.total_params()
+    active = a.active_params_b * 1e9 if a.active_params_b else arch.active_params()
+    if a.experts == 0 and not a.active_params_b:
+        active = params  # a dense model multiplies every weight
+    return arch, params, active
 
 
 def resolve_job(view: CatalogView, w: LlmWorkload, trail: Trail) -> tuple[L.Job, dict[str, Any]]:
@@ -34,35 +68,7 @@ def resolve_job(view: CatalogView, w: LlmWorkload, trail: Trail) -> tuple[L.Job,
         arch, params, active = m.arch, m.params, m.active_params
         label: dict[str, Any] = {"model": m.id, "name": m.name}
     else:
-        a = w.architecture
-        heads = a.heads
-        if a.experts and not (0 < a.experts_per_token <= a.experts and a.moe_intermediate_size):
-            raise InvalidRequest(
-                "architecture: a mixture of experts needs 1 <= experts_per_token <= experts "
-                "and moe_intermediate_size"
-            )
-        if a.kv_heads and heads % a.kv_heads:
-            raise InvalidRequest("architecture: heads must be a multiple of kv_heads")
-        arch = L.Architecture(
-            a.layers,
-            a.hidden_size,
-            a.intermediate_size,
-            heads,
-            a.kv_heads or heads,
-            a.head_dim or a.hidden_size // heads,
-            a.vocab_size,
-            a.context_length,
-            a.tied_embeddings,
-            a.experts,
-            a.experts_per_token,
-            a.shared_experts,
-            a.moe_intermediate_size,
-            a.dense_layers,
-        )
-        params = a.params_b * 1e9 if a.params_b else arch.total_params()
-        active = a.active_params_b * 1e9 if a.active_params_b else arch.active_params()
-        if a.experts == 0 and not a.active_params_b:
-            active = params  # a dense model multiplies every weight
+        arch, params, active = given_architecture(w.architecture)
         label = {"model": "architecture"}
     task = L.Task(w.task)
     if w.precision is not None:
