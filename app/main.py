@@ -33,6 +33,7 @@ from app.routers import (
     charts,
     compare,
     health,
+    llm,
     owned_rates,
     plan,
     query,
@@ -167,6 +168,7 @@ def create_app() -> FastAPI:
     app.include_router(health.router)
     app.include_router(calc.router)
     app.include_router(owned_rates.router)
+    app.include_router(llm.router)
     app.include_router(query.router)
     app.include_router(slack.router)
     app.include_router(compare.router)

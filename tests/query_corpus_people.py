@@ -350,7 +350,7 @@ PEOPLE: list[tuple[str, dict]] = [
     ("thanks!", dict(refused=True)),
     ("break-even for 3090 at 200 hours a day", dict(refused=True)),
     ("run cost for -3 hours on a 3090", dict(refused=True)),
-    # not modelled yet: refused with what to ask instead, never read as a memory need
-    ("can I fine-tune a 13B model on a 24GB card", dict(refused=True)),
-    ("cheapest gpu that fits a 70B model in 4-bit", dict(refused=True)),
+    # language models (issue 33): answered by /v1/llm/estimate, never read as a memory need
+    ("can I fine-tune a 13B model on a 24GB card", dict(intent="llm_estimate")),
+    ("cheapest gpu that fits a 70B model in 4-bit", dict(intent="llm_estimate")),
 ]

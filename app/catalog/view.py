@@ -15,6 +15,7 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any, TypeVar
 
 import numpy as np
@@ -32,9 +33,10 @@ from app.catalog.layout import (
     offer_region,
 )
 from app.catalog.resolve import NameIndex
+from app.catalog.sources.llm_models import LlmModel, llm_models
 from app.costing import ownership as own
 from app.costing.money import USD, ExchangeRate, rate_in_force
-from app.errors import Ambiguous, CatalogGap, NotFound
+from app.errors import Ambiguous, CatalogGap, InvalidRequest, NotFound
 from app.models import (
     Barebone,
     Benchmark,
@@ -105,6 +107,9 @@ class CatalogView:
     curves: Curves = field(default_factory=dict)
     # Derived read models other layers build once per view (the query parser's lexicon).
     memo: dict[str, Any] = field(default_factory=dict)
+    # Language models (a shipped, read-only file: curated/llm_models.csv) and their names.
+    llm_models: dict[str, LlmModel] = field(default_factory=dict)
+    llm_names: NameIndex = field(default_factory=lambda: NameIndex(()))
 
     # -- the day ------------------------------------------------------------------------------
 
@@ -133,6 +138,24 @@ class CatalogView:
                 candidates=list(found.candidates),
             )
         raise NotFound(f"no GPU is called '{name}'", candidates=list(found.candidates))
+
+    def resolve_llm(self, name: str) -> LlmModel:
+        """The language model ``name`` designates (id, name or alias as typed). Raises
+        :class:`InvalidRequest` (422) listing the closest ids when it matches none, or
+        :class:`Ambiguous` when it matches several."""
+        found = self.llm_names.resolve(name)
+        if found.id is not None:
+            return self.llm_models[found.id]
+        if found.ambiguous:
+            raise Ambiguous(
+                f"'{name}' matches several models: {', '.join(found.candidates)}",
+                candidates=list(found.candidates),
+            )
+        raise InvalidRequest(
+            f"no catalog model is called '{name}' (GET /v1/llm/models lists them; or give the "
+            "architecture numbers)",
+            candidates=list(found.candidates),
+        )
 
     def offer(self, offer_id: str) -> CloudOffer:
         """An offer by id (priced on this view's day), or :class:`NotFound`."""
@@ -309,7 +332,14 @@ def assemble(
             for bid, by_gpu in benchmark_results.items()
         },
         curves=fit_curves(gpu_rows),
+        llm_models=llm_models(),
+        llm_names=_llm_names(),
     )
+
+
+@cache
+def _llm_names() -> NameIndex:
+    return NameIndex((m.id, m.name, m.aliases) for m in llm_models().values())
 
 
 def _rates(rows: Iterable[FxRate]) -> dict[str, tuple[ExchangeRate, ...]]:

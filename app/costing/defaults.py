@@ -370,6 +370,103 @@ PUE = CatalogDefault(
     "has no datacenter overhead)",
 )
 
+_LLAMA3_DAY = dt.date(2024, 7, 23)
+LLAMA3_PAPER = "Llama Team, 'The Llama 3 Herd of Models' (arXiv 2407.21783)"
+QLORA_PAPER = (
+    "Dettmers et al. 2023, 'QLoRA: Efficient Finetuning of Quantized LLMs' (arXiv 2305.14314)"
+)
+LLM_MFU = Default(
+    "mfu",
+    0.40,
+    "",
+    "model FLOPs utilization of LLM training and prefill: the share of the GPUs' dense "
+    "tensor throughput a well-tuned job reaches",
+    LLAMA3_PAPER + " Table 4: 38-43 % BF16 MFU training Llama 3 405B on H100s",
+    _LLAMA3_DAY,
+    0.38,
+    0.43,
+    LLAMA3_PAPER + " Table 4",
+)
+LLM_MBU = Default(
+    "mbu",
+    0.80,
+    "",
+    "memory bandwidth utilization of LLM decoding: the share of peak bandwidth a decode step "
+    "reads weights and KV cache at",
+    "llama.cpp PR #4766 (2024-01-10): RTX 4090, Llama 7B F16 (12.55 GiB), tg128 = 61.03 "
+    "tokens/s, i.e. 823 GB/s of the card's 1008 GB/s (0.82)",
+    dt.date(2024, 1, 10),
+)
+LLM_PRECISION = Default(
+    "precision",
+    "bf16",
+    "",
+    "BF16 weights and math (qlora: 4-bit NF4 base weights), as Llama 3 was trained and served",
+    LLAMA3_PAPER + " §3.3 (BF16 MFU); " + QLORA_PAPER + " §3 (NF4)",
+    _LLAMA3_DAY,
+)
+LORA_RANK = Default(
+    "lora_rank",
+    64.0,
+    "",
+    "LoRA rank, adapters on every linear layer",
+    QLORA_PAPER + " §4 and Appendix B: r = 64 on all linear layers",
+    dt.date(2023, 5, 23),
+)
+LLM_SEQUENCE_LENGTH = Default(
+    "context_length",
+    4096.0,
+    "tokens",
+    "training sequence length (at most the model's context)",
+    "Touvron et al. 2023, 'Llama 2' (arXiv 2307.09288) §3.1: fine-tuning sequences of 4096 tokens",
+    dt.date(2023, 7, 18),
+)
+LLM_BATCH_SIZE = Default(
+    "batch_size",
+    1.0,
+    "sequences",
+    "one sequence at a time (the memory floor; larger batches by gradient accumulation)",
+    "gpucost's rule; " + QLORA_PAPER + " Figure 6 sizes memory at batch 1",
+    dt.date(2023, 5, 23),
+)
+LLM_PROMPT_TOKENS = Default(
+    "prompt_tokens",
+    512.0,
+    "tokens",
+    "prompt tokens per sequence at inference",
+    "llama.cpp llama-bench's default test (pp512)",
+    dt.date(2024, 1, 10),
+)
+LLM_OUTPUT_TOKENS = Default(
+    "output_tokens",
+    128.0,
+    "tokens",
+    "generated tokens per sequence at inference",
+    "llama.cpp llama-bench's default test (tg128)",
+    dt.date(2024, 1, 10),
+)
+LLM_OVERHEAD = Default(
+    "framework_overhead_gb",
+    1.0,
+    "GB",
+    "CUDA context and framework kernels held on each GPU",
+    "Hugging Face transformers docs, 'Model training anatomy': loading the kernels 'can take "
+    "up 1-2GB of memory'",
+    dt.date(2024, 2, 1),
+    1.0,
+    2.0,
+    "Hugging Face transformers docs, 'Model training anatomy'",
+)
+LLM_CHECKPOINTING = Default(
+    "activation_checkpointing",
+    "full",
+    "",
+    "full activation recomputation: each layer keeps only its input (2·s·b·h bytes)",
+    "Korthikanti et al. 2022, 'Reducing Activation Recomputation in Large Transformer Models' "
+    "(arXiv 2205.05198) §4; " + QLORA_PAPER + " uses gradient checkpointing",
+    dt.date(2022, 5, 10),
+)
+
 REGISTRY: dict[str, Default | CatalogDefault] = {
     name: value
     for name, value in dict(globals()).items()

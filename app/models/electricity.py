@@ -6,7 +6,29 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from app.costing import floors
 from app.models.answers import Assumption, CurrencyRate, PriceAge, SourceRef
-from app.models.inputs import ELECTRICITY, STRICT, DesktopSpec, UsageInputs, not_both
+from app.models.inputs import (
+    DESKTOP_MONEY,
+    ELECTRICITY,
+    STRICT,
+    DesktopSpec,
+    UsageInputs,
+    not_both,
+)
+
+
+class PoweredDesktop(DesktopSpec):
+    """A desktop whose power alone matters: the GPU (or its power) and the barebone's, no
+    price needed (the server never asked for one here; the schema now says so)."""
+
+    model_config = ConfigDict(
+        **STRICT,
+        json_schema_extra={
+            "allOf": [
+                {"anyOf": [{"required": ["gpu"]}, {"required": ["gpu_power_w"]}]},
+                *(not_both(*pair) for pair in DESKTOP_MONEY),
+            ]
+        },
+    )
 
 
 class ElectricityRequest(UsageInputs):
@@ -21,7 +43,7 @@ class ElectricityRequest(UsageInputs):
         },
     )
 
-    desktop: DesktopSpec
+    desktop: PoweredDesktop
     days: float | None = Field(
         default=None,
         ge=floors.DAYS.value,

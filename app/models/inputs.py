@@ -172,6 +172,7 @@ DESKTOP_RULES: list[Any] = [
     {
         "anyOf": [
             {"not": {"required": ["resell_after_years"]}},
+            {"properties": {"resell_after_years": {"type": "null"}}},
             {"required": ["resale_value_usd"]},
             {"required": ["resale_value"]},
             {"required": ["gpu"]},

@@ -16,6 +16,7 @@ def Doc(description: str) -> Any:  # noqa: N802  (reads as a type annotation)
 
 Intent = Literal[
     "break_even",
+    "llm_estimate",
     "run_cost",
     "cost_per_item",
     "carbon",

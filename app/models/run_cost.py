@@ -25,12 +25,16 @@ from app.models.inputs import (
     name_field,
     not_both,
 )
+from app.models.llm import LlmWorkload
 
 
 class Workload(StrictBody):
-    """What is run: a catalog benchmark, or a runtime measured on a GPU."""
+    """What is run: a catalog benchmark, a runtime measured on a GPU, or a language-model job
+    (`llm`: its runtime and fit on each option estimated as `POST /v1/llm/estimate` does)."""
 
-    model_config = ConfigDict(**STRICT, json_schema_extra=exactly_one("benchmark", "runtime_s"))
+    model_config = ConfigDict(
+        **STRICT, json_schema_extra=exactly_one("benchmark", "runtime_s", "llm")
+    )
 
     benchmark: str = name_field(
         "Benchmark id (`GET /v1/benchmarks`).",
@@ -51,10 +55,16 @@ class Workload(StrictBody):
         default=None, ge=1, le=10**7, description="Largest batch per GPU, when known."
     )
 
+    llm: LlmWorkload = Field(
+        default=OMITTED,
+        description="A language-model job (model, task, precision, tokens, ...): each option "
+        "answers whether it holds the job and how long it takes (`POST /v1/llm/estimate`).",
+    )
+
     @model_validator(mode="after")
     def _one_workload(self) -> Workload:
-        if (self.benchmark is None) == (self.runtime_s is None):
-            raise ValueError("give exactly one of benchmark or runtime_s")
+        if sum(x is not None for x in (self.benchmark, self.runtime_s, self.llm)) != 1:
+            raise ValueError("give exactly one of benchmark, runtime_s or llm")
         return self
 
 

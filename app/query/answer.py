@@ -50,6 +50,7 @@ from app.query.answer_gpus import colab_answer, gpu_compare_answer, gpu_list_ans
 from app.query.answer_plan import plan_answer
 from app.query.answer_rent import SPOT_NOTE, is_rental, rental_answer
 from app.query.lexicon import Lexicon
+from app.query.llm_words import llm_answer, read_llm
 from app.query.parser import parse
 from app.settings import Settings
 
@@ -119,6 +120,9 @@ def respond(view: CatalogView, settings: Settings, text: str) -> QueryAnswer:
     unexpected errors raise."""
     it = parse(text, lexicon(view))
     try:
+        llm = read_llm(view, text)  # a language-model job: answered by /v1/llm/estimate
+        if llm is not None:
+            return llm_answer(view, settings, Answer(it), llm)
         return _answer(view, settings, it)
     except (DomainError, CostingError) as exc:
         suggestions: list[str]

@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 import schemathesis
 from hypothesis import HealthCheck, settings
+from schemathesis.specs.openapi.checks import positive_data_acceptance
 
 from app.main import app
 
@@ -21,7 +22,15 @@ def _catalog(engine):
 @schema.parametrize()
 @settings(max_examples=25, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
 def test_api_conforms_to_schema(case):
-    case.call_and_validate()
+    excluded = []
+    body = case.body if isinstance(case.body, dict) else {}
+    workload = body.get("workload") if isinstance(body.get("workload"), dict) else {}
+    if case.path == "/v1/llm/estimate" or "llm" in workload:
+        # Issue 33 asks for a 422 for an unknown model name, a precision the task cannot run
+        # in and a sequence longer than the model's context: catalog facts no JSON Schema can
+        # state, so schema-valid LLM bodies are rightly refused. Every other check still runs.
+        excluded.append(positive_data_acceptance)
+    case.call_and_validate(excluded_checks=excluded)
 
 
 # Stateful: schemathesis chains operations through OpenAPI links (inferred from the schema,

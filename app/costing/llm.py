@@ -1,0 +1,434 @@
+"""Language-model jobs: parameters, memory, FLOPs and time of training, fine-tuning (LoRA,
+QLoRA) and inference of a decoder-only transformer, as pure functions of its architecture.
+
+Every formula names its source:
+
+- Parameters: the shapes of a Llama-style decoder (gated MLP, grouped-query attention, RMSNorm),
+  with mixture-of-experts layers (Mixtral, DeepSeek) and multi-head latent attention (DeepSeek-V2,
+  arXiv 2405.04434 §2.1). Checked against each model's published total in
+  ``tests/api/test_llm_catalog_audit.py``.
+- Model states: 16 bytes per trained parameter for mixed-precision Adam (2 weights + 2 gradients
+  + 12 for the fp32 master copy, momentum and variance; Rajbhandari et al. 2020, "ZeRO", §3.1);
+  fp32 LoRA adapters 4 + 4 + 8; QLoRA's bf16 adapters 2 + 2 + 8 (its paged 32-bit AdamW);
+  everything sharded evenly over the GPUs (ZeRO stage 3 / FSDP, ibid. §5; tensor parallel at
+  inference).
+- Activations: Korthikanti et al. 2022 ("Reducing Activation Recomputation in Large Transformer
+  Models", arXiv 2205.05198) §4: ``s·b·h·(34 + 5·a·s/h)`` bytes per layer without recomputation;
+  with full recomputation each layer keeps its 2·s·b·h-byte input and one layer's working set is
+  live during its backward.
+- KV cache: 2 (K and V) x layers x KV heads x head size x bytes per token (Pope et al. 2022,
+  "Efficiently Scaling Transformer Inference" §2); latent attention caches kv_lora_rank +
+  qk_rope_head_dim values per token and layer (DeepSeek-V2 §2.1.2).
+- FLOPs: 6·N·D for training (Kaplan et al. 2020 §2.1; Hoffmann et al. 2022), 4·N·D for
+  LoRA/QLoRA (forward 2·N·D + the input-gradient half of the backward, no weight gradients:
+  Kaplan's 2:4 forward:backward split; Hu et al. 2021 "LoRA" §4.2 report the resulting 25 %
+  speed-up on GPT-3 175B), 2·N per generated or prompt token at inference; N is the parameters
+  active per token (MoE: the routed experts' share only).
+- Inference: prefill is compute-bound (FLOPs over tensor throughput x MFU), each decode step is
+  bandwidth-bound (weights + the batch's KV cache read once over bandwidth x MBU) unless the
+  batch makes it compute-bound (roofline: Williams et al. 2009; applied to LLM decoding in Pope
+  et al. 2022 §3).
+
+Units in names: bytes, GB (1e9 bytes), FLOPs, TFLOPS, s. Pure Python; no imports of ours but
+the errors.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from enum import StrEnum
+
+from app.costing.errors import InvalidInput as ModelInputError
+
+GB = 1e9
+
+# QLoRA's 4-bit NormalFloat with double quantization: 4 bits + 0.127 bits of quantization
+# constants per parameter (Dettmers et al. 2023, "QLoRA", arXiv 2305.14314 §3).
+NF4_BITS_PER_PARAM = 4.127
+# Mixed-precision Adam model states per trained parameter (ZeRO §3.1): 2 + 2 + 12 bytes.
+ADAM_WEIGHT_BYTES, ADAM_GRADIENT_BYTES, ADAM_OPTIMIZER_BYTES = 2.0, 2.0, 12.0
+# QLoRA's adapters: bf16 weights and gradients, 32-bit (paged) AdamW momentum and variance, no
+# fp32 master copy (artidoro/qlora qlora.py casts LoRA modules to bf16; QLoRA §3 paged
+# optimizers). LoRA through peft keeps fp32 adapters: the fp32 Adam figures below.
+QLORA_ADAPTER_BYTES = (2.0, 2.0, 8.0)
+# Plain fp32 Adam: 4-byte weights and gradients, 8 bytes of momentum and variance.
+FP32_WEIGHT_BYTES, FP32_GRADIENT_BYTES, FP32_OPTIMIZER_BYTES = 4.0, 4.0, 8.0
+# Korthikanti et al. 2022 eq. (1): activation bytes per layer = s·b·h·(34 + 5·a·s/h) in 16 bits.
+ACT_LINEAR_BYTES, ACT_ATTENTION_BYTES = 34.0, 5.0
+# Logits are upcast to float32 for the loss (Hugging Face transformers' LlamaForCausalLM).
+LOGIT_BYTES = 4.0
+
+
+class Task(StrEnum):
+    """What the job does: train from scratch, fine-tune every weight, train LoRA adapters on a
+    frozen 16/8-bit base, train LoRA adapters on a 4-bit base (QLoRA), or generate tokens."""
+
+    PRETRAIN = "pretrain"
+    FULL_FINETUNE = "full_finetune"
+    LORA = "lora"
+    QLORA = "qlora"
+    INFERENCE = "inference"
+
+    @property
+    def trains(self) -> bool:
+        return self is not Task.INFERENCE
+
+    @property
+    def adapters(self) -> bool:
+        return self in (Task.LORA, Task.QLORA)
+
+
+class Precision(StrEnum):
+    """Number format of the (base) weights and of the tensor-core math."""
+
+    FP32 = "fp32"
+    BF16 = "bf16"
+    FP16 = "fp16"
+    FP8 = "fp8"
+    INT8 = "int8"
+    INT4 = "int4"
+
+    @property
+    def weight_bytes(self) -> float:
+        """Bytes per stored weight (int4: QLoRA's NF4 with double quantization)."""
+        return {"fp32": 4.0, "bf16": 2.0, "fp16": 2.0, "fp8": 1.0, "int8": 1.0}.get(
+            self.value, NF4_BITS_PER_PARAM / 8
+        )
+
+    @property
+    def math(self) -> str:
+        """The tensor throughput the arithmetic runs at: weight-only int8/int4 dequantize to
+        16 bits before the matmul (LLM.int8(), QLoRA, llama.cpp, AWQ/GPTQ kernels)."""
+        return {"fp32": "fp32", "fp8": "fp8"}.get(self.value, "16-bit")
+
+
+# Which precisions each task accepts, and why the others are refused.
+ALLOWED: dict[Task, tuple[frozenset[Precision], str]] = {
+    Task.PRETRAIN: (
+        frozenset({Precision.FP32, Precision.BF16, Precision.FP16, Precision.FP8}),
+        "training updates every weight: int8/int4 weights cannot be trained (use lora or qlora)",
+    ),
+    Task.FULL_FINETUNE: (
+        frozenset({Precision.FP32, Precision.BF16, Precision.FP16, Precision.FP8}),
+        "a full fine-tune updates every weight: int8/int4 weights cannot be trained (use lora "
+        "or qlora)",
+    ),
+    Task.LORA: (
+        frozenset({Precision.FP32, Precision.BF16, Precision.FP16, Precision.INT8}),
+        "lora keeps a 32-, 16- or 8-bit frozen base; a 4-bit base is qlora, fp8 bases are not "
+        "supported by peft",
+    ),
+    Task.QLORA: (
+        frozenset({Precision.INT4}),
+        "qlora quantizes the frozen base to 4-bit NF4: precision must be int4 (or use lora)",
+    ),
+    Task.INFERENCE: (frozenset(Precision), ""),
+}
+
+
+def check_precision(task: Task, precision: Precision) -> None:
+    """Raise :class:`ModelInputError` when ``precision`` is impossible for ``task``."""
+    allowed, why = ALLOWED[task]
+    if precision not in allowed:
+        raise ModelInputError(f"task {task.value} cannot run in {precision.value}: {why}")
+
+
+@dataclass(frozen=True)
+class Architecture:
+    """A decoder-only transformer's shape, as its ``config.json`` gives it.
+
+    Attributes: ``layers``, ``hidden_size``, ``intermediate_size`` (dense MLP width), ``heads``,
+    ``kv_heads``, ``head_dim``, ``vocab_size``, ``context_length`` (tokens),
+    ``tied_embeddings``; mixture of experts: ``experts`` (routed, 0 = dense),
+    ``experts_per_token``, ``shared_experts``, ``moe_intermediate_size``, ``dense_layers`` (the
+    first layers keep a dense MLP); latent attention (0 = standard): ``q_lora_rank``,
+    ``kv_lora_rank``, ``qk_nope_head_dim``, ``qk_rope_head_dim``, ``v_head_dim``.
+    """
+
+    layers: int
+    hidden_size: int
+    intermediate_size: int
+    heads: int
+    kv_heads: int
+    head_dim: int
+    vocab_size: int
+    context_length: int
+    tied_embeddings: bool = False
+    experts: int = 0
+    experts_per_token: int = 0
+    shared_experts: int = 0
+    moe_intermediate_size: int = 0
+    dense_layers: int = 0
+    q_lora_rank: int = 0
+    kv_lora_rank: int = 0
+    qk_nope_head_dim: int = 0
+    qk_rope_head_dim: int = 0
+    v_head_dim: int = 0
+
+    @property
+    def latent_attention(self) -> bool:
+        return self.kv_lora_rank > 0
+
+    @property
+    def moe_layers(self) -> int:
+        return max(0, self.layers - self.dense_layers) if self.experts else 0
+
+    def attention_params(self) -> float:
+        """Weights of one attention block (projections only)."""
+        h = self.hidden_size
+        if self.latent_attention:
+            qk = self.qk_nope_head_dim + self.qk_rope_head_dim
+            q = h * self.heads * qk
+            if self.q_lora_rank:
+                q = h * self.q_lora_rank + self.q_lora_rank * self.heads * qk
+            kv = h * (self.kv_lora_rank + self.qk_rope_head_dim) + self.kv_lora_rank * (
+                self.heads * (self.qk_nope_head_dim + self.v_head_dim)
+            )
+            return q + kv + self.heads * self.v_head_dim * h
+        q_width = self.heads * self.head_dim
+        return 2 * h * q_width + 2 * h * self.kv_heads * self.head_dim
+
+    def expert_params(self) -> float:
+        """Weights of one expert's gated MLP (three matrices)."""
+        return 3 * self.hidden_size * self.moe_intermediate_size
+
+    def embedding_params(self) -> float:
+        """Input embedding and output head (one matrix when tied)."""
+        return self.vocab_size * self.hidden_size * (1 if self.tied_embeddings else 2)
+
+    def total_params(self) -> float:
+        """Every weight: embeddings, attention, MLPs (all experts), norms and routers."""
+        h = self.hidden_size
+        dense_mlp = 3 * h * self.intermediate_size
+        dense = self.layers - self.moe_layers
+        moe = (self.experts + self.shared_experts) * self.expert_params() + h * self.experts
+        return (
+            self.embedding_params()
+            + self.layers * (self.attention_params() + 2 * h)
+            + dense * dense_mlp
+            + self.moe_layers * moe
+            + h
+        )
+
+    def active_params(self) -> float:
+        """Weights a token's forward pass multiplies: all but the experts it is not routed to
+        and the input embedding (a lookup), as MoE model cards count them."""
+        idle = self.moe_layers * (self.experts - self.experts_per_token) * self.expert_params()
+        return self.total_params() - idle - self.vocab_size * self.hidden_size
+
+    def kv_values_per_token(self) -> float:
+        """Values the KV cache holds per token, over all layers."""
+        if self.latent_attention:
+            return self.layers * (self.kv_lora_rank + self.qk_rope_head_dim)
+        return 2 * self.layers * self.kv_heads * self.head_dim
+
+    def linear_shapes(self) -> list[tuple[int, int, int]]:
+        """``(d_in, d_out, count)`` of the linear layers LoRA adapts (all of them, as QLoRA
+        does), over the model; experts count as their own matrices."""
+        h, out = self.hidden_size, []
+        if self.latent_attention:
+            qk = self.qk_nope_head_dim + self.qk_rope_head_dim
+            out.append((h, self.heads * qk, self.layers))
+            out.append((h, self.kv_lora_rank + self.qk_rope_head_dim, self.layers))
+            kv_out = self.heads * (self.qk_nope_head_dim + self.v_head_dim)
+            out.append((self.kv_lora_rank, kv_out, self.layers))
+            out.append((self.heads * self.v_head_dim, h, self.layers))
+        else:
+            q, kv = self.heads * self.head_dim, self.kv_heads * self.head_dim
+            out += [(h, q, self.layers), (h, kv, 2 * self.layers), (q, h, self.layers)]
+        dense = self.layers - self.moe_layers
+        out += [(h, self.intermediate_size, 2 * dense), (self.intermediate_size, h, dense)]
+        if self.moe_layers:
+            n = self.moe_layers * (self.experts + self.shared_experts)
+            out += [(h, self.moe_intermediate_size, 2 * n), (self.moe_intermediate_size, h, n)]
+        return out
+
+    def lora_params(self, rank: int) -> float:
+        """Trainable adapter weights: ``rank x (d_in + d_out)`` per adapted matrix (Hu et al.
+        2021 §4.1)."""
+        return sum(rank * (d_in + d_out) * n for d_in, d_out, n in self.linear_shapes())
+
+
+@dataclass(frozen=True)
+class Job:
+    """One job on ``gpu_count`` GPUs: its ``task``, ``precision``, ``tokens`` (trained, or
+    generated at inference), ``sequence_length`` (training sequence; at inference the KV cache
+    length per sequence, prompt + output), ``batch_size`` (sequences processed together over
+    all GPUs), ``prompt_tokens`` and ``output_tokens`` per sequence (inference),
+    ``lora_rank``, ``checkpointing`` (full activation recomputation), ``params``/``active_params``
+    (the published totals the FLOPs use; None: derived from the architecture)."""
+
+    arch: Architecture
+    task: Task
+    precision: Precision
+    tokens: float
+    sequence_length: int
+    batch_size: int
+    lora_rank: int
+    checkpointing: bool
+    prompt_tokens: int = 0
+    output_tokens: int = 0
+    params: float | None = None
+    active_params: float | None = None
+
+    @property
+    def n_total(self) -> float:
+        return self.params if self.params is not None else self.arch.total_params()
+
+    @property
+    def n_active(self) -> float:
+        return self.active_params if self.active_params is not None else self.arch.active_params()
+
+
+@dataclass(frozen=True)
+class Memory:
+    """Bytes the whole job holds (divide by GPUs with :meth:`per_gpu_gb`): ``weights``,
+    ``gradients``, ``optimizer`` states, ``activations``, ``kv_cache``; ``overhead_gb`` (CUDA
+    context and framework, per GPU) is added on every GPU."""
+
+    weights: float
+    gradients: float
+    optimizer: float
+    activations: float
+    kv_cache: float
+
+    @property
+    def sharded(self) -> float:
+        return self.weights + self.gradients + self.optimizer + self.activations + self.kv_cache
+
+    def per_gpu_gb(self, gpu_count: int, overhead_gb: float) -> float:
+        """GB per GPU when the job is split evenly over ``gpu_count`` GPUs."""
+        return self.sharded / gpu_count / GB + overhead_gb
+
+    def gpus_needed(self, memory_gb: float, overhead_gb: float) -> int | None:
+        """Fewest GPUs of ``memory_gb`` that hold the job (None: not even one GPU's overhead
+        fits)."""
+        room = memory_gb - overhead_gb
+        if room <= 0:
+            return None
+        return max(1, math.ceil(self.sharded / GB / room - 1e-9))
+
+
+def activation_bytes(
+    arch: Architecture, seq: int, batch: int, checkpointing: bool, flash: bool = True
+) -> float:
+    """Training activations (16-bit), bytes: Korthikanti et al. 2022 eq. (1) per layer, or with
+    full recomputation every layer's input (2·s·b·h) plus one layer's working set; plus the
+    float32 logits of the loss. With ``flash`` (FlashAttention, Dao et al. 2022, PyTorch's
+    default SDPA kernels) the s x s attention scores (the 5·a·s/h term) are never stored."""
+    s, b, h, a = seq, batch, arch.hidden_size, arch.heads
+    scores = 0.0 if flash else ACT_ATTENTION_BYTES * a * s / h
+    per_layer = s * b * h * (ACT_LINEAR_BYTES + scores)
+    logits = s * b * arch.vocab_size * LOGIT_BYTES
+    if checkpointing:
+        return arch.layers * 2 * s * b * h + per_layer + logits
+    return arch.layers * per_layer + logits
+
+
+def kv_cache_bytes(
+    arch: Architecture, tokens_per_seq: int, batch: int, value_bytes: float
+) -> float:
+    """KV cache of ``batch`` sequences of ``tokens_per_seq`` tokens, bytes."""
+    return arch.kv_values_per_token() * tokens_per_seq * batch * value_bytes
+
+
+def kv_value_bytes(precision: Precision) -> float:
+    """Bytes per cached K/V value: 1 in fp8, 4 in fp32, else 16-bit (weight-only int8/int4
+    keep a 16-bit cache, as llama.cpp and vLLM do by default)."""
+    return {Precision.FP8: 1.0, Precision.FP32: 4.0}.get(precision, 2.0)
+
+
+def memory(job: Job) -> Memory:
+    """What ``job`` holds in GPU memory, bytes (see :class:`Memory`)."""
+    check_precision(job.task, job.precision)
+    arch, n = job.arch, job.n_total
+    if job.task is Task.INFERENCE:
+        kv = kv_cache_bytes(
+            arch, job.sequence_length, job.batch_size, kv_value_bytes(job.precision)
+        )
+        return Memory(n * job.precision.weight_bytes, 0.0, 0.0, 0.0, kv)
+    acts = activation_bytes(arch, job.sequence_length, job.batch_size, job.checkpointing)
+    if job.task.adapters:
+        adapters = arch.lora_params(job.lora_rank)
+        w, g, o = (
+            QLORA_ADAPTER_BYTES
+            if job.task is Task.QLORA
+            else (FP32_WEIGHT_BYTES, FP32_GRADIENT_BYTES, FP32_OPTIMIZER_BYTES)
+        )
+        return Memory(
+            n * job.precision.weight_bytes + adapters * w, adapters * g, adapters * o, acts, 0.0
+        )
+    if job.precision is Precision.FP32:
+        w, g, o = FP32_WEIGHT_BYTES, FP32_GRADIENT_BYTES, FP32_OPTIMIZER_BYTES
+    else:
+        w, g, o = ADAM_WEIGHT_BYTES, ADAM_GRADIENT_BYTES, ADAM_OPTIMIZER_BYTES
+    return Memory(n * w, n * g, n * o, acts, 0.0)
+
+
+def flops_per_token(task: Task) -> float:
+    """FLOPs per token per active parameter: 6 (train), 4 (LoRA/QLoRA), 2 (inference)."""
+    if task.adapters:
+        return 4.0
+    return 6.0 if task.trains else 2.0
+
+
+@dataclass(frozen=True)
+class Speed:
+    """Runtime of a job: ``runtime_s``, ``tokens_per_s`` (trained or generated),
+    ``prefill_s`` and ``decode_s`` (inference; 0 for training), ``bound`` (`compute` or
+    `bandwidth`, the decode's limit), ``flops`` (the job's total)."""
+
+    runtime_s: float
+    tokens_per_s: float
+    prefill_s: float
+    decode_s: float
+    bound: str
+    flops: float
+
+
+def training_speed(job: Job, peak_tflops: float, gpu_count: int, mfu: float) -> Speed:
+    """Training time: ``flops_per_token x N_active x tokens / (gpu_count x peak x MFU)``."""
+    if peak_tflops <= 0 or mfu <= 0:
+        raise ModelInputError("peak throughput and MFU must be positive")
+    flops = flops_per_token(job.task) * job.n_active * job.tokens
+    seconds = flops / (gpu_count * peak_tflops * 1e12 * mfu)
+    if not seconds > 0:
+        raise ModelInputError("the job is too small to time: give more tokens or a larger model")
+    return Speed(seconds, job.tokens / seconds, 0.0, 0.0, "compute", flops)
+
+
+def inference_speed(
+    job: Job,
+    peak_tflops: float,
+    bandwidth_gb_per_s: float,
+    gpu_count: int,
+    mfu: float,
+    mbu: float,
+) -> Speed:
+    """Serving time for ``job.tokens`` generated tokens in sequences of ``prompt_tokens`` +
+    ``output_tokens``, ``batch_size`` at a time, on ``gpu_count`` GPUs (tensor parallel):
+    prefill = prompt FLOPs / (peak x MFU); each decode step = the larger of its FLOPs over
+    peak x MFU and the bytes it reads (weights + the batch's KV cache at its mean length)
+    over bandwidth x MBU."""
+    if min(peak_tflops, bandwidth_gb_per_s, mfu, mbu) <= 0:
+        raise ModelInputError("throughput, bandwidth, MFU and MBU must be positive")
+    n = job.n_active
+    compute = gpu_count * peak_tflops * 1e12 * mfu
+    bandwidth = gpu_count * bandwidth_gb_per_s * GB * mbu
+    sequences = job.tokens / job.output_tokens
+    prefill_flops = 2 * n * job.prompt_tokens * sequences
+    prefill = prefill_flops / compute
+    steps = job.tokens / job.batch_size
+    mean_len = job.prompt_tokens + job.output_tokens / 2
+    kv = kv_cache_bytes(job.arch, 1, 1, kv_value_bytes(job.precision)) * mean_len
+    read = job.n_total * job.precision.weight_bytes + job.batch_size * kv
+    step_compute = 2 * n * job.batch_size / compute
+    step_memory = read / bandwidth
+    decode = steps * max(step_compute, step_memory)
+    bound = "compute" if step_compute > step_memory else "bandwidth"
+    total = prefill + decode
+    if not total > 0:
+        raise ModelInputError("the job is too small to time: give more tokens or a larger model")
+    flops = prefill_flops + 2 * n * job.tokens
+    return Speed(total, job.tokens / total, prefill, decode, bound, flops)

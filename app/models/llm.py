@@ -1,0 +1,274 @@
+"""Language-model workloads: the catalog's models (``GET /v1/llm/models``) and the estimate of
+a training, fine-tuning or serving job's memory, time and cost on each GPU
+(``POST /v1/llm/estimate``). Units in field names; every default names its source."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Annotated, Any, Self
+
+from pydantic import BaseModel, ConfigDict, Field, Strict, model_validator
+
+from app.costing import defaults
+from app.costing.llm import Precision, Task
+from app.models.answers import Assumption, PriceAge, SourceRef
+from app.models.common import OMITTED
+from app.models.inputs import ELECTRICITY, STRICT, StrictBody, UsageInputs, not_both
+
+
+class LlmArchitecture(StrictBody):
+    """A model's shape, as its Hugging Face ``config.json`` names it (instead of a catalog
+    id). Mixture-of-experts and latent-attention fields default to a dense model."""
+
+    params_b: float = Field(
+        default=OMITTED, gt=0, le=10_000, description="Published total, billions (else derived)."
+    )
+    active_params_b: float = Field(
+        default=OMITTED, gt=0, le=10_000, description="Parameters per token, billions (MoE)."
+    )
+    layers: int = Field(ge=1, le=1000, description="`num_hidden_layers`.")
+    hidden_size: int = Field(ge=1, le=1_000_000, description="`hidden_size`.")
+    intermediate_size: int = Field(ge=1, le=1_000_000, description="`intermediate_size`.")
+    heads: int = Field(ge=1, le=10_000, description="`num_attention_heads`.")
+    kv_heads: int = Field(
+        default=OMITTED, ge=1, le=10_000, description="`num_key_value_heads` (default: heads)."
+    )
+    head_dim: int = Field(
+        default=OMITTED, ge=1, le=10_000, description="`head_dim` (default: hidden / heads)."
+    )
+    vocab_size: int = Field(ge=1, le=10_000_000, description="`vocab_size`.")
+    context_length: int = Field(
+        ge=1, le=10_000_000, description="`max_position_embeddings`, tokens."
+    )
+    tied_embeddings: bool = Field(default=False, description="`tie_word_embeddings`.")
+    experts: int = Field(default=0, ge=0, le=10_000, description="Routed experts (0: dense).")
+    experts_per_token: int = Field(default=0, ge=0, le=10_000, description="Experts per token.")
+    shared_experts: int = Field(default=0, ge=0, le=10_000, description="Shared experts.")
+    moe_intermediate_size: int = Field(default=0, ge=0, le=1_000_000, description="Expert width.")
+    dense_layers: int = Field(default=0, ge=0, le=1000, description="Leading dense layers.")
+
+
+_ONE_MODEL: dict[str, Any] = {"oneOf": [{"required": ["model"]}, {"required": ["architecture"]}]}
+
+
+class LlmWorkload(StrictBody):
+    """A language-model job: which model, what it does, in which precision, on how many tokens."""
+
+    model_config = ConfigDict(**STRICT, json_schema_extra={"allOf": [_ONE_MODEL]})
+
+    model: str = Field(
+        default=OMITTED,
+        min_length=1,
+        max_length=100,
+        description="Catalog model id or name (`llama-3.1-8b`, `llama 3 8b`; "
+        "`GET /v1/llm/models`).",
+    )
+    architecture: LlmArchitecture = Field(
+        default=OMITTED,
+        description="The model's shape instead of a catalog id.",
+    )
+    task: Annotated[Task, Strict(False)] = Field(
+        description="`pretrain`, `full_finetune`, `lora`, `qlora` or `inference`."
+    )
+    precision: Annotated[Precision, Strict(False)] = Field(
+        default=OMITTED,
+        description="Weights and math: `fp32`, `bf16`, `fp16`, `fp8`, `int8` or `int4`. "
+        + defaults.LLM_PRECISION.describe(),
+    )
+    tokens: float = Field(
+        ge=1,
+        le=1e16,
+        description="Tokens trained on (training), or tokens to generate (inference).",
+    )
+    context_length: int = Field(
+        default=OMITTED,
+        ge=1,
+        le=10_000_000,
+        description="Training sequence length, tokens. "
+        + defaults.LLM_SEQUENCE_LENGTH.describe()
+        + " Inference: prompt + output tokens.",
+    )
+    batch_size: int = Field(
+        default=OMITTED,
+        ge=1,
+        le=100_000,
+        description="Sequences processed together over all GPUs. "
+        + defaults.LLM_BATCH_SIZE.describe(),
+    )
+    prompt_tokens: int = Field(
+        default=OMITTED,
+        ge=0,
+        le=10_000_000,
+        description="Inference: prompt tokens per sequence. "
+        + defaults.LLM_PROMPT_TOKENS.describe(),
+    )
+    output_tokens: int = Field(
+        default=OMITTED,
+        ge=1,
+        le=10_000_000,
+        description="Inference: generated tokens per sequence. "
+        + defaults.LLM_OUTPUT_TOKENS.describe(),
+    )
+    lora_rank: int = Field(
+        default=OMITTED,
+        ge=1,
+        le=4096,
+        description="LoRA/QLoRA rank. " + defaults.LORA_RANK.describe(),
+    )
+    activation_checkpointing: bool = Field(
+        default=True,
+        description="Training: full activation recomputation. "
+        + defaults.LLM_CHECKPOINTING.describe(),
+    )
+    mfu: float = Field(
+        default=OMITTED,
+        gt=0,
+        le=1,
+        description="Model FLOPs utilization. " + defaults.LLM_MFU.describe(),
+    )
+    mbu: float = Field(
+        default=OMITTED,
+        gt=0,
+        le=1,
+        description="Inference: memory bandwidth utilization of decoding. "
+        + defaults.LLM_MBU.describe(),
+    )
+
+    @model_validator(mode="after")
+    def _one_model(self) -> Self:
+        if (self.model is None) == (self.architecture is None):
+            raise ValueError("give exactly one of model or architecture")
+        return self
+
+
+class LlmEstimateRequest(LlmWorkload, UsageInputs):
+    """An LLM job's memory, time and cost on each GPU (`gpus`, default: every catalog GPU
+    with tensor throughput)."""
+
+    model_config = ConfigDict(
+        **STRICT,
+        json_schema_extra={
+            "allOf": [
+                _ONE_MODEL,
+                not_both("utilization", "utilization_profile"),
+                not_both(*ELECTRICITY),
+            ],
+            "examples": [
+                {"model": "llama-3.1-8b", "task": "lora", "tokens": 200_000_000},
+                {"model": "llama 3 70b", "task": "inference", "precision": "int4", "tokens": 1e6},
+            ],
+        },
+    )
+
+    gpus: list[Annotated[str, Field(min_length=1, max_length=100)]] = Field(
+        default=OMITTED,
+        min_length=1,
+        max_length=100,
+        description="GPU ids or names to answer for. Default: every catalog GPU with tensor "
+        "throughput.",
+    )
+    gpu_count: int = Field(
+        default=1, ge=1, le=100_000, description="GPUs the job runs on (sharded evenly)."
+    )
+
+
+class MemoryBreakdown(BaseModel):
+    """Memory one GPU holds, GB (1e9 bytes)."""
+
+    weights_gb: float = Field(description="Weights (LoRA: frozen base + adapters).")
+    gradients_gb: float = Field(description="Gradients of the trained weights.")
+    optimizer_gb: float = Field(description="Adam states (and fp32 master weights).")
+    activations_gb: float = Field(description="Training activations and float32 logits.")
+    kv_cache_gb: float = Field(description="Inference KV cache.")
+    framework_overhead_gb: float = Field(description="CUDA context and kernels.")
+
+
+class LlmCloudCost(BaseModel):
+    """The cheapest comparable (on-demand, not Colab) offer of the GPU."""
+
+    offer_id: str = Field(description="Catalog offer id.")
+    provider: str = Field(description="Provider id.")
+    price_usd_per_gpu_hour: float = Field(description="Instance price / its GPUs, USD.")
+    cost_usd: float = Field(description="`gpus_priced x runtime_h x price_usd_per_gpu_hour`.")
+    cost_usd_per_million_tokens: float = Field(description="`cost_usd / tokens x 1e6`.")
+
+
+class LlmOwnedCost(BaseModel):
+    """The job on a desktop of `gpus_priced` of the GPU (catalog price + cheapest barebone)."""
+
+    upfront_usd: float = Field(description="Purchase of the desktop, USD.")
+    electricity_usd: float = Field(description="Busy power x runtime x electricity price.")
+    amortized_purchase_usd: float = Field(
+        description="Purchase spread over the busy hours of its lifetime, USD."
+    )
+    cost_usd: float = Field(description="Electricity + amortized purchase, USD.")
+    cost_usd_per_million_tokens: float = Field(description="`cost_usd / tokens x 1e6`.")
+
+
+class LlmGpuEstimate(BaseModel):
+    """The job on one GPU model."""
+
+    gpu_id: str = Field(description="GPU id.")
+    memory_gb: float = Field(description="Memory of one GPU, GB.")
+    memory_gb_per_gpu: float = Field(description="What the job needs per GPU on `gpu_count`.")
+    memory_breakdown: MemoryBreakdown = Field(description="What one GPU holds, GB.")
+    fits: bool = Field(description="Whether `gpu_count` of them hold the job.")
+    gpus_needed: int | None = Field(description="Fewest GPUs that hold it (null: none).")
+    gpus_priced: int | None = Field(
+        description="GPUs the time and cost are for: `gpu_count` when it fits, else `gpus_needed`."
+    )
+    peak_tflops: float | None = Field(description="Dense tensor throughput used, TFLOPS.")
+    runtime_s: float | None = Field(description="Job time, s (null: no throughput figure).")
+    tokens_per_s: float | None = Field(description="Tokens trained or generated per s.")
+    bound: str | None = Field(description="Inference decode: `bandwidth` or `compute`.")
+    cloud: LlmCloudCost | None = Field(description="Cheapest on-demand offer; null: none.")
+    owned: LlmOwnedCost | None = Field(description="A desktop of them; null: not buildable.")
+    cost_usd: float | None = Field(description="Cheapest of cloud and owned, USD.")
+    cost_usd_per_million_tokens: float | None = Field(description="`cost_usd / tokens x 1e6`.")
+    note: str | None = Field(description="Why a figure is missing.")
+
+
+class LlmEstimateResult(BaseModel):
+    """Per-GPU estimates, cheapest fitting first, then the ones that do not fit."""
+
+    model: dict[str, Any] = Field(description="The model and job as resolved.")
+    flops: float = Field(description="The job's FLOPs.")
+    estimates: list[LlmGpuEstimate] = Field(
+        description="One per GPU: fitting first, cheapest first."
+    )
+    assumptions: list[Assumption] = Field(
+        description="Every default and formula choice, with source."
+    )
+    sources: list[SourceRef] = Field(description="Catalog figures used (model shape, totals).")
+    prices: PriceAge = Field(description="Age of the catalog prices used.")
+    warnings: list[str] = Field(description="Prices older than `prices.max_age_days`.")
+
+
+class LlmModelPublic(BaseModel):
+    """A catalog language model."""
+
+    id: str = Field(description="Catalog id, e.g. `llama-3.1-8b`.")
+    name: str = Field(description="Display name.")
+    aliases: list[str] = Field(description="Names as people type them.")
+    family: str = Field(description="Model family, e.g. `llama-3.1`.")
+    hf_repo: str = Field(description="Hugging Face repository.")
+    params_b: float = Field(description="Published total parameters, billions.")
+    active_params_b: float = Field(description="Parameters per token, billions (MoE < total).")
+    layers: int = Field(description="`num_hidden_layers`.")
+    hidden_size: int = Field(description="`hidden_size`.")
+    intermediate_size: int = Field(description="`intermediate_size` (dense MLP width).")
+    heads: int = Field(description="`num_attention_heads`.")
+    kv_heads: int = Field(description="`num_key_value_heads`.")
+    head_dim: int = Field(description="Per-head width.")
+    vocab_size: int = Field(description="`vocab_size`.")
+    context_length: int = Field(description="Tokens.")
+    experts: int = Field(description="Routed experts (0: dense).")
+    experts_per_token: int = Field(description="Routed experts per token.")
+    config_source: str = Field(description="Where the shape was read (repo, path, commit).")
+    params_source: str = Field(description="Where the totals are published.")
+    as_of: dt.date = Field(description="Release date.")
+
+
+class LlmModelsPublic(BaseModel):
+    data: list[LlmModelPublic] = Field(description="The models, in catalog order.")
+    count: int = Field(description="How many.")

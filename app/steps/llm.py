@@ -1,0 +1,156 @@
+"""The inputs of a language-model job (``POST /v1/llm/estimate``, and ``workload.llm`` in
+run-cost): the model (catalog or architecture numbers), precision, sequence, batch, LoRA
+rank, MFU and MBU, each default stated with its source; and the GPU throughput the job's
+math runs at."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from app.catalog.view import CatalogView
+from app.costing import defaults
+from app.costing import llm as L
+from app.errors import InvalidRequest
+from app.models import Gpu
+from app.models.llm import LlmArchitecture, LlmWorkload
+from app.steps.trail import Trail
+
+
+def stated(trail: Trail, name: str, given: Any, d: defaults.Default) -> Any:
+    if given is not None:
+        return given
+    trail.assume(name, d.value, d.source_text())
+    return d.value
+
+
+def given_architecture(a: LlmArchitecture) -> tuple[L.Architecture, float, float]:
+    """A request's architecture numbers as a shape, with its total and active parameters
+    (published if given, else derived); 422 for an inconsistent mixture of experts."""
+    heads = a.heads
+    if a.experts and not (0 < a.experts_per_token <= a.experts and a.moe_intermediate_size):
+        raise InvalidRequest(
+            "architecture: a mixture of experts needs 1 <= experts_per_token <= experts "
+            "and moe_intermediate_size"
+        )
+    if a.kv_heads and heads % a.kv_heads:
+        raise InvalidRequest("architecture: heads must be a multiple of kv_heads")
+    arch = L.Architecture(
+        a.layers,
+        a.hidden_size,
+        a.intermediate_size,
+        heads,
+        a.kv_heads or heads,
+        a.head_dim or a.hidden_size // heads,
+        a.vocab_size,
+        a.context_length,
+        a.tied_embeddings,
+        a.experts,
+        a.experts_per_token,
+        a.shared_experts,
+        a.moe_intermediate_size,
+        a.dense_layers,
+    )
+    params = a.params_b * 1e9 if a.params_b else arch.total_params()
+    active = a.active_params_b * 1e9 if a.active_params_b else arch.active_params()
+    if a.experts == 0 and not a.active_params_b:
+        active = params  # a dense model multiplies every weight
+    return arch, params, active
+
+
+def resolve_job(view: CatalogView, w: LlmWorkload, trail: Trail) -> tuple[L.Job, dict[str, Any]]:
+    """The job ``w`` describes, every default stated: 422 for an unknown model (with the
+    closest ids), a precision the task cannot run in, or a sequence longer than the model's
+    context."""
+    if w.model is not None:
+        m = view.resolve_llm(w.model)
+        trail.cite(f"model {m.id}: shape", m.config_source, m.as_of)
+        trail.cite(f"model {m.id}: parameters", m.params_source, m.as_of)
+        arch, params, active = m.arch, m.params, m.active_params
+        label: dict[str, Any] = {"model": m.id, "name": m.name}
+    else:
+        arch, params, active = given_architecture(w.architecture)
+        label = {"model": "architecture"}
+    task = L.Task(w.task)
+    if w.precision is not None:
+        precision = L.Precision(w.precision)
+    elif task is L.Task.QLORA:
+        precision = L.Precision.INT4
+        trail.assume("precision", "int4", defaults.LLM_PRECISION.source_text())
+    else:
+        precision = L.Precision(stated(trail, "precision", None, defaults.LLM_PRECISION))
+    L.check_precision(task, precision)
+    prompt = output = 0
+    if task is L.Task.INFERENCE:
+        prompt = int(stated(trail, "prompt_tokens", w.prompt_tokens, defaults.LLM_PROMPT_TOKENS))
+        output = int(stated(trail, "output_tokens", w.output_tokens, defaults.LLM_OUTPUT_TOKENS))
+        seq = w.context_length or prompt + output
+    elif w.context_length is not None:
+        seq = w.context_length
+    else:
+        seq = min(int(defaults.LLM_SEQUENCE_LENGTH.number), arch.context_length)
+        trail.assume("context_length", seq, defaults.LLM_SEQUENCE_LENGTH.source_text())
+    if seq > arch.context_length:
+        raise InvalidRequest(
+            f"context_length {seq} tokens is longer than the model's {arch.context_length}"
+        )
+    batch = int(stated(trail, "batch_size", w.batch_size, defaults.LLM_BATCH_SIZE))
+    rank = int(w.lora_rank or defaults.LORA_RANK.number)
+    if task.adapters and w.lora_rank is None:
+        trail.assume("lora_rank", rank, defaults.LORA_RANK.source_text())
+    if task.trains:
+        how = "full activation recomputation" if w.activation_checkpointing else "none"
+        trail.assume("activation_checkpointing", how, defaults.LLM_CHECKPOINTING.source_text())
+        trail.assume(
+            "attention_kernel",
+            "FlashAttention (no s x s scores stored)",
+            "Dao et al. 2022, 'FlashAttention' (arXiv 2205.14135): memory linear in sequence "
+            "length; PyTorch's scaled_dot_product_attention, transformers' default",
+        )
+        trail.assume(
+            "optimizer",
+            "Adam, mixed precision",
+            "16 bytes per trained parameter: Rajbhandari et al. 2020 (ZeRO) §3.1; QLoRA "
+            "adapters 12 (bf16 weights and gradients, paged 32-bit AdamW)",
+        )
+    job = L.Job(
+        arch, task, precision, w.tokens, seq, batch, rank, w.activation_checkpointing,
+        prompt, output, params, active,
+    )  # fmt: skip
+    label |= {"task": task.value, "precision": precision.value, "tokens": w.tokens,
+              "params_b": params / 1e9, "active_params_b": active / 1e9}  # fmt: skip
+    return job, label
+
+
+def peak_tflops(gpu: Gpu, precision: L.Precision) -> float | None:
+    """The GPU's dense throughput the job's math runs at, TFLOPS (None: no such units)."""
+    if precision.math == "fp32":
+        return gpu.fp32_tflops
+    if precision.math == "fp8":
+        return gpu.fp8_tensor_tflops
+    if precision is L.Precision.FP16:
+        return gpu.fp16_tensor_tflops
+    return gpu.bf16_tensor_tflops or gpu.fp16_tensor_tflops
+
+
+def utilizations(w: LlmWorkload, trail: Trail) -> tuple[float, float]:
+    """The job's MFU and (inference) MBU: given, else the sourced defaults, stated."""
+    mfu = float(stated(trail, "mfu", w.mfu, defaults.LLM_MFU))
+    if L.Task(w.task) is not L.Task.INFERENCE:
+        return mfu, defaults.LLM_MBU.number
+    return mfu, float(stated(trail, "mbu", w.mbu, defaults.LLM_MBU))
+
+
+def job_speed(
+    job: L.Job, gpu: Gpu, count: int, mfu: float, mbu: float
+) -> tuple[L.Speed | None, float | None, str]:
+    """``(speed, peak TFLOPS, why not)`` of ``job`` on ``count`` x ``gpu``: no speed (and a
+    reason) when the GPU lacks the throughput or bandwidth figure the job needs."""
+    peak = peak_tflops(gpu, job.precision)
+    if not peak:
+        return None, None, f"{gpu.id} has no {job.precision.math} throughput figure"
+    if job.task is L.Task.INFERENCE:
+        bw = gpu.memory_bandwidth_gb_per_s
+        if not bw:
+            return None, peak, f"{gpu.id} has no memory bandwidth figure"
+        return L.inference_speed(job, peak, bw, count, mfu, mbu), peak, ""
+    return L.training_speed(job, peak, count, mfu), peak, ""

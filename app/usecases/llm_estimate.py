@@ -1,0 +1,234 @@
+"""An LLM job's memory, time and cost on each GPU (``POST /v1/llm/estimate``) and the model
+catalog (``GET /v1/llm/models``). :func:`resolve` turns the request into an
+:class:`LlmScenario` (the model's shape, the job with every default stated, the GPUs, the
+owner's usage and electricity price); :func:`compose` sizes, times and prices the job on each
+GPU with :mod:`app.costing.llm` and the shared offer and desktop rules."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from app import costing
+from app.catalog.view import CatalogView
+from app.costing import defaults, offers
+from app.costing import llm as L
+from app.errors import CatalogGap, InvalidRequest
+from app.models import CloudOffer, Gpu
+from app.models.inputs import DesktopSpec
+from app.models.llm import (
+    LlmCloudCost,
+    LlmEstimateRequest,
+    LlmEstimateResult,
+    LlmGpuEstimate,
+    LlmModelPublic,
+    LlmModelsPublic,
+    LlmOwnedCost,
+    MemoryBreakdown,
+)
+from app.settings import Settings
+from app.steps.desktop import resolve_desktop
+from app.steps.inputs import request_electricity, resolve_currency, resolve_region, resolve_usage
+from app.steps.llm import job_speed, resolve_job, stated, utilizations
+from app.steps.trail import Trail, sig8
+
+
+def list_models(view: CatalogView) -> LlmModelsPublic:
+    """Every catalog model with its shape and sources."""
+    rows = [
+        LlmModelPublic(
+            id=m.id,
+            name=m.name,
+            aliases=list(m.aliases),
+            family=m.family,
+            hf_repo=m.hf_repo,
+            params_b=m.params / 1e9,
+            active_params_b=m.active_params / 1e9,
+            layers=m.arch.layers,
+            hidden_size=m.arch.hidden_size,
+            intermediate_size=m.arch.intermediate_size,
+            heads=m.arch.heads,
+            kv_heads=m.arch.kv_heads,
+            head_dim=m.arch.head_dim,
+            vocab_size=m.arch.vocab_size,
+            context_length=m.arch.context_length,
+            experts=m.arch.experts,
+            experts_per_token=m.arch.experts_per_token,
+            config_source=m.config_source,
+            params_source=m.params_source,
+            as_of=m.as_of,
+        )
+        for m in view.llm_models.values()
+    ]
+    return LlmModelsPublic(data=rows, count=len(rows))
+
+
+@dataclass(frozen=True)
+class LlmScenario:
+    """The request with every input explicit: the ``job``, its ``label`` (the model as
+    resolved), ``gpus`` to answer for and ``gpu_count``, ``mfu``/``mbu``, the per-GPU
+    ``overhead_gb``, the owner's ``usage`` and electricity price (USD/kWh), the trail."""
+
+    job: L.Job
+    label: dict[str, Any]
+    gpus: tuple[Gpu, ...]
+    gpu_count: int
+    mfu: float
+    mbu: float
+    overhead_gb: float
+    usage: costing.Usage
+    electricity_price_usd_per_kwh: float
+    trail: Trail
+
+
+def compute_llm_estimate(
+    view: CatalogView, req: LlmEstimateRequest, settings: Settings
+) -> LlmEstimateResult:
+    """See :class:`LlmEstimateResult`."""
+    return compose(resolve(view, req, settings), view, settings)
+
+
+def resolve(view: CatalogView, req: LlmEstimateRequest, settings: Settings) -> LlmScenario:
+    """The scenario of ``req`` over ``view`` (see :func:`resolve_job` for the 422s)."""
+    trail = Trail()
+    job, label = resolve_job(view, req, trail)
+    if req.gpus is not None:
+        gpus = tuple(view.resolve_gpu(g) for g in req.gpus)
+    else:
+        gpus = tuple(g for g in view.gpus if g.fp16_tensor_tflops or g.bf16_tensor_tflops)
+    region = resolve_region(view, req.region)
+    rate = resolve_currency(view, req, trail)
+    mfu, mbu = utilizations(req, trail)
+    trail.assume(
+        "cloud_price",
+        "cheapest comparable offer, per GPU-hour",
+        "app.costing.offers: on-demand, not Colab; instance price / its GPUs. An instance with "
+        "more GPUs than the job needs runs it that much faster at the same cost under the "
+        "linear FLOPs model (billing increments, minimums and multi-GPU losses not modelled)",
+    )
+    return LlmScenario(
+        job=job,
+        label=label,
+        gpus=gpus,
+        gpu_count=req.gpu_count,
+        mfu=mfu,
+        mbu=mbu,
+        overhead_gb=float(stated(trail, "framework_overhead_gb", None, defaults.LLM_OVERHEAD)),
+        usage=resolve_usage(view, req, trail),
+        electricity_price_usd_per_kwh=request_electricity(view, req, region, settings, trail, rate),
+        trail=trail,
+    )
+
+
+def cheapest_offer(view: CatalogView, gpu_id: str) -> CloudOffer | None:
+    """The GPU's cheapest comparable offer per GPU-hour (on demand, not Colab), or None."""
+    rows = [
+        o
+        for o in view.offers.offers
+        if o.gpu_id == gpu_id and offers.is_comparable(o) and o.price_usd_per_hour > 0
+    ]
+    return offers.cheapest_first(rows)[0] if rows else None
+
+
+def _owned(
+    view: CatalogView, s: LlmScenario, gpu: Gpu, count: int, runtime_s: float
+) -> LlmOwnedCost | None:
+    """A desktop of ``count`` x ``gpu`` (catalog GPU price + cheapest barebone) running the
+    job: electricity and amortized purchase; None when the catalog cannot build it."""
+    try:
+        desk = resolve_desktop(
+            view, DesktopSpec(gpu=gpu.id, gpu_count=count), Trail(), with_resale=False
+        )
+    except (CatalogGap, InvalidRequest, ValueError):
+        return None
+    run = costing.desktop_run_cost(
+        runtime_s, desk.desktop, s.usage, s.electricity_price_usd_per_kwh
+    )
+    return LlmOwnedCost(
+        upfront_usd=sig8(desk.desktop.upfront_usd),
+        electricity_usd=sig8(run.marginal_cost_usd),
+        amortized_purchase_usd=sig8(run.amortized_purchase_usd),
+        cost_usd=sig8(run.fully_loaded_cost_usd),
+        cost_usd_per_million_tokens=sig8(run.fully_loaded_cost_usd / s.job.tokens * 1e6),
+    )
+
+
+def _estimate(view: CatalogView, s: LlmScenario, mem: L.Memory, gpu: Gpu) -> LlmGpuEstimate:
+    need = mem.gpus_needed(gpu.memory_gb, s.overhead_gb)
+    fits = need is not None and need <= s.gpu_count
+    count = s.gpu_count if fits else need
+    n = s.gpu_count
+    breakdown = MemoryBreakdown(
+        weights_gb=sig8(mem.weights / n / L.GB),
+        gradients_gb=sig8(mem.gradients / n / L.GB),
+        optimizer_gb=sig8(mem.optimizer / n / L.GB),
+        activations_gb=sig8(mem.activations / n / L.GB),
+        kv_cache_gb=sig8(mem.kv_cache / n / L.GB),
+        framework_overhead_gb=s.overhead_gb,
+    )
+    speed, peak, note = (None, None, "no number of GPUs holds it") if count is None else (
+        job_speed(s.job, gpu, count, s.mfu, s.mbu)
+    )  # fmt: skip
+    cloud = owned = None
+    if speed is not None and count is not None:
+        offer = cheapest_offer(view, gpu.id)
+        if offer is not None:
+            per_gpu = offers.price_per_gpu_hour(offer)
+            rent = count * speed.runtime_s / 3600 * per_gpu
+            s.trail.price(f"offer {offer.id}", offer.as_of)
+            cloud = LlmCloudCost(
+                offer_id=offer.id,
+                provider=offer.provider,
+                price_usd_per_gpu_hour=sig8(per_gpu),
+                cost_usd=sig8(rent),
+                cost_usd_per_million_tokens=sig8(rent / s.job.tokens * 1e6),
+            )
+        owned = _owned(view, s, gpu, count, speed.runtime_s)
+    costs: list[float] = [c.cost_usd for c in (cloud, owned) if c is not None]
+    cost: float | None = min(costs) if costs else None
+    return LlmGpuEstimate(
+        gpu_id=gpu.id,
+        memory_gb=gpu.memory_gb,
+        memory_gb_per_gpu=sig8(mem.per_gpu_gb(n, s.overhead_gb)),
+        memory_breakdown=breakdown,
+        fits=fits,
+        gpus_needed=need,
+        gpus_priced=count,
+        peak_tflops=peak,
+        runtime_s=sig8(speed.runtime_s) if speed else None,
+        tokens_per_s=sig8(speed.tokens_per_s) if speed else None,
+        bound=speed.bound if speed and s.job.task is L.Task.INFERENCE else None,
+        cloud=cloud,
+        owned=owned,
+        cost_usd=cost,
+        cost_usd_per_million_tokens=sig8(cost / s.job.tokens * 1e6) if cost is not None else None,
+        note=note or None,
+    )
+
+
+def compose(s: LlmScenario, view: CatalogView, settings: Settings) -> LlmEstimateResult:
+    """The answer to scenario ``s``: fitting GPUs cheapest first, then the rest by memory."""
+    mem = L.memory(s.job)
+    rows = [_estimate(view, s, mem, g) for g in s.gpus]
+    rows.sort(
+        key=lambda e: (
+            not e.fits,
+            e.cost_usd is None,
+            e.cost_usd or 0.0,
+            -(e.memory_gb or 0.0),
+            e.gpu_id,
+        )
+    )
+    flops = L.flops_per_token(s.job.task) * s.job.n_active * s.job.tokens
+    if s.job.task is L.Task.INFERENCE:
+        prompt = s.job.tokens / s.job.output_tokens * s.job.prompt_tokens
+        flops = 2 * s.job.n_active * (s.job.tokens + prompt)
+    fields = s.trail.price_fields(view, settings)
+    return LlmEstimateResult(
+        model=s.label | {"gpu_count": s.gpu_count},
+        flops=sig8(flops),
+        estimates=rows,
+        assumptions=s.trail.assumptions,
+        sources=s.trail.sources,
+        **fields,
+    )

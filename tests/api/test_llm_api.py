@@ -1,0 +1,183 @@
+"""`GET /v1/llm/models` and `POST /v1/llm/estimate` over HTTP: the catalog listing, the
+per-GPU answer's shape and its arithmetic against published figures (the GPU's datasheet
+memory and throughput, the QLoRA paper's 4-bit weights), and the 422s of the issue."""
+
+from __future__ import annotations
+
+import pytest
+
+
+def _estimate(client, **body):
+    return client.post("/v1/llm/estimate", json=body)
+
+
+class TestModels:
+    def test_lists_the_catalog_with_sources(self, client) -> None:
+        body = client.get("/v1/llm/models").json()
+        assert body["count"] >= 15
+        ids = {m["id"] for m in body["data"]}
+        assert {"llama-3.1-8b", "mixtral-8x7b", "qwen2.5-72b", "llama-3.1-405b"} <= ids
+        mixtral = next(m for m in body["data"] if m["id"] == "mixtral-8x7b")
+        assert mixtral["active_params_b"] == pytest.approx(12.9)  # Mistral AI's announcement
+        assert all(m["config_source"] and m["params_source"] for m in body["data"])
+
+
+class TestEstimate:
+    def test_lora_on_llama_3_1_8b_answers_per_gpu_with_time_and_cost(self, client) -> None:
+        resp = _estimate(
+            client,
+            model="llama 3.1 8b",
+            task="lora",
+            tokens=200_000_000,
+            gpus=["h100-sxm", "rtx-4090"],
+        )
+        assert resp.status_code == 200, resp.text
+        body = resp.json()
+        assert body["model"]["model"] == "llama-3.1-8b"
+        rows = {e["gpu_id"]: e for e in body["estimates"]}
+        h100 = rows["h100-sxm"]
+        # 4 x 8e9 x 2e8 FLOPs over the H100 SXM's 989.4 dense BF16 TFLOPS (NVIDIA H100
+        # datasheet, sparse 1979 halved) x MFU 0.40 (Llama 3 paper).
+        assert h100["runtime_s"] == pytest.approx(4 * 8e9 * 2e8 / (989.4e12 * 0.40), rel=0.01)
+        assert h100["fits"] and h100["gpus_needed"] == 1
+        # BF16 base weights: 2 bytes x 8e9 = 16 GB on the one GPU, plus the adapters.
+        assert 16.0 < h100["memory_breakdown"]["weights_gb"] < 17.0
+        assert h100["cost_usd"] is not None and h100["cost_usd_per_million_tokens"] > 0
+        names = {a["name"] for a in body["assumptions"]}
+        assert {"mfu", "activation_checkpointing", "optimizer", "lora_rank"} <= names
+
+    def test_a_70b_model_in_4_bit_does_not_fit_one_24_gb_card(self, client) -> None:
+        body = _estimate(
+            client,
+            model="llama-3.1-70b",
+            task="inference",
+            precision="int4",
+            tokens=1_000_000,
+            gpus=["rtx-4090", "a100-80gb"],
+        ).json()
+        rows = {e["gpu_id"]: e for e in body["estimates"]}
+        # NF4: 4.127 bits x 70e9 = 36 GB of weights (QLoRA §3), over a 24 GB card.
+        assert rows["rtx-4090"]["memory_breakdown"]["weights_gb"] == pytest.approx(
+            70e9 * 4.127 / 8 / 1e9, rel=0.01
+        )
+        assert not rows["rtx-4090"]["fits"] and rows["rtx-4090"]["gpus_needed"] == 2
+        assert rows["a100-80gb"]["fits"]
+        assert rows["a100-80gb"]["bound"] == "bandwidth"
+        assert body["estimates"][0]["gpu_id"] == "a100-80gb"  # the one that fits first
+
+    def test_architecture_numbers_instead_of_a_model(self, client) -> None:
+        resp = _estimate(
+            client,
+            architecture={
+                "layers": 32,
+                "hidden_size": 4096,
+                "intermediate_size": 11008,
+                "heads": 32,
+                "vocab_size": 32000,
+                "context_length": 4096,
+            },
+            task="full_finetune",
+            tokens=1e6,
+            gpus=["a100-80gb"],
+        )
+        assert resp.status_code == 200, resp.text
+        # Llama 2 7B's shape: 6.74B parameters (llama.cpp's count), 16 bytes each (ZeRO).
+        assert resp.json()["model"]["params_b"] == pytest.approx(6.74, rel=0.01)
+        assert not resp.json()["estimates"][0]["fits"]
+
+
+class TestRefusals:
+    def test_an_unknown_model_is_a_422_with_candidates(self, client) -> None:
+        resp = _estimate(client, model="llama 3.1 9b", task="lora", tokens=1e6)
+        assert resp.status_code == 422
+        assert resp.headers["content-type"].startswith("application/problem+json")
+        assert resp.json()["candidates"]
+
+    @pytest.mark.parametrize(
+        ("task", "precision"), [("full_finetune", "int4"), ("qlora", "bf16"), ("pretrain", "int8")]
+    )
+    def test_an_impossible_precision_for_the_task_is_a_422(self, client, task, precision) -> None:
+        resp = _estimate(client, model="llama-2-7b", task=task, precision=precision, tokens=1e6)
+        assert resp.status_code == 422
+        assert task in resp.json()["detail"]
+
+    def test_zero_tokens_is_a_422(self, client) -> None:
+        assert _estimate(client, model="llama-2-7b", task="lora", tokens=0).status_code == 422
+
+    def test_a_sequence_beyond_the_context_is_a_422(self, client) -> None:
+        resp = _estimate(client, model="llama-2-7b", task="lora", tokens=1e6, context_length=8192)
+        assert resp.status_code == 422
+        assert "4096" in resp.json()["detail"]
+
+    def test_model_and_architecture_together_are_refused(self, client) -> None:
+        resp = _estimate(
+            client,
+            model="llama-2-7b",
+            architecture={
+                "layers": 1, "hidden_size": 1, "intermediate_size": 1, "heads": 1,
+                "vocab_size": 1, "context_length": 1,
+            },
+            task="lora",
+            tokens=1e6,
+        )  # fmt: skip
+        assert resp.status_code == 422
+
+
+class TestRunCost:
+    def test_an_llm_workload_is_timed_only_where_it_fits(self, client) -> None:
+        resp = client.post(
+            "/v1/run-cost",
+            json={
+                "workload": {
+                    "llm": {
+                        "model": "llama-3.1-70b",
+                        "task": "inference",
+                        "precision": "int4",
+                        "tokens": 1_000_000,
+                    }
+                },
+                "options": [
+                    {"desktop": {"gpu": "rtx-4090"}},
+                    {"desktop": {"gpu": "rtx-4090", "gpu_count": 2}},
+                ],
+            },
+        )
+        assert resp.status_code == 200, resp.text
+        one, two = resp.json()["options"]
+        # 70e9 x 4.127 bits = 36 GB of weights (QLoRA's NF4): over one 24 GB card, not two.
+        assert one["fits"] is False and one["runtime_s"] is None and "2 x rtx-4090" in one["note"]
+        assert two["fits"] is True and two["runtime_s"] > 0 and two["cost_usd"] > 0
+
+    def test_an_llm_workload_with_a_runtime_is_refused(self, client) -> None:
+        resp = client.post(
+            "/v1/run-cost",
+            json={
+                "workload": {
+                    "runtime_s": 10,
+                    "llm": {"model": "llama-2-7b", "task": "lora", "tokens": 1e6},
+                },
+                "options": [{"desktop": {"gpu": "rtx-4090"}}],
+            },
+        )
+        assert resp.status_code == 422
+
+
+class TestChat:
+    def test_a_13b_fine_tune_on_a_24gb_card_is_answered_with_memory(self, client) -> None:
+        body = client.get(
+            "/v1/query", params={"q": "can I fine-tune a 13b model on a 24gb card"}
+        ).json()
+        assert body["answered"] and body["intent"] == "llm_estimate", body
+        assert body["request"]["model"] == "llama-2-13b"
+        assert body["request"]["task"] == "full_finetune"
+        assert "does not fit" in body["headline"]
+        # ZeRO's 16 bytes per parameter for 13B parameters: 208 GB before activations.
+        assert body["result"][0]["memory_gb_per_gpu"] > 13e9 * 16 / 1e9
+
+    def test_task_precision_and_tokens_are_read(self, client) -> None:
+        body = client.get("/v1/query", params={"q": "qlora llama 3 8b on 100M tokens"}).json()
+        assert body["answered"], body
+        assert body["request"] == {"model": "llama-3.1-8b", "task": "qlora", "tokens": 1e8}
+        body = client.get("/v1/query", params={"q": "serve a 70b model in 4-bit"}).json()
+        assert body["request"]["precision"] == "int4"
+        assert body["request"]["task"] == "inference"
