@@ -29,6 +29,7 @@ from pydantic import BaseModel
 from app.models.break_even import BreakEvenRequest
 from app.models.carbon import CarbonRequest
 from app.models.compare import CompareRequest
+from app.models.llm import LlmEstimateRequest
 from app.models.owned_rates import OwnedRatesRequest
 from app.models.plan import PlanRequest
 from app.models.run_cost import RunCostRequest
@@ -145,6 +146,20 @@ TOOLS: tuple[ToolSpec, ...] = (
         "rates SkyPilot (kubernetes.pricing.accelerators) and OpenCost (custom GPU price) "
         "need; the REST endpoint's ?format=skypilot|opencost writes their config.",
         _schema(OwnedRatesRequest),
+    ),
+    ToolSpec(
+        "llm_estimate",
+        "POST",
+        "/v1/llm/estimate",
+        "Size a language-model job on each GPU",
+        "Memory, fit, time and cost of a language-model job (pretrain, full fine-tune, LoRA, "
+        "QLoRA or inference) from the model alone: a catalog model id (e.g. "
+        "`llama-3.1-8b`; GET /v1/llm/models lists them) or its architecture numbers, a "
+        "precision and a token count. Answers per GPU: memory per GPU with its breakdown, "
+        "whether it fits on gpu_count, GPUs needed, runtime and tokens/s, and the rented and "
+        "owned cost, with every assumption (MFU, checkpointing, optimizer) and its source.",
+        _schema(LlmEstimateRequest),
+        read_only=True,
     ),
     ToolSpec(
         "query",

@@ -37,3 +37,13 @@ def test_a_refused_call_is_the_rest_problem(client):
     rest = client.post("/v1/owned-rates", json={"machines": []}).json()
     assert problem["status"] == rest["status"] == 422
     assert problem["type"] == rest["type"] and problem["title"] == rest["title"]
+
+
+def test_the_llm_estimate_tool_answers_as_the_endpoint(client):
+    body = {"model": "llama-3.1-8b", "task": "lora", "tokens": 1_000_000, "gpus": ["rtx-4090"]}
+    tools, result = _call("llm_estimate", body)
+    assert "llm_estimate" in {t.name for t in tools}
+    rest = client.post("/v1/llm/estimate", json=body).json()
+    assert not result.is_error
+    got = result.structured_content
+    assert got["estimates"][0]["memory_gb_per_gpu"] == rest["estimates"][0]["memory_gb_per_gpu"]

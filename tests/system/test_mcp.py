@@ -16,7 +16,16 @@ from tests.seed_values import SEED_001_DAYS
 from tests.servers import seeded_sqlite, uvicorn
 
 pytestmark = pytest.mark.e2e
-TOOLS = {"break_even", "run_cost", "carbon", "compare", "fleet_plan", "owned_rates", "query"}
+TOOLS = {
+    "break_even",
+    "run_cost",
+    "carbon",
+    "compare",
+    "fleet_plan",
+    "owned_rates",
+    "llm_estimate",
+    "query",
+}
 
 
 @pytest.fixture(scope="module")
