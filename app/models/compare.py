@@ -22,6 +22,7 @@ from app.models.inputs import (
     CloudSpec,
     CommonInputs,
     DesktopSpec,
+    LaunchOverheadMin,
     StrictBody,
     Tariff,
     name_field,
@@ -214,13 +215,7 @@ class CompareRequest(CommonInputs):
         le=120,
         description="Months over which total cost is taken. " + defaults.COMPARE_HORIZON.describe(),
     )
-    launch_overhead_min: float = Field(
-        default=defaults.LAUNCH_OVERHEAD.number,
-        ge=0,
-        le=240,
-        description="With runs (`runs_per_month` or a benchmark), billed minutes per cloud "
-        "run that do no work (boot, setup, shutdown). " + defaults.LAUNCH_OVERHEAD.describe(),
-    )
+    launch_overhead_min: float = LaunchOverheadMin  # with runs (runs_per_month, a benchmark)
     spot: SpotModel | None = Field(
         default=None,
         description="Interruption model for spot and interruptible offers; without it each "

@@ -148,6 +148,14 @@ class Precision(StrEnum):
 # Fields whose presence selects a mode ("exactly one of", "not both") are typed without
 # `| None`: they may be omitted but not sent as null, so the schema's `required` rules mean
 # what the validators enforce.
+LaunchOverheadMin = Field(
+    default=defaults.LAUNCH_OVERHEAD.number,
+    ge=0,
+    le=240,
+    description="Billed minutes per cloud run that do no work (boot, setup, shutdown), added "
+    "to each run before its billing increments and minimum. " + defaults.LAUNCH_OVERHEAD.describe(),
+)
+
 Utilization = Field(
     default=OMITTED,
     ge=floors.SHARE.value,

@@ -11,7 +11,6 @@ from pydantic import (
     model_validator,
 )
 
-from app.costing import defaults
 from app.models.answers import Assumption, CurrencyRate, MemoryCheck, PriceAge, SourceRef
 from app.models.common import OMITTED
 from app.models.inputs import (
@@ -20,6 +19,7 @@ from app.models.inputs import (
     STRICT,
     CommonInputs,
     DesktopSpec,
+    LaunchOverheadMin,
     StrictBody,
     exactly_one,
     name_field,
@@ -157,13 +157,7 @@ class RunCostRequest(CommonInputs):
 
     workload: Workload
     options: list[RunOption] = Field(min_length=1, max_length=50)
-    launch_overhead_min: float = Field(
-        default=defaults.LAUNCH_OVERHEAD.number,
-        ge=0,
-        le=240,
-        description="Billed minutes per cloud run that do no work (boot, setup, shutdown): "
-        "`cost_with_launch_usd` bills them with the run. " + defaults.LAUNCH_OVERHEAD.describe(),
-    )
+    launch_overhead_min: float = LaunchOverheadMin  # `cost_with_launch_usd` bills it
 
 
 class RunOptionResult(BaseModel):

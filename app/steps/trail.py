@@ -177,3 +177,16 @@ def embodied_model(e: own.Embodied) -> EmbodiedCarbon:
     return EmbodiedCarbon(
         co2e_kg=sig8(e.co2e_kg), low_co2e_kg=sig8(e.low_co2e_kg), high_co2e_kg=sig8(e.high_co2e_kg)
     )
+
+
+def note_launch_overhead(trail: Trail, req: Any, how: str) -> float:
+    """State ``req.launch_overhead_min`` (requested, or the registry's default with ``how``
+    it is billed) and return it in seconds."""
+    trail.assume(
+        "launch_overhead_min",
+        req.launch_overhead_min,
+        "requested"
+        if "launch_overhead_min" in req.model_fields_set
+        else f"{defaults.LAUNCH_OVERHEAD.source_text()}; {how}",
+    )
+    return float(req.launch_overhead_min) * 60.0

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from app.catalog.view import CatalogView
-from app.costing import defaults, vector
+from app.costing import vector
 from app.costing.money import ExchangeRate
 from app.models import Gpu
 from app.models.answers import PriceAge
@@ -42,7 +42,15 @@ from app.steps.inputs import (
 )
 from app.steps.ownership import Scaling, declared_scaling_only, memory_need, note_scaling
 from app.steps.spot import note_spot_defaults, spot_defaults
-from app.steps.trail import SEED_001, Trail, currency_rate, in_currency, price_age, sig8
+from app.steps.trail import (
+    SEED_001,
+    Trail,
+    currency_rate,
+    in_currency,
+    note_launch_overhead,
+    price_age,
+    sig8,
+)
 
 MULTI_GPU_NOTE = (
     "runtime on N GPUs is the 1-GPU runtime / S(N), S the multi-GPU speed-up in "
@@ -498,13 +506,8 @@ def _ranking_warnings(
             "a GPU-hours workload is billed as whole sessions, without per-run rounding",
         )
     else:
-        trail.assume(
-            "launch_overhead_min",
-            req.launch_overhead_min,
-            "requested"
-            if "launch_overhead_min" in req.model_fields_set
-            else defaults.LAUNCH_OVERHEAD.source_text()
-            + "; billed with each cloud run, before its increments and minimum",
+        note_launch_overhead(
+            trail, req, "billed with each cloud run, before its increments and minimum"
         )
     trail.assume(
         "horizon_months",

@@ -51,7 +51,7 @@ from app.steps.speed import (
     speed,
     speed_evidence,
 )
-from app.steps.trail import Trail, currency_rate, in_currency, sig8
+from app.steps.trail import Trail, currency_rate, in_currency, note_launch_overhead, sig8
 
 
 @dataclass(frozen=True)
@@ -262,14 +262,11 @@ def _launch_overhead_s(
 ) -> float:
     """The billed launch overhead of a cloud run, s (stated when a cloud option is costed)."""
     if any(o.cloud is not None for o in options):
-        trail.assume(
-            "launch_overhead_min",
-            req.launch_overhead_min,
-            "requested"
-            if "launch_overhead_min" in req.model_fields_set
-            else defaults.LAUNCH_OVERHEAD.source_text()
-            + "; `cost_with_launch_usd` bills it with each cloud run, `cost_usd` is the run "
-            "alone (seed 004's figure)",
+        return note_launch_overhead(
+            trail,
+            req,
+            "`cost_with_launch_usd` bills it with each cloud run, `cost_usd` is the run alone "
+            "(seed 004's figure)",
         )
     return req.launch_overhead_min * 60.0
 
