@@ -9,7 +9,7 @@ offers by plain arithmetic (no speed model: the GPUs asked for are the GPUs rent
 * **X GPU-hours**: billed as GPU-hours: the instance's price per GPU-hour (price / GPUs) x X.
 
 Pricing is on demand unless the question names another (stated); spot and interruptible
-prices are priced as never interrupted, and the answer says so. A named instance
+prices carry their default interruption overhead (app.steps.spot), stated. A named instance
 (``p4d.24xlarge``) is the only one priced; a provider or pricing model with no offer of the
 GPU is said in the headline, never replaced silently.
 """
@@ -36,11 +36,12 @@ from app.query.answer_common import (
 )
 from app.settings import Settings
 from app.steps import trail
+from app.steps.spot import offer_overhead
 
 SPOT_NOTE = (
-    "priced as never interrupted: work re-done after an interruption is not included (no "
-    "published interruption rate to default on); POST /v1/compare with `spot` prices it "
-    "(Daly 2006)"
+    "billed hours include the work re-done after interruptions (Daly 2006): {overhead:.4g} "
+    "billed hours per useful hour ({basis}; checkpoints every 30 min, 10 min restarts: "
+    "POST /v1/compare with `spot` to state your own)"
 )
 
 
@@ -67,17 +68,20 @@ def is_rental(out: Answer) -> bool:
 
 
 def _rentals(
-    found: list[CloudOffer], n: int, gpu_hours: float | None, hours: float
+    view: CatalogView, found: list[CloudOffer], n: int, gpu_hours: float | None, hours: float
 ) -> list[Rental]:
-    """The cheapest rental per provider (one region each), cheapest first."""
+    """The cheapest rental per provider (one region each), cheapest first; a spot offer's
+    hours carry its default interruption overhead (:func:`offer_overhead`)."""
     best: dict[str, Rental] = {}
     for o in found:
         price = float(o.price_usd_per_hour)
+        extra, _ = offer_overhead(view, o.id)
         if gpu_hours is not None:  # billed as GPU-hours on any instance size
-            r = Rental(o, 1, gpu_hours / o.gpu_count, offers.price_per_gpu_hour(o) * gpu_hours)
+            billed = gpu_hours * extra
+            r = Rental(o, 1, billed / o.gpu_count, offers.price_per_gpu_hour(o) * billed)
         else:
             k = math.ceil(n / o.gpu_count)
-            r = Rental(o, k, hours, price * k * hours)
+            r = Rental(o, k, hours * extra, price * k * hours * extra)
         if o.provider not in best or r.cost_usd < best[o.provider].cost_usd:
             best[o.provider] = r
     return sorted(best.values(), key=lambda r: (r.cost_usd, r.offer.id))
@@ -141,7 +145,7 @@ def rental_answer(view: CatalogView, settings: Settings, out: Answer) -> QueryAn
     if it.gpu_hours is None and it.utilization is None:
         out.default("hours", hours, f"{it.horizon_days:g} days around the clock (say `at 25%`)")
     found = _offers(view, out, gpu, n)
-    ranked = _rentals(found, n, it.gpu_hours, hours)
+    ranked = _rentals(view, found, n, it.gpu_hours, hours)
     rate = _rate(view, out)
     best = ranked[0]
     o = best.offer
@@ -158,7 +162,8 @@ def rental_answer(view: CatalogView, settings: Settings, out: Answer) -> QueryAn
     for r in ranked[:MAX_OPTIONS]:
         out.fact(f"{r.offer.provider} {r.offer.instance_type}", _row_text(r, n, rate, it.gpu_hours))
     if o.pricing_model in ("spot", "interruptible"):
-        out.fact("Interruptions", SPOT_NOTE)
+        overhead, basis = offer_overhead(view, o.id)
+        out.fact("Interruptions", SPOT_NOTE.format(overhead=overhead, basis=basis))
     out.default(
         "offers",
         [r.offer.id for r in ranked[:MAX_OPTIONS]],

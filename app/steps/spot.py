@@ -40,6 +40,19 @@ def spot_defaults(view: CatalogView) -> SpotDefaults:
     return view.memoized("spot_defaults", lambda: _build(view))
 
 
+def offer_overhead(view: CatalogView, offer_id: str) -> tuple[float, str | None]:
+    """The default billed hours per useful hour of one offer (1.0 for an offer that is not
+    spot) and what it rests on."""
+    index: dict[str, int] = view.memoized(
+        "offer_index", lambda: {o.id: i for i, o in enumerate(view.offers.offers)}
+    )
+    i = index.get(offer_id)
+    if i is None:
+        return 1.0, None
+    d = spot_defaults(view)
+    return float(d.overhead[i]), d.basis[i]
+
+
 def _build(view: CatalogView) -> SpotDefaults:
     bands = load_spot_bands()
     offers = view.offers

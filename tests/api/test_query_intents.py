@@ -317,3 +317,16 @@ def test_an_unknown_gpu_is_named_with_the_closest(client):
     assert body["suggestions"] and all(
         client.get(f"/v1/gpus/{g}").status_code == 200 for g in body["suggestions"]
     )
+
+
+def test_a_spot_rental_carries_its_interruption_overhead(client):
+    # Issue 31: spot is never priced as uninterruptible. 100 T4 GPU-hours on AWS spot bill a
+    # little more than 100 x the price: the re-done work of AWS's published band (stated).
+    body = ask(client, "price of 100 gpu-hours of t4 spot on aws")
+    assert body["answered"], body
+    row = body["result"]["rentals"][0]
+    assert row["pricing_model"] == "spot"
+    per_gpu_hour = row["price_usd_per_hour"] / row["gpus_per_instance"]
+    assert row["cost_usd"] > 100 * per_gpu_hour
+    facts = {f["label"]: f["value"] for f in body["facts"]}
+    assert "AWS Spot Instance Advisor" in facts["Interruptions"]
