@@ -466,6 +466,15 @@ LLM_CHECKPOINTING = Default(
     "(arXiv 2205.05198) §4; " + QLORA_PAPER + " uses gradient checkpointing",
     dt.date(2022, 5, 10),
 )
+LLM_JOBS_PER_MONTH = Default(
+    "runs_per_month",
+    1.0,
+    "jobs/month",
+    "an LLM workload in a comparison is the one job asked about, run once a month over the "
+    "horizon (give runs_per_month for a recurring job)",
+    "gpucost's rule: issue 33 prices 'a training, fine-tuning or serving job'",
+    dt.date(2026, 11, 24),
+)
 
 REGISTRY: dict[str, Default | CatalogDefault] = {
     name: value
