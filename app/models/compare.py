@@ -335,9 +335,11 @@ class CompareOption(BaseModel):
     instances_per_run: int = Field(
         default=1,
         description="`workload.llm` only: instances one job runs on together when one "
-        "instance's GPUs cannot hold it (on-demand and committed cloud offers; "
-        "`ceil(gpus_needed / gpu_count)`); the price, fee and power are then the cluster's "
-        "and `instances` counts every instance. 1 otherwise.",
+        "instance's GPUs cannot hold it (on-demand and committed offers of "
+        + defaults.LLM_CLUSTER_NODE_GPUS.shown()
+        + " SXM servers, the set-up the MFU was measured on; `ceil(gpus_needed / "
+        "gpu_count)`); the price, fee and power are then the cluster's and `instances` counts "
+        "every instance. 1 otherwise.",
     )
     gpu_memory_gb: float = Field(description="Memory of one GPU, GB.")
     gpus_needed: int | None = Field(

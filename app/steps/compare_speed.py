@@ -180,8 +180,8 @@ class LlmPlan:
 
 CLUSTER_NOTE = (
     "runs on {k} instances together ({n} GPUs; one instance's {c} cannot hold it), each "
-    "billed; the same MFU as one GPU (the Llama 3 paper's 0.38-0.43 is measured over "
-    "8-16k GPUs across nodes)"
+    "billed, at the same MFU (the Llama 3 paper's 0.38-0.43 is measured on 8-GPU SXM "
+    "servers over a RoCE/InfiniBand fabric)"
 )
 
 
@@ -202,8 +202,9 @@ def llm_plan(
 ) -> LlmPlan:
     """Time ``run``'s job on every option (catalog GPU index ``g``, ``count`` GPUs) with
     :func:`app.steps.llm.time_on`, once per distinct (GPU, GPUs): an option whose GPUs do
-    not hold the job does not fit, unless ``may_cluster`` (on-demand or committed cloud
-    offers): then it runs on ``ceil(gpus_needed / count)`` instances together."""
+    not hold the job does not fit, unless ``may_cluster`` (on-demand or committed 8-GPU SXM
+    servers, :data:`app.costing.defaults.LLM_CLUSTER_NODE_GPUS`): then it runs on
+    ``ceil(gpus_needed / count)`` instances together."""
     n = len(g)
     hours = np.full(n, np.nan)
     fits = np.zeros(n, dtype=np.int8)
@@ -250,6 +251,9 @@ def llm_reference(
     llm = req.workload.llm
     assert llm is not None  # a plan exists only for an LLM workload
     what = f"{llm.model or 'the given architecture'} {llm.task}, {llm.tokens:g} tokens"
+    if (plan.nodes > 1).any():
+        node = defaults.LLM_CLUSTER_NODE_GPUS
+        trail.assume("cluster_node_gpus", node.value, node.source_text())
     j = plan.fastest
     if j < 0:
         return Reference(f"one LLM job ({what}): no option holds and times it", 1.0), runs

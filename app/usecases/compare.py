@@ -280,10 +280,12 @@ def _candidates(
     count = np.concatenate([offers.gpu_count[oi], builds.gpu_count[bi]])
     spot = np.concatenate([offers.spot[oi], np.zeros(n_b, bool)])
     colab = np.concatenate([offers.pricing_model[oi] == "compute_units", np.zeros(n_b, bool)])
-    # A job too big for one instance runs on several, on-demand or committed cloud only: a
-    # desktop is one machine, and a spot cluster stops whenever any one node is reclaimed.
-    cluster = np.arange(n_o + n_b) < n_o
-    cluster &= ~spot & ~colab
+    # A job too big for one instance runs on several 8-GPU SXM servers (on-demand or
+    # committed): a desktop is one machine, a spot cluster stops whenever any one node is
+    # reclaimed, and only such servers have the fabric the training MFU was measured on.
+    sxm = np.array([str(gpu.form_factor) == "datacenter_sxm" for gpu in snap.gpus])
+    node = defaults.LLM_CLUSTER_NODE_GPUS.number
+    cluster = (np.arange(n_o + n_b) < n_o) & ~spot & ~colab & sxm[g] & (count >= node)
     plan = llm_plan(snap, run, g, count, cluster) if run is not None else None
     k = plan.nodes.astype(float) if plan is not None else np.ones(n_o + n_b)
     k_o = k[:n_o]
