@@ -233,6 +233,7 @@ def _in_duration(
     out.fact("Memory on one GPU", f"{e.memory_gb_per_gpu:.1f} GB of {e.memory_gb:g} GB")
     out.fact("Tokens", _tokens_text(float(result.model["tokens"])))
     holds = "" if e.fits else f" (one does not hold it: needs {e.gpus_needed})"
+    per = "per GPU" if e.fits else "on one GPU"
     if e.cloud is not None:
         out.fact("Rent", f"{money(e.cloud.cost_usd)} at {e.cloud.offer_id}")
     if e.owned is not None:
@@ -244,7 +245,7 @@ def _in_duration(
     )
     headline = (
         f"{what} on {e.gpus_priced}x {e.gpu_id}{holds} for {hours:g} h: about "
-        f"{_tokens_text(float(result.model['tokens']))}, {e.memory_gb_per_gpu:.1f} GB per GPU"
+        f"{_tokens_text(float(result.model['tokens']))}, {e.memory_gb_per_gpu:.1f} GB {per}"
         f"{cost}"
     )
     return out.done(
