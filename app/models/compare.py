@@ -38,13 +38,16 @@ Name = Annotated[str, Field(min_length=1, max_length=100, pattern=NO_CONTROL)]
 UtilizationValue = Annotated[float, Field(ge=floors.SHARE.value, le=1)]
 PriceValue = Annotated[float, Field(ge=0, le=5)]
 USAGE_FIELDS = ("utilization", "utilization_profile", "runs_per_month", "gpu_hours_per_month")
-# Request fields a language-model workload leaves out: it is counted in jobs, sized by its model.
+# Request fields a language-model workload leaves out: it is counted in jobs, sized by its model
+# and timed on N GPUs at its MFU (no Amdahl scaling).
 LLM_GENERIC = (
     "utilization",
     "utilization_profile",
     "gpu_hours_per_month",
     "memory_preset",
     "precision",
+    "scaling",
+    "parallel_fraction",
 )
 
 
@@ -297,7 +300,8 @@ class CompareRequest(CommonInputs):
             generic = [f for f in LLM_GENERIC if f in self.model_fields_set]
             if generic:
                 raise ValueError(
-                    "workload.llm is counted in jobs (`runs_per_month`) and sized by its model: "
+                    "workload.llm is counted in jobs (`runs_per_month`), sized by its model and "
+                    "timed at its MFU on any number of GPUs: "
                     f"leave out {', '.join(generic)}"
                 )
         return self

@@ -151,6 +151,7 @@ class TestLlmCompare:
             {"utilization": 0.5},
             {"gpu_hours_per_month": 10},
             {"memory_preset": "transformers"},
+            {"parallel_fraction": 0.9},
             {"workload": {"llm": LORA_8B, "gpu": "a100"}},
             {"workload": {"llm": LORA_8B, "runtime_s": 60}},
             {"workload": {"llm": {**LORA_8B, "model": "llama-9-900b"}}},
