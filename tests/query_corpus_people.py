@@ -353,4 +353,19 @@ PEOPLE: list[tuple[str, dict]] = [
     # language models (issue 33): answered by /v1/llm/estimate, never read as a memory need
     ("can I fine-tune a 13B model on a 24GB card", dict(intent="llm_estimate")),
     ("cheapest gpu that fits a 70B model in 4-bit", dict(intent="llm_estimate")),
+    # a duration is the job's time; buy or rent is the runs after which a box pays for itself
+    ("llama 7b on an a100 for 12 hours", dict(intent="llm_estimate")),
+    ("cost of fine-tuning llama 7b on an a100 for 12 hours", dict(intent="llm_estimate")),
+    ("qlora a 70b model for 2 days on an h100", dict(intent="llm_estimate")),
+    ("serve mistral 7b for a week on an L4, what does it cost?", dict(intent="llm_estimate")),
+    (
+        "fine-tune llama 3 8b with lora on 100M tokens: buy a 4090 or rent?",
+        dict(intent="llm_estimate"),
+    ),
+    (
+        "when does a 4090 box pay for itself for lora on llama 3.1 8b, 200M tokens?",
+        dict(intent="llm_estimate"),
+    ),
+    ("should I buy or rent to serve a 70b model in 4-bit", dict(intent="llm_estimate")),
+    ("fine-tune a 3b model for 10 hours on a 4090", dict(refused=True)),
 ]

@@ -466,6 +466,25 @@ LLM_CHECKPOINTING = Default(
     "(arXiv 2205.05198) §4; " + QLORA_PAPER + " uses gradient checkpointing",
     dt.date(2022, 5, 10),
 )
+LLM_JOBS_PER_MONTH = Default(
+    "runs_per_month",
+    1.0,
+    "jobs/month",
+    "an LLM workload in a comparison is the one job asked about, run once a month over the "
+    "horizon (give runs_per_month for a recurring job)",
+    "gpucost's rule: issue 33 prices 'a training, fine-tuning or serving job'",
+    dt.date(2026, 11, 24),
+)
+LLM_CLUSTER_NODE_GPUS = Default(
+    "cluster_node_gpus",
+    8.0,
+    "GPUs",
+    "a job too big for one instance runs on several only where each is an 8-GPU SXM server "
+    "(NVLink inside, a datacenter fabric between): the set-up the training MFU was measured on",
+    "Llama 3 paper (arXiv 2407.21783) §3.3.1: 'each server is equipped with eight GPUs', "
+    "NVLink within a server, RoCE or InfiniBand between; the MFU of Table 4 is on that fabric",
+    dt.date(2024, 7, 31),
+)
 
 REGISTRY: dict[str, Default | CatalogDefault] = {
     name: value

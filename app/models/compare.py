@@ -29,6 +29,7 @@ from app.models.inputs import (
     not_both,
     tariff_field,
 )
+from app.models.llm import LlmWorkload
 from app.models.offer import PricingModel, Provider
 
 # Seed 001 (Tim Dettmers, 2020-09-07): "if you do deep learning for more than a year, buy a
@@ -38,6 +39,17 @@ Name = Annotated[str, Field(min_length=1, max_length=100, pattern=NO_CONTROL)]
 UtilizationValue = Annotated[float, Field(ge=floors.SHARE.value, le=1)]
 PriceValue = Annotated[float, Field(ge=0, le=5)]
 USAGE_FIELDS = ("utilization", "utilization_profile", "runs_per_month", "gpu_hours_per_month")
+# Request fields a language-model workload leaves out: it is counted in jobs, sized by its model
+# and timed on N GPUs at its MFU (no Amdahl scaling).
+LLM_GENERIC = (
+    "utilization",
+    "utilization_profile",
+    "gpu_hours_per_month",
+    "memory_preset",
+    "precision",
+    "scaling",
+    "parallel_fraction",
+)
 
 
 def _at_most_one(*fields: str) -> dict[str, Any]:
@@ -45,11 +57,28 @@ def _at_most_one(*fields: str) -> dict[str, Any]:
     return {"not": {"anyOf": [{"required": p} for p in pairs]}}
 
 
-class CompareWorkload(StrictBody):
-    """What one run is: a catalog benchmark, a runtime measured on a GPU, or (neither) an
-    hour of work on the reference GPU."""
+# Fields that describe a generic run; a language-model job (`llm`) sizes and times itself.
+LLM_EXCLUDES = ("benchmark", "runtime_s", "gpu", "gpu_count", "memory_gb", "max_batch_size")
 
-    model_config = ConfigDict(**STRICT, json_schema_extra=not_both("benchmark", "runtime_s"))
+
+class CompareWorkload(StrictBody):
+    """What one run is: a catalog benchmark, a runtime measured on a GPU, a language-model job
+    (`llm`), or (none) an hour of work on the reference GPU."""
+
+    model_config = ConfigDict(
+        **STRICT,
+        json_schema_extra={
+            "allOf": [
+                not_both("benchmark", "runtime_s"),
+                {
+                    "anyOf": [
+                        {"not": {"required": ["llm"]}},
+                        {"not": {"anyOf": [{"required": [f]} for f in LLM_EXCLUDES]}},
+                    ]
+                },
+            ]
+        },
+    )
 
     benchmark: str = name_field("Benchmark id (`GET /v1/benchmarks`).", max_length=64)
     runtime_s: float = Field(
@@ -76,11 +105,24 @@ class CompareWorkload(StrictBody):
         description="Largest batch per GPU, items (for cost per batch item); default: the "
         "benchmark's measured value.",
     )
+    llm: LlmWorkload = Field(
+        default=OMITTED,
+        description="A language-model job (the fields of `POST /v1/llm/estimate`): one run is "
+        "one job; each option is ranked only if its GPUs hold the job (`gpus_needed`), timed "
+        "by the LLM model (FLOPs at MFU, decode at MBU), not by the generic speed model. "
+        "Excludes " + ", ".join(LLM_EXCLUDES) + "; counted with `runs_per_month` (default 1).",
+    )
 
     @model_validator(mode="after")
     def _one_run(self) -> CompareWorkload:
         if self.benchmark is not None and self.runtime_s is not None:
             raise ValueError("give benchmark or runtime_s, not both")
+        if self.llm is not None:
+            extra = [f for f in LLM_EXCLUDES if f in self.model_fields_set]
+            if extra:
+                raise ValueError(
+                    f"workload.llm sizes and times the job itself: leave out {', '.join(extra)}"
+                )
         return self
 
 
@@ -168,6 +210,17 @@ class CompareRequest(CommonInputs):
                 not_both(*ELECTRICITY),
                 {
                     "anyOf": [
+                        {
+                            "not": {
+                                "required": ["workload"],
+                                "properties": {"workload": {"required": ["llm"]}},
+                            }
+                        },
+                        {"not": {"anyOf": [{"required": [f]} for f in LLM_GENERIC]}},
+                    ]
+                },
+                {
+                    "anyOf": [
                         {"not": {"required": ["runs_per_month"]}},
                         {
                             "required": ["workload"],
@@ -176,6 +229,7 @@ class CompareRequest(CommonInputs):
                                     "anyOf": [
                                         {"required": ["benchmark"]},
                                         {"required": ["runtime_s"]},
+                                        {"required": ["llm"]},
                                     ]
                                 }
                             },
@@ -201,7 +255,8 @@ class CompareRequest(CommonInputs):
         default=OMITTED,
         ge=0.001,
         le=10**7,
-        description="Runs per month (needs a benchmark or runtime).",
+        description="Runs per month (needs a benchmark, runtime or `llm`; with `llm`, jobs per "
+        "month, default 1).",
     )
     gpu_hours_per_month: float = Field(
         default=OMITTED,
@@ -230,10 +285,20 @@ class CompareRequest(CommonInputs):
         given = [f for f in USAGE_FIELDS if getattr(self, f) is not None]
         if len(given) > 1:
             raise ValueError(f"give at most one of {', '.join(USAGE_FIELDS)}")
-        if self.runs_per_month is not None and (
-            self.workload.benchmark is None and self.workload.runtime_s is None
-        ):
-            raise ValueError("runs_per_month needs workload.benchmark or workload.runtime_s")
+        w = self.workload
+        runs_ok = w.benchmark is not None or w.runtime_s is not None or w.llm is not None
+        if self.runs_per_month is not None and not runs_ok:
+            raise ValueError(
+                "runs_per_month needs workload.benchmark, workload.runtime_s or workload.llm"
+            )
+        if w.llm is not None:
+            generic = [f for f in LLM_GENERIC if f in self.model_fields_set]
+            if generic:
+                raise ValueError(
+                    "workload.llm is counted in jobs (`runs_per_month`), sized by its model and "
+                    "timed at its MFU on any number of GPUs: "
+                    f"leave out {', '.join(generic)}"
+                )
         return self
 
 
@@ -266,7 +331,22 @@ class CompareOption(BaseModel):
         "730 h a month, so `ceil(busy_hours_per_month / 730)`; every one is priced (desktops "
         "bought, fees paid that many times).",
     )
+    instances_per_run: int = Field(
+        default=1,
+        description="`workload.llm` only: instances one job runs on together when one "
+        "instance's GPUs cannot hold it (on-demand and committed offers of "
+        + defaults.LLM_CLUSTER_NODE_GPUS.shown()
+        + " SXM servers, the set-up the MFU was measured on; `ceil(gpus_needed / "
+        "gpu_count)`); the price, fee and power are then the cluster's and `instances` counts "
+        "every instance. 1 otherwise.",
+    )
     gpu_memory_gb: float = Field(description="Memory of one GPU, GB.")
+    gpus_needed: int | None = Field(
+        default=None,
+        description="`workload.llm` only: fewest GPUs of this type that hold the job (memory "
+        "split evenly, framework overhead on each); the option fits when `gpu_count` >= this. "
+        "Null for other workloads, or when no number of them holds it.",
+    )
     fits: bool | None = Field(
         description="Whether the workload fits in GPU memory (null: unknown)."
     )

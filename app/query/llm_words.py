@@ -7,13 +7,14 @@ about a language model."""
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, field
 from typing import Any
 
 from app.catalog.resolve import normalize
 from app.catalog.view import CatalogView
-from app.models.llm import LlmEstimateRequest
+from app.models.llm import LlmEstimateRequest, LlmEstimateResult
 from app.models.query import QueryAnswer
 from app.query.answer_common import Answer, money
 from app.settings import Settings
@@ -22,8 +23,18 @@ from app.usecases.llm_estimate import compute_llm_estimate
 _SIZE = re.compile(r"\b(\d+(?:\.\d+)?)\s?b\b", re.I)
 _TOKENS = re.compile(r"\b(\d+(?:\.\d+)?)\s?(k|m|b|t|thousand|million|billion|trillion)?\s+tokens\b", re.I)  # fmt: skip
 _MEMORY = re.compile(r"\b(\d+)\s?gb\b", re.I)
-# A stated duration ("for 12 hours") makes it a run-cost question for the general parser.
-_DURATION = re.compile(r"\b\d+(?:\.\d+)?\s?(h|hours?|days?|minutes?)\b", re.I)
+# A stated duration ("for 12 hours"): the job is what the GPUs do in that time.
+_DURATION = re.compile(
+    r"\b(\d+(?:\.\d+)?)\s?(h|hrs?|hours?|days?|weeks?|min|minutes?)\b(?!\s*(?:a|per)\s)", re.I
+)
+_HOURS_PER = {"h": 1.0, "hr": 1.0, "hrs": 1.0, "hour": 1.0, "hours": 1.0, "day": 24.0,
+              "days": 24.0, "week": 168.0, "weeks": 168.0, "min": 1 / 60, "minute": 1 / 60,
+              "minutes": 1 / 60}  # fmt: skip
+# Buy or rent: when the desktop pays for itself against renting, per job.
+_BUY = re.compile(
+    r"\b(buy|buying|purchase|own(ing)?|pays? (for )?itself|pays? off|break[- ]?even|payback)\b",
+    re.I,
+)
 _SCALE = {"k": 1e3, "thousand": 1e3, "m": 1e6, "million": 1e6, "b": 1e9, "billion": 1e9,
           "t": 1e12, "trillion": 1e12}  # fmt: skip
 _TASKS = (
@@ -52,23 +63,41 @@ class LlmQuestion:
     request: dict[str, Any]
     defaults: list[tuple[str, Any, str]] = field(default_factory=list)
     min_memory_gb: float | None = None
+    hours: float | None = None  # a stated duration, h: the job is what it runs in that time
+    tokens_given: bool = False
+    break_even: bool = False  # buy or rent: the runs after which a desktop pays for itself
+    read: list[str] = field(default_factory=list)  # the words this reader used
 
 
-def _model(view: CatalogView, text: str) -> tuple[str | None, str | None]:
-    """(catalog id, why) of the model the text names: the longest catalog name or alias in
-    it, else a size (``13b``) matched to a model of that size, a named family first."""
+_NOT_UNDERSTOOD = re.compile(r"'([^']*)' was not understood")
+
+
+def _drop_read_numbers(out: Answer, q: LlmQuestion) -> None:
+    """The general parser declines the numbers in a model name ("llama 3.1 8b") or a precision
+    ("4-bit"): this reader used them, so those notes go."""
+    used = set(re.findall(r"\d+", " ".join(q.read)))
+    out.it.declined = [
+        d for d in out.it.declined
+        if not ((m := _NOT_UNDERSTOOD.match(d)) and m.group(1) in used)
+    ]  # fmt: skip
+
+
+def _model(view: CatalogView, text: str) -> tuple[str | None, str | None, str]:
+    """(catalog id, why, the words read) of the model the text names: the longest catalog
+    name or alias in it, else a size (``13b``) matched to a model of that size, a named
+    family first."""
     flat = normalize(text)
-    best: tuple[int, str] | None = None
+    best: tuple[int, str, str] | None = None
     for m in view.llm_models.values():
         for name in (m.id, m.name, *m.aliases):
             key = normalize(name)
             if len(key) > 3 and key in flat and (best is None or len(key) > best[0]):
-                best = (len(key), m.id)
+                best = (len(key), m.id, " ".join((m.id, m.name, *m.aliases)))
     if best:
-        return best[1], None
+        return best[1], None, best[2]
     size = _SIZE.search(text)
     if not size:
-        return None, None
+        return None, None, ""
     want = float(size.group(1)) * 1e9
     family = next((f for f in _FAMILIES if f in text.lower()), "llama")
     pool = [m for m in view.llm_models.values() if m.family.startswith(family)] or list(
@@ -76,19 +105,17 @@ def _model(view: CatalogView, text: str) -> tuple[str | None, str | None]:
     )
     m = min(pool, key=lambda m: (abs(m.params / want - 1), -m.as_of.toordinal()))
     if abs(m.params / want - 1) > 0.25:
-        return None, None
+        return None, None, ""
     why = f"'{size.group(0)}' read as the catalog's newest {family} model of that size"
-    return m.id, why
+    return m.id, why, size.group(0)
 
 
 def read_llm(view: CatalogView, text: str) -> LlmQuestion | None:
     """The LLM job a question asks about, or None when it names no model or model size."""
-    if _DURATION.search(text):
-        return None
-    model, why = _model(view, text)
+    model, why, words = _model(view, text)
     if model is None:
         return None
-    q = LlmQuestion({"model": model})
+    q = LlmQuestion({"model": model}, read=[words])
     if why:
         q.defaults.append(("model", model, why + " (gpucost's rule)"))
     task = next((t for rx, t in _TASKS if rx.search(text)), None)
@@ -96,14 +123,23 @@ def read_llm(view: CatalogView, text: str) -> LlmQuestion | None:
         task = "inference"
         q.defaults.append(("task", task, "no task word (fine-tune, lora, qlora, serve): serving"))
     q.request["task"] = task
-    precision = next((p for rx, p in _PRECISIONS if rx.search(text)), None)
+    precision = next((m for rx, _p in _PRECISIONS if (m := rx.search(text))), None)
     if precision:
-        q.request["precision"] = precision
+        q.request["precision"] = next(p for rx, p in _PRECISIONS if rx.search(text))
+        q.read.append(precision.group(0))
     tokens = _TOKENS.search(text)
+    duration = _DURATION.search(text)
+    q.read += [m.group(0) for m in (tokens, duration) if m]
+    if duration:
+        q.hours = float(duration.group(1)) * _HOURS_PER[duration.group(2).lower()]
+    q.break_even = bool(_BUY.search(text))
     if tokens:
+        q.tokens_given = True
         q.request["tokens"] = float(tokens.group(1)) * _SCALE.get(
             (tokens.group(2) or "").lower(), 1
         )
+    elif q.hours is not None:
+        q.request["tokens"] = DEFAULT_TOKENS  # replaced by what the GPUs do in q.hours
     else:
         q.request["tokens"] = DEFAULT_TOKENS
         q.defaults.append(
@@ -115,10 +151,25 @@ def read_llm(view: CatalogView, text: str) -> LlmQuestion | None:
     return q
 
 
+def _estimate(view: CatalogView, settings: Settings, body: dict[str, Any]) -> LlmEstimateResult:
+    return compute_llm_estimate(view, LlmEstimateRequest.model_validate(body), settings)
+
+
+def _what(result: LlmEstimateResult) -> str:
+    m = result.model
+    return f"{m['task'].replace('_', ' ')} of {m.get('name', m['model'])} ({m['precision']})"
+
+
+def _tokens_text(tokens: float) -> str:
+    return f"{tokens / 1e6:,.0f}M tokens" if tokens >= 1e6 else f"{tokens:,.0f} tokens"
+
+
 def llm_answer(view: CatalogView, settings: Settings, out: Answer, q: LlmQuestion) -> QueryAnswer:
-    """Answer ``q`` with the estimate: the cheapest GPUs that hold the job, or the GPUs of the
+    """Answer ``q`` with the estimate: buy or rent (:func:`_break_even`), a stated duration
+    (:func:`_in_duration`), else the cheapest GPUs that hold the job, or the GPUs of the
     memory the question names."""
     out.it.intent = "llm_estimate"
+    _drop_read_numbers(out, q)
     body = dict(q.request)
     named = out.it.gpu or out.it.cloud.gpu
     if named is not None:
@@ -127,15 +178,151 @@ def llm_answer(view: CatalogView, settings: Settings, out: Answer, q: LlmQuestio
         gpus = [g.id for g in view.gpus if round(g.memory_gb) == q.min_memory_gb]
         if gpus:
             body["gpus"] = gpus
-    result = compute_llm_estimate(view, LlmEstimateRequest.model_validate(body), settings)
     for name, value, source in q.defaults:
         out.default(name, value, source)
+    if q.hours is not None and q.tokens_given:
+        out.default(
+            "duration", f"{q.hours:g} h", "not used: the job's time comes from its token count"
+        )
+    elif q.hours is not None:
+        body = _from_duration(view, settings, out, body, q.hours)
+    if q.break_even:
+        return _break_even(view, settings, out, body)
+    if q.hours is not None and not q.tokens_given:
+        return _in_duration(view, settings, out, body, q.hours)
+    return _fits_answer(view, settings, out, q, body)
+
+
+def _from_duration(
+    view: CatalogView, settings: Settings, out: Answer, body: dict[str, Any], hours: float
+) -> dict[str, Any]:
+    """``body`` with ``tokens`` set to what the GPUs the question names (else the cheapest
+    that hold the job) process in ``hours``, at the estimate's rate; stated."""
+    rows = _estimate(view, settings, body).estimates
+    timed = [e for e in rows if e.tokens_per_s]
+    row = next((e for e in timed if e.fits), None) or min(
+        timed, key=lambda e: e.gpus_needed or math.inf, default=None
+    )
+    if row is None or row.tokens_per_s is None:
+        return body
+    tokens = max(1.0, row.tokens_per_s * hours * 3600.0)
+    out.default(
+        "tokens",
+        round(tokens),
+        f"what {row.gpus_priced} x {row.gpu_id} process in {hours:g} h at the estimate's "
+        f"{row.tokens_per_s:.4g} tokens/s",
+    )
+    # A named GPU (family) is answered on the one the rate came from.
+    return {**body, "tokens": tokens} | ({"gpus": [row.gpu_id]} if "gpus" in body else {})
+
+
+def _in_duration(
+    view: CatalogView, settings: Settings, out: Answer, body: dict[str, Any], hours: float
+) -> QueryAnswer:
+    """A job of a stated duration: what it processes, whether it fits, what it costs."""
+    result = _estimate(view, settings, body)
     for a in result.assumptions:
         out.default(a.name, a.value, a.source)
-    m = result.model
+    rows = result.estimates
+    e = next((r for r in rows if r.fits and r.runtime_s), None) or next(
+        (r for r in rows if r.runtime_s), None
+    )
+    what = _what(result)
+    if e is None:
+        return out.done(f"{what}: no GPU asked about can be timed", answered=False)
+    out.fact("Memory on one GPU", f"{e.memory_gb_per_gpu:.1f} GB of {e.memory_gb:g} GB")
+    out.fact("Tokens", _tokens_text(float(result.model["tokens"])))
+    holds = "" if e.fits else f" (one does not hold it: needs {e.gpus_needed})"
+    per = "per GPU" if e.fits else "on one GPU"
+    if e.cloud is not None:
+        out.fact("Rent", f"{money(e.cloud.cost_usd)} at {e.cloud.offer_id}")
+    if e.owned is not None:
+        out.fact("Own", f"{money(e.owned.cost_usd)} (electricity + amortized purchase)")
+    cost = (
+        f"; renting costs {money(e.cloud.cost_usd)} ({e.cloud.provider})"
+        if e.cloud is not None
+        else ""
+    )
+    headline = (
+        f"{what} on {e.gpus_priced}x {e.gpu_id}{holds} for {hours:g} h: about "
+        f"{_tokens_text(float(result.model['tokens']))}, {e.memory_gb_per_gpu:.1f} GB {per}"
+        f"{cost}"
+    )
+    return out.done(
+        headline,
+        endpoint="/v1/llm/estimate",
+        request=body,
+        result=result.model_dump(mode="json")["estimates"][:1],
+    )
+
+
+def _break_even(
+    view: CatalogView, settings: Settings, out: Answer, body: dict[str, Any]
+) -> QueryAnswer:
+    """Buy or rent: runs of the job after which a desktop of the named GPU (else the one
+    cheapest to run the job on) pays for itself against the cheapest rental that holds it:
+    ``upfront / (cheapest rental per run - the box's electricity per run)``."""
+    desk_ids = set(body.get("gpus", []))
+    every = {k: v for k, v in body.items() if k != "gpus"}
+    result = _estimate(view, settings, every)
+    for a in result.assumptions:
+        out.default(a.name, a.value, a.source)
+    rows = result.estimates
+    owned = [e for e in rows if e.owned and e.runtime_s and (not desk_ids or e.gpu_id in desk_ids)]
+    rented = [e for e in rows if e.cloud and e.fits] or [e for e in rows if e.cloud]
+    what = _what(result)
+    if not owned or not rented:
+        side = "no desktop of that GPU can be built" if not owned else "no rental holds it"
+        return out.done(f"{what}: {side} in the catalog", answered=False)
+    desk = owned[0] if desk_ids else min(owned, key=lambda e: e.owned.cost_usd)  # type: ignore[union-attr]
+    rent = min(rented, key=lambda e: e.cloud.cost_usd)  # type: ignore[union-attr]
+    box, cloud = desk.owned, rent.cloud
+    assert box is not None and cloud is not None and desk.runtime_s is not None
+    saving = cloud.cost_usd - box.electricity_usd
+    out.fact("Box", f"{money(box.upfront_usd)}, {desk.gpus_priced}x {desk.gpu_id}")
+    out.fact(
+        "Run on the box",
+        f"{desk.runtime_s / 3600:.1f} h, {money(box.electricity_usd)} of electricity",
+    )
+    out.fact("Run rented", f"{money(cloud.cost_usd)} at {cloud.offer_id} ({rent.gpus_priced}x {rent.gpu_id})")  # fmt: skip
+    out.fact("Memory per GPU", f"{desk.memory_gb_per_gpu:.1f} GB")
+    runs = box.upfront_usd / saving if saving > 0 else None
+    if runs is None:
+        headline = (
+            f"{what}: a run rented ({money(cloud.cost_usd)}) costs no more than the box's "
+            f"electricity ({money(box.electricity_usd)}): a {desk.gpu_id} box never pays for itself"
+        )
+    else:
+        days = math.ceil(runs) * desk.runtime_s / 86400.0
+        out.fact("Runs to pay back", f"{math.ceil(runs)} ({days:.0f} days of the box busy)")
+        headline = (
+            f"{what}: a {money(box.upfront_usd)} {desk.gpus_priced}x {desk.gpu_id} box pays for "
+            f"itself after {math.ceil(runs)} runs ({days:.0f} days busy): "
+            f"{money(box.electricity_usd)} of electricity a run vs {money(cloud.cost_usd)} "
+            f"renting {rent.gpu_id}"
+        )
+    return out.done(
+        headline,
+        endpoint="/v1/llm/estimate",
+        request=every,
+        result={
+            "desktop": desk.model_dump(mode="json"),
+            "rental": rent.model_dump(mode="json"),
+            "runs_to_break_even": runs,
+        },
+    )
+
+
+def _fits_answer(
+    view: CatalogView, settings: Settings, out: Answer, q: LlmQuestion, body: dict[str, Any]
+) -> QueryAnswer:
+    """The cheapest GPUs that hold the job, or whether the card size asked about does."""
+    result = _estimate(view, settings, body)
+    for a in result.assumptions:
+        out.default(a.name, a.value, a.source)
     rows = result.estimates
     fit = [e for e in rows if e.fits]
-    what = f"{m['task'].replace('_', ' ')} of {m.get('name', m['model'])} ({m['precision']})"
+    what = _what(result)
     need = rows[0].memory_gb_per_gpu if rows else 0.0
     out.fact("Memory per GPU", f"{need:.1f} GB")
     for e in (fit or rows)[:5]:

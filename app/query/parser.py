@@ -384,7 +384,9 @@ def _gpus(w: Work, it: Interpretation, lex: Lexicon) -> None:
     w.take(CLOUD_MARKER)
 
 
-# A model size ("a 13B model", "70b llm"): sizing GPU memory from parameters is not modelled.
+# A model size ("a 13B model", "70b llm"): never a GPU memory need. A size that names a catalog
+# language model is answered before this parser (app/query/llm_words.py, /v1/llm/estimate);
+# one that reaches here names none.
 MODEL_SIZE = re.compile(r"\b\d+(?:\.\d+)?\s*b\b(?:\s*(?:param\w*|models?|llms?))?")
 
 
@@ -392,8 +394,9 @@ def _model_size(w: Work, it: Interpretation) -> None:
     """Refuse rather than misread a model size as a GPU memory need."""
     if m := w.take(MODEL_SIZE):
         it.problems.append(
-            f"sizing GPU memory for a model ('{m[0].group(0).strip()}') is not modelled yet; "
-            "ask for the memory, e.g. `cheapest gpu with at least 48GB`"
+            f"'{m[0].group(0).strip()}' matches no language model in the catalog (within 25 % "
+            "of its size); name one of `GET /v1/llm/models`, e.g. `lora llama 3 8b on 100M "
+            "tokens`, or ask for the memory, e.g. `cheapest gpu with at least 48GB`"
         )
 
 

@@ -10,11 +10,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from app.catalog.view import CatalogView
+from app.costing import defaults
 from app.errors import Ambiguous, CatalogGap, InvalidRequest
 from app.models import Gpu
 from app.models.compare import (
     CompareRequest,
 )
+from app.steps.llm import LlmRun, LlmTiming, stated, time_on
 from app.steps.ownership import Scaling
 from app.steps.speed import benchmark_reference, benchmark_time, speed, speed_evidence
 from app.steps.trail import Trail
@@ -158,3 +160,105 @@ def filter_gpus(snap: CatalogView, names: list[str]) -> set[str]:
         except Ambiguous as err:
             ids.update(err.extra["candidates"])
     return ids
+
+
+@dataclass(frozen=True)
+class LlmPlan:
+    """A language-model job on each selected option (arrays aligned with the options): the
+    job's ``hours`` (NaN: not timed), ``fits`` (1 or 0), ``gpus_needed`` of the option's GPU
+    (0: no number of them holds it), ``nodes`` (instances one job runs on together: 1, or
+    for a cloud offer whose one instance cannot hold the job, as many as its GPUs need), each
+    option's ``notes``, and ``fastest`` (index of the quickest timed option, -1 for none)."""
+
+    hours: np.ndarray
+    fits: np.ndarray
+    gpus_needed: np.ndarray
+    nodes: np.ndarray
+    notes: list[str]
+    fastest: int
+
+
+CLUSTER_NOTE = (
+    "runs on {k} instances together ({n} GPUs; one instance's {c} cannot hold it), each "
+    "billed, at the same MFU (the Llama 3 paper's 0.38-0.43 is measured on 8-GPU SXM "
+    "servers over a RoCE/InfiniBand fabric)"
+)
+
+
+def llm_placeholder(n: int) -> GpuSpeed:
+    """Per catalog GPU, nothing yet: an LLM job's fit and time depend on each option's GPU
+    count, so :func:`llm_plan` decides them per option."""
+    return GpuSpeed(
+        np.full(n, np.nan),
+        np.full(n, -1, dtype=np.int8),
+        ["estimate"] * n,
+        [None] * n,
+        np.zeros(n),
+    )
+
+
+def llm_plan(
+    snap: CatalogView, run: LlmRun, g: np.ndarray, count: np.ndarray, may_cluster: np.ndarray
+) -> LlmPlan:
+    """Time ``run``'s job on every option (catalog GPU index ``g``, ``count`` GPUs) with
+    :func:`app.steps.llm.time_on`, once per distinct (GPU, GPUs): an option whose GPUs do
+    not hold the job does not fit, unless ``may_cluster`` (on-demand or committed 8-GPU SXM
+    servers, :data:`app.costing.defaults.LLM_CLUSTER_NODE_GPUS`): then it runs on
+    ``ceil(gpus_needed / count)`` instances together."""
+    n = len(g)
+    hours = np.full(n, np.nan)
+    fits = np.zeros(n, dtype=np.int8)
+    needed = np.zeros(n, dtype=np.int64)
+    nodes = np.ones(n, dtype=np.int64)
+    notes: list[str] = [""] * n
+    seen: dict[tuple[int, int], LlmTiming] = {}
+
+    def timed(gi: int, gpus: int) -> LlmTiming:
+        if (gi, gpus) not in seen:
+            seen[gi, gpus] = time_on(run, snap.gpus[gi], gpus)
+        return seen[gi, gpus]
+
+    for j in range(n):
+        gi, c = int(g[j]), int(count[j])
+        t = timed(gi, c)
+        need = t.gpus_needed or 0
+        if not t.fits and need and may_cluster[j]:
+            k = -(-need // c)
+            t = timed(gi, k * c)
+            nodes[j] = k
+            cluster = CLUSTER_NOTE.format(k=k, n=k * c, c=c)
+            t = LlmTiming(t.seconds, t.fits, need, f"{t.note}; {cluster}")
+        fits[j], needed[j], notes[j] = int(t.fits), need, t.note
+        if t.seconds is not None:
+            hours[j] = t.seconds / 3600.0
+    timed_j = np.flatnonzero(np.isfinite(hours))
+    fastest = int(timed_j[np.argmin(hours[timed_j])]) if len(timed_j) else -1
+    return LlmPlan(hours, fits, needed, nodes, notes, fastest)
+
+
+def llm_reference(
+    snap: CatalogView,
+    req: CompareRequest,
+    g: np.ndarray,
+    count: np.ndarray,
+    plan: LlmPlan,
+    trail: Trail,
+) -> tuple[Reference, float]:
+    """A language-model workload's reference: the fastest option that holds the job (its
+    time is one run; every option's ``time_factor`` is its job time over that), and the work
+    a month, h: ``runs_per_month`` jobs (default 1, stated) x that time."""
+    runs = float(stated(trail, "runs_per_month", req.runs_per_month, defaults.LLM_JOBS_PER_MONTH))
+    llm = req.workload.llm
+    assert llm is not None  # a plan exists only for an LLM workload
+    what = f"{llm.model or 'the given architecture'} {llm.task}, {llm.tokens:g} tokens"
+    if (plan.nodes > 1).any():
+        node = defaults.LLM_CLUSTER_NODE_GPUS
+        trail.assume("cluster_node_gpus", node.value, node.source_text())
+    j = plan.fastest
+    if j < 0:
+        return Reference(f"one LLM job ({what}): no option holds and times it", 1.0), runs
+    gpu = snap.gpus[int(g[j])]
+    gpus = int(count[j] * plan.nodes[j])
+    label = f"{gpus}x {gpu.id} running one LLM job ({what}; the fastest option)"
+    hours = float(plan.hours[j])
+    return Reference(label, hours, gpu), runs * hours

@@ -5,6 +5,7 @@ math runs at."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from app.catalog.view import CatalogView
@@ -154,3 +155,54 @@ def job_speed(
             return None, peak, f"{gpu.id} has no memory bandwidth figure"
         return L.inference_speed(job, peak, bw, count, mfu, mbu), peak, ""
     return L.training_speed(job, peak, count, mfu), peak, ""
+
+
+@dataclass(frozen=True)
+class LlmRun:
+    """A language-model workload resolved once: the ``job``, its MFU and MBU and the per-GPU
+    framework overhead (GB)."""
+
+    job: L.Job
+    mfu: float
+    mbu: float
+    overhead_gb: float
+
+
+@dataclass(frozen=True)
+class LlmTiming:
+    """The job on ``count`` x one GPU: ``seconds`` (None: does not fit, or no throughput
+    figure), ``fits``, ``gpus_needed`` (fewest of these GPUs that hold it; None: no number
+    does) and a ``note`` saying how the time was obtained or why there is none."""
+
+    seconds: float | None
+    fits: bool
+    gpus_needed: int | None
+    note: str
+
+
+def resolve_run(view: CatalogView, w: LlmWorkload, trail: Trail) -> LlmRun:
+    """The language-model workload's job, MFU, MBU and overhead, each default stated."""
+    job, _label = resolve_job(view, w, trail)
+    mfu, mbu = utilizations(w, trail)
+    overhead = float(stated(trail, "framework_overhead_gb", None, defaults.LLM_OVERHEAD))
+    return LlmRun(job, mfu, mbu, overhead)
+
+
+def time_on(run: LlmRun, gpu: Gpu, count: int) -> LlmTiming:
+    """``run``'s job on ``count`` x ``gpu``: timed when they hold it (memory split evenly,
+    :meth:`app.costing.llm.Memory.gpus_needed`), else not, saying how many would."""
+    need = L.memory(run.job).gpus_needed(gpu.memory_gb, run.overhead_gb)
+    if need is None or need > count:
+        why = f"needs {need} x {gpu.id}" if need else f"no number of {gpu.id} holds it"
+        return LlmTiming(None, False, need, f"LLM job does not fit: {why}")
+    speed, _peak, why = job_speed(run.job, gpu, count, run.mfu, run.mbu)
+    if speed is None:
+        return LlmTiming(None, True, need, why)
+    how = f"{L.flops_per_token(run.job.task):g}·N·D FLOPs at MFU {run.mfu:g}"
+    if run.job.task is L.Task.INFERENCE:
+        how = f"prefill at MFU {run.mfu:g}, decode {speed.bound}-bound (MBU {run.mbu:g})"
+    note = (
+        f"LLM job: {how}, {speed.tokens_per_s:.4g} tokens/s (POST /v1/llm/estimate has the "
+        "memory breakdown)"
+    )
+    return LlmTiming(speed.runtime_s, True, need, note)

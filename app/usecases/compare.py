@@ -26,9 +26,13 @@ from app.models.compare import CompareOption, CompareRequest, CompareResult, Com
 from app.settings import Settings
 from app.steps.compare_speed import (
     GpuSpeed,
+    LlmPlan,
     Reference,
     benchmark_speed,
     filter_gpus,
+    llm_placeholder,
+    llm_plan,
+    llm_reference,
     relative_speed,
 )
 from app.steps.inputs import (
@@ -40,6 +44,7 @@ from app.steps.inputs import (
     resolve_region,
     resolve_usage,
 )
+from app.steps.llm import LlmRun, resolve_run
 from app.steps.ownership import Scaling, declared_scaling_only, memory_need, note_scaling
 from app.steps.spot import note_spot_defaults, spot_defaults
 from app.steps.trail import (
@@ -55,6 +60,11 @@ from app.steps.trail import (
 MULTI_GPU_NOTE = (
     "runtime on N GPUs is the 1-GPU runtime / S(N), S the multi-GPU speed-up in "
     "`multi_gpu_scaling` (Amdahl's law; seed 001 reports 8x A100 at about 7x one A100); "
+    "every GPU is billed"
+)
+LLM_MULTI_GPU_NOTE = (
+    "LLM job on N GPUs: memory split evenly (ZeRO-3 / tensor parallel), time = FLOPs / (N x "
+    "peak x MFU), the same MFU as one GPU (the Llama 3 paper's 0.38-0.43 is at 8-16k GPUs); "
     "every GPU is billed"
 )
 PURCHASE_NOTE = (
@@ -90,7 +100,8 @@ class Candidates:
     (``n_o`` of them) then desktop builds: GPU index and count, desktop or spot offer, fit,
     hours per reference hour (``time_factor``, NaN = unknown), the spot overhead factor, grid
     intensity (gCO2e/kWh; the request's where the offer has no catalog region),
-    the model's arrays, the interruption model (None unless asked) and warnings so far."""
+    the model's arrays, the interruption model (None unless asked), warnings so far and, for
+    a language-model workload, each option's job (``llm``)."""
 
     sel: Selection
     n_o: int
@@ -105,6 +116,7 @@ class Candidates:
     opts: vector.Options
     risk: vector.InterruptionRisk | None
     warnings: list[str]
+    llm: LlmPlan | None = None
 
     def ident(self, view: CatalogView, j: int) -> str:
         """Id of option ``j``: the offer's, or the desktop build's."""
@@ -117,18 +129,22 @@ def compute_compare(snap: CatalogView, req: CompareRequest, settings: Settings) 
     """Rank every option; see :class:`CompareResult` and :func:`app.costing.vector.rank`."""
     trail = Trail()
     scaling = declared_scaling_only(req, req.workload.gpu_count)
-    gpu_speed, ref = (
-        benchmark_speed(snap, req, trail, scaling)
-        if req.workload.benchmark
-        else relative_speed(snap, req, trail, scaling)
-    )
-    ref_hours = _reference_hours(snap, req, ref, trail)
+    run = resolve_run(snap, req.workload.llm, trail) if req.workload.llm is not None else None
+    if run is not None:
+        gpu_speed, ref = llm_placeholder(len(snap.gpus)), Reference("one LLM job", None)
+    elif req.workload.benchmark:
+        gpu_speed, ref = benchmark_speed(snap, req, trail, scaling)
+    else:
+        gpu_speed, ref = relative_speed(snap, req, trail, scaling)
+    ref_hours = _reference_hours(snap, req, ref, trail) if run is None else 0.0
     region = resolve_region(snap, req.region)
     rate = resolve_currency(snap, req, trail)
     price = request_electricity(snap, req, region, settings, trail, rate)
     ci_default = carbon_region(snap, region, settings, trail).carbon_intensity_g_per_kwh
     sel = _select(snap, req, gpu_speed, ref, trail)
-    cand = _candidates(snap, req, sel, gpu_speed, scaling, ci_default)
+    cand = _candidates(snap, req, sel, gpu_speed, scaling, ci_default, run)
+    if cand.llm is not None:
+        ref, ref_hours = llm_reference(snap, req, cand.g, cand.count, cand.llm, trail)
     work = vector.Workload(ref_hours, ref.run_hours, req.horizon_months, price)
     costs = vector.rank(cand.opts, work)
     order, others = _one_per_family(
@@ -147,7 +163,8 @@ def compute_compare(snap: CatalogView, req: CompareRequest, settings: Settings) 
             f"are older than {age.max_age_days} days (oldest: {age.oldest_price}, dated "
             f"{age.oldest_price_date}); see `prices`"
         )
-    note_scaling(trail, scaling, [req.workload.gpu_count, *(o.gpu_count for o in listed)])
+    if run is None:
+        note_scaling(trail, scaling, [req.workload.gpu_count, *(o.gpu_count for o in listed)])
     desk_order = order[cand.is_desk[order]]
     return CompareResult(
         currency_rate=currency_rate(rate),
@@ -260,17 +277,35 @@ def _candidates(
     speed: GpuSpeed,
     scaling: Scaling,
     ci_default: float,
+    run: LlmRun | None = None,
 ) -> Candidates:
     """The selected options as the model's arrays; ``ci_default`` (gCO2e/kWh) where an
-    offer has no catalog region, and for desktops."""
+    offer has no catalog region, and for desktops; a language-model job (``run``) fits and
+    is timed per option by :func:`app.steps.compare_speed.llm_plan`, not by ``speed``."""
     offers, builds, oi, bi = snap.offers, snap.builds, sel.oi, sel.bi
     n_o, n_b = len(oi), len(bi)
     g = np.concatenate([offers.gpu_index[oi], builds.gpu_index[bi]])
     count = np.concatenate([offers.gpu_count[oi], builds.gpu_count[bi]])
-    fits = sel.gpu_fits[g]
-    counts, where = np.unique(count, return_inverse=True)
-    gain = np.array([scaling.speedup(int(n)) for n in counts])[where]
-    tf = np.where(fits == 0, np.nan, speed.hours[g] / gain)
+    spot = np.concatenate([offers.spot[oi], np.zeros(n_b, bool)])
+    colab = np.concatenate([offers.pricing_model[oi] == "compute_units", np.zeros(n_b, bool)])
+    # A job too big for one instance runs on several 8-GPU SXM servers (on-demand or
+    # committed): a desktop is one machine, a spot cluster stops whenever any one node is
+    # reclaimed, and only such servers have the fabric the training MFU was measured on.
+    sxm = np.array([str(gpu.form_factor) == "datacenter_sxm" for gpu in snap.gpus])
+    node = defaults.LLM_CLUSTER_NODE_GPUS.number
+    cluster = (np.arange(n_o + n_b) < n_o) & ~spot & ~colab & sxm[g] & (count >= node)
+    plan = llm_plan(snap, run, g, count, cluster) if run is not None else None
+    k = plan.nodes.astype(float) if plan is not None else np.ones(n_o + n_b)
+    k_o = k[:n_o]
+    if plan is not None:
+        # One job's hours on each option over the fastest option's (the reference).
+        fits = plan.fits
+        tf = plan.hours / (plan.hours[plan.fastest] if plan.fastest >= 0 else 1.0)
+    else:
+        fits = sel.gpu_fits[g]
+        counts, where = np.unique(count, return_inverse=True)
+        gain = np.array([scaling.speedup(int(n)) for n in counts])[where]
+        tf = np.where(fits == 0, np.nan, speed.hours[g] / gain)
     overhead = np.ones(n_o + n_b)
     warnings: list[str] = []
     risk = _spot_risk(req)
@@ -289,16 +324,21 @@ def _candidates(
     cloud_zeros = np.zeros(n_b)
     opts = vector.Options(
         is_desktop=np.concatenate([np.zeros(n_o, bool), np.ones(n_b, bool)]),
-        price_usd_per_hour=np.concatenate([offers.price_usd_per_hour[oi], cloud_zeros]),
-        monthly_fee_usd=np.concatenate([offers.monthly_fee_usd[oi], cloud_zeros]),
-        included_hours_per_month=np.concatenate([offers.included_hours_per_month[oi], cloud_zeros]),
+        price_usd_per_hour=np.concatenate([offers.price_usd_per_hour[oi] * k_o, cloud_zeros]),
+        monthly_fee_usd=np.concatenate([offers.monthly_fee_usd[oi] * k_o, cloud_zeros]),
+        included_hours_per_month=np.concatenate(
+            [offers.included_hours_per_month[oi] * k_o, cloud_zeros]
+        ),
         billing_increment_h=np.concatenate([offers.billing_increment_h[oi], cloud_zeros]),
         billing_minimum_h=np.concatenate([offers.billing_minimum_h[oi], cloud_zeros]),
         upfront_usd=np.concatenate([np.zeros(n_o), builds.upfront_usd[bi]]),
         power_w=np.concatenate(
             [
-                snap.gpu_tdp_w[offers.gpu_index[oi]] * offers.gpu_count[oi]
-                + offer_host_power_w(snap)[oi],
+                (
+                    snap.gpu_tdp_w[offers.gpu_index[oi]] * offers.gpu_count[oi]
+                    + offer_host_power_w(snap)[oi]
+                )
+                * k_o,
                 builds.power_w[bi],
             ]
         ),
@@ -312,10 +352,10 @@ def _candidates(
             [np.full(n_o, req.launch_overhead_min / 60.0), np.zeros(n_b)]
         ),
     )
-    spot = np.concatenate([offers.spot[oi], np.zeros(n_b, bool)])
     return Candidates(
-        sel, n_o, g, count, opts.is_desktop, spot, fits, tf, overhead, ci, opts, risk, warnings
-    )
+        sel, n_o, g, count, opts.is_desktop, spot, fits, tf, overhead, ci, opts, risk, warnings,
+        plan,
+    )  # fmt: skip
 
 
 def _on_demand_first(
@@ -411,10 +451,10 @@ class _Listing:
 
     def _notes(self, j: int, gi: int) -> str | None:
         cand = self.cand
-        note = self.speed.note[gi]
+        note = self.speed.note[gi] if cand.llm is None else cand.llm.notes[j]
         notes: list[str] = [note] if note else []
         if cand.count[j] > 1 and math.isfinite(cand.time_factor[j]):
-            notes.append(MULTI_GPU_NOTE)
+            notes.append(MULTI_GPU_NOTE if cand.llm is None else LLM_MULTI_GPU_NOTE)
         if cand.overhead[j] > 1:
             basis = None
             if cand.risk is None and j < cand.n_o:
@@ -438,6 +478,7 @@ class _Listing:
         gpu = self.snap.gpus[gi]
         tf = float(cand.time_factor[j])
         costed = math.isfinite(costs.total_cost_usd[j])
+        nodes = int(cand.llm.nodes[j]) if cand.llm is not None else 1
 
         def val(a: np.ndarray) -> float | None:
             x = float(a[j])
@@ -449,8 +490,10 @@ class _Listing:
             kind="desktop" if cand.is_desk[j] else "cloud",
             gpu_id=gpu.id,
             gpu_count=int(cand.count[j]),
-            instances=int(costs.instances[j]) if costed else 1,
+            instances=int(costs.instances[j]) * nodes if costed else nodes,
+            instances_per_run=nodes,
             gpu_memory_gb=gpu.memory_gb,
+            gpus_needed=int(cand.llm.gpus_needed[j]) or None if cand.llm is not None else None,
             fits=None if cand.fits[j] < 0 else bool(cand.fits[j]),
             time_factor=sig8(tf) if math.isfinite(tf) else None,
             runtime_basis=self.speed.basis[gi],

@@ -11,13 +11,11 @@ from typing import Any
 from app import costing
 from app.catalog.view import CatalogView
 from app.costing import defaults
-from app.costing import llm as L
 from app.costing import ownership as own
 from app.costing.money import USD, ExchangeRate
 from app.errors import InvalidRequest
 from app.models import Gpu, Region
 from app.models.inputs import CloudSpec
-from app.models.llm import LlmWorkload
 from app.models.run_cost import RunCostRequest, RunCostResult, RunOption, RunOptionResult
 from app.settings import Settings
 from app.steps.desktop import resolve_desktop
@@ -32,7 +30,7 @@ from app.steps.inputs import (
     resolve_region,
     resolve_usage,
 )
-from app.steps.llm import job_speed, resolve_job, stated, utilizations
+from app.steps.llm import LlmRun, resolve_run, time_on
 from app.steps.ownership import (
     DEFAULT_SCALING,
     MemoryNeed,
@@ -67,35 +65,11 @@ class _Runtime:
     note: str | None
 
 
-@dataclass(frozen=True)
-class LlmRun:
-    """A language-model workload resolved once: the ``job``, its MFU and MBU and the per-GPU
-    framework overhead (GB)."""
-
-    job: L.Job
-    mfu: float
-    mbu: float
-    overhead_gb: float
-
-
 def _llm_runtime(run: LlmRun, gpu: Gpu, count: int) -> _Runtime:
-    """A language-model job on ``count`` x ``gpu``: timed when they hold it (memory split
-    evenly), else not, saying how many would."""
-    need = L.memory(run.job).gpus_needed(gpu.memory_gb, run.overhead_gb)
-    if need is None or need > count:
-        why = f"needs {need} x {gpu.id}" if need else f"no number of {gpu.id} holds it"
-        return _Runtime(None, "estimate", False, None, f"LLM job does not fit: {why}")
-    speed, _peak, why = job_speed(run.job, gpu, count, run.mfu, run.mbu)
-    if speed is None:
-        return _Runtime(None, None, True, None, why)
-    how = f"{L.flops_per_token(run.job.task):g}·N·D FLOPs at MFU {run.mfu:g}"
-    if run.job.task is L.Task.INFERENCE:
-        how = f"prefill at MFU {run.mfu:g}, decode {speed.bound}-bound (MBU {run.mbu:g})"
-    note = (
-        f"LLM job: {how}, {speed.tokens_per_s:.4g} tokens/s (POST /v1/llm/estimate has the "
-        "memory breakdown)"
-    )
-    return _Runtime(speed.runtime_s, "estimate", True, None, note)
+    """A language-model job on ``count`` x ``gpu`` (:func:`app.steps.llm.time_on`)."""
+    t = time_on(run, gpu, count)
+    basis = None if t.fits and t.seconds is None else "estimate"
+    return _Runtime(t.seconds, basis, t.fits, None, t.note)
 
 
 @dataclass
@@ -239,7 +213,7 @@ def resolve(view: CatalogView, req: RunCostRequest, settings: Settings) -> RunCo
         scaling=resolve_scaling(req),
         rate=rate,
         memory=memory_need(req.memory_preset, req.precision, trail),
-        llm=_resolve_llm(view, w.llm, trail) if w.llm is not None else None,
+        llm=resolve_run(view, w.llm, trail) if w.llm is not None else None,
     )
     options = tuple(_resolve_option(view, ctx, opt, i) for i, opt in enumerate(req.options))
     note_scaling(trail, ctx.scaling, [w.gpu_count, *(o.gpu_count for o in options)])
@@ -269,14 +243,6 @@ def _launch_overhead_s(
             "(seed 004's figure)",
         )
     return req.launch_overhead_min * 60.0
-
-
-def _resolve_llm(view: CatalogView, w: LlmWorkload, trail: Trail) -> LlmRun:
-    """The language-model workload's job, MFU, MBU and overhead, each default stated."""
-    job, _label = resolve_job(view, w, trail)
-    mfu, mbu = utilizations(w, trail)
-    overhead = float(stated(trail, "framework_overhead_gb", None, defaults.LLM_OVERHEAD))
-    return LlmRun(job, mfu, mbu, overhead)
 
 
 def _resolve_option(view: CatalogView, ctx: _RunContext, opt: RunOption, i: int) -> OptionScenario:

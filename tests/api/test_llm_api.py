@@ -4,6 +4,8 @@ memory and throughput, the QLoRA paper's 4-bit weights), and the 422s of the iss
 
 from __future__ import annotations
 
+import math
+
 import pytest
 
 
@@ -181,3 +183,52 @@ class TestChat:
         body = client.get("/v1/query", params={"q": "serve a 70b model in 4-bit"}).json()
         assert body["request"]["precision"] == "int4"
         assert body["request"]["task"] == "inference"
+
+
+class TestChatDurationAndBreakEven:
+    """Issue 33 part 4: a duration or a buy-or-rent question about an LLM job is answered
+    from the estimate, no longer refused as 'not modelled'."""
+
+    def test_a_duration_is_the_jobs_time(self, client) -> None:
+        body = client.get(
+            "/v1/query", params={"q": "cost of fine-tuning llama 7b on an a100 for 12 hours"}
+        ).json()
+        assert body["answered"] and body["intent"] == "llm_estimate", body
+        row = body["result"][0]
+        assert row["gpu_id"] == "a100-40gb"
+        # ZeRO's 16 bytes x 7e9 (Llama 2 7B) = 112 GB over 39 GB usable per 40 GB card: 3.
+        assert row["gpus_needed"] == row["gpus_priced"] == math.ceil(16 * 7e9 / 1e9 / 39)
+        assert row["runtime_s"] == pytest.approx(12 * 3600, rel=1e-6)
+        # 12 h x 3 GPUs x 312 dense BF16 TFLOPS (A100 datasheet) x MFU 0.40 / (6 x 7e9).
+        tokens = 12 * 3600 * 3 * 312e12 * 0.40 / (6 * 7e9)
+        assert body["request"]["tokens"] == pytest.approx(tokens, rel=1e-6)
+        assert "12 h" in body["headline"] and "not modelled" not in body["headline"]
+
+    def test_buy_or_rent_counts_the_runs_to_pay_back(self, client) -> None:
+        q = "lora llama 3.1 8b on 200M tokens: buy a 4090 or rent?"
+        body = client.get("/v1/query", params={"q": q}).json()
+        assert body["answered"] and body["intent"] == "llm_estimate", body
+        desk, rent = body["result"]["desktop"], body["result"]["rental"]
+        assert desk["gpu_id"] == "rtx-4090"
+        # LoRA: 4 x 8e9 x 2e8 FLOPs over the 4090's 165.2 BF16 TFLOPS (Ada whitepaper) x 0.40.
+        assert desk["runtime_s"] == pytest.approx(4 * 8e9 * 2e8 / (165.2e12 * 0.40), rel=1e-6)
+        saving = rent["cloud"]["cost_usd"] - desk["owned"]["electricity_usd"]
+        runs = desk["owned"]["upfront_usd"] / saving
+        assert body["result"]["runs_to_break_even"] == pytest.approx(runs)
+        assert f"after {math.ceil(runs)} runs" in body["headline"]
+        # The rental is the cheapest that holds the job among all GPUs, not only 4090s.
+        every = client.post(
+            "/v1/llm/estimate", json={"model": "llama-3.1-8b", "task": "lora", "tokens": 2e8}
+        ).json()["estimates"]
+        cheapest = min(e["cloud"]["cost_usd"] for e in every if e["fits"] and e["cloud"])
+        assert rent["cloud"]["cost_usd"] == pytest.approx(cheapest)
+
+    def test_numbers_of_a_model_name_are_not_declined(self, client) -> None:
+        body = client.get("/v1/query", params={"q": "qlora llama 3.1 8b on 100M tokens"}).json()
+        assert body["answered"] and "not understood" not in body["headline"], body["headline"]
+
+    def test_a_size_no_catalog_model_has_is_refused_with_the_way_forward(self, client) -> None:
+        body = client.get("/v1/query", params={"q": "fine-tune a 3b model for 10 hours"}).json()
+        assert not body["answered"]
+        assert "GET /v1/llm/models" in body["headline"]
+        assert "not modelled" not in body["headline"]
