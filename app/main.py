@@ -75,6 +75,8 @@ def problem_only_errors(app: FastAPI) -> None:
                     op["responses"].setdefault("503", problem_response(503))
                 if path not in EXEMPT:
                     op["responses"].setdefault("429", problem_response(429))
+                # Any request whose head (path, query, headers) is over the bound (issue 36).
+                op["responses"].setdefault("431", problem_response(431))
                 for status, response in op.get("responses", {}).items():
                     content = response.get("content", {})
                     if status[0] in "45" and "application/problem+json" in content:

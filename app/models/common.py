@@ -138,6 +138,8 @@ PROBLEM_RESPONSES: dict[int | str, dict[str, Any]] = {
         413: "Request body too large.",
         415: "Request body is not `application/json`.",
         428: "Updates and deletes need `If-Match` with the resource's `ETag`.",
+        431: "The request's head (path, query string and headers) is over "
+        "`GPUCOST_MAX_HEADER_BYTES` (16 KiB by default).",
         429: "Too many requests: the caller's rate limit (`rate-limited`: per API key, else per "
         "client address; see `X-RateLimit-*`) or, when saving, its quota of stored objects "
         "(`quota-exceeded`). Retry after `Retry-After` seconds.",

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from app.catalog.view import CatalogView
-from app.costing import vector
+from app.costing import defaults, vector
 from app.costing.money import ExchangeRate
 from app.models import Gpu
 from app.models.answers import PriceAge

@@ -10,7 +10,6 @@ from typing import Any
 
 from app import costing
 from app.catalog.view import CatalogView
-from app.costing import defaults
 from app.costing import ownership as own
 from app.costing.money import USD, ExchangeRate
 from app.errors import InvalidRequest
