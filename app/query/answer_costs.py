@@ -51,7 +51,7 @@ TRAINING = re.compile(r"\btrain(?:ing|s|ed)?\b")
 
 def break_even_answer(view: CatalogView, settings: Settings, out: Answer) -> QueryAnswer:
     it = out.it
-    gpu = one_gpu(view, out, it.gpu)
+    gpu = one_gpu(view, out, it.gpu, bought=it.desktop_price_usd is None)
     count = it.gpu.count if it.gpu else 1
     desktop = desktop_spec(view, out, gpu, count)
     if it.desktop_price_usd is not None:

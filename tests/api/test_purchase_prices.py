@@ -161,3 +161,20 @@ def test_a_consumer_card_stays_in_a_desktop_and_a_datacenter_card_goes_in_a_serv
     assert BAREBONES[barebone("rtx-4090", 2)]["kind"] == "desktop"
     assert BAREBONES[barebone("l40s", 2)]["kind"] == "server"
     assert barebone("h100-nvl", 8) == "server-8gpu-2025"
+
+
+def test_the_chat_buys_the_h100_variant_that_has_a_price(client):
+    """'h100' names three variants; buying one takes the one with a catalog purchase price
+    (the PCIe card) and puts four of them in the 4-GPU server."""
+    res = client.get("/v1/query", params={"q": "should we buy 4 H100s or rent?"})
+    assert res.status_code == 200, res.text
+    out = res.json()
+    assert out["answered"] and out["intent"] == "break_even"
+    desktop = out["result"]["desktop"]
+    assert desktop["gpu_id"] == "h100-pcie" and desktop["gpu_count"] == 4
+    upfront = 4 * purchase_usd(GPUS["h100-pcie"]) + float(
+        BAREBONES["server-4gpu-pcie-2025"]["price_usd"]
+    )
+    assert desktop["upfront_usd"] == pytest.approx(upfront)
+    chosen = next(d for d in out["defaults"] if d["name"].startswith("gpu '"))
+    assert "of those with a purchase price" in chosen["source"]

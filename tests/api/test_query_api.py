@@ -153,9 +153,12 @@ def test_unanswerable_questions_say_why(client):
     body = ask(client, "break even for 3900")
     assert body["answered"] is False and body["result"] is None
     assert "rtx-3090" in body["suggestions"] and body["examples"]
-    # A family name is no refusal any more: the variant is a stated default; an H100 desktop
-    # still cannot be priced, and the answer says what to give.
+    # A family name is no refusal any more: the variant is a stated default (for buying, one
+    # with a purchase price); an H100 SXM module still cannot be priced, and the answer says
+    # what to give.
     body = ask(client, "h100 break-even")
+    assert body["answered"] and body["result"]["desktop"]["gpu_id"] == "h100-pcie"
+    body = ask(client, "h100 sxm break-even")
     assert body["answered"] is False and "total_price_usd" in body["headline"]
 
 
