@@ -77,12 +77,28 @@ class BuildArrays:
     power_w: np.ndarray
 
 
-def cheapest_barebone(barebones: Sequence[Barebone], gpu_count: int) -> Barebone | None:
+SERVER_FORM_FACTORS = frozenset({"datacenter_pcie", "datacenter_sxm"})
+
+
+def wants_server(gpu: Gpu | None) -> bool:
+    """Whether ``gpu`` goes in a rack server rather than a desktop: datacenter cards are
+    passively cooled (they rely on a server's fans) and draw more than desktop PSUs are sized
+    for, so a default build puts them in a ``server`` barebone."""
+    return gpu is not None and str(gpu.form_factor) in SERVER_FORM_FACTORS
+
+
+def cheapest_barebone(
+    barebones: Sequence[Barebone], gpu_count: int, gpu: Gpu | None = None
+) -> Barebone | None:
     """The cheapest barebone that holds ``gpu_count`` GPUs (fewest slots, then id, on ties),
-    or None: what a buyer picks. (The smallest one is no default: the catalog's 1-GPU
-    barebone of 2016 costs more than seed 001's 2-GPU barebone of 2020.)"""
+    or None: what a buyer picks. Of the kind the GPU wants (:func:`wants_server`: a server
+    for datacenter GPUs, a desktop otherwise) when one of that kind holds them, else of any
+    kind. (The smallest one is no default: the catalog's 1-GPU barebone of 2016 costs more
+    than seed 001's 2-GPU barebone of 2020.)"""
     fits = [b for b in barebones if b.gpu_slots >= gpu_count]
-    return min(fits, key=lambda b: (b.price_usd, b.gpu_slots, b.id), default=None)
+    kind = "server" if wants_server(gpu) else "desktop"
+    preferred = [b for b in fits if str(b.kind) == kind] or fits
+    return min(preferred, key=lambda b: (b.price_usd, b.gpu_slots, b.id), default=None)
 
 
 def offer_region(regions: dict[str, Region], offer: CloudOffer) -> Region | None:
@@ -139,20 +155,22 @@ def lay_out_offers(
 def lay_out_builds(
     gpus: Sequence[Gpu], barebones: Sequence[Barebone], position: dict[str, int]
 ) -> BuildArrays:
-    """For every GPU with a catalog price and every count from 1 to the largest barebone's
-    slots: the build in the cheapest barebone that holds that many GPUs (``barebones``
-    sorted by slots, price, id)."""
+    """For every GPU with a catalog purchase price (:meth:`Gpu.purchase_price`: the newer of
+    its street and launch prices) and every count from 1 to the largest barebone's slots: the
+    build in the cheapest barebone of the kind the GPU wants that holds that many GPUs
+    (:func:`cheapest_barebone`; ``barebones`` sorted by slots, price, id)."""
     most = max((b.gpu_slots for b in barebones), default=0)
     builds: list[Build] = []
     upfront: list[float] = []
     for gpu in gpus:
-        if gpu.price_new_usd is None:
+        price = gpu.purchase_price()
+        if price is None:
             continue
         for n in range(1, most + 1):
-            barebone = cheapest_barebone(barebones, n)
+            barebone = cheapest_barebone(barebones, n, gpu)
             if barebone is not None:  # always, for n up to the largest barebone's slots
                 builds.append(Build(barebone, gpu, n))
-                upfront.append(float(barebone.price_usd) + n * gpu.price_new_usd)
+                upfront.append(float(barebone.price_usd) + n * price.usd)
     return BuildArrays(
         builds=tuple(builds),
         gpu_index=np.array([position[b.gpu.id] for b in builds], dtype=np.int64),

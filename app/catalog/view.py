@@ -185,10 +185,11 @@ class CatalogView:
         """The catalog region an offer runs in, or None."""
         return offer_region(self.regions, offer)
 
-    def cheapest_barebone(self, gpu_count: int) -> Barebone | None:
-        """The cheapest barebone that holds ``gpu_count`` GPUs, or None
+    def cheapest_barebone(self, gpu_count: int, gpu: Gpu | None = None) -> Barebone | None:
+        """The cheapest barebone that holds ``gpu_count`` GPUs, of the kind ``gpu`` wants
+        (a server for datacenter GPUs) when one holds them, or None
         (:func:`app.catalog.layout.cheapest_barebone`)."""
-        return cheapest_barebone(self.barebones, gpu_count)
+        return cheapest_barebone(self.barebones, gpu_count, gpu)
 
     def results_of(self, benchmark_id: str | None = None) -> list[BenchmarkResult]:
         """Measured results (of one benchmark, or all), by benchmark then GPU id."""

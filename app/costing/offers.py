@@ -104,11 +104,17 @@ def fits_desktop_psu(gpu_count: int, gpu_power_w: float) -> bool:
     return psu_w_wanted(gpu_count, gpu_power_w) <= defaults.LARGEST_DESKTOP_PSU.number
 
 
-def power_warnings(gpu_count: int, gpu_power_w: float, busy_power_w: float) -> Sequence[str]:
+def power_warnings(
+    gpu_count: int, gpu_power_w: float, busy_power_w: float, *, server: bool = False
+) -> Sequence[str]:
     """Why a desktop build is hard to power, if it is: its GPUs want a bigger PSU than any
     desktop PSU (GPUs' power + :data:`~app.costing.defaults.PSU_HEADROOM` above
     :data:`~app.costing.defaults.LARGEST_DESKTOP_PSU`), or its wall power
-    (``busy_power_w``, W) exceeds what a US household circuit carries continuously."""
+    (``busy_power_w``, W) exceeds what a US household circuit carries continuously. A
+    ``server`` (a rack chassis with PSUs sized for its GPUs, on a 208/240 V circuit) is held
+    to neither rule: nothing to warn about."""
+    if server:
+        return []
     out = []
     gpus_w = gpu_count * gpu_power_w
     headroom_w = defaults.PSU_HEADROOM.number

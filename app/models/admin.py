@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from app.costing import floors
 from app.models.benchmark import BenchmarkPublic, BenchmarkResultPublic
-from app.models.catalog_misc import BarebonePublic, UtilizationProfilePublic
+from app.models.catalog_misc import BareboneKind, BarebonePublic, UtilizationProfilePublic
 from app.models.common import IsoDate, described_by
 from app.models.gpu import FormFactor, GpuPublic
 from app.models.inputs import NO_CONTROL
@@ -69,6 +69,9 @@ class GpuWrite(_Write):
     price_used_usd: float | None = Field(default=None, ge=floors.PRICE_USD.value, le=1_000_000)
     price_used_as_of: Day | None = None
     price_used_source: LongText | None = None
+    price_street_usd: float | None = Field(default=None, ge=floors.PRICE_USD.value, le=1_000_000)
+    price_street_as_of: Day | None = None
+    price_street_source: LongText | None = None
     notes: Notes | None = None
     aliases: list[Text] = Field(default_factory=list, max_length=50)
 
@@ -110,11 +113,12 @@ class CloudOfferWrite(_Write):
 
 @described_by(BarebonePublic)
 class BareboneWrite(_Write):
-    """A desktop barebone (everything but the GPUs)."""
+    """A barebone (everything but the GPUs): a desktop, or a rack server (``kind``)."""
 
     name: Text
     gpu_slots: int = Field(ge=1, le=16)
-    base_power_w: float = Field(ge=0, le=5_000, description="CPU, board, drives busy, W.")
+    kind: BareboneKind = BareboneKind.desktop
+    base_power_w: float = Field(ge=0, le=10_000, description="CPU, board, drives busy, W.")
     idle_power_w: float | None = Field(default=None, ge=0, le=5_000)
     psu_efficiency: float | None = Field(default=None, gt=0.3, le=1)
     price_usd: float = Field(

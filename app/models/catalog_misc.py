@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import datetime as dt
 from decimal import Decimal
+from enum import StrEnum
 
-from sqlmodel import Field, SQLModel
+from sqlmodel import AutoString, Field, SQLModel
 
 from app.models.common import Provenance
 
@@ -57,6 +58,13 @@ class ColabRate(Provenance, table=True):
     notes: str | None = Field(default=None, description="Caveats.")
 
 
+class BareboneKind(StrEnum):
+    """A desktop PC or a rack server."""
+
+    desktop = "desktop"
+    server = "server"
+
+
 class BareboneBase(Provenance):
     name: str = Field(max_length=200, description="Description of the build.")
     gpu_slots: int = Field(description="GPUs the barebone takes.")
@@ -64,6 +72,12 @@ class BareboneBase(Provenance):
     idle_power_w: float | None = Field(default=None, description="Idle wall power, W.")
     psu_efficiency: float | None = Field(
         default=None, description="PSU efficiency at 50 % load (0-1), when known."
+    )
+    kind: BareboneKind = Field(
+        default=BareboneKind.desktop,
+        sa_type=AutoString(length=16),
+        description="`desktop` (a PC: the largest desktop PSU and a household circuit limit it) "
+        "or `server` (a rack chassis with PSUs sized for its GPUs, on a 208/240 V circuit).",
     )
     notes: str | None = Field(default=None, description="How the price was derived.")
 

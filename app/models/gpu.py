@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+from dataclasses import dataclass
 from enum import StrEnum
 
 from sqlalchemy import JSON, Column
@@ -18,6 +19,22 @@ class FormFactor(StrEnum):
     workstation_pcie = "workstation_pcie"
     datacenter_pcie = "datacenter_pcie"
     datacenter_sxm = "datacenter_sxm"
+
+
+@dataclass(frozen=True)
+class PurchasePrice:
+    """A GPU's price for a purchase: ``usd`` (USD, one card), its date, its source and what it
+    is (``kind``: ``street price (new)`` or ``launch price``)."""
+
+    usd: float
+    as_of: dt.date | None
+    source: str | None
+    kind: str
+
+    def describe(self) -> str:
+        """``"street price (new) of 2025-08-21"``: what the price is and its date."""
+        when = f" of {self.as_of.isoformat()}" if self.as_of else " (undated)"
+        return f"{self.kind}{when}"
 
 
 class GpuBase(Provenance):
@@ -67,7 +84,44 @@ class GpuBase(Provenance):
     price_used_usd: float | None = Field(default=None, description="Used street price, USD.")
     price_used_as_of: dt.date | None = Field(default=None, description="Date of `price_used_usd`.")
     price_used_source: str | None = Field(default=None, description="Source of `price_used_usd`.")
+    price_street_usd: float | None = Field(
+        default=None,
+        description="Street price of a new card on `price_street_as_of` (a retailer listing, a "
+        "price survey or a labelled estimate, as `price_street_source` says), USD. A default "
+        "purchase price uses the newer of this and `price_new_usd`.",
+    )
+    price_street_as_of: dt.date | None = Field(
+        default=None, description="Date of `price_street_usd`."
+    )
+    price_street_source: str | None = Field(
+        default=None, description="Source of `price_street_usd`."
+    )
     notes: str | None = Field(default=None, description="Conflicts resolved and caveats.")
+
+    def purchase_price(self) -> PurchasePrice | None:
+        """The price a default purchase uses: the newer dated of the street price and the
+        launch list price (a street price without a date counts as older than any dated
+        list price); None when the GPU has neither."""
+        street = None
+        if self.price_street_usd is not None:
+            street = PurchasePrice(
+                self.price_street_usd,
+                self.price_street_as_of,
+                self.price_street_source,
+                "street price (new)",
+            )
+        launch = None
+        if self.price_new_usd is not None:
+            launch = PurchasePrice(
+                self.price_new_usd, self.price_new_as_of, self.price_new_source, "launch price"
+            )
+        if street is None or launch is None:
+            return street or launch
+        if street.as_of is None:
+            return launch
+        if launch.as_of is None or street.as_of >= launch.as_of:
+            return street
+        return launch
 
 
 class Gpu(GpuBase, table=True):

@@ -23,7 +23,7 @@ class PricedColumns(NamedTuple):
 
 
 # The priced fields of each catalog table, with the columns holding each price's date and
-# source. Offers: USD/h and USD/month; GPUs: USD (new and used); barebones: USD; regions:
+# source. Offers: USD/h and USD/month; GPUs: USD (launch, used and street); barebones: USD; regions:
 # USD/kWh.
 PRICE_FIELDS: dict[str, dict[str, PricedColumns]] = {
     "cloud_offer": {
@@ -33,6 +33,7 @@ PRICE_FIELDS: dict[str, dict[str, PricedColumns]] = {
     "gpu": {
         "price_new_usd": PricedColumns("price_new_as_of", "price_new_source"),
         "price_used_usd": PricedColumns("price_used_as_of", "price_used_source"),
+        "price_street_usd": PricedColumns("price_street_as_of", "price_street_source"),
     },
     "barebone": {"price_usd": PricedColumns("as_of", "source")},
     "region": {

@@ -109,7 +109,7 @@ def _renting_only(view: CatalogView, it: Interpretation) -> bool:
         return False
     gpus = [view.gpu(g) for g in it.gpu.ids]
     return it.cloud.price_usd_per_hour is None and all(
-        g is not None and g.price_new_usd is None for g in gpus
+        g is not None and g.purchase_price() is None for g in gpus
     )
 
 
@@ -224,7 +224,8 @@ def _gpu_info(view: CatalogView, settings: Settings, out: Answer) -> QueryAnswer
     gpus = [g for i in mention.ids if (g := view.gpu(i)) is not None]
     for g in gpus:
         bw = f", {g.memory_bandwidth_gb_per_s:,.0f} GB/s" if g.memory_bandwidth_gb_per_s else ""
-        price = f", launch price {money(g.price_new_usd)}" if g.price_new_usd else ""
+        bought = g.purchase_price()
+        price = f", {bought.describe()} {money(bought.usd)}" if bought else ""
         out.fact(g.name, f"{g.memory_gb:g} GB{bw}, {g.tdp_w:,.0f} W TDP{price} (`{g.id}`)")
     if len(gpus) == 1:
         headline = f"{gpus[0].name}: " + out.facts[0].value

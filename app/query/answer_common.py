@@ -12,6 +12,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from app.catalog import queries as catalog
+from app.catalog.layout import wants_server
 from app.catalog.view import CatalogView
 from app.costing import defaults
 from app.errors import NotUnderstood
@@ -153,9 +154,12 @@ def offer_counts(view: CatalogView) -> dict[tuple[str, str | None], int]:
     return view.memoized("query.offer_counts", count)
 
 
-def one_gpu(view: CatalogView, out: Answer, mention: GpuMention | None) -> Gpu:
+def one_gpu(
+    view: CatalogView, out: Answer, mention: GpuMention | None, *, bought: bool = False
+) -> Gpu:
     """The GPU a mention names; a family name ("h100", "a100") takes the variant with the
-    most catalog offers (at the provider asked about, if any), stated in the answer's
+    most catalog offers (at the provider asked about, if any), among those with a catalog
+    purchase price when one is to be ``bought`` (and some have one), stated in the answer's
     defaults with the alternatives: never a refusal where a sensible default answers.
     Refuses (NotUnderstood) when no GPU is named (the parser names one for the intents that
     need it)."""
@@ -166,14 +170,23 @@ def one_gpu(view: CatalogView, out: Answer, mention: GpuMention | None) -> Gpu:
     provider = out.it.cloud.provider
     per_key = offer_counts(view)
     counts = {gid: per_key.get((gid, provider), 0) for gid in mention.ids}
-    chosen = max(sorted(mention.ids), key=lambda gid: counts[gid])
+    pool = list(mention.ids)
+    priced = [g for g in pool if (found := view.gpu(g)) and found.purchase_price() is not None]
+    if bought and priced:
+        pool = priced
+    chosen = max(sorted(pool), key=lambda gid: counts[gid])
     where = f" at {provider}" if provider else ""
+    why = (
+        " of those with a purchase price"
+        if pool is priced and len(priced) < len(mention.ids)
+        else ""
+    )
     others = ", ".join(g for g in mention.ids if g != chosen)
     out.default(
         f"gpu '{mention.text}'",
         chosen,
         f"default: '{mention.text}' is {len(mention.ids)} GPUs; {chosen} has the most catalog "
-        f"offers{where} ({counts[chosen]}); also {others}: name one to choose",
+        f"offers{where}{why} ({counts[chosen]}); also {others}: name one to choose",
     )
     return _catalog_gpu(view, chosen)
 
@@ -351,11 +364,12 @@ def money(x: float | None) -> str:
 
 
 def desktop_spec(view: CatalogView, out: Answer, gpu: Gpu, count: int) -> dict[str, Any]:
-    """A desktop with ``count`` x ``gpu``: seed 001's barebone when it has the slots, else
-    the engine picks the cheapest catalog barebone that does."""
+    """A desktop with ``count`` x ``gpu``: seed 001's barebone when it has the slots and the
+    GPU is no datacenter card, else the engine picks the cheapest catalog barebone that holds
+    them (a server for a datacenter card)."""
     desktop: dict[str, Any] = {"gpu": gpu.id, "gpu_count": count}
     seed = view.barebone_by_id.get(SEED_BAREBONE)
-    if seed is not None and seed.gpu_slots >= count:
+    if seed is not None and seed.gpu_slots >= count and not wants_server(gpu):
         desktop["barebone"] = seed.id
         out.default("desktop.barebone", seed.id, f"{seed.source}")
     return desktop

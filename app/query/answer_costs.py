@@ -51,7 +51,7 @@ TRAINING = re.compile(r"\btrain(?:ing|s|ed)?\b")
 
 def break_even_answer(view: CatalogView, settings: Settings, out: Answer) -> QueryAnswer:
     it = out.it
-    gpu = one_gpu(view, out, it.gpu)
+    gpu = one_gpu(view, out, it.gpu, bought=it.desktop_price_usd is None)
     count = it.gpu.count if it.gpu else 1
     desktop = desktop_spec(view, out, gpu, count)
     if it.desktop_price_usd is not None:
@@ -253,7 +253,7 @@ def _options(view: CatalogView, out: Answer, gpu: Gpu | None, count: int) -> lis
                 continue  # free plans (Colab Free): GPU, hours and sessions not guaranteed
             cheapest.setdefault(offer.provider, offer)
         options = [{"offer_id": o.id} for o in list(cheapest.values())[:MAX_OPTIONS]]
-        if gpu.price_new_usd is not None:
+        if gpu.purchase_price() is not None:
             options.append({"desktop": desktop_spec(view, out, gpu, count)})
         if not options:
             raise refuse(it, f"no offer or desktop price for {gpu.id} in the catalog")

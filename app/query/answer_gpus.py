@@ -22,7 +22,7 @@ def gpu_list_answer(view: CatalogView, settings: Settings, out: Answer) -> Query
     gpus = sorted(view.gpus, key=lambda g: (-g.memory_gb, g.id))
     rented = [g for g in gpus if offers.get(g.id)]
     out.fact("Rentable", ", ".join(f"{g.id} ({offers[g.id]})" for g in rented))
-    owned = [g.id for g in gpus if g.price_new_usd is not None]
+    owned = [g.id for g in gpus if g.purchase_price() is not None]
     out.fact("With a desktop price", ", ".join(owned))
     out.fact("All", f"{len(gpus)} GPUs: GET /v1/gpus")
     headline = (

@@ -33,7 +33,7 @@ def default_plan_gpu(view: CatalogView) -> tuple[str, int]:
     that count; built once per view."""
 
     def pick() -> tuple[str, int]:
-        priced = {g.id for g in view.gpus if g.price_new_usd is not None}
+        priced = {g.id for g in view.gpus if g.purchase_price() is not None}
         counts: dict[str, int] = {}
         for o in view.offers.offers:
             if o.gpu_id in priced and offers.is_comparable(o):

@@ -59,17 +59,27 @@ class ResolvedDesktop:
 
 
 def note_catalog_gpu_price(spec: DesktopSpec, gpu: Gpu | None, trail: Trail, prefix: str) -> None:
-    """State the GPU's catalog launch price (and its date, for price age) when it stands in
-    for a ``gpu_price_usd`` the request did not give."""
-    if spec.gpu_price_usd is None and gpu is not None and gpu.price_new_usd is not None:
+    """State the GPU's catalog purchase price (:meth:`Gpu.purchase_price`: the newer of its
+    dated street price and its launch price), what that price is and its date (for price age),
+    when it stands in for a ``gpu_price_usd`` the request did not give."""
+    price = gpu.purchase_price() if gpu is not None else None
+    if spec.gpu_price_usd is None and gpu is not None and price is not None:
+        other = (
+            f"; launch price ${gpu.price_new_usd:,.0f} of {gpu.price_new_as_of}"
+            if price.kind != "launch price" and gpu.price_new_usd is not None
+            else "; no newer street price in the catalog"
+            if price.kind == "launch price"
+            else ""
+        )
         trail.assume(
             f"{prefix}.gpu_price_usd",
-            gpu.price_new_usd,
-            f"default: launch price of {gpu.price_new_as_of}, no current street price in the "
-            f"catalog (give gpu_price_usd or total_price_usd for today's): "
-            f"{gpu.price_new_source or gpu.source}",
+            price.usd,
+            f"default: {price.describe()}, the newest dated price in the catalog{other} "
+            f"(give gpu_price_usd or total_price_usd for your own quote): "
+            f"{price.source or gpu.source}",
         )
-        trail.price(f"gpu {gpu.id}: price_new_usd", gpu.price_new_as_of)
+        field = "price_street_usd" if price.kind != "launch price" else "price_new_usd"
+        trail.price(f"gpu {gpu.id}: {field}", price.as_of)
 
 
 def _add_years(day: dt.date, years: float) -> dt.date | None:
@@ -158,8 +168,9 @@ def resolve_desktop(
     only the power model, with the barebone a priced build would get."""
     gpu = gpu_or_none(view, spec.gpu, trail)
     gpu_price: float | None = spec.gpu_price_usd
-    if gpu_price is None and gpu is not None and gpu.price_new_usd is not None:
-        gpu_price = gpu.price_new_usd  # noted below where it is used
+    catalog_price = gpu.purchase_price() if gpu is not None else None
+    if gpu_price is None and catalog_price is not None:
+        gpu_price = catalog_price.usd  # noted below where it is used
     total_price = given_usd(
         spec.total_price_usd, spec.total_price, rate, f"{prefix}.total_price_usd", trail
     )
@@ -181,7 +192,7 @@ def resolve_desktop(
             view, spec, gpu, gpu_price, total_price, barebone, trail, prefix
         )
     else:
-        upfront, barebone = 0.0, barebone or _default_barebone(view, spec, trail, prefix)
+        upfront, barebone = 0.0, barebone or _default_barebone(view, spec, gpu, trail, prefix)
     base_power, idle, psu = _powers(spec, barebone, trail, prefix)
     lifetime = spec.lifetime_years
     if lifetime is None:
@@ -196,7 +207,7 @@ def resolve_desktop(
         psu_efficiency=psu,
         lifetime_years=lifetime,
     )
-    _power_checks(desktop, trail, prefix)
+    _power_checks(desktop, barebone, trail, prefix)
     resolved = ResolvedDesktop(desktop, gpu, gpu_price)
     if with_resale:
         resolved.resale = resolve_resale(view, spec, resolved, rate, trail, prefix)
@@ -225,7 +236,7 @@ def _upfront(
     if spec.barebone_price_usd is not None:
         return gpu_price * spec.gpu_count + spec.barebone_price_usd, barebone
     if barebone is None:
-        barebone = _default_barebone(view, spec, trail, prefix)
+        barebone = _default_barebone(view, spec, gpu, trail, prefix)
         if barebone is None:
             raise CatalogGap(
                 f"{prefix}: no catalog barebone takes {spec.gpu_count} GPUs; give "
@@ -236,17 +247,22 @@ def _upfront(
 
 
 def _default_barebone(
-    view: CatalogView, spec: DesktopSpec, trail: Trail, prefix: str
+    view: CatalogView, spec: DesktopSpec, gpu: Gpu | None, trail: Trail, prefix: str
 ) -> Barebone | None:
-    """The cheapest catalog barebone that holds the GPUs, stated as a default; None when
-    none does."""
-    barebone = view.cheapest_barebone(spec.gpu_count)
+    """The cheapest catalog barebone that holds the GPUs, of the kind the GPU wants (a
+    server for datacenter GPUs), stated as a default; None when none does."""
+    barebone = view.cheapest_barebone(spec.gpu_count, gpu)
     if barebone is not None:
+        kind = (
+            "rack server barebone (datacenter GPUs are passively cooled and go in a server)"
+            if str(barebone.kind) == "server"
+            else "desktop barebone"
+        )
         trail.assume(
             f"{prefix}.barebone",
             barebone.id,
-            f"default: cheapest catalog barebone for {spec.gpu_count} GPU(s), dated "
-            f"{barebone.as_of} (no current barebone prices in the catalog): {barebone.source}",
+            f"default: cheapest catalog {kind} for {spec.gpu_count} GPU(s), dated "
+            f"{barebone.as_of}: {barebone.source}",
         )
     return barebone
 
@@ -278,8 +294,22 @@ def _powers(
     return base_power, idle, psu
 
 
-def _power_checks(desktop: costing.Desktop, trail: Trail, prefix: str) -> None:
-    """Warn when the build draws more than a desktop PSU delivers or a household circuit
-    carries continuously (:func:`app.costing.offers.power_warnings`)."""
-    for why in offers.power_warnings(desktop.gpu_count, desktop.gpu_power_w, desktop.busy_power_w):
+def _power_checks(
+    desktop: costing.Desktop, barebone: Barebone | None, trail: Trail, prefix: str
+) -> None:
+    """Warn when a desktop build draws more than a desktop PSU delivers or a household
+    circuit carries continuously (:func:`app.costing.offers.power_warnings`); a server
+    barebone is held to neither rule, and its 208/240 V circuit is stated instead."""
+    server = barebone is not None and str(barebone.kind) == "server"
+    for why in offers.power_warnings(
+        desktop.gpu_count, desktop.gpu_power_w, desktop.busy_power_w, server=server
+    ):
         trail.warn(f"{prefix}: {why}")
+    if server and barebone is not None:
+        trail.assume(
+            f"{prefix}.circuit",
+            "208/240 V",
+            f"server barebone {barebone.id}: {desktop.busy_power_w:,.0f} W at the wall busy, "
+            "on a 208/240 V circuit with PSUs sized for its GPUs (the desktop PSU and US "
+            f"household-circuit rules do not apply): {barebone.notes or barebone.source}",
+        )

@@ -427,14 +427,16 @@ class _Listing:
         cand, n = self.cand, int(self.cand.count[j])
         if cand.is_desk[j] and gpu is not None:  # a desktop build's GPU is in the catalog
             build = self.snap.builds.builds[int(cand.sel.bi[j - cand.n_o])]
-            as_of = gpu.price_new_as_of or gpu.as_of
+            price = gpu.purchase_price()
+            as_of = (price.as_of if price else None) or gpu.as_of
             return dict(
                 label=f"desktop {n}x {gpu.name} in {build.barebone.id}",
                 provider=None,
                 instance_type=build.barebone.id,
                 pricing_model=None,
                 region=None,
-                source=f"{build.barebone.source}; GPU: {gpu.price_new_source or gpu.source}",
+                source=f"{build.barebone.source}; GPU: "
+                f"{(price.source if price else None) or gpu.source}",
                 as_of=as_of.isoformat() if as_of else None,
             )
         offer = self.snap.offers.offers[cand.sel.oi[j]]
@@ -577,7 +579,8 @@ def _listed_price_age(
         if offer is not None:
             prices[f"offer {offer.id}"] = offer.as_of
         elif build is not None:
-            if build.gpu.price_new_as_of is not None:
-                prices[f"gpu {build.gpu.id}: price_new_usd"] = build.gpu.price_new_as_of
+            price = build.gpu.purchase_price()
+            if price is not None and price.as_of is not None:
+                prices[f"gpu {build.gpu.id}: {price.kind}"] = price.as_of
             prices[f"barebone {build.barebone.id}"] = build.barebone.as_of
     return price_age(snap, settings, prices)

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from app import costing
+from app.catalog.layout import wants_server
 from app.catalog.queries import SIMILAR_BANDWIDTH, find_offers, similar_gpu_ids
 from app.catalog.view import CatalogView
 from app.costing import defaults, offers
@@ -209,12 +210,23 @@ def _max_utilization(view: CatalogView, req: PlanRequest, trail: Trail) -> float
 def _default_specs(view: CatalogView, ref: Gpu, trail: Trail) -> list[DesktopSpec]:
     """The reference GPU in 1, 2, ... GPUs, as many as a desktop PSU carries (seed 001's
     rule: the GPUs' power + 300 W within a 1,600 W PSU) and a catalog barebone holds."""
-    if ref.price_new_usd is None:
+    if ref.purchase_price() is None:
         raise CatalogGap(
             f"no catalog price for {ref.id} to build default desktops: give desktops with "
             "gpu_price_usd or total_price_usd"
         )
     most = max((b.gpu_slots for b in view.barebones), default=0)
+    servers = max((b.gpu_slots for b in view.barebones if str(b.kind) == "server"), default=0)
+    if wants_server(ref) and servers:
+        counts = list(range(1, servers + 1))
+        trail.assume(
+            "desktops",
+            [f"{n}x {ref.id}" for n in counts],
+            "default: the reference GPU (a passively cooled datacenter card) in every GPU "
+            "count a catalog server barebone holds, each in the cheapest server that holds it "
+            "(a server's PSUs are sized for its GPUs, on a 208/240 V circuit)",
+        )
+        return [DesktopSpec(gpu=ref.id, gpu_count=n) for n in counts]
     counts = [n for n in range(1, most + 1) if offers.fits_desktop_psu(n, ref.tdp_w)] or [1]
     trail.assume(
         "desktops",
@@ -274,7 +286,8 @@ def _candidates(
 def _barebone_id(view: CatalogView, spec: DesktopSpec) -> str | None:
     if spec.total_price_usd is not None or spec.barebone_price_usd is not None:
         return None
-    barebone = view.cheapest_barebone(spec.gpu_count)
+    gpu = view.gpu(spec.gpu) if spec.gpu else None
+    barebone = view.cheapest_barebone(spec.gpu_count, gpu)
     return barebone.id if barebone else None
 
 

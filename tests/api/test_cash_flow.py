@@ -13,6 +13,7 @@ from openpyxl import load_workbook
 
 from app.catalog.sources.files import CURATED, SOURCES, read_csv
 from tests import ecb
+from tests.curated import purchase_usd
 from tests.seed_values import SEED_001 as S
 
 SEED = {
@@ -77,7 +78,7 @@ def test_straight_line_depreciation(client):
 def test_market_value_follows_the_gpus_curve(client):
     rows = _flow(client, period="year")["rows"]
     row = next(r for r in read_csv(CURATED / "gpus.csv") if r["id"] == "rtx-3090")
-    launch = float(row["price_new_usd"])  # NVIDIA's launch MSRP: the GPU's value when bought
+    launch = purchase_usd(row)  # the GPU's newest dated price: its value when bought
     values = [launch] + [r["market_value_usd"] for r in rows]
     ratios = [b / a for a, b in zip(values, values[1:], strict=False)]
     # exp(-k) a year: the same ratio every year, below 1
@@ -160,9 +161,7 @@ def test_optional_costs_are_off_unless_given(client):
         "egress": {"gb_per_month": 100, "usd_per_gb": 0.09},
     }
     res = _flow(client, optional_costs=extras)
-    launch = float(
-        next(r for r in read_csv(CURATED / "gpus.csv") if r["id"] == "rtx-3090")["price_new_usd"]
-    )
+    launch = purchase_usd(next(r for r in read_csv(CURATED / "gpus.csv") if r["id"] == "rtx-3090"))
     desk = 2 * 50 + 0.3 * DESK_MONTH + 0.06 * launch / 12
     cloud = 500 * 0.02 + 100 * 0.09
     row = res["rows"][1]

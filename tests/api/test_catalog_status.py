@@ -41,11 +41,12 @@ def test_an_h100_pcie_desktop_has_a_sourced_2024_or_later_price(client):
     from app.catalog.sources.files import CURATED
 
     row = next(r for r in csv.DictReader((CURATED / "gpus.csv").open()) if r["id"] == "h100-pcie")
-    assert dt.date.fromisoformat(row["price_new_as_of"]).year >= 2024 and row["price_new_source"]
+    assert dt.date.fromisoformat(row["price_street_as_of"]).year >= 2024
+    assert row["price_street_source"]
     body = {"desktop": {"gpu": "h100-pcie"}, "cloud": {"price_usd_per_hour": 2.39}}
     res = client.post("/v1/break-even", json=body)
     assert res.status_code == 200, res.text
     answer = res.json()
     used = next(a for a in answer["assumptions"] if a["name"] == "desktop.gpu_price_usd")
-    assert used["value"] == float(row["price_new_usd"])
-    assert row["price_new_as_of"] in used["source"]
+    assert used["value"] == float(row["price_street_usd"])
+    assert f"street price (new) of {row['price_street_as_of']}" in used["source"]

@@ -13,6 +13,7 @@ import pytest
 
 from app import costing
 from app.costing import vector
+from tests.curated import purchase_usd
 from tests.electricity_sources import eia_usd_per_kwh
 
 CURATED = Path(__file__).resolve().parents[2] / "app" / "data" / "curated"
@@ -29,8 +30,9 @@ BAREBONES = _rows("barebones.csv")
 
 
 def _barebone_for(n: int) -> dict[str, str]:
-    """The cheapest shipped barebone with n slots or more (what a buyer picks)."""
-    fitting = [b for b in BAREBONES.values() if int(b["gpu_slots"]) >= n]
+    """The cheapest shipped desktop barebone with n slots or more (what a buyer picks for a
+    consumer card)."""
+    fitting = [b for b in BAREBONES.values() if int(b["gpu_slots"]) >= n and b["kind"] == "desktop"]
     return min(fitting, key=lambda b: (float(b["price_usd"]), int(b["gpu_slots"])))
 
 
@@ -41,7 +43,7 @@ def _desktop_from_files(n: int) -> tuple[float, float]:
     """(purchase USD, busy wall power W) of n RTX 3090s in the cheapest barebone: prices from
     the shipped CSVs, the TDP from seed 001."""
     b, g = _barebone_for(n), GPUS["rtx-3090"]
-    upfront = float(b["price_usd"]) + n * float(g["price_new_usd"])
+    upfront = float(b["price_usd"]) + n * purchase_usd(g)
     power = (n * RTX_3090_TDP_W + float(b["base_power_w"])) / float(b["psu_efficiency"] or 1)
     return upfront, power
 
@@ -315,8 +317,11 @@ def test_filters_and_limit(client):
     assert res["options"] and all(
         o["kind"] == "desktop" and o["gpu_memory_gb"] >= 40 for o in res["options"]
     )
-    every = _compare(client, base | {"filters": {"cheapest_region_only": False}, "limit": 500})
-    once = _compare(client, base | {"limit": 500})
+    clouds = {"include_desktop": False}
+    every = _compare(
+        client, base | {"filters": clouds | {"cheapest_region_only": False}, "limit": 500}
+    )
+    once = _compare(client, base | {"filters": clouds, "limit": 500})
     assert len(every["options"]) > len(once["options"])
     cloud = [o for o in once["options"] if o["kind"] == "cloud"]
     families = {

@@ -29,6 +29,7 @@ from app.costing import ownership as own
 from app.query.answer import lexicon
 from app.query.parser import parse
 from tests import ecb, factories
+from tests.curated import purchase_usd
 
 SEED_DAYS = 2200 / (2.14 * 3.6 - 0.45 * 3.6 * 0.12)
 DESKTOP_PER_DAY = 0.45 * 0.15 * 24 * 0.12  # $0.1944
@@ -178,8 +179,8 @@ def test_resale_from_the_depreciation_curve(client):
         body(desktop={"resell_after_years": 3, "purchase_date": "2020-09-07"}),
     )
     gpus = {r["id"]: r for r in read_csv(CURATED / "gpus.csv")}
-    msrp = float(gpus["rtx-3090"]["price_new_usd"])  # NVIDIA's $1,499 launch price
-    value = msrp * math.exp(-k * 3)  # the barebone counts 0
+    paid = purchase_usd(gpus["rtx-3090"])  # the card's newest dated price
+    value = paid * math.exp(-k * 3)  # the barebone counts 0
     assert res["resale"]["resale_value_usd"] == pytest.approx(value, rel=1e-6)
     assert res["resale"]["resale_on"] == "2023-09-07"
     assert res["resale"]["basis"] == "depreciation curve"

@@ -11,6 +11,7 @@ from typer.testing import CliRunner
 
 from app.cli import app as cli
 from tests import ecb
+from tests.curated import purchase_usd, rows
 from tests.electricity_sources import eurostat_eur_per_kwh
 from tests.seed_values import BATCH_ITEM_USD, GPUS, SEED_001, printed
 
@@ -20,6 +21,12 @@ BUSY_H_PER_DAY = S["utilization"] * 24
 CLOUD_PER_DAY = S["cloud_usd_per_hour"] * BUSY_H_PER_DAY
 DESKTOP_PER_DAY = (S["gpu_w"] + S["cpu_w"]) / 1000 * BUSY_H_PER_DAY * S["usd_per_kwh"]
 SEED_DAYS = S["desktop_usd"] / (CLOUD_PER_DAY - DESKTOP_PER_DAY)
+# What the chat builds today: seed 001's 2-GPU barebone + the RTX 3090 at its newest dated
+# catalog price (a 2025 street price, above the $1,499 launch price of the seed's $2,200).
+DESKTOP_USD = float(rows("barebones")["barebone-2gpu-dettmers-2020"]["price_usd"]) + purchase_usd(
+    rows("gpus")["rtx-3090"]
+)
+DAYS = DESKTOP_USD / (CLOUD_PER_DAY - DESKTOP_PER_DAY)
 
 
 TODAY_UTC = dt.datetime.now(dt.UTC).date()
@@ -37,15 +44,15 @@ def test_seed_break_even_from_chat(client):
     assert body["answered"] and body["intent"] == "break_even"
     # the seed's 2020 barebone is over a year old: the headline says so (staleness policy)
     assert body["headline"] == (
-        f"Break-even: {SEED_DAYS:.0f} days (rests on a price from 2020-09-07, "
+        f"Break-even: {DAYS:.0f} days (rests on a price from 2020-09-07, "
         f"{(TODAY_UTC - dt.date(2020, 9, 7)).days / 365.25:.1f} years old: "
         "barebone barebone-2gpu-dettmers-2020)"
     )
-    assert body["result"]["break_even_days"] == pytest.approx(SEED_DAYS, abs=0.005)
+    assert body["result"]["break_even_days"] == pytest.approx(DAYS, abs=0.005)
     assert body["result"]["performance"]["basis"] == "published"
     defaults = {d["name"]: d["value"] for d in body["defaults"]}
     assert defaults["desktop.barebone"] == "barebone-2gpu-dettmers-2020"
-    assert body["result"]["desktop"]["upfront_usd"] == S["desktop_usd"]
+    assert body["result"]["desktop"]["upfront_usd"] == DESKTOP_USD
     # The typed request, POSTed as is, gives the same answer.
     again = client.post(body["endpoint"], json=body["request"]).json()
     assert again["break_even_days"] == body["result"]["break_even_days"]
@@ -70,9 +77,9 @@ def test_default_cloud_is_todays_comparable_offer_not_the_2020_seed_rate(client)
 
 def test_price_instead_of_offer_and_horizon(client):
     body = ask(client, "3090 vs $2.14/h at 15 percent for 2 years")
-    assert body["result"]["break_even_days"] == pytest.approx(SEED_DAYS, abs=0.005)
+    assert body["result"]["break_even_days"] == pytest.approx(DAYS, abs=0.005)
     over = {f["label"]: f["value"] for f in body["facts"]}["Over 730 days"]
-    desktop_total = S["desktop_usd"] + DESKTOP_PER_DAY * 730
+    desktop_total = DESKTOP_USD + DESKTOP_PER_DAY * 730
     cloud_total = CLOUD_PER_DAY * 730
     assert f"desktop ${desktop_total:,.2f} vs cloud ${cloud_total:,.2f}" in over
     assert over.endswith("desktop is cheaper")
@@ -81,7 +88,7 @@ def test_price_instead_of_offer_and_horizon(client):
 def test_electricity_and_region_reach_the_engine(client):
     body = ask(client, "break-even 3090 vs $2.14/h at 15% util at 30 cents/kwh")
     assert body["request"]["electricity_price_usd_per_kwh"] == 0.30
-    expected = S["desktop_usd"] / (CLOUD_PER_DAY - DESKTOP_PER_DAY / 0.12 * 0.30)
+    expected = DESKTOP_USD / (CLOUD_PER_DAY - DESKTOP_PER_DAY / 0.12 * 0.30)
     assert body["result"]["break_even_days"] == pytest.approx(expected, abs=0.005)
     de = client.get("/v1/regions/de").json()
     body = ask(client, "break-even 3090 vs $2.14/h at 15% util in germany")
@@ -146,9 +153,12 @@ def test_unanswerable_questions_say_why(client):
     body = ask(client, "break even for 3900")
     assert body["answered"] is False and body["result"] is None
     assert "rtx-3090" in body["suggestions"] and body["examples"]
-    # A family name is no refusal any more: the variant is a stated default; an H100 desktop
-    # still cannot be priced, and the answer says what to give.
+    # A family name is no refusal any more: the variant is a stated default (for buying, one
+    # with a purchase price); an H100 SXM module still cannot be priced, and the answer says
+    # what to give.
     body = ask(client, "h100 break-even")
+    assert body["answered"] and body["result"]["desktop"]["gpu_id"] == "h100-pcie"
+    body = ask(client, "h100 sxm break-even")
     assert body["answered"] is False and "total_price_usd" in body["headline"]
 
 
@@ -195,7 +205,7 @@ def test_query_length_is_bounded(client):
 def test_cli_ask(engine):
     runner = CliRunner()
     ok = runner.invoke(cli, ["ask", "break-even", "for", "3090", "vs", "$2.14/h", "at", "15%"])
-    assert ok.exit_code == 0 and "Break-even: 293 days" in ok.output
+    assert ok.exit_code == 0 and f"Break-even: {DAYS:.0f} days" in ok.output
     bad = runner.invoke(cli, ["ask", "break even for 3900"])
     assert bad.exit_code == 1 and "rtx-3090" in bad.output
 

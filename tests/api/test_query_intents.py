@@ -264,7 +264,9 @@ def test_electricity_needs_no_desktop_price(client):
     assert gpu["price_new_usd"] is None
     r = client.post("/v1/electricity", json={"desktop": {"gpu": "a100-40gb"}, "utilization": 0.5})
     assert r.status_code == 200, r.text
-    rows = [row for row in read_csv(CURATED / "barebones.csv") if int(row["gpu_slots"]) >= 1]
+    # a datacenter card: its power model is the cheapest server barebone's
+    assert gpu["form_factor"] == "datacenter_pcie"
+    rows = [row for row in read_csv(CURATED / "barebones.csv") if row["kind"] == "server"]
     cheapest = min(rows, key=lambda row: float(row["price_usd"]))
     watts = gpu["tdp_w"] + float(cheapest["base_power_w"])  # no PSU figure: wall power
     assert r.json()["energy_kwh_per_day"] == pytest.approx(watts / 1000 * 24 * 0.5)

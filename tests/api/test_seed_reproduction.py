@@ -91,13 +91,24 @@ def test_seed_break_even_with_profile_and_defaults(client):
 
 
 def test_seed_desktop_assembled_from_catalog(client):
-    """2-GPU barebone + RTX 3090 at launch MSRP is the seed's $2,200 desktop."""
+    """2-GPU barebone + RTX 3090 at launch MSRP is the seed's $2,200 desktop: priced as on the
+    card's launch day (``as_of``), before the catalog's later street price of it."""
     body = {
         "desktop": {"gpu": "rtx-3090", "barebone": "barebone-2gpu-dettmers-2020"},
         "cloud": {"price_usd_per_hour": 2.14},
         "utilization": 0.15,
         "electricity_price_usd_per_kwh": 0.12,
     }
-    out = client.post("/v1/break-even", json=body).json()
+    launch = next(r for r in _curated_gpus() if r["id"] == "rtx-3090")["price_new_as_of"]
+    out = client.post(f"/v1/break-even?as_of={launch}", json=body).json()
     assert out["desktop"]["upfront_usd"] == 2200
     assert out["break_even_days"] == round(SEED_001_DAYS, 2)  # the article prints 293
+
+
+def _curated_gpus() -> list[dict[str, str]]:
+    import csv
+
+    from app.catalog.sources.files import CURATED
+
+    with (CURATED / "gpus.csv").open(encoding="utf-8") as f:
+        return list(csv.DictReader(f))

@@ -13,6 +13,7 @@ from app.api import deps
 from app.main import app
 from app.routers import slack as slack_router
 from app.settings import Settings
+from tests.api.test_query_api import DAYS
 from tests.factories import SLACK_SECRET, forget_replays, slack_form, slack_signed
 
 SECRET = SLACK_SECRET
@@ -42,9 +43,11 @@ def test_valid_request_is_answered_with_blocks(slack):
     assert r.status_code == 200
     msg = r.json()
     assert msg["response_type"] == "ephemeral"
-    assert msg["text"].startswith("Break-even: 293 days")  # seed 001: about 300 (292.96)
+    # seed 001's barebone + the 3090 at its newest dated price (seed 001's $2,200 gave 293)
+    days = f"Break-even: {DAYS:.0f} days"
+    assert msg["text"].startswith(days)
     headline = msg["blocks"][0]["text"]["text"]  # dated: the seed's 2020 barebone
-    assert headline.startswith("*Break-even: 293 days (rests on a price from 2020-09-07, ")
+    assert headline.startswith(f"*{days} (rests on a price from 2020-09-07, ")
     fields = {f["text"].split("\n")[0] for f in msg["blocks"][1]["fields"]}
     assert {"*Desktop*", "*Cloud*", "*Utilization*", "*Electricity*"} <= fields
     assert any("Assumed" in b["elements"][0]["text"] for b in msg["blocks"][2:])

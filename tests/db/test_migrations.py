@@ -74,6 +74,8 @@ def test_migrations_up_and_down_with_rows_on_each_database(backend, tmp_path):
             dropped = conn.execute(
                 text("SELECT count(electricity_non_household_usd_per_kwh) FROM region")
             ).scalar_one()
+            # so do 0018's (GPU street prices)
+            dropped += conn.execute(text("SELECT count(price_street_usd) FROM gpu")).scalar_one()
         # A newer shipped file (RunPod v8 over v6) adds a second point where its price differs.
         restated: dict[str, set[float]] = {}
         for offer in load_offers():

@@ -1,5 +1,5 @@
-"""GPUs: specs and TDPs from gpu-info-api and ML CO2 Impact, launch and used prices from the
-seeds and ``curated/gpus.csv``."""
+"""GPUs: specs and TDPs from gpu-info-api and ML CO2 Impact, launch, used and street prices
+from the seeds and ``curated/gpus.csv``."""
 
 from __future__ import annotations
 
@@ -94,6 +94,9 @@ def load_gpus() -> list[Row]:
                 "price_used_usd": opt_float(cur["price_used_usd"]),
                 "price_used_as_of": parse_date(cur["price_used_as_of"]),
                 "price_used_source": cur["price_used_source"] or None,
+                "price_street_usd": opt_float(cur["price_street_usd"]),
+                "price_street_as_of": parse_date(cur["price_street_as_of"]),
+                "price_street_source": cur["price_street_source"] or None,
                 "source": "; ".join(sources),
                 # gpu.json's data commit (03a6b34a, 2025-06-16), the newest spec source used.
                 "as_of": GPU_SPECS_AS_OF,

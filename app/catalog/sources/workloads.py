@@ -18,12 +18,14 @@ from app.catalog.sources.offers import paperspace_seed_gpu
 
 
 def load_barebones() -> list[Row]:
-    """Desktop barebones (everything but the GPUs), with price and base power."""
+    """Barebones (everything but the GPUs), with price and base power: desktops, and rack
+    servers (``kind`` ``server``) whose PSUs are sized for their GPUs."""
     return [
         typed(
             r,
             id=str,
             name=str,
+            kind=str,
             gpu_slots=int,
             price_usd=float,
             base_power_w=float,

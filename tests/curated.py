@@ -1,0 +1,29 @@
+"""The shipped curated CSVs read as plain rows, and the purchase-price rule applied to them
+(the newer dated of a GPU's street price and launch price), for tests whose expected values
+come from the data files rather than from the service."""
+
+from __future__ import annotations
+
+import csv
+import datetime as dt
+
+from app.catalog.sources.files import CURATED
+
+
+def rows(name: str) -> dict[str, dict[str, str]]:
+    """``curated/<name>.csv`` by id."""
+    with (CURATED / f"{name}.csv").open(encoding="utf-8") as f:
+        return {r["id"]: r for r in csv.DictReader(f)}
+
+
+def purchase_usd(row: dict[str, str]) -> float:
+    """A GPU row's default purchase price, USD: its street price when that is dated on or
+    after its launch price (or it has no launch price), else its launch price."""
+    street, launch = row["price_street_usd"], row["price_new_usd"]
+    if street and (
+        not launch
+        or dt.date.fromisoformat(row["price_street_as_of"])
+        >= dt.date.fromisoformat(row["price_new_as_of"])
+    ):
+        return float(street)
+    return float(launch)
