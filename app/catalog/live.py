@@ -24,7 +24,7 @@ from sqlalchemy import Engine
 from sqlalchemy.exc import SQLAlchemyError
 from sqlmodel import Session
 
-from app.catalog.dated import dated_view
+from app.catalog.dated import DatedViews
 from app.catalog.view import CatalogView, current_revision, read_view
 from app.observability import CATALOG_REVISION, SNAPSHOT_BUILDS
 
@@ -51,6 +51,8 @@ class LiveCatalog:
         self._dated: OrderedDict[tuple[int, dt.date | None], CatalogView] = OrderedDict()
         # The current view's price-change days, sorted (computed once per revision).
         self._changes: tuple[int, list[dt.date]] = (-1, [])
+        # What builds the current view's dated views (its dated rows, shared between them).
+        self._builder: DatedViews | None = None
 
     @property
     def ready(self) -> bool:
@@ -94,13 +96,17 @@ class LiveCatalog:
 
     def view_on(self, day: dt.date | None) -> CatalogView:
         """The view of ``day`` (None: the current prices), from the bounded cache (built,
-        blocking, when it is not there: ~25 ms on the shipped catalog)."""
+        blocking, when it is not there: ~2 ms on the shipped catalog, the first of a revision
+        ~10 ms more to sort its rows' price changes)."""
         found = self.cached_on(day)
         if found is not None:
             return found
         assert day is not None
         base = self.view
-        built = dated_view(base, day)
+        builder = self._builder
+        if builder is None or builder.base is not base:
+            builder = self._builder = DatedViews(base)
+        built = builder.on(day)
         SNAPSHOT_BUILDS.labels("dated").inc()
         with self._lock:
             self._dated[(base.revision, self._change_day(base, day))] = built
@@ -130,6 +136,7 @@ class LiveCatalog:
         with self._lock:
             self._view = new
             self._dated.clear()
+            self._builder = None
         SNAPSHOT_BUILDS.labels("current").inc()
         CATALOG_REVISION.set(new.revision)
         return True
