@@ -26,7 +26,7 @@ from contextlib import nullcontext
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import Column, Connection, Integer, MetaData, Table, insert, select
+from sqlalchemy import Column, ColumnDefault, Connection, Integer, MetaData, Table, insert, select
 from sqlalchemy.engine import Engine
 from sqlmodel import col
 
@@ -143,17 +143,6 @@ def _plan(
     return plan
 
 
-def _batches(rows: Iterable[dict[str, Any]]) -> Iterable[tuple[tuple[str, ...], list[dict]]]:
-    """``rows`` grouped by their columns (an executemany needs the same ones in each), at
-    most :data:`BATCH_ROWS` a group."""
-    groups: dict[tuple[str, ...], list[dict[str, Any]]] = {}
-    for row in rows:
-        groups.setdefault(tuple(sorted(row)), []).append(row)
-    for columns, group in groups.items():
-        for at in range(0, len(group), BATCH_ROWS):
-            yield columns, group[at : at + BATCH_ROWS]
-
-
 def _staging(table: Table, name: str, *, skip: str = "", seq: bool = False) -> Table:
     """A temporary table with ``table``'s columns (less ``skip``) and types, no constraints;
     with ``seq``, a column ``seq`` that keeps the rows' order."""
@@ -162,13 +151,16 @@ def _staging(table: Table, name: str, *, skip: str = "", seq: bool = False) -> T
     return Table(name, MetaData(), *columns, *extra, prefixes=["TEMPORARY"])
 
 
-def _full(table: Table, row: dict[str, Any]) -> dict[str, Any]:
-    """``row`` with every column of ``table``: a missing one takes its default (each of
+def _full(table: Table) -> Callable[[dict[str, Any]], dict[str, Any]]:
+    """What gives a row every column of ``table``: a missing one takes its default (each of
     ``cloud_offer``'s is a constant) or null, as an INSERT without it would."""
     defaults = {
-        c.name: c.default.arg for c in table.c if c.default is not None and c.default.is_scalar
+        c.name: c.default.arg
+        for c in table.c
+        if isinstance(c.default, ColumnDefault) and c.default.is_scalar
     }
-    return {c.name: row.get(c.name, defaults.get(c.name)) for c in table.c}
+    names = [c.name for c in table.c]
+    return lambda row: {n: row.get(n, defaults.get(n)) for n in names}
 
 
 def _stage(conn: Connection, table: Table, plan: _Plan, *, each_commits: bool) -> None:
@@ -182,7 +174,8 @@ def _stage(conn: Connection, table: Table, plan: _Plan, *, each_commits: bool) -
     with conn.begin() if each_commits else nullcontext():
         offers.create(conn)
         points.create(conn)
-    rows = [_full(table, r) for r in plan.inserts.values()]
+    full = _full(table)
+    rows = [full(r) for r in plan.inserts.values()]
     rows += [plan.existing[i] for i in plan.updates]
     pending = [{**p, "seq": n} for n, p in enumerate(plan.ledger.pending)]
     for target, batch_rows in ((offers, rows), (points, pending)):
