@@ -54,6 +54,18 @@ def _lock_probe(path: str, stop: Any, results: Any) -> None:
     results.put(waits)
 
 
+def _healthz_probe(base: str, stop: Any, results: Any) -> None:
+    """Time ``GET /healthz`` every 20 ms until ``stop``; put (monotonic start, ms) pairs."""
+    timed: list[tuple[float, float]] = []
+    with httpx.Client(base_url=base, timeout=60) as c:
+        while not stop.is_set():
+            t = time.monotonic()
+            c.get("/healthz")
+            timed.append((t, (time.monotonic() - t) * 1000))
+            time.sleep(0.02)
+    results.put(timed)
+
+
 def _lock_summary(waits: list[float]) -> dict[str, Any]:
     return {
         "lock_probes": len(waits),
@@ -84,20 +96,16 @@ def main() -> None:
     ctx = multiprocessing.get_context("spawn")
     stop, results = ctx.Event(), ctx.Queue()
     if "--http" in sys.argv:
-        from scripts.bench_flood import _probe
-
         key = _admin_key()
         srv = start_server(env)
         try:
             probe_stop, probe_results = ctx.Event(), ctx.Queue()
-            probe = ctx.Process(
-                target=_probe, args=(srv.base, srv.proc.pid, probe_stop, probe_results)
-            )
+            probe = ctx.Process(target=_healthz_probe, args=(srv.base, probe_stop, probe_results))
             probe.start()
             locker = ctx.Process(target=_lock_probe, args=(path, stop, results))
             locker.start()
             time.sleep(1)
-            started = time.perf_counter()
+            started, at = time.perf_counter(), time.monotonic()
             r = httpx.post(
                 f"{srv.base}/v1/admin/imports",
                 params={"filename": "bench.csv"},
@@ -109,11 +117,14 @@ def main() -> None:
             time.sleep(0.5)
             stop.set()
             probe_stop.set()
-            latencies = probe_results.get(timeout=120)[0]
+            timed = probe_results.get(timeout=120)
             waits = results.get(timeout=120)
+            during = [ms for t, ms in timed if at <= t <= at + took]
+            slow = [f"+{t - at:.1f}s:{ms:.0f}ms" for t, ms in timed if ms > 100]
             print(
                 f"{rows} rows over HTTP: {r.status_code} {r.json().get('totals')}, "
-                f"{took:.2f} s; /healthz {percentiles(latencies)}; {_lock_summary(waits)}"
+                f"{took:.2f} s (apply {r.json().get('seconds')} s); /healthz during it "
+                f"{percentiles(during)}; {_lock_summary(waits)}; probes over 100 ms: {slow}"
             )
         finally:
             srv.stop()
