@@ -11,14 +11,17 @@ swap at once. While the database is down the last view keeps answering.
 from __future__ import annotations
 
 import bisect
+import contextlib
 import dataclasses
 import datetime as dt
+import gc
 import logging
 import os
 import threading
 import time
 import weakref
 from collections import OrderedDict
+from collections.abc import Iterator
 
 from sqlalchemy import Engine
 from sqlalchemy.exc import SQLAlchemyError
@@ -39,6 +42,22 @@ log = logging.getLogger("gpucost.catalog")
 # before issue 36, 6.3 MB each): 64 keep a catalog's whole history, and bound the memory of
 # a larger one.
 DATED_VIEWS_KEPT = 64
+
+
+@contextlib.contextmanager
+def _collector_paused() -> Iterator[None]:
+    """The cyclic garbage collector off while a view is read. A read makes objects by the
+    hundred thousand (a 60,000-offer catalog: ~6 s), and each full collection it set off
+    scanned all of them again, holding the interpreter lock: ``/healthz`` waited up to 0.9 s
+    at a time (``scripts/bench_import.py --http``, gpucost issue 36). Reference counting
+    still frees everything else meanwhile; the collector runs as usual after the read."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
 
 
 class LiveCatalog:
@@ -135,7 +154,8 @@ class LiveCatalog:
                 current = self._view
                 if current is not None and current.revision == revision:
                     return False
-                new = read_view(session)
+                with _collector_paused():
+                    new = read_view(session)
         except SQLAlchemyError:
             if self._view is None:
                 raise
