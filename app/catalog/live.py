@@ -11,20 +11,23 @@ swap at once. While the database is down the last view keeps answering.
 from __future__ import annotations
 
 import bisect
+import contextlib
 import dataclasses
 import datetime as dt
+import gc
 import logging
 import os
 import threading
 import time
 import weakref
 from collections import OrderedDict
+from collections.abc import Iterator
 
 from sqlalchemy import Engine
 from sqlalchemy.exc import SQLAlchemyError
 from sqlmodel import Session
 
-from app.catalog.dated import dated_view
+from app.catalog.dated import DatedViews
 from app.catalog.view import CatalogView, current_revision, read_view
 from app.observability import CATALOG_REVISION, SNAPSHOT_BUILDS
 
@@ -41,16 +44,35 @@ log = logging.getLogger("gpucost.catalog")
 DATED_VIEWS_KEPT = 64
 
 
+@contextlib.contextmanager
+def _collector_paused() -> Iterator[None]:
+    """The cyclic garbage collector off while a view is read. A read makes objects by the
+    hundred thousand (a 60,000-offer catalog: ~6 s), and each full collection it set off
+    scanned all of them again, holding the interpreter lock: ``/healthz`` waited up to 0.9 s
+    at a time (``scripts/bench_import.py --http``, gpucost issue 36). Reference counting
+    still frees everything else meanwhile; the collector runs as usual after the read."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
+
+
 class LiveCatalog:
     """The current view of the catalog in ``engine``'s database, and its dated views."""
 
     def __init__(self, engine: Engine) -> None:
         self._engine = weakref.ref(engine)
         self._lock = threading.Lock()
+        self._refreshing = threading.Lock()
         self._view: CatalogView | None = None
         self._dated: OrderedDict[tuple[int, dt.date | None], CatalogView] = OrderedDict()
         # The current view's price-change days, sorted (computed once per revision).
         self._changes: tuple[int, list[dt.date]] = (-1, [])
+        # What builds the current view's dated views (its dated rows, shared between them).
+        self._builder: DatedViews | None = None
 
     @property
     def ready(self) -> bool:
@@ -94,13 +116,17 @@ class LiveCatalog:
 
     def view_on(self, day: dt.date | None) -> CatalogView:
         """The view of ``day`` (None: the current prices), from the bounded cache (built,
-        blocking, when it is not there: ~25 ms on the shipped catalog)."""
+        blocking, when it is not there: ~2 ms on the shipped catalog, the first of a revision
+        ~10 ms more to sort its rows' price changes)."""
         found = self.cached_on(day)
         if found is not None:
             return found
         assert day is not None
         base = self.view
-        built = dated_view(base, day)
+        builder = self._builder
+        if builder is None or builder.base is not base:
+            builder = self._builder = DatedViews(base)
+        built = builder.on(day)
         SNAPSHOT_BUILDS.labels("dated").inc()
         with self._lock:
             self._dated[(base.revision, self._change_day(base, day))] = built
@@ -115,13 +141,21 @@ class LiveCatalog:
         engine = self._engine()
         if engine is None:
             return False
+        # One read at a time: the poller and a write in this process both notice a new
+        # revision, and a second read of a large catalog would double seconds of Python
+        # (60,000 imported offers: ~6 s) holding the interpreter lock the event loop needs.
+        with self._refreshing:
+            return self._refresh(engine)
+
+    def _refresh(self, engine: Engine) -> bool:
         try:
             with Session(engine) as session:
                 revision = current_revision(session)
                 current = self._view
                 if current is not None and current.revision == revision:
                     return False
-                new = read_view(session)
+                with _collector_paused():
+                    new = read_view(session)
         except SQLAlchemyError:
             if self._view is None:
                 raise
@@ -130,6 +164,7 @@ class LiveCatalog:
         with self._lock:
             self._view = new
             self._dated.clear()
+            self._builder = None
         SNAPSHOT_BUILDS.labels("current").inc()
         CATALOG_REVISION.set(new.revision)
         return True

@@ -131,12 +131,13 @@ class DrawPool:
             # The next chart starts a new pool at once: retry in a second.
             raise Busy("a drawing process died; retry", retry_after_s=1) from None
 
-    def compute(self, fn: Callable[..., T], *args: Any) -> T:
+    def compute(self, fn: Callable[..., T], *args: Any, timeout_s: float | None = None) -> T:
         """``fn(*args)`` in a drawing process (a plan: :mod:`app.render.apart`), as
-        :meth:`draw` runs a chart: Busy (503) past ``timeout_s``, when its process dies, or
-        when it passes the processes' memory cap (``MemoryError``)."""
+        :meth:`draw` runs a chart: Busy (503) past ``timeout_s`` (default: the pool's, times
+        :data:`COMPUTE_TIMEOUT_FACTOR`), when its process dies, or when it passes the
+        processes' memory cap (``MemoryError``)."""
         pool = self._pool()
-        timeout_s = self.timeout_s * COMPUTE_TIMEOUT_FACTOR
+        timeout_s = timeout_s or self.timeout_s * COMPUTE_TIMEOUT_FACTOR
         try:
             return pool.submit(fn, *args).result(timeout=timeout_s)
         except FutureTimeout:

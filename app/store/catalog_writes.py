@@ -109,12 +109,14 @@ class PriceLedger:
         )
         return True
 
-    def flush(self) -> int:
-        """Insert the points recorded since the last flush; returns how many."""
+    def flush(self, conn: Connection | None = None, batch_rows: int = 1_000) -> int:
+        """Insert the points recorded since the last flush, ``batch_rows`` to a statement, on
+        ``conn`` (default: the connection they were read with; an import reads them before
+        it takes the write lock); returns how many."""
         n = len(self.pending)
-        if n:
-            self.conn.execute(insert(_POINTS), self.pending)
-            self.pending = []
+        for at in range(0, n, batch_rows):
+            (conn or self.conn).execute(insert(_POINTS), self.pending[at : at + batch_rows])
+        self.pending = []
         return n
 
 
@@ -167,7 +169,29 @@ def upsert(
 ) -> Outcome:
     """Insert ``row`` or update the stored row with its id, keeping price history; returns
     what happened. ``existing`` maps the table's ids to their stored rows and is kept up to
-    date, so one transaction may upsert the same id twice.
+    date, so one transaction may upsert the same id twice. See :func:`plan_upsert`."""
+    outcome, written = plan_upsert(
+        table, row, ledger, existing, provenance_changes=provenance_changes
+    )
+    if outcome == "added":
+        conn.execute(insert(table).values(**written))
+    elif outcome == "changed":
+        conn.execute(update(table).where(table.c.id == written["id"]).values(**written))
+    return outcome
+
+
+def plan_upsert(
+    table: Table,
+    row: dict[str, Any],
+    ledger: PriceLedger,
+    existing: dict[str, dict[str, Any]],
+    *,
+    provenance_changes: bool = True,
+) -> tuple[Outcome, dict[str, Any]]:
+    """What :func:`upsert` would write for ``row``, without writing it: ``("added", row to
+    insert)``, ``("changed", columns to set on the stored row with ``row["id"]``)`` or
+    ``("unchanged", {})``. ``ledger`` records the prices and ``existing`` is kept up to date
+    as if it were written (an import plans every row before it takes the write lock).
 
     With ``provenance_changes=False`` (imports), a row whose only differences are its
     provenance (``source``, ``notes``, dates) is unchanged: the same price from another file
@@ -178,17 +202,15 @@ def upsert(
     if old is not None and _back_dated(table, given, old):
         # An older version of a stored row (a back-dated file): its prices went into the
         # history above; its other fields do not replace the newer version's.
-        return "unchanged"
+        return "unchanged", {}
     if old is None:
-        conn.execute(insert(table).values(**row))
         existing[row["id"]] = row
-        return "added"
+        return "added", row
     compared = row if provenance_changes else {k: v for k, v in row.items() if not is_provenance(k)}
     if any(old.get(k) != v for k, v in compared.items()):
-        conn.execute(update(table).where(table.c.id == row["id"]).values(**row))
         existing[row["id"]] = {**old, **row}
-        return "changed"
-    return "unchanged"
+        return "changed", row
+    return "unchanged", {}
 
 
 def _back_dated(table: Table, given: dict[str, Any], current: dict[str, Any]) -> bool:

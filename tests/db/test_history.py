@@ -347,25 +347,34 @@ def test_the_cli_import_reports_per_provider_and_exits_3_on_rejected_rows(tmp_pa
     assert res.returncode == 2 and "nothing imported" in res.stderr
 
 
-def test_a_failure_mid_import_leaves_the_catalog_as_it_was(engine, monkeypatch):
+@pytest.mark.parametrize("where", ["plan", "staging", "swap"])
+def test_a_failure_mid_import_leaves_the_catalog_as_it_was(engine, monkeypatch, where):
+    """A failure while the import compares rows, after some batches are staged (each
+    committed), or in the write transaction after the offers are written: nothing shows."""
     rows = _aws_rows()
     changed = [{**r, "Price": str(float(r["Price"]) * 2) if r["Price"] else ""} for r in rows]
     parsed = importer.parse("aws/vms.csv", _csv(changed), as_of=dt.date(2026, 2, 2))
     seen = {"n": 0}
-    real = imports.upsert
+    name, at = {
+        "plan": ("plan_upsert", 100),
+        "staging": ("insert", 3),
+        "swap": ("bump_revision", 1),
+    }[where]
+    real = getattr(imports, name)
 
     def failing(*args, **kw):
         seen["n"] += 1
-        if seen["n"] == 100:
+        if seen["n"] == at:
             raise RuntimeError("disk full")
         return real(*args, **kw)
 
+    monkeypatch.setattr(imports, "BATCH_ROWS", 10)
     with engine.connect() as conn:
         snapshot_before = conn.execute(
             text("SELECT id, price_usd_per_hour FROM cloud_offer ORDER BY id")
         ).all()
     points = _count(engine, PricePoint)
-    monkeypatch.setattr(imports, "upsert", failing)
+    monkeypatch.setattr(imports, name, failing)
     with pytest.raises(RuntimeError):
         imports.apply(engine, [parsed])
     with engine.connect() as conn:

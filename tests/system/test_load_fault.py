@@ -218,7 +218,7 @@ def test_kill_9_during_an_import_leaves_the_catalog_unchanged(backend, tmp_path)
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )
-        time.sleep(2.5)  # parsing takes ~1 s; the transaction is under way
+        time.sleep(2.5)  # parsing takes ~1 s; the rows are being compared or staged
         assert proc.poll() is None, "the import finished before it could be killed"
         proc.send_signal(signal.SIGKILL)
         proc.wait(10)
