@@ -79,8 +79,9 @@ class Task(StrEnum):
         return self in (Task.LORA, Task.QLORA)
 
 
-class Precision(StrEnum):
-    """Number format of the (base) weights and of the tensor-core math."""
+class LlmPrecision(StrEnum):
+    """Number format of the (base) weights and of the tensor-core math. (Named apart from the
+    memory presets' ``Precision`` so the OpenAPI document gives each enum its own name.)"""
 
     FP32 = "fp32"
     BF16 = "bf16"
@@ -101,6 +102,9 @@ class Precision(StrEnum):
         """The tensor throughput the arithmetic runs at: weight-only int8/int4 dequantize to
         16 bits before the matmul (LLM.int8(), QLoRA, llama.cpp, AWQ/GPTQ kernels)."""
         return {"fp32": "fp32", "fp8": "fp8"}.get(self.value, "16-bit")
+
+
+Precision = LlmPrecision  # the name the model's code uses
 
 
 # Which precisions each task accepts, and why the others are refused.
