@@ -133,9 +133,10 @@ def main(base_url: str) -> None:
     )
     assert bad.status_code == 422 and isinstance(bad.parsed, Problem), bad
     assert set(bad.parsed.candidates) >= {"h100-pcie", "h100-sxm"}
-    # The chat endpoint: the seed's question in words (its cloud named) gives the seed's
-    # answer; without a cloud, today's comparable offer is the default and says so.
-    seed_q = "break-even for 3090 vs $2.14/h at 15% util"
+    # The chat endpoint: the seed's question in words (its $2,200 desktop and its cloud named)
+    # gives the seed's answer; without a cloud, today's comparable offer is the default and
+    # says so.
+    seed_q = "break-even for a $2200 3090 desktop vs $2.14/h at 15% util"
     qa = query_answer_query.sync(client=client, q=seed_q)
     assert isinstance(qa, QueryAnswer) and qa.answered, qa
     assert qa.headline == "Break-even: 293 days", qa.headline
