@@ -233,20 +233,8 @@ def rank(opts: Options, work: Workload) -> Costs:
     busy = w * tf * opts.overhead_factor
     with np.errstate(invalid="ignore"):
         n = np.maximum(1.0, np.ceil(np.nan_to_num(busy, nan=0.0) / HOURS_PER_MONTH - 1e-9))
-    run_h: np.ndarray | None = None
-    billed_run: np.ndarray | None = None
     runs = work.runs_per_month  # None exactly when run_hours is
-    if work.run_hours is not None and runs is not None:
-        run_h = work.run_hours * tf
-        launch = 0.0 if opts.launch_overhead_h is None else opts.launch_overhead_h
-        # One run alone (seed 004's run cost), and as billed with its launch overhead.
-        billed_run = billed_hours(run_h, opts.billing_increment_h, opts.billing_minimum_h)
-        billed_launched = billed_hours(
-            run_h + launch, opts.billing_increment_h, opts.billing_minimum_h
-        )
-        billed = runs * billed_launched * opts.overhead_factor
-    else:
-        billed = busy
+    run_h, billed_run, billed = _billed(opts, work, busy)
     energy_month = opts.power_w * busy / 1000.0 * opts.pue
     elec = work.electricity_price_usd_per_kwh
     term = (
@@ -301,6 +289,23 @@ def rank(opts: Options, work: Workload) -> Costs:
         order=order,
         instances=n,
     )
+
+
+def _billed(
+    opts: Options, work: Workload, busy: np.ndarray
+) -> tuple[np.ndarray | None, np.ndarray | None, np.ndarray]:
+    """``(run hours, one run's billed hours, billed hours a month)`` per option: with runs,
+    each run rounded by its billing increment and minimum (alone: seed 004's run cost; a
+    month's runs with their launch overhead) x the interruption overhead; without runs,
+    the busy hours (run hours and billed run None)."""
+    runs = work.runs_per_month
+    if work.run_hours is None or runs is None:
+        return None, None, busy
+    run_h = work.run_hours * opts.time_factor
+    launch = 0.0 if opts.launch_overhead_h is None else opts.launch_overhead_h
+    billed_run = billed_hours(run_h, opts.billing_increment_h, opts.billing_minimum_h)
+    launched = billed_hours(run_h + launch, opts.billing_increment_h, opts.billing_minimum_h)
+    return run_h, billed_run, runs * launched * opts.overhead_factor
 
 
 def committed_bill(hours_per_month: np.ndarray, monthly_fee_usd: np.ndarray | float) -> np.ndarray:
