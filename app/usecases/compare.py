@@ -292,19 +292,8 @@ def _candidates(
         counts, where = np.unique(count, return_inverse=True)
         gain = np.array([scaling.speedup(int(n)) for n in counts])[where]
         tf = np.where(fits == 0, np.nan, speed.hours[g] / gain)
-    overhead = np.ones(n_o + n_b)
-    warnings: list[str] = []
     risk = _spot_risk(req)
-    if risk is None:
-        # No `spot` given: each spot offer's own default (AWS's band, else Google's rate).
-        overhead[:n_o] = spot_defaults(snap).overhead[oi]
-    else:
-        overhead[:n_o] = np.where(offers.spot[oi], risk.time_factor, 1.0)
-        if math.isinf(risk.time_factor):
-            warnings.append(
-                "spot and interruptible offers are not costed: with these interruption, "
-                "checkpoint and restart times the job would practically never finish"
-            )
+    overhead, warnings = _interruption_overhead(snap, oi, n_b, risk)
     ci = np.concatenate([offers.carbon_intensity_g_per_kwh[oi], np.full(n_b, np.nan)])
     ci = np.where(np.isnan(ci), ci_default, ci)
     cloud_zeros = np.zeros(n_b)
@@ -342,6 +331,26 @@ def _candidates(
         sel, n_o, g, count, opts.is_desktop, spot, fits, tf, overhead, ci, opts, risk, warnings,
         plan,
     )  # fmt: skip
+
+
+def _interruption_overhead(
+    snap: CatalogView, oi: np.ndarray, n_b: int, risk: vector.InterruptionRisk | None
+) -> tuple[np.ndarray, list[str]]:
+    """Billed hours per useful hour of the selected offers (then 1 for ``n_b`` desktops):
+    without the caller's ``spot`` model, each spot offer's own default (AWS's band, else
+    Google's rate); with it, its factor for every spot offer (and a warning when the job would
+    never finish)."""
+    overhead = np.ones(len(oi) + n_b)
+    if risk is None:
+        overhead[: len(oi)] = spot_defaults(snap).overhead[oi]
+        return overhead, []
+    overhead[: len(oi)] = np.where(snap.offers.spot[oi], risk.time_factor, 1.0)
+    if not math.isinf(risk.time_factor):
+        return overhead, []
+    return overhead, [
+        "spot and interruptible offers are not costed: with these interruption, checkpoint "
+        "and restart times the job would practically never finish"
+    ]
 
 
 def _on_demand_first(
