@@ -8,6 +8,7 @@ from fastapi.responses import Response
 
 from app import usecases
 from app.api.deps import SettingsDep, ViewDep
+from app.api.lean import LeanRoute
 from app.api.responses import json_answer
 from app.models.break_even import BreakEvenRequest, BreakEvenResult
 from app.models.carbon import CarbonRequest, CarbonResult
@@ -19,6 +20,7 @@ router = APIRouter(
     prefix="/v1",
     tags=["calculations"],
     responses=problems(400, 404, 413, 415, 422),
+    route_class=LeanRoute,
 )
 
 

@@ -7,12 +7,18 @@ from fastapi import APIRouter
 from fastapi.responses import Response
 
 from app.api.deps import SettingsDep, ViewDep
+from app.api.lean import LeanRoute
 from app.api.responses import json_answer
 from app.models.common import problems
 from app.models.llm import LlmEstimateRequest, LlmEstimateResult, LlmModelsPublic
 from app.usecases import llm_estimate
 
-router = APIRouter(prefix="/v1/llm", tags=["llm"], responses=problems(400, 404, 413, 415, 422))
+router = APIRouter(
+    prefix="/v1/llm",
+    tags=["llm"],
+    responses=problems(400, 404, 413, 415, 422),
+    route_class=LeanRoute,
+)
 
 
 @router.get("/models", response_model=LlmModelsPublic, summary="Language models in the catalog")

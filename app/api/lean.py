@@ -1,0 +1,149 @@
+"""The lean path of a JSON calculation: :class:`LeanRoute`, FastAPI's route with a shortcut
+for the plain request.
+
+FastAPI answers a request by walking the operation's dependency graph
+(``solve_dependencies``: every level, every parameter, every request) before it calls the
+endpoint. For the calculations (``POST /v1/break-even``, run cost, carbon, electricity, the
+compares, the LLM estimate) the graph is always the same: a JSON body model and a few
+argument-less dependencies (the settings, the catalog view). A plain request to such an
+operation (no query string, an ``application/json`` body that parses and validates) is
+answered here without that walk:
+
+1. the body is parsed (``json.loads``, as FastAPI does) and validated by the operation's own
+   body field (FastAPI's ``ModelField.validate``: the same schema, the same lax mode);
+2. each dependency is called as FastAPI would (its override in ``app.dependency_overrides``
+   first, a coroutine awaited);
+3. the endpoint is called and the :class:`~starlette.responses.Response` it returns sent.
+
+Anything else goes down FastAPI's own path, unchanged: a query string (``?as_of=``), another
+media type, a body that does not parse or validate (so the 422 problem is FastAPI's own), an
+override that needs arguments. The OpenAPI document is FastAPI's, from the same signature.
+
+An operation takes the lean path when :func:`plan` finds it eligible: a coroutine endpoint
+annotated to return a ``Response``, one body parameter, no path, query, header or cookie
+parameter of its own, and dependencies that each take no argument but optional query
+parameters and have no dependencies of their own. Others are plain FastAPI routes.
+
+Measured (``scripts/bench.py``, in process): see the commit message and the issue 30 note.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import json
+from collections.abc import Callable, Coroutine
+from dataclasses import dataclass
+from typing import Any
+
+from fastapi.dependencies.models import Dependant
+from fastapi.routing import APIRoute
+from starlette.requests import Request
+from starlette.responses import Response
+
+Handler = Callable[[Request], Coroutine[Any, Any, Response]]
+
+
+@dataclass(frozen=True)
+class Plan:
+    """How to call one eligible endpoint: the body argument's name, and the name and provider
+    of each dependency argument (in the endpoint's order)."""
+
+    endpoint: Callable[..., Coroutine[Any, Any, Response]]
+    body_name: str
+    deps: tuple[tuple[str, Callable[..., Any]], ...]
+
+
+def _plain_dependency(dep: Dependant) -> bool:
+    """A dependency the lean path can call with no argument: its only parameters are
+    optional query parameters, it has no sub-dependency, and it is not a generator."""
+    if dep.call is None or dep.name is None or dep.dependencies:
+        return False
+    if dep.path_params or dep.header_params or dep.cookie_params or dep.body_params:
+        return False
+    if any(param.field_info.is_required() for param in dep.query_params):
+        return False
+    special = (dep.request_param_name, dep.response_param_name, dep.background_tasks_param_name)
+    if any(special) or dep.security_scopes_param_name or dep.websocket_param_name:
+        return False
+    return not (inspect.isgeneratorfunction(dep.call) or inspect.isasyncgenfunction(dep.call))
+
+
+def plan(route: APIRoute) -> Plan | None:
+    """The lean plan of ``route``, or None when it is not eligible (module docstring)."""
+    dependant = route.dependant
+    call = dependant.call
+    if call is None or not inspect.iscoroutinefunction(call):
+        return None
+    returns = inspect.signature(call).return_annotation
+    if returns not in (Response, "Response") or route.body_field is None:
+        return None
+    if len(dependant.body_params) != 1 or route._embed_body_fields:
+        return None
+    own = (dependant.path_params, dependant.query_params, dependant.header_params)
+    if any(own) or dependant.cookie_params or dependant.request_param_name:
+        return None
+    if dependant.response_param_name or dependant.background_tasks_param_name:
+        return None
+    if not all(_plain_dependency(dep) for dep in dependant.dependencies):
+        return None
+    deps = tuple((dep.name, dep.call) for dep in dependant.dependencies)
+    return Plan(call, dependant.body_params[0].name, deps)  # type: ignore[arg-type]
+
+
+@functools.lru_cache(maxsize=256)
+def _callable_bare(fn: Callable[..., Any]) -> bool:
+    """Whether an override ``fn`` can be called with no argument (and is no generator)."""
+    if inspect.isgeneratorfunction(fn) or inspect.isasyncgenfunction(fn):
+        return False
+    try:
+        params = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):
+        return False
+    return all(
+        p.default is not p.empty or p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in params
+    )
+
+
+def _is_json(request: Request) -> bool:
+    """``Content-Type: application/json`` (parameters such as ``charset`` allowed)."""
+    value = request.headers.get("content-type", "")
+    return value.split(";", 1)[0].strip().lower() == "application/json"
+
+
+class LeanRoute(APIRoute):
+    """An :class:`~fastapi.routing.APIRoute` whose eligible operations answer a plain request
+    on the lean path (module docstring); every other request, and every ineligible operation,
+    on FastAPI's own. Used as the ``route_class`` of the calculation routers."""
+
+    def get_route_handler(self) -> Handler:
+        full = super().get_route_handler()
+        lean = plan(self)
+        body_field = self.body_field
+        if lean is None or body_field is None:
+            return full
+
+        async def handler(request: Request) -> Response:
+            if request.scope.get("query_string") or not _is_json(request):
+                return await full(request)
+            raw = await request.body()  # kept on the request: FastAPI's path reads it again
+            try:
+                data = json.loads(raw) if raw else None
+            except (ValueError, RecursionError):  # FastAPI's own answer: a 422 or a 400
+                return await full(request)
+            if not isinstance(data, dict):
+                return await full(request)
+            value, errors = body_field.validate(data, {}, loc=("body",))
+            if errors:
+                return await full(request)
+            overrides = request.app.dependency_overrides
+            args: dict[str, Any] = {lean.body_name: value}
+            for name, provider in lean.deps:
+                fn = overrides.get(provider, provider)
+                if fn is not provider and not _callable_bare(fn):
+                    return await full(request)
+                result = fn()
+                args[name] = await result if inspect.isawaitable(result) else result
+            return await lean.endpoint(**args)
+
+        return handler
