@@ -15,7 +15,7 @@ from pydantic import (
 
 from app.costing import defaults, floors
 from app.models.answers import Assumption, EmbodiedCarbon, PriceAge, SourceRef
-from app.models.common import OMITTED
+from app.models.common import OMITTED, described
 from app.models.inputs import (
     NO_CONTROL,
     STRICT,
@@ -58,30 +58,25 @@ class CarbonRequest(StrictBody):
     gpu_power_w: float = Field(
         default=OMITTED, ge=0, le=2000, description="Power per GPU, W; default TDP."
     )
-    base_power_w: float = Field(
+    base_power_w: float = described(
+        "Host power while busy, W. ",
+        defaults.BASE_POWER,
         default=defaults.BASE_POWER.number,
         ge=0,
         le=100_000,
-        description="Host power while busy, W. " + defaults.BASE_POWER.describe(),
     )
     utilization_profile: str = name_field(
         "Profile id (`GET /v1/utilization-profiles`), instead of `utilization`.",
         max_length=64,
     )
     utilization: float = Utilization
-    days: float = Field(
-        default=OMITTED,
+    days: float = described(
+        "Calendar days (busy hours = days x 24 x utilization). ",
+        floors.DAYS,
         ge=floors.DAYS.value,
         le=36_500,
-        description="Calendar days (busy hours = days x 24 x utilization). "
-        + floors.DAYS.describe(),
     )
-    hours: float = Field(
-        default=OMITTED,
-        ge=floors.HOURS.value,
-        le=10_000_000,
-        description="Busy hours. " + floors.HOURS.describe(),
-    )
+    hours: float = described("Busy hours. ", floors.HOURS, ge=floors.HOURS.value, le=10_000_000)
     region: str | None = name_field(
         "Region id, for carbon intensity (and PUE).",
         max_length=64,
@@ -89,12 +84,12 @@ class CarbonRequest(StrictBody):
     carbon_intensity_g_per_kwh: float | None = Field(
         default=None, ge=0, le=2000, description="Grid carbon intensity, gCO2e/kWh."
     )
-    pue: float | None = Field(
+    pue: float | None = described(
+        "Power usage effectiveness; 1.0 for an owned machine. For a cloud offer: ",
+        defaults.PUE,
         default=None,
         ge=1.0,
         le=3.0,
-        description="Power usage effectiveness; 1.0 for an owned machine. For a cloud offer: "
-        + defaults.PUE.describe(),
     )
     hardware: Annotated[Hardware, Strict(False)] = Field(
         default=OMITTED,
@@ -102,13 +97,13 @@ class CarbonRequest(StrictBody):
         "a bought desktop carries all of them over its life, barebone included) or `rented` "
         "(the usage share of the GPUs and their host, the same boundary as a desktop).",
     )
-    lifetime_years: float | None = Field(
+    lifetime_years: float | None = described(
+        "Hardware life the embodied emissions are spread over, years. Rented: the "
+        "catalog's embodied-carbon factor's life (EcoDiag's server life). Owned: ",
+        defaults.LIFETIME,
         default=None,
         ge=0.25,
         le=20,
-        description="Hardware life the embodied emissions are spread over, years. Rented: the "
-        "catalog's embodied-carbon factor's life (EcoDiag's server life). Owned: "
-        + defaults.LIFETIME.describe(),
     )
 
     @model_validator(mode="after")

@@ -11,7 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from app.costing import defaults
 from app.models.answers import Assumption, CurrencyRate, PriceAge, SourceRef
 from app.models.break_even import SEED_EXAMPLE, USAGE_RULES, BreakEvenRequest
-from app.models.common import OMITTED
+from app.models.common import OMITTED, described
 from app.models.inputs import STRICT, StrictBody, discount_rate_field, tax_exempt_field
 
 
@@ -89,12 +89,12 @@ class CashFlowRequest(BreakEvenRequest):
         description="Admin time, cooling, failures (desktop) and storage, egress (cloud); "
         "each off unless given.",
     )
-    depreciation_years: int | None = Field(
+    depreciation_years: int | None = described(
+        "Straight-line write-off period of the desktop, years. ",
+        defaults.DEPRECIATION,
         default=None,
         ge=1,
         le=10,
-        description="Straight-line write-off period of the desktop, years. "
-        + defaults.DEPRECIATION.describe(),
     )
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Callable
-from typing import Annotated, Any
+from typing import Annotated, Any, Protocol
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, Strict
 from sqlalchemy import Table
@@ -14,6 +14,22 @@ from sqlmodel import SQLModel
 # typed without `| None`, so the OpenAPI document (and a generated client) does not allow
 # null; at run time None still means "not given". Typed Any so the type checker accepts it.
 OMITTED: Any = None
+
+
+class Describes(Protocol):
+    """A registry default or floor (:mod:`app.costing.defaults`, :mod:`app.costing.floors`):
+    anything that writes the schema's sentence about itself."""
+
+    def describe(self) -> str: ...
+
+
+def described(lead: str, entry: Describes, /, *, tail: str = "", **field: Any) -> Any:
+    """A request field whose schema description is ``lead``, then the sentence of the
+    registry ``entry`` that fills or bounds it (its number, basis, source and as-of date,
+    written once in the registry), then ``tail``. ``field``: pydantic ``Field`` arguments;
+    ``default`` is :data:`OMITTED` unless given."""
+    field.setdefault("default", OMITTED)
+    return Field(description=lead + entry.describe() + tail, **field)
 
 
 def _iso_date_string(value: Any) -> Any:

@@ -14,7 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, Strict, model_validator
 
 from app.costing import defaults, floors
 from app.models.answers import Assumption, PriceAge, SourceRef
-from app.models.common import OMITTED
+from app.models.common import OMITTED, described
 from app.models.compare_result import CompareOption, CompareResult, CompareSummary
 from app.models.inputs import (
     ELECTRICITY,
@@ -92,12 +92,12 @@ class CompareWorkload(StrictBody):
         max_length=100,
     )
     gpu_count: int = Field(default=1, ge=1, le=64, description="GPUs of the reference.")
-    memory_gb: float | None = Field(
+    memory_gb: float | None = described(
+        "GPU memory one GPU needs for the run, GB; options with less do not fit. ",
+        floors.MEMORY_GB,
         default=None,
         ge=floors.MEMORY_GB.value,
         le=2048,
-        description="GPU memory one GPU needs for the run, GB; options with less do not fit. "
-        + floors.MEMORY_GB.describe(),
     )
     max_batch_size: int | None = Field(
         default=None,
@@ -265,11 +265,12 @@ class CompareRequest(CommonInputs):
         le=100_000,
         description="Hours of work per month on the reference GPU(s), h.",
     )
-    horizon_months: float = Field(
+    horizon_months: float = described(
+        "Months over which total cost is taken. ",
+        defaults.COMPARE_HORIZON,
         default=DEFAULT_HORIZON_MONTHS,
         ge=0.01,
         le=120,
-        description="Months over which total cost is taken. " + defaults.COMPARE_HORIZON.describe(),
     )
     launch_overhead_min: float = LaunchOverheadMin  # with runs (runs_per_month, a benchmark)
     spot: SpotModel | None = Field(
@@ -321,29 +322,31 @@ class SweepRequest(StrictBody):
 
     desktop: DesktopSpec
     cloud: CloudSpec
-    utilizations: list[UtilizationValue] | None = Field(
+    utilizations: list[UtilizationValue] | None = described(
+        "Utilizations to evaluate, each 0 < u <= 1. ",
+        defaults.SWEEP_UTILIZATIONS,
         default=None,
         min_length=1,
         max_length=1000,
-        description="Utilizations to evaluate, each 0 < u <= 1. "
-        + defaults.SWEEP_UTILIZATIONS.describe(),
     )
-    electricity_prices_usd_per_kwh: list[PriceValue] | None = Field(
+    electricity_prices_usd_per_kwh: list[PriceValue] | None = described(
+        "Electricity prices, USD/kWh (0-5). The region's when it has one; else the "
+        "deployment's setting, as shipped: ",
+        defaults.ELECTRICITY_PRICE,
         default=None,
         min_length=1,
         max_length=100,
-        description="Electricity prices, USD/kWh (0-5). The region's when it has one; else the "
-        "deployment's setting, as shipped: " + defaults.ELECTRICITY_PRICE.describe(),
     )
     region: str | None = name_field(
         "Region id for the electricity price (`de`, `us-ca`).", max_length=64
     )
     tariff: Annotated[Tariff, Strict(False)] = tariff_field()
-    horizon_days: float = Field(
+    horizon_days: float = described(
+        "Days after which total costs are reported. ",
+        defaults.SWEEP_DAYS,
         default=defaults.SWEEP_DAYS.number,
         ge=0,
         le=36500,
-        description="Days after which total costs are reported. " + defaults.SWEEP_DAYS.describe(),
     )
     normalize_performance: bool | None = Field(
         default=None,

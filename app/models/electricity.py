@@ -6,6 +6,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from app.costing import floors
 from app.models.answers import Assumption, CurrencyRate, PriceAge, SourceRef
+from app.models.common import described
 from app.models.inputs import (
     DESKTOP_MONEY,
     ELECTRICITY,
@@ -44,12 +45,13 @@ class ElectricityRequest(UsageInputs):
     )
 
     desktop: PoweredDesktop
-    days: float | None = Field(
+    days: float | None = described(
+        "A period to total, days (e.g. 30). Default: none; per day, month "
+        "(365/12 days) and year are always given. ",
+        floors.DAYS,
         default=None,
         ge=floors.DAYS.value,
         le=36_500,
-        description="A period to total, days (e.g. 30). Default: none; per day, month "
-        "(365/12 days) and year are always given. " + floors.DAYS.describe(),
     )
 
 

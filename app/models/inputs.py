@@ -21,7 +21,7 @@ from pydantic import (
 
 from app.costing import defaults, floors
 from app.costing import ownership as own
-from app.models.common import OMITTED, IsoDate
+from app.models.common import OMITTED, IsoDate, described
 
 STRICT = ConfigDict(extra="forbid", allow_inf_nan=False, strict=True)
 # Names and ids: printable text only (no NUL, newlines or other control characters).
@@ -118,12 +118,12 @@ def tariff_field() -> Any:
 
 def discount_rate_field() -> Any:
     """The optional ``annual_discount_rate`` of a request with present values."""
-    return Field(
+    return described(
+        "Real annual rate of the present values (0.03 = 3 %; 0 = undiscounted). ",
+        defaults.DISCOUNT_RATE,
         default=None,
         ge=0,
         le=0.5,
-        description="Real annual rate of the present values (0.03 = 3 %; 0 = undiscounted). "
-        + defaults.DISCOUNT_RATE.describe(),
     )
 
 
@@ -148,20 +148,20 @@ class Precision(StrEnum):
 # Fields whose presence selects a mode ("exactly one of", "not both") are typed without
 # `| None`: they may be omitted but not sent as null, so the schema's `required` rules mean
 # what the validators enforce.
-LaunchOverheadMin = Field(
+LaunchOverheadMin = described(
+    "Billed minutes per cloud run that do no work (boot, setup, shutdown), added "
+    "to each run before its billing increments and minimum. ",
+    defaults.LAUNCH_OVERHEAD,
     default=defaults.LAUNCH_OVERHEAD.number,
     ge=0,
     le=240,
-    description="Billed minutes per cloud run that do no work (boot, setup, shutdown), added "
-    "to each run before its billing increments and minimum. " + defaults.LAUNCH_OVERHEAD.describe(),
 )
 
-Utilization = Field(
-    default=OMITTED,
+Utilization = described(
+    "Fraction of wall-clock time the GPUs are busy, 0 < u <= 1 (0.15 = 15 %). ",
+    floors.SHARE,
     ge=floors.SHARE.value,
     le=1.0,
-    description="Fraction of wall-clock time the GPUs are busy, 0 < u <= 1 (0.15 = 15 %). "
-    + floors.SHARE.describe(),
 )
 
 
@@ -223,18 +223,15 @@ class DesktopSpec(StrictBody):
     gpu_power_w: float = Field(
         default=OMITTED, ge=0, le=2000, description="Power of one GPU while busy, W; default TDP."
     )
-    base_power_w: float | None = Field(
+    base_power_w: float | None = described(
+        "CPU, board and drives while busy, W. The barebone's when it states one; else: ",
+        defaults.BASE_POWER,
         default=None,
         ge=0,
         le=10_000,
-        description="CPU, board and drives while busy, W. The barebone's when it states one; "
-        "else: " + defaults.BASE_POWER.describe(),
     )
-    idle_power_w: float | None = Field(
-        default=None,
-        ge=0,
-        le=10_000,
-        description="Wall power while on but idle, W. " + defaults.IDLE_POWER.describe(),
+    idle_power_w: float | None = described(
+        "Wall power while on but idle, W. ", defaults.IDLE_POWER, default=None, ge=0, le=10_000
     )
     idle_on_fraction: float | None = Field(
         default=None,
@@ -243,19 +240,21 @@ class DesktopSpec(StrictBody):
         description="Fraction of the not-busy time the machine stays on, drawing "
         "`idle_power_w` (0 = off when idle, the default as in seed 001; 1 = always on).",
     )
-    psu_efficiency: float | None = Field(
+    psu_efficiency: float | None = described(
+        "PSU efficiency (wall power = component power / it). The barebone's when "
+        "it states one; else: ",
+        defaults.PSU_EFFICIENCY,
         default=None,
         ge=0.5,
         le=1.0,
-        description="PSU efficiency (wall power = component power / it). The barebone's when "
-        "it states one; else: " + defaults.PSU_EFFICIENCY.describe(),
     )
-    lifetime_years: float | None = Field(
+    lifetime_years: float | None = described(
+        "Amortization period for fully-loaded run cost and embodied carbon, and "
+        "the TCO horizon when the machine is not resold, years. ",
+        defaults.LIFETIME,
         default=None,
         ge=0.25,
         le=20,
-        description="Amortization period for fully-loaded run cost and embodied carbon, and "
-        "the TCO horizon when the machine is not resold, years. " + defaults.LIFETIME.describe(),
     )
     total_price: float = Field(
         default=OMITTED,
@@ -339,13 +338,13 @@ class SiteInputs(StrictBody):
     """Where the machines run and how the answer is priced: electricity price (given, or the
     region's at a tariff), region and the answer's currency."""
 
-    electricity_price_usd_per_kwh: float | None = Field(
+    electricity_price_usd_per_kwh: float | None = described(
+        "Electricity price, USD/kWh. The region's when it has one; else the "
+        "deployment's setting `GPUCOST_DEFAULT_ELECTRICITY_PRICE_USD_PER_KWH`, as shipped: ",
+        defaults.ELECTRICITY_PRICE,
         default=None,
         ge=0,
         le=5,
-        description="Electricity price, USD/kWh. The region's when it has one; else the "
-        "deployment's setting `GPUCOST_DEFAULT_ELECTRICITY_PRICE_USD_PER_KWH`, as shipped: "
-        + defaults.ELECTRICITY_PRICE.describe(),
     )
     electricity_price_per_kwh: float = Field(
         default=OMITTED,
@@ -391,22 +390,20 @@ class UsageInputs(SiteInputs):
 class CommonInputs(UsageInputs):
     """:class:`UsageInputs` and the workload's multi-GPU scaling and memory need."""
 
-    scaling: Annotated[ScalingModel, Strict(False)] = Field(
-        default=OMITTED,
-        description="Multi-GPU scaling preset (see `ScalingModel`). " + defaults.SCALING.describe(),
+    scaling: Annotated[ScalingModel, Strict(False)] = described(
+        "Multi-GPU scaling preset (see `ScalingModel`). ", defaults.SCALING
     )
-    parallel_fraction: float = Field(
-        default=OMITTED,
+    parallel_fraction: float = described(
+        "Override: Amdahl parallel fraction p, speed-up on n GPUs = 1 / ((1 - p) "
+        "+ p / n). Wins over `scaling`. ",
+        floors.SHARE,
         ge=floors.SHARE.value,
         le=1,
-        description="Override: Amdahl parallel fraction p, speed-up on n GPUs = 1 / ((1 - p) "
-        "+ p / n). Wins over `scaling`. " + floors.SHARE.describe(),
     )
     memory_preset: Annotated[MemoryPresetId, Strict(False)] = Field(
         default=OMITTED,
         description="Workload memory need (seed 001); a GPU below it is named in `warnings`.",
     )
-    precision: Annotated[Precision, Strict(False)] = Field(
-        default=OMITTED,
-        description="Precision of `memory_preset`. " + defaults.MEMORY_PRECISION.describe(),
+    precision: Annotated[Precision, Strict(False)] = described(
+        "Precision of `memory_preset`. ", defaults.MEMORY_PRECISION
     )

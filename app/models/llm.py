@@ -12,7 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field, Strict, model_validator
 from app.costing import defaults
 from app.costing.llm import Precision, Task
 from app.models.answers import Assumption, PriceAge, SourceRef
-from app.models.common import OMITTED
+from app.models.common import OMITTED, described
 from app.models.inputs import ELECTRICITY, STRICT, StrictBody, UsageInputs, not_both
 
 
@@ -70,68 +70,41 @@ class LlmWorkload(StrictBody):
     task: Annotated[Task, Strict(False)] = Field(
         description="`pretrain`, `full_finetune`, `lora`, `qlora` or `inference`."
     )
-    precision: Annotated[Precision, Strict(False)] = Field(
-        default=OMITTED,
-        description="Weights and math: `fp32`, `bf16`, `fp16`, `fp8`, `int8` or `int4`. "
-        + defaults.LLM_PRECISION.describe(),
+    precision: Annotated[Precision, Strict(False)] = described(
+        "Weights and math: `fp32`, `bf16`, `fp16`, `fp8`, `int8` or `int4`. ",
+        defaults.LLM_PRECISION,
     )
     tokens: float = Field(
         ge=1,
         le=1e16,
         description="Tokens trained on (training), or tokens to generate (inference).",
     )
-    context_length: int = Field(
-        default=OMITTED,
+    context_length: int = described(
+        "Training sequence length, tokens. ",
+        defaults.LLM_SEQUENCE_LENGTH,
+        tail=" Inference: prompt + output tokens.",
         ge=1,
         le=10_000_000,
-        description="Training sequence length, tokens. "
-        + defaults.LLM_SEQUENCE_LENGTH.describe()
-        + " Inference: prompt + output tokens.",
     )
-    batch_size: int = Field(
-        default=OMITTED,
-        ge=1,
-        le=100_000,
-        description="Sequences processed together over all GPUs. "
-        + defaults.LLM_BATCH_SIZE.describe(),
+    batch_size: int = described(
+        "Sequences processed together over all GPUs. ", defaults.LLM_BATCH_SIZE, ge=1, le=100_000
     )
-    prompt_tokens: int = Field(
-        default=OMITTED,
-        ge=0,
-        le=10_000_000,
-        description="Inference: prompt tokens per sequence. "
-        + defaults.LLM_PROMPT_TOKENS.describe(),
+    prompt_tokens: int = described(
+        "Inference: prompt tokens per sequence. ", defaults.LLM_PROMPT_TOKENS, ge=0, le=10_000_000
     )
-    output_tokens: int = Field(
-        default=OMITTED,
+    output_tokens: int = described(
+        "Inference: generated tokens per sequence. ",
+        defaults.LLM_OUTPUT_TOKENS,
         ge=1,
         le=10_000_000,
-        description="Inference: generated tokens per sequence. "
-        + defaults.LLM_OUTPUT_TOKENS.describe(),
     )
-    lora_rank: int = Field(
-        default=OMITTED,
-        ge=1,
-        le=4096,
-        description="LoRA/QLoRA rank. " + defaults.LORA_RANK.describe(),
+    lora_rank: int = described("LoRA/QLoRA rank. ", defaults.LORA_RANK, ge=1, le=4096)
+    activation_checkpointing: bool = described(
+        "Training: full activation recomputation. ", defaults.LLM_CHECKPOINTING, default=True
     )
-    activation_checkpointing: bool = Field(
-        default=True,
-        description="Training: full activation recomputation. "
-        + defaults.LLM_CHECKPOINTING.describe(),
-    )
-    mfu: float = Field(
-        default=OMITTED,
-        gt=0,
-        le=1,
-        description="Model FLOPs utilization. " + defaults.LLM_MFU.describe(),
-    )
-    mbu: float = Field(
-        default=OMITTED,
-        gt=0,
-        le=1,
-        description="Inference: memory bandwidth utilization of decoding. "
-        + defaults.LLM_MBU.describe(),
+    mfu: float = described("Model FLOPs utilization. ", defaults.LLM_MFU, gt=0, le=1)
+    mbu: float = described(
+        "Inference: memory bandwidth utilization of decoding. ", defaults.LLM_MBU, gt=0, le=1
     )
 
     @model_validator(mode="after")

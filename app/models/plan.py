@@ -12,7 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from app.costing import defaults
 from app.models.answers import Assumption, CurrencyRate, PriceAge, SourceRef
-from app.models.common import OMITTED
+from app.models.common import OMITTED, described
 from app.models.inputs import (
     ELECTRICITY,
     NO_CONTROL,
@@ -153,12 +153,12 @@ class PlanRequest(SiteInputs):
         le=MAX_MONTHLY_GPU_HOURS,
         description="Demand in a month without a peak, reference GPU-hours.",
     )
-    months: int | None = Field(
+    months: int | None = described(
+        "Horizon with `baseline_gpu_hours_per_month`, months. ",
+        defaults.PLAN_MONTHS,
         default=None,
         ge=MIN_PLAN_MONTHS,
         le=MAX_PLAN_MONTHS,
-        description="Horizon with `baseline_gpu_hours_per_month`, months. "
-        + defaults.PLAN_MONTHS.describe(),
     )
     peaks: list[PlanPeak] = Field(
         default=OMITTED,
@@ -199,12 +199,12 @@ class PlanRequest(SiteInputs):
         "the horizon. Default: the commitments of the cloud's machine in its region, if the "
         "catalog has any; [] for none.",
     )
-    max_utilization: float | None = Field(
+    max_utilization: float | None = described(
+        "Most of a month's hours an owned GPU serves work, a fraction. ",
+        defaults.OWNED_MAX_SHARE,
         default=None,
         ge=0.01,
         le=1,
-        description="Most of a month's hours an owned GPU serves work, a fraction. "
-        + defaults.OWNED_MAX_SHARE.describe(),
     )
     annual_discount_rate: float | None = discount_rate_field()
     tax_exempt: bool | None = tax_exempt_field(
