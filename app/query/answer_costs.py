@@ -11,7 +11,7 @@ from app import costing, usecases
 from app.catalog import queries as catalog
 from app.catalog.view import CatalogView
 from app.models import CloudOffer, Gpu
-from app.models.break_even import BreakEvenRequest
+from app.models.break_even import BreakEvenRequest, BreakEvenResult
 from app.models.carbon import CarbonRequest
 from app.models.electricity import ElectricityRequest
 from app.models.query import QueryAnswer
@@ -49,7 +49,10 @@ PER_THING = re.compile(r"per\s+(?:image|img|sample|example|picture|photo|item)s?
 TRAINING = re.compile(r"\btrain(?:ing|s|ed)?\b")
 
 
-def break_even_answer(view: CatalogView, settings: Settings, out: Answer) -> QueryAnswer:
+def _break_even_body(view: CatalogView, out: Answer) -> dict[str, Any]:
+    """The `/v1/break-even` body of a break-even question: the desktop (the named or default
+    GPU at its count; a given price; a resale), the cloud (a given price, else the offer the
+    question names or the default one, said so), and the place."""
     it = out.it
     gpu = one_gpu(view, out, it.gpu, bought=it.desktop_price_usd is None)
     count = it.gpu.count if it.gpu else 1
@@ -80,7 +83,14 @@ def break_even_answer(view: CatalogView, settings: Settings, out: Answer) -> Que
             )
         if it.cloud.provider is None and any(UNLISTED in d for d in it.declined):
             out.caveat(f"compared with {offer.provider} {offer.instance_type} instead")
-    body = {"desktop": desktop, "cloud": cloud, **where_fields(it)}
+    return {"desktop": desktop, "cloud": cloud, **where_fields(it)}
+
+
+def break_even_answer(view: CatalogView, settings: Settings, out: Answer) -> QueryAnswer:
+    """A break-even question: the engine's answer, its headline (days, or never and why)
+    and the facts a reader checks it by."""
+    it = out.it
+    body = _break_even_body(view, out)
     req = validated(BreakEvenRequest, body, it)
     res = usecases.compute_break_even(view, req, settings)
     resale = res.resale
@@ -90,6 +100,14 @@ def break_even_answer(view: CatalogView, settings: Settings, out: Answer) -> Que
             headline += f" if you resell after {resale.resell_after_years:g} years"
     else:
         headline = f"Break-even: never ({res.break_even_reason})"
+    _break_even_facts(out, res)
+    return out.done(headline, "/v1/break-even", req.model_dump(exclude_none=True), dump(res))
+
+
+def _break_even_facts(out: Answer, res: BreakEvenResult) -> None:
+    """The facts under a break-even headline: both sides, utilization, speed, electricity,
+    running costs, resale and TCO, the exchange rate, memory and the asked horizon."""
+    it, resale = out.it, res.resale
     d, c, r = res.desktop, res.cloud, res.currency_rate
     out.fact("Desktop", f"{d.gpu_count}x {d.gpu_id}, {in_currency_text(d.upfront_usd, r)} upfront")
     out.fact(
@@ -140,7 +158,6 @@ def break_even_answer(view: CatalogView, settings: Settings, out: Answer) -> Que
             f"Over {it.horizon_days:,.0f} days",
             f"desktop {in_currency_text(desk_total, r)} vs cloud {in_currency_text(cloud_total, r)}: {cheaper} is cheaper",
         )
-    return out.done(headline, "/v1/break-even", req.model_dump(exclude_none=True), dump(res))
 
 
 def run_cost_answer(view: CatalogView, settings: Settings, out: Answer) -> QueryAnswer:

@@ -10,7 +10,7 @@ from collections import defaultdict
 from dataclasses import dataclass, replace
 
 from app import costing
-from app.catalog.sources.skypilot import kubernetes_accelerator_name
+from app.catalog.sources.skypilot_names import kubernetes_accelerator_name
 from app.catalog.view import CatalogView
 from app.costing.money import ExchangeRate
 from app.models import Gpu

@@ -12,7 +12,7 @@ import pytest
 import yaml
 from typer.testing import CliRunner
 
-from app.catalog.sources.skypilot import kubernetes_accelerator_name
+from app.catalog.sources.skypilot_names import kubernetes_accelerator_name
 from app.cli import app as cli
 from tests import ecb
 from tests.seed_values import SEED_001

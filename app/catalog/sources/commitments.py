@@ -14,7 +14,8 @@ from __future__ import annotations
 import datetime as dt
 
 from app.catalog.sources.files import SOURCES, Row, read_csv
-from app.catalog.sources.skypilot import gpu_for, offer_row
+from app.catalog.sources.skypilot import offer_row
+from app.catalog.sources.skypilot_names import gpu_for
 from app.costing.model import COMMITTED_HOURS_PER_MONTH
 
 FILE = "gcp-pricing/gpu_commitments.csv"
