@@ -125,6 +125,12 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         await run_in_threadpool(pool.close)
 
 
+# Each router module's `router`, in the order requests are matched: the hot paths first.
+ROUTERS = (
+    health, calc, owned_rates, llm, query, slack, compare, plan, catalog, charts, scenarios, admin,
+)  # fmt: skip
+
+
 def create_app() -> FastAPI:
     """The application: routers, the edge (:class:`app.api.edge.Edge`), CORS when
     configured, problem+json errors and the start-up catalog read."""
@@ -167,18 +173,8 @@ def create_app() -> FastAPI:
         )
     problems.install(app)
     # Routes are matched in order, one router after another: the hot paths first.
-    app.include_router(health.router)
-    app.include_router(calc.router)
-    app.include_router(owned_rates.router)
-    app.include_router(llm.router)
-    app.include_router(query.router)
-    app.include_router(slack.router)
-    app.include_router(compare.router)
-    app.include_router(plan.router)
-    app.include_router(catalog.router)
-    app.include_router(charts.router)
-    app.include_router(scenarios.router)
-    app.include_router(admin.router)
+    for module in ROUTERS:
+        app.include_router(module.router)
     # The MCP server (app.integrations.mcp_server): each tool call goes through this app.
     app.state.mcp = McpEndpoint(app)
     app.router.routes.append(

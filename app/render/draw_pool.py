@@ -126,10 +126,7 @@ class DrawPool:
                 retry_after_s=5,
             ) from None
         except BrokenProcessPool:
-            log.error("a drawing process died; starting a new pool")
-            self._discard(pool)
-            # The next chart starts a new pool at once: retry in a second.
-            raise Busy("a drawing process died; retry", retry_after_s=1) from None
+            raise self._died(pool) from None
 
     def compute(self, fn: Callable[..., T], *args: Any, timeout_s: float | None = None) -> T:
         """``fn(*args)`` in a drawing process (a plan: :mod:`app.render.apart`), as
@@ -152,9 +149,14 @@ class DrawPool:
                 retry_after_s=5,
             ) from None
         except BrokenProcessPool:
-            log.error("a drawing process died; starting a new pool")
-            self._discard(pool)
-            raise Busy("a drawing process died; retry", retry_after_s=1) from None
+            raise self._died(pool) from None
+
+    def _died(self, pool: ProcessPoolExecutor) -> Busy:
+        """A process of ``pool`` died: the pool is dropped (the next call starts a new one at
+        once) and the Busy (503) to raise, retry in a second."""
+        log.error("a drawing process died; starting a new pool")
+        self._discard(pool)
+        return Busy("a drawing process died; retry", retry_after_s=1)
 
     def _discard(self, pool: ProcessPoolExecutor) -> None:
         with self._lock:
