@@ -192,6 +192,11 @@ class _Poller:
                 self._pid = os.getpid()
                 threading.Thread(target=self._run, name="catalog-poller", daemon=True).start()
 
+    def forget(self, catalog: LiveCatalog) -> None:
+        """Poll ``catalog`` no more."""
+        with self._lock:
+            self.catalogs.pop(id(catalog), None)
+
     def _run(self) -> None:
         while True:
             time.sleep(self.interval_s)
@@ -221,6 +226,18 @@ def live_catalog(engine: Engine, poll_interval_s: float = 0.5) -> LiveCatalog:
             if poll_interval_s > 0:
                 _poller.watch(found, poll_interval_s)
     return found
+
+
+def forget_catalog(engine: Engine) -> None:
+    """Stop keeping and polling the live catalog of ``engine`` (if any): call it before the
+    engine's database goes away (a test's dropped database, a closed tenant), else the
+    poller keeps asking a database that no longer exists every ``catalog_poll_interval_s``
+    and logs each failure for the rest of the process. The next :func:`live_catalog` for
+    the engine starts afresh."""
+    with _registry_lock:
+        found = _catalogs.pop(engine, None)
+    if found is not None:
+        _poller.forget(found)
 
 
 def catalog_written(engine: Engine) -> None:
