@@ -42,6 +42,14 @@ from app.costing.speed import (
     generation,
     speedup,
 )
+from app.costing.speed_evidence import (
+    Measurement,
+    SpeedEvidence,
+    combine_measured,
+    fit_speed_models,
+    relative_speed,
+    training_pairs,
+)
 
 __all__ = [
     "OwnedRate",
@@ -55,6 +63,12 @@ __all__ = [
     "SpeedModel",
     "estimated_ratio",
     "fit_speed_model",
+    "fit_speed_models",
+    "Measurement",
+    "SpeedEvidence",
+    "combine_measured",
+    "relative_speed",
+    "training_pairs",
     "COMMITTED_HOURS_PER_MONTH",
     "DAYS_PER_YEAR",
     "DEFAULT_LIFETIME_YEARS",

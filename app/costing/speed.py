@@ -1,6 +1,6 @@
 """Relative speed of two GPUs (a calibrated estimate from memory bandwidth, 16-bit tensor
-throughput, consumer card and architecture; measured ratios are averaged by the use case) and
-the multi-GPU speed-up (Amdahl's law).
+throughput, consumer card and architecture; measured ratios are combined, and preferred, in
+:mod:`app.costing.speed_evidence`) and the multi-GPU speed-up (Amdahl's law).
 
 Pure Python, with :mod:`app.costing.model`'s conventions.
 """

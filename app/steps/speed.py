@@ -1,16 +1,15 @@
-"""How fast one GPU does another's work: measured ratios where both ran the same benchmark or
-a published comparison holds both, else an estimate from memory bandwidth, FP32 throughput and
-tensor cores calibrated on those measured pairs (:class:`SpeedEvidence`); multi-GPU counts
-through the scaling model. Also one benchmark run's time on a GPU (measured, out of memory,
-or estimated)."""
+"""How fast one catalog GPU does another's work: the catalog's runs and published comparisons
+read into :class:`app.costing.SpeedEvidence` (measured ratios where both ran the same benchmark
+or a published comparison holds both, else an estimate from memory bandwidth, 16-bit matrix
+throughput, consumer card and architecture calibrated on those measured pairs; the rule is
+:mod:`app.costing.speed_evidence`), kept with the view, GPU rows read as
+:class:`app.costing.GpuTraits`, and the assumption noted; multi-GPU counts through the scaling
+model. Also one benchmark run's time on a GPU (measured, out of memory, or estimated)."""
 
 from __future__ import annotations
 
-import itertools
-import math
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from functools import cached_property
+from dataclasses import dataclass
 from typing import Any
 
 from app import costing
@@ -49,67 +48,16 @@ def traits(gpu: Gpu) -> costing.GpuTraits:
     )
 
 
-@dataclass(frozen=True)
-class SpeedEvidence:
-    """Everything the catalog knows about relative speed, built once per view:
-    ``runtimes_s`` ({benchmark: {gpu: s}}, every non-OOM run), ``published``
-    ({comparison: {gpu: relative speed}}) with each comparison's ``kinds`` (``training`` or
-    ``inference``; training when unsaid), and the estimate for pairs neither covers,
-    calibrated on the training pairs: ``model`` (bandwidth, 16-bit matrix throughput,
-    consumer card, architecture) and ``fallback`` (the same without throughput, for a GPU
-    without a throughput figure)."""
-
-    runtimes_s: dict[str, dict[str, float]]
-    published: dict[str, dict[str, float]]
-    model: costing.SpeedModel
-    fallback: costing.SpeedModel
-    kinds: dict[str, str] = field(default_factory=dict)
-
-    @cached_property
-    def _holding(self) -> dict[str, tuple[list[str], list[str]]]:
-        """{gpu id: (benchmarks that ran it, comparisons that hold it)}, sorted: the index
-        :meth:`measured` starts from instead of scanning every measurement."""
-        out: dict[str, tuple[list[str], list[str]]] = {}
-        for bid in sorted(self.runtimes_s):
-            for gid in self.runtimes_s[bid]:
-                out.setdefault(gid, ([], []))[0].append(bid)
-        for cid in sorted(self.published):
-            for gid in self.published[cid]:
-                out.setdefault(gid, ([], []))[1].append(cid)
-        return out
-
-    def measured(self, a: str, b: str) -> list[tuple[str, float, str]]:
-        """``(label, runtime_b / runtime_a, detail)`` for every benchmark both ran and every
-        published training comparison that holds both; inference comparisons only when no
-        training measurement holds the pair (a rent-vs-buy answer prices training time)."""
-        benches, comparisons = self._holding.get(a, ([], []))
-        runs = [
-            (bid, t[b] / t[a], f"{bid} ({t[a]:g} s vs {t[b]:g} s)")
-            for bid in benches
-            if b in (t := self.runtimes_s[bid])
-        ]
-        by_kind: dict[str, list[tuple[str, float, str]]] = {}
-        for cid in comparisons:
-            t = self.published[cid]
-            if b in t:
-                kind = self.kinds.get(cid, "training")
-                by_kind.setdefault(kind, []).append(
-                    (
-                        cid,
-                        t[a] / t[b],
-                        f"{cid} ({kind}, published: {b} {t[b] / t[a]:.3g}x as fast as {a})",
-                    )
-                )
-        training = runs + by_kind.get("training", [])
-        return training or by_kind.get("inference", [])
+class SpeedEvidence(costing.SpeedEvidence):
+    """The catalog's :class:`app.costing.SpeedEvidence` (built by :func:`speed_evidence`),
+    whose :meth:`estimate` takes catalog GPU rows."""
 
     def estimate(
         self, a: Gpu, n_a: int, b: Gpu, n_b: int, parallel_fraction: float
     ) -> costing.SpeedRatio:
-        """The calibrated estimate for ``n_b`` x b per ``n_a`` x a (labelled ``estimate``)."""
-        ta, tb = traits(a), traits(b)
-        model = self.model if self.model.pairs and self.model.covers(ta, tb) else self.fallback
-        return costing.estimated_ratio(model, ta, tb, n_a, n_b, parallel_fraction, (a.id, b.id))
+        """The calibrated estimate for ``n_b`` x b per ``n_a`` x a (labelled ``estimate``;
+        :meth:`app.costing.SpeedEvidence.estimated` on their :func:`traits`)."""
+        return self.estimated(traits(a), n_a, traits(b), n_b, parallel_fraction, (a.id, b.id))
 
 
 def speed_evidence(view: CatalogView) -> SpeedEvidence:
@@ -117,50 +65,26 @@ def speed_evidence(view: CatalogView) -> SpeedEvidence:
     return view.memoized("speed_evidence", lambda: _evidence(view))
 
 
-def training_pairs(view: CatalogView, kinds: dict[str, str]) -> list[tuple[str, str, float]]:
-    """Every GPU pair a benchmark run or a published training comparison measured, as
-    ``(a, b, mean log(speed_b / speed_a))`` over the measurements holding it."""
-    logs: dict[tuple[str, str], list[float]] = {}
-    for t in view.runtimes_s.values():
-        for a, b in itertools.combinations(sorted(t), 2):
-            logs.setdefault((a, b), []).append(math.log(t[a] / t[b]))
-    for cid, rows in view.published.items():
-        if kinds.get(cid, "training") != "training":
-            continue
-        for a, b in itertools.combinations(sorted(rows), 2):
-            logs.setdefault((a, b), []).append(
-                math.log(rows[b].relative_speed / rows[a].relative_speed)
-            )
-    return [(a, b, sum(ys) / len(ys)) for (a, b), ys in sorted(logs.items())]
-
-
-def _evidence(view: CatalogView) -> SpeedEvidence:
-    published = {
+def _published(view: CatalogView) -> dict[str, dict[str, float]]:
+    """{comparison: {gpu id: relative speed}} of the view's published comparisons."""
+    return {
         cid: {gid: r.relative_speed for gid, r in rows.items()}
         for cid, rows in view.published.items()
     }
+
+
+def _evidence(view: CatalogView) -> SpeedEvidence:
+    published = _published(view)
     kinds = {
         cid: next(iter(rows.values())).kind or "training"
         for cid, rows in view.published.items()
         if rows
     }
-    pairs = []
-    for a, b, y in training_pairs(view, kinds):
-        ga, gb = view.gpu(a), view.gpu(b)
-        if ga and gb and ga.memory_bandwidth_gb_per_s and gb.memory_bandwidth_gb_per_s:
-            pairs.append((traits(ga), traits(gb), y))
-    trained = sum(1 for k in kinds.values() if k == "training")
-    basis = (
-        f"{len(view.runtimes_s)} benchmarks' runs and {trained} published training "
-        "comparisons in the catalog"
+    gpu_traits = {g.id: traits(g) for g in view.gpus}
+    model, fallback = costing.fit_speed_models(
+        view.runtimes_s, published, kinds, gpu_traits, SPEED_RIDGE
     )
-    return SpeedEvidence(
-        runtimes_s=view.runtimes_s,
-        published=published,
-        model=costing.fit_speed_model(pairs, with_matmul=True, basis=basis, ridge=SPEED_RIDGE),
-        fallback=costing.fit_speed_model(pairs, with_matmul=False, basis=basis, ridge=SPEED_RIDGE),
-        kinds=kinds,
-    )
+    return SpeedEvidence(view.runtimes_s, published, model, fallback, kinds)
 
 
 def speed(
@@ -171,35 +95,18 @@ def speed(
     n_b: int,
     scaling: Scaling = DEFAULT_SCALING,
 ) -> costing.SpeedRatio:
-    """Cloud (b) hours per desktop (a) hour: the geometric mean of measured ratios (benchmark
-    runs both GPUs made, published comparisons holding both; basis ``benchmark`` or
-    ``published``), else the calibrated estimate (basis ``estimate``). GPU counts enter
-    through ``scaling``'s speed-ups, ``S(n_a) / S(n_b)`` (Amdahl's law,
-    :func:`app.costing.speedup`). Raises :class:`CatalogGap` when a GPU has no bandwidth."""
-    s_a, s_b = scaling.speedup(n_a), scaling.speedup(n_b)
-    if a.id == b.id:
-        return costing.SpeedRatio(
-            s_a / s_b,
-            "benchmark",
-            f"same GPU; {n_a} vs {n_b} GPU(s), speed-ups {s_a:.4g}x and {s_b:.4g}x "
-            f"({scaling.model} scaling)",
-        )
-    shared = evidence.measured(a.id, b.id)
-    if shared:
-        logs = [math.log(r) for _, r, _ in shared]
-        mean = sum(logs) / len(logs)
-        runs = any(label in evidence.runtimes_s for label, _, _ in shared)
-        detail = "measured: geometric mean over " + ", ".join(d for _, _, d in shared)
-        if n_a > 1 or n_b > 1:
-            detail += f"; {n_a} vs {n_b} GPUs, speed-ups {s_a:.4g}x and {s_b:.4g}x"
-        # The band: the farthest measurement from the mean (None for a single one).
-        band = math.exp(max(abs(x - mean) for x in logs)) - 1.0 if len(logs) > 1 else None
-        return costing.SpeedRatio(
-            math.exp(mean) * s_a / s_b, "benchmark" if runs else "published", detail, band
-        )
-    if not a.memory_bandwidth_gb_per_s or not b.memory_bandwidth_gb_per_s:
+    """Cloud (b) hours per desktop (a) hour, :func:`app.costing.relative_speed` of the two
+    catalog GPUs: the geometric mean of measured ratios (benchmark runs both GPUs made,
+    published comparisons holding both; basis ``benchmark`` or ``published``), else the
+    calibrated estimate (basis ``estimate``). GPU counts enter through ``scaling``'s
+    speed-ups, ``S(n_a) / S(n_b)`` (Amdahl's law, :func:`app.costing.speedup`). Raises
+    :class:`CatalogGap` when nothing measured the pair and a GPU has no bandwidth."""
+    ratio = costing.relative_speed(
+        evidence, (a.id, traits(a)), n_a, (b.id, traits(b)), n_b, scaling
+    )
+    if ratio is None:
         raise CatalogGap(f"no benchmark or bandwidth to compare {a.id} and {b.id}")
-    return evidence.estimate(a, n_a, b, n_b, scaling.parallel_fraction)
+    return ratio
 
 
 def cloud_speed(
