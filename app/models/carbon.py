@@ -15,7 +15,7 @@ from pydantic import (
 
 from app.costing import defaults, floors
 from app.models.answers import Assumption, EmbodiedCarbon, PriceAge, SourceRef
-from app.models.common import OMITTED, described
+from app.models.common import OMITTED, defaulted, described
 from app.models.inputs import (
     NO_CONTROL,
     STRICT,
@@ -58,10 +58,9 @@ class CarbonRequest(StrictBody):
     gpu_power_w: float = Field(
         default=OMITTED, ge=0, le=2000, description="Power per GPU, W; default TDP."
     )
-    base_power_w: float = described(
+    base_power_w: float = defaulted(
         "Host power while busy, W. ",
         defaults.BASE_POWER,
-        default=defaults.BASE_POWER.number,
         ge=0,
         le=100_000,
     )
