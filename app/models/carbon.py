@@ -14,7 +14,7 @@ from pydantic import (
 )
 
 from app.costing import defaults, floors
-from app.models.answers import Assumption, EmbodiedCarbon, PriceAge, SourceRef
+from app.models.answers import Assumption, EmbodiedCarbon, PricesUsed, SourceRef
 from app.models.common import OMITTED, defaulted, described
 from app.models.inputs import (
     NO_CONTROL,
@@ -136,5 +136,5 @@ class CarbonResult(BaseModel):
     total_co2e_kg: float = Field(description="`operational_co2e_kg + embodied.co2e_kg`.")
     assumptions: list[Assumption]
     sources: list[SourceRef]
-    prices: PriceAge = Field(description="Age of the catalog prices used.")
+    prices: PricesUsed
     warnings: list[str] = Field(description="Prices older than `prices.max_age_days`.")

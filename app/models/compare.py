@@ -13,7 +13,7 @@ from typing import Annotated, Any
 from pydantic import BaseModel, ConfigDict, Field, Strict, model_validator
 
 from app.costing import defaults, floors
-from app.models.answers import Assumption, PriceAge, SourceRef
+from app.models.answers import Assumption, PricesUsed, SourceRef
 from app.models.common import OMITTED, defaulted, described
 from app.models.compare_result import CompareOption, CompareResult, CompareSummary
 from app.models.inputs import (
@@ -375,7 +375,7 @@ class SweepResult(BaseModel):
     assumptions: list[Assumption]
     sources: list[SourceRef]
     warnings: list[str] = Field(description="Prices older than `prices.max_age_days`.")
-    prices: PriceAge = Field(description="Age of the catalog prices used.")
+    prices: PricesUsed
 
 
 __all__ = ["CompareOption", "CompareResult", "CompareSummary"]  # re-exported
