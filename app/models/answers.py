@@ -5,7 +5,7 @@ ownership and the memory check."""
 from __future__ import annotations
 
 import datetime as dt
-from typing import Any
+from typing import Annotated, Any
 
 from pydantic import (
     BaseModel,
@@ -47,6 +47,10 @@ class PriceAge(BaseModel):
         description="Age beyond which a price is warned about (`GPUCOST_PRICE_MAX_AGE_DAYS`)."
     )
     prices_used: int = Field(description="Catalog prices used.", ge=0)
+
+
+# The `prices` field of every answer priced from the catalog (a PriceAge: dates, and ages in days).
+PricesUsed = Annotated[PriceAge, Field(description="Age of the catalog prices used.")]
 
 
 class Performance(BaseModel):

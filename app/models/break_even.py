@@ -15,7 +15,7 @@ from app.models.answers import (
     EmbodiedCarbon,
     MemoryCheck,
     Performance,
-    PriceAge,
+    PricesUsed,
     Resale,
     SourceRef,
     TotalCostOfOwnership,
@@ -157,7 +157,7 @@ class BreakEvenResult(BaseModel):
     )
     assumptions: list[Assumption]
     sources: list[SourceRef]
-    prices: PriceAge = Field(description="Age of the catalog prices used.")
+    prices: PricesUsed
     warnings: list[str] = Field(
         description="Prices older than `prices.max_age_days`, and GPUs below `memory_preset`."
     )

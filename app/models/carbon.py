@@ -14,8 +14,8 @@ from pydantic import (
 )
 
 from app.costing import defaults, floors
-from app.models.answers import Assumption, EmbodiedCarbon, PriceAge, SourceRef
-from app.models.common import OMITTED, described
+from app.models.answers import Assumption, EmbodiedCarbon, PricesUsed, SourceRef
+from app.models.common import OMITTED, defaulted, described
 from app.models.inputs import (
     NO_CONTROL,
     STRICT,
@@ -58,10 +58,9 @@ class CarbonRequest(StrictBody):
     gpu_power_w: float = Field(
         default=OMITTED, ge=0, le=2000, description="Power per GPU, W; default TDP."
     )
-    base_power_w: float = described(
+    base_power_w: float = defaulted(
         "Host power while busy, W. ",
         defaults.BASE_POWER,
-        default=defaults.BASE_POWER.number,
         ge=0,
         le=100_000,
     )
@@ -137,5 +136,5 @@ class CarbonResult(BaseModel):
     total_co2e_kg: float = Field(description="`operational_co2e_kg + embodied.co2e_kg`.")
     assumptions: list[Assumption]
     sources: list[SourceRef]
-    prices: PriceAge = Field(description="Age of the catalog prices used.")
+    prices: PricesUsed
     warnings: list[str] = Field(description="Prices older than `prices.max_age_days`.")

@@ -10,6 +10,8 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, Strict
 from sqlalchemy import Table
 from sqlmodel import SQLModel
 
+from app.costing.defaults import Default
+
 # The default of a request field that may be left out but not sent as null. Such a field is
 # typed without `| None`, so the OpenAPI document (and a generated client) does not allow
 # null; at run time None still means "not given". Typed Any so the type checker accepts it.
@@ -30,6 +32,12 @@ def described(lead: str, entry: Describes, /, *, tail: str = "", **field: Any) -
     ``default`` is :data:`OMITTED` unless given."""
     field.setdefault("default", OMITTED)
     return Field(description=lead + entry.describe() + tail, **field)
+
+
+def defaulted(lead: str, entry: Default, /, **field: Any) -> Any:
+    """A :func:`described` field whose default is the registry ``entry``'s own number (in the
+    entry's unit), so the schema states it; ``field``: the other ``Field`` arguments."""
+    return described(lead, entry, default=entry.number, **field)
 
 
 def _iso_date_string(value: Any) -> Any:

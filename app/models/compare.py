@@ -13,8 +13,8 @@ from typing import Annotated, Any
 from pydantic import BaseModel, ConfigDict, Field, Strict, model_validator
 
 from app.costing import defaults, floors
-from app.models.answers import Assumption, PriceAge, SourceRef
-from app.models.common import OMITTED, described
+from app.models.answers import Assumption, PricesUsed, SourceRef
+from app.models.common import OMITTED, defaulted, described
 from app.models.compare_result import CompareOption, CompareResult, CompareSummary
 from app.models.inputs import (
     ELECTRICITY,
@@ -341,10 +341,9 @@ class SweepRequest(StrictBody):
         "Region id for the electricity price (`de`, `us-ca`).", max_length=64
     )
     tariff: Annotated[Tariff, Strict(False)] = tariff_field()
-    horizon_days: float = described(
+    horizon_days: float = defaulted(
         "Days after which total costs are reported. ",
         defaults.SWEEP_DAYS,
-        default=defaults.SWEEP_DAYS.number,
         ge=0,
         le=36500,
     )
@@ -376,7 +375,7 @@ class SweepResult(BaseModel):
     assumptions: list[Assumption]
     sources: list[SourceRef]
     warnings: list[str] = Field(description="Prices older than `prices.max_age_days`.")
-    prices: PriceAge = Field(description="Age of the catalog prices used.")
+    prices: PricesUsed
 
 
 __all__ = ["CompareOption", "CompareResult", "CompareSummary"]  # re-exported

@@ -9,7 +9,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from app.costing import defaults
-from app.models.answers import Assumption, CurrencyRate, PriceAge, SourceRef
+from app.models.answers import Assumption, CurrencyRate, PricesUsed, SourceRef
 from app.models.offer import PricingModel
 
 
@@ -154,4 +154,4 @@ class CompareResult(BaseModel):
     warnings: list[str] = Field(description="What the ranking does not account for.")
     assumptions: list[Assumption]
     sources: list[SourceRef]
-    prices: PriceAge = Field(description="Age of the catalog prices used.")
+    prices: PricesUsed

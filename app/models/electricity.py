@@ -5,7 +5,7 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict, Field
 
 from app.costing import floors
-from app.models.answers import Assumption, CurrencyRate, PriceAge, SourceRef
+from app.models.answers import Assumption, CurrencyRate, PricesUsed, SourceRef
 from app.models.common import described
 from app.models.inputs import (
     DESKTOP_MONEY,
@@ -81,5 +81,5 @@ class ElectricityResult(BaseModel):
     cost_per_year_in_currency: float = Field(description="`cost_usd_per_year` in `currency`.")
     assumptions: list[Assumption]
     sources: list[SourceRef]
-    prices: PriceAge = Field(description="Age of the catalog prices used.")
+    prices: PricesUsed
     warnings: list[str] = Field(description="Caveats, then prices older than the limit.")

@@ -21,7 +21,7 @@ from pydantic import (
 
 from app.costing import defaults, floors
 from app.costing import ownership as own
-from app.models.common import OMITTED, IsoDate, described
+from app.models.common import OMITTED, IsoDate, defaulted, described
 
 STRICT = ConfigDict(extra="forbid", allow_inf_nan=False, strict=True)
 # Names and ids: printable text only (no NUL, newlines or other control characters).
@@ -148,11 +148,10 @@ class Precision(StrEnum):
 # Fields whose presence selects a mode ("exactly one of", "not both") are typed without
 # `| None`: they may be omitted but not sent as null, so the schema's `required` rules mean
 # what the validators enforce.
-LaunchOverheadMin = described(
+LaunchOverheadMin = defaulted(
     "Billed minutes per cloud run that do no work (boot, setup, shutdown), added "
     "to each run before its billing increments and minimum. ",
     defaults.LAUNCH_OVERHEAD,
-    default=defaults.LAUNCH_OVERHEAD.number,
     ge=0,
     le=240,
 )

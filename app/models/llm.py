@@ -11,7 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field, Strict, model_validator
 
 from app.costing import defaults
 from app.costing.llm import Precision, Task
-from app.models.answers import Assumption, PriceAge, SourceRef
+from app.models.answers import Assumption, PricesUsed, SourceRef
 from app.models.common import OMITTED, described
 from app.models.inputs import ELECTRICITY, STRICT, StrictBody, UsageInputs, not_both
 
@@ -213,7 +213,7 @@ class LlmEstimateResult(BaseModel):
         description="Every default and formula choice, with source."
     )
     sources: list[SourceRef] = Field(description="Catalog figures used (model shape, totals).")
-    prices: PriceAge = Field(description="Age of the catalog prices used.")
+    prices: PricesUsed
     warnings: list[str] = Field(description="Prices older than `prices.max_age_days`.")
 
 

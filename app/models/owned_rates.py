@@ -8,7 +8,7 @@ from enum import StrEnum
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 from pydantic.config import JsonDict
 
-from app.models.answers import Assumption, CurrencyRate, PriceAge, SourceRef
+from app.models.answers import Assumption, CurrencyRate, PricesUsed, SourceRef
 from app.models.break_even import USAGE_RULES
 from app.models.common import OMITTED
 from app.models.inputs import (
@@ -153,7 +153,7 @@ class OwnedRatesResult(BaseModel):
     currency_rate: CurrencyRate = Field(description="Rate behind the `*_in_currency` figures.")
     assumptions: list[Assumption]
     sources: list[SourceRef]
-    prices: PriceAge = Field(description="Age of the catalog prices used.")
+    prices: PricesUsed
     warnings: list[str] = Field(description="Caveats, and prices older than the limit.")
 
 

@@ -11,7 +11,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from app.costing import defaults
-from app.models.answers import Assumption, CurrencyRate, PriceAge, SourceRef
+from app.models.answers import Assumption, CurrencyRate, PricesUsed, SourceRef
 from app.models.common import OMITTED, described
 from app.models.inputs import (
     ELECTRICITY,
@@ -396,4 +396,4 @@ class PlanResult(BaseModel):
     warnings: list[str] = Field(description="What the plan does not account for.")
     assumptions: list[Assumption]
     sources: list[SourceRef]
-    prices: PriceAge = Field(description="Age of the catalog prices used.")
+    prices: PricesUsed

@@ -11,7 +11,13 @@ from pydantic import (
     model_validator,
 )
 
-from app.models.answers import Assumption, CurrencyRate, MemoryCheck, PriceAge, SourceRef
+from app.models.answers import (
+    Assumption,
+    CurrencyRate,
+    MemoryCheck,
+    PricesUsed,
+    SourceRef,
+)
 from app.models.common import OMITTED
 from app.models.inputs import (
     ELECTRICITY,
@@ -212,7 +218,7 @@ class RunCostResult(BaseModel):
     memory: MemoryCheck | None = Field(description="The `memory_preset` check, when one is named.")
     assumptions: list[Assumption]
     sources: list[SourceRef]
-    prices: PriceAge = Field(description="Age of the catalog prices used.")
+    prices: PricesUsed
     warnings: list[str] = Field(
         description="Prices older than `prices.max_age_days`, and GPUs below `memory_preset`."
     )

@@ -43,29 +43,35 @@ _POWER_AT = (
 )
 
 
+_KWH = r"(?:/|per|a|an)\s*kwh\b"
+# A price per kWh in dollars or cents: the patterns tried in order (the first that matches is
+# read), each with its number in group 1, and what that number is divided by to make USD/kWh.
+_USD_PER_KWH = (
+    (rf"(?:\$|usd\s*)\s*{NUM}\s*(?:usd\s*)?{_KWH}", 1),
+    (rf"{NUM}\s*(?:\$|usd|dollars?)?\s*{_KWH}", 1),
+    (rf"{NUM}\s*(?:cents?|ct|c|¢)\s*{_KWH}", 100),
+    (
+        rf"(?:electricity|power\s+price|energy\s+price)\s*(?:at|is|=|of|costs?|:)?\s*"
+        rf"(?:\$|usd\s*)\s*{NUM}",
+        1,
+    ),
+    (rf"{_POWER_AT}\s*{NUM}\s*(?:cents?|ct|¢)(?![\w%])", 100),
+    (  # "electricity at 0.30": a price per kWh
+        r"\b(?:electricity|power|energy)(?:\s+(?:price|rate|tariff))?\s*(?:at|is|=|:)\s*"
+        r"(\d*\.\d+)(?:\s*(?:usd|dollars?))?(?![\w.%/$]|\s*(?:%|percent))",
+        1,
+    ),
+)
+
+
 def electricity(w: Work, it: Interpretation) -> None:
-    kwh = r"(?:/|per|a|an)\s*kwh\b"
-    if _local_electricity(w, it, kwh):
+    if _local_electricity(w, it, _KWH):
         return
     price: float | None = None
-    if m := w.take(rf"(?:\$|usd\s*)\s*{NUM}\s*(?:usd\s*)?{kwh}") or w.take(
-        rf"{NUM}\s*(?:\$|usd|dollars?)?\s*{kwh}"
-    ):
-        price = to_number(m[0].group(1))
-    elif m := w.take(rf"{NUM}\s*(?:cents?|ct|c|¢)\s*{kwh}"):
-        price = to_number(m[0].group(1)) / 100
-    elif m := w.take(
-        rf"(?:electricity|power\s+price|energy\s+price)\s*(?:at|is|=|of|costs?|:)?\s*"
-        rf"(?:\$|usd\s*)\s*{NUM}"
-    ):
-        price = to_number(m[0].group(1))
-    elif m := w.take(rf"{_POWER_AT}\s*{NUM}\s*(?:cents?|ct|¢)(?![\w%])"):
-        price = to_number(m[0].group(1)) / 100
-    elif m := w.take(
-        r"\b(?:electricity|power|energy)(?:\s+(?:price|rate|tariff))?\s*(?:at|is|=|:)\s*"
-        r"(\d*\.\d+)(?:\s*(?:usd|dollars?))?(?![\w.%/$]|\s*(?:%|percent))"
-    ):
-        price = to_number(m[0].group(1))  # "electricity at 0.30": a price per kWh
+    for pattern, divisor in _USD_PER_KWH:
+        if m := w.take(pattern):
+            price = to_number(m[0].group(1)) / divisor
+            break
     if price is None:
         return
     if price < 0:

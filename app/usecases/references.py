@@ -3,6 +3,7 @@ the catalog's dated exchange rates and embodied-carbon factors, each with its so
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from functools import lru_cache
 
 from app import costing
@@ -25,11 +26,8 @@ def memory_presets() -> MemoryPresetsPublic:
     """``/v1/memory-presets``: every preset at 32-bit and 16-bit."""
     rows = [
         MemoryPresetPublic(
-            id=p.id,
-            label=p.label,
-            min_memory_gb=p.min_memory_gb,
+            **asdict(p),
             min_memory_gb_fp16=round(own.required_memory_gb(p.min_memory_gb, "fp16"), 4),
-            source=p.source,
         )
         for p in own.MEMORY_PRESETS.values()
     ]
@@ -41,15 +39,12 @@ def scaling_models() -> ScalingPresetsPublic:
     """``/v1/scaling-models``: every preset with its predicted speed-ups on 2, 4 and 8 GPUs."""
     rows = [
         ScalingPresetPublic(
-            id=p.id,
-            anchor_gpu_count=p.anchor_gpu_count,
-            anchor_speedup=p.anchor_speedup,
+            **asdict(p),
             parallel_fraction=round(p.parallel_fraction, 6),
             speedup_2_gpus=round(costing.speedup(2, p.parallel_fraction), 4),
             speedup_4_gpus=round(costing.speedup(4, p.parallel_fraction), 4),
             speedup_8_gpus=round(costing.speedup(8, p.parallel_fraction), 4),
             is_default=p.id == own.DEFAULT_SCALING,
-            source=p.source,
         )
         for p in own.SCALING_PRESETS.values()
     ]

@@ -144,6 +144,17 @@ class _CommonNoted(_Common):
     notes: str
 
 
+def _common(r: dict[str, str], source: str, meta: CatalogFile) -> _Common:
+    """The shared fields of the offers of SkyPilot row ``r``: its vCPUs and RAM (GB), the
+    file's ``source`` and date."""
+    return _Common(
+        source=source,
+        vcpus=opt_float(r["vCPUs"]),
+        ram_gb=opt_float(r["MemoryGiB"]),
+        as_of=meta.as_of,
+    )
+
+
 @dataclass
 class LoadReport:
     """What a loader kept and skipped (rows, with a reason each), for the seed summary."""
@@ -198,12 +209,7 @@ def load_aws_offers(report: LoadReport, given: SkyPilotInput | None = None) -> l
         if gpu_id is None:
             report.skip(f"aws: no catalog GPU for {first['AcceleratorName']}")
             continue
-        common = _Common(
-            source=source,
-            vcpus=opt_float(first["vCPUs"]),
-            ram_gb=opt_float(first["MemoryGiB"]),
-            as_of=meta.as_of,
-        )
+        common = _common(first, source, meta)
         count = int(float(first["AcceleratorCount"]))
         row = functools.partial(offer_row, "aws", itype, gpu_id, count, region=region, **common)
         od_prices = {p for r in group if (p := opt_float(r["Price"])) is not None}
@@ -267,23 +273,13 @@ def load_gcp_offers(report: LoadReport, given: SkyPilotInput | None = None) -> l
         host = host_rows[0]
         gpu_od = min(float(r["Price"]) for r in group if r["Price"])
         host_od = min(float(r["Price"]) for r in host_rows if r["Price"])
-        common = _Common(
-            source=source,
-            vcpus=opt_float(host["vCPUs"]),
-            ram_gb=opt_float(host["MemoryGiB"]),
-            as_of=meta.as_of,
-        )
+        common = _common(host, source, meta)
+        row = functools.partial(offer_row, "gcp", host_type, gpu_id, count, region=region, **common)
         out.append(
-            offer_row(
-                "gcp",
-                host_type,
-                gpu_id,
-                count,
+            row(
                 "on_demand",
                 gpu_od + host_od,
-                region,
                 notes=f"host {host_type} ${host_od:g}/h + {count}x {acc} ${gpu_od:g}/h; {meta.note}",
-                **common,
             )
         )
         host_spot = {
@@ -300,17 +296,11 @@ def load_gcp_offers(report: LoadReport, given: SkyPilotInput | None = None) -> l
         spot = region_spot(zone_spots)
         if spot is not None:
             out.append(
-                offer_row(
-                    "gcp",
-                    host_type,
-                    gpu_id,
-                    count,
+                row(
                     "spot",
                     spot.price_usd_per_hour,
-                    region,
                     availability_zone=spot.zone,
                     notes=f"host + GPU spot prices per zone, {spot.note}; {meta.note}",
-                    **common,
                 )
             )
     return out
@@ -338,20 +328,13 @@ def load_azure_offers(report: LoadReport, given: SkyPilotInput | None = None) ->
             count = 8
             notes += "; GPU count corrected from the source's 12 to 8 (ND H100 v5 has 8 GPUs)"
         price, spot = float(r["Price"]), opt_float(r["SpotPrice"])
-        common = _CommonNoted(
-            source=source,
-            vcpus=opt_float(r["vCPUs"]),
-            ram_gb=opt_float(r["MemoryGiB"]),
-            as_of=meta.as_of,
-            notes=notes,
+        common = _CommonNoted(**_common(r, source, meta), notes=notes)
+        row = functools.partial(
+            offer_row, "azure", itype, gpu_id, count, region=r["Region"], **common
         )
-        out.append(
-            offer_row("azure", itype, gpu_id, count, "on_demand", price, r["Region"], **common)
-        )
+        out.append(row("on_demand", price))
         if spot is not None and is_real_spot(price, spot):
-            out.append(
-                offer_row("azure", itype, gpu_id, count, "spot", spot, r["Region"], **common)
-            )
+            out.append(row("spot", spot))
         else:
             report.skip("azure: spot = on-demand placeholder or empty")
     return out
@@ -390,38 +373,13 @@ def _load_flat_provider(
             continue
         count = int(float(r["AcceleratorCount"]))
         price, spot = float(r["Price"]), opt_float(r["SpotPrice"])
-        common = _CommonNoted(
-            source=source,
-            vcpus=opt_float(r["vCPUs"]),
-            ram_gb=opt_float(r["MemoryGiB"]),
-            as_of=meta.as_of,
-            notes=meta.note,
+        common = _CommonNoted(**_common(r, source, meta), notes=meta.note)
+        row = functools.partial(
+            offer_row, provider, r["InstanceType"], gpu_id, count, region=r["Region"], **common
         )
-        out.append(
-            offer_row(
-                provider,
-                r["InstanceType"],
-                gpu_id,
-                count,
-                "on_demand",
-                price,
-                r["Region"],
-                **common,
-            )
-        )
+        out.append(row("on_demand", price))
         if interruptible and spot is not None and is_real_spot(price, spot):
-            out.append(
-                offer_row(
-                    provider,
-                    r["InstanceType"],
-                    gpu_id,
-                    count,
-                    "interruptible",
-                    spot,
-                    r["Region"],
-                    **common,
-                )
-            )
+            out.append(row("interruptible", spot))
     return out
 
 
