@@ -10,6 +10,7 @@ from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, Field
 from sqlalchemy import text
 
+from app.api.lean import LeanRoute
 from app.api.responses import json_bytes_answer
 from app.costing.defaults import PRICE_FRESH_DAYS
 from app.db import alembic_config, get_engine
@@ -17,7 +18,8 @@ from app.models.refresh import CatalogStatus, ProviderStatus
 from app.observability import LAST_REFRESH, PRICE_AGE_DAYS, metrics_body
 from app.store.refresh import catalog_status
 
-router = APIRouter(tags=["health"])
+# /healthz answers on the lean path (app.api.lean); the sync probes are FastAPI routes as before.
+router = APIRouter(tags=["health"], route_class=LeanRoute)
 
 
 class Health(BaseModel):

@@ -13,7 +13,7 @@ from fastapi.routing import APIRoute
 from app.api import deps
 from app.api.lean import LeanRoute, plan
 from app.main import app
-from app.routers import calc, compare, llm
+from app.routers import calc, compare, health, llm
 from app.settings import Settings, get_settings
 from scripts.loadlib import BREAK_EVEN, RUN_COST
 
@@ -23,6 +23,8 @@ LEAN_OPERATIONS = {
     ("POST", "/v1/carbon"),
     ("POST", "/v1/electricity"),
     ("POST", "/v1/llm/estimate"),
+    ("GET", "/healthz"),  # no body, no parameter, no dependency
+    ("GET", "/v1/llm/models"),  # no body, the catalog view
 }
 
 GOOD = [
@@ -64,7 +66,7 @@ def _both_ways(client, path: str, content: bytes):
 
 def test_the_calculations_and_only_they_are_lean() -> None:
     found = set()
-    for router in (calc.router, llm.router, compare.router):
+    for router in (calc.router, llm.router, compare.router, health.router):
         for route in router.routes:
             if isinstance(route, APIRoute) and plan(route) is not None:
                 found |= {(method, route.path) for method in route.methods}
@@ -162,3 +164,24 @@ def test_a_plain_request_skips_the_dependency_walk(client, monkeypatch) -> None:
     assert walks == []
     assert client.post("/v1/break-even?trace=1", json=BREAK_EVEN).status_code == 200
     assert walks == ["compute_break_even"]
+
+
+@pytest.mark.parametrize(
+    ("path", "endpoint"), [("/healthz", "get_health"), ("/v1/llm/models", "list_llm_models")]
+)
+def test_an_answer_without_a_body_is_fastapis_answer(client, monkeypatch, path, endpoint) -> None:
+    import fastapi.routing
+
+    walks = []
+    solve = fastapi.routing.solve_dependencies
+
+    async def counted(*args, **kwargs):
+        walks.append(kwargs["dependant"].call.__name__)
+        return await solve(*args, **kwargs)
+
+    monkeypatch.setattr(fastapi.routing, "solve_dependencies", counted)
+    lean, full = client.get(path), client.get(f"{path}?trace=1")
+    assert walks == [endpoint]  # only the request with a query string walked
+    assert lean.status_code == full.status_code == 200
+    assert lean.content == full.content and len(lean.content) > 20
+    assert _without_request_id(lean.headers) == _without_request_id(full.headers)
