@@ -149,17 +149,23 @@ def test_as_of_goes_down_fastapis_path_and_is_validated_there(client) -> None:
     assert dated.json()["prices"]["prices_as_of"] == "2020-09-24"
 
 
-def test_a_plain_request_skips_the_dependency_walk(client, monkeypatch) -> None:
+@pytest.fixture
+def walks(monkeypatch) -> list[str]:
+    """The endpoints whose dependency graph FastAPI walked (``solve_dependencies``), in order."""
     import fastapi.routing
 
-    walks = []
+    walked: list[str] = []
     solve = fastapi.routing.solve_dependencies
 
     async def counted(*args, **kwargs):
-        walks.append(kwargs["dependant"].call.__name__)
+        walked.append(kwargs["dependant"].call.__name__)
         return await solve(*args, **kwargs)
 
     monkeypatch.setattr(fastapi.routing, "solve_dependencies", counted)
+    return walked
+
+
+def test_a_plain_request_skips_the_dependency_walk(client, walks) -> None:
     assert client.post("/v1/break-even", json=BREAK_EVEN).status_code == 200
     assert walks == []
     assert client.post("/v1/break-even?trace=1", json=BREAK_EVEN).status_code == 200
@@ -169,17 +175,7 @@ def test_a_plain_request_skips_the_dependency_walk(client, monkeypatch) -> None:
 @pytest.mark.parametrize(
     ("path", "endpoint"), [("/healthz", "get_health"), ("/v1/llm/models", "list_llm_models")]
 )
-def test_an_answer_without_a_body_is_fastapis_answer(client, monkeypatch, path, endpoint) -> None:
-    import fastapi.routing
-
-    walks = []
-    solve = fastapi.routing.solve_dependencies
-
-    async def counted(*args, **kwargs):
-        walks.append(kwargs["dependant"].call.__name__)
-        return await solve(*args, **kwargs)
-
-    monkeypatch.setattr(fastapi.routing, "solve_dependencies", counted)
+def test_an_answer_without_a_body_is_fastapis_answer(client, walks, path, endpoint) -> None:
     lean, full = client.get(path), client.get(f"{path}?trace=1")
     assert walks == [endpoint]  # only the request with a query string walked
     assert lean.status_code == full.status_code == 200
