@@ -241,12 +241,15 @@ def rank(opts: Options, work: Workload) -> Costs:
         np.zeros(desk.shape) if opts.commitment_term_months is None else opts.commitment_term_months
     )
     fixed = term > 0
-    cloud_month = np.where(
-        fixed,
-        committed_bill(billed, opts.monthly_fee_usd),
-        n * opts.monthly_fee_usd
-        + np.maximum(0.0, billed - n * opts.included_hours_per_month) * opts.price_usd_per_hour,
-    )
+    # Both branches are computed for every row; a row's unbounded hours (a fuzzed workload)
+    # times the other branch's zero fee is NaN there and discarded by the where.
+    with np.errstate(invalid="ignore"):
+        cloud_month = np.where(
+            fixed,
+            committed_bill(billed, opts.monthly_fee_usd),
+            n * opts.monthly_fee_usd
+            + np.maximum(0.0, billed - n * opts.included_hours_per_month) * opts.price_usd_per_hour,
+        )
     month = np.where(desk, energy_month * elec, cloud_month)
     over = n > 1
     upfront = n * opts.upfront_usd
