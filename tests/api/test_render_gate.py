@@ -27,6 +27,12 @@ def test_gate_runs_queues_and_refuses():
 
     async def scenario() -> list[object]:
         first = asyncio.create_task(gate.run(slow))
+        # The slow call holds the one slot before the second is sent (else the second's
+        # thread may take the slot first, finish at once and leave one call admitted).
+        for _ in range(500):
+            if started.is_set():
+                break
+            await asyncio.sleep(0.01)
         second = asyncio.create_task(gate.run(lambda: "queued"))
         await asyncio.sleep(0.05)
         assert gate.admitted == 2  # one running, one waiting
