@@ -31,7 +31,6 @@ tool calls are each counted as the REST request they are sent as.
 from __future__ import annotations
 
 import math
-import threading
 import time
 from collections.abc import Sized
 from dataclasses import dataclass
@@ -40,7 +39,7 @@ from typing import Any
 from cachetools import TTLCache
 from fastapi.concurrency import run_in_threadpool
 from limits import RateLimitItem, parse_many
-from limits.storage import MemoryStorage, Storage, storage_from_string
+from limits.storage import Storage, storage_from_string
 from limits.strategies import SlidingWindowCounterRateLimiter
 from sqlalchemy.exc import SQLAlchemyError
 from starlette.requests import Request
@@ -102,7 +101,9 @@ class RateLimits:
 
     def __init__(self, settings: Settings) -> None:
         self.shared = settings.redis_url is not None
-        storage = _storage(settings.redis_url or "memory://")
+        uri = settings.redis_url or "memory://"
+        storage = storage_from_string(uri, **self._options(uri))
+        assert isinstance(storage, Storage)  # memory:// and redis:// are synchronous stores
         self.limiter = SlidingWindowCounterRateLimiter(storage)
         # The in-memory counters (limits' MemoryStorage: key -> count), to bound their number.
         self.memory_keys: Sized = getattr(storage, "storage", ())
@@ -120,6 +121,13 @@ class RateLimits:
         # only after the request was counted; checked again after 60 s, so a revoked key
         # loses its own budget within a minute (it loses access at once).
         self._key_ids: TTLCache[str, str | None] = TTLCache(maxsize=10_000, ttl=60)
+
+    @staticmethod
+    def _options(uri: str) -> dict[str, Any]:
+        # Fail fast (and answer) when Redis is slow or gone, rather than hang the request.
+        if uri.startswith("memory://"):
+            return {}
+        return {"socket_timeout": 0.5, "socket_connect_timeout": 0.5}
 
     def _address(self, scope: Scope) -> str:
         """``address:<host>``; a host longer than an IPv6 address's text (45 characters),
@@ -187,42 +195,6 @@ class RateLimits:
         first = budget.general[0]
         stats = self.limiter.get_window_stats(first, budget.kind, caller)
         return Verdict(first, False, False, stats.remaining, stats.reset_time)
-
-
-class SweptMemoryStorage(MemoryStorage):
-    """`limits`' in-memory store, counting exactly as it does, whose sweep of expired
-    counters runs every :data:`SWEEP_INTERVAL_S` instead of every 10 ms.
-
-    The library's store starts a new ``threading.Timer`` (10 ms) on the first write after
-    the last one ran, so under load it starts ~100 threads a second, and the event loop
-    waits for each to start (it needs the interpreter lock, switched every 1 ms): ~9 % of a
-    break-even's time in process (cProfile, 3,000 ASGI calls, 2026-11-26: 290 thread starts,
-    0.43 s of 4.69 s waiting on their locks). The sweep only
-    frees memory: every read already treats an expired counter as absent
-    (``MemoryStorage.get``), so sweeping less often changes no count; it lets expired
-    counters stay up to a second longer, and ``rate_limit_max_entries`` counts them.
-
-    The hook replaced is the library's private ``__schedule_expiry`` (limits 5.x; pinned in
-    requirements.lock); tests/unit/test_rate_limit_storage.py fails if it is renamed."""
-
-    SWEEP_INTERVAL_S = 1.0
-
-    def _MemoryStorage__schedule_expiry(self) -> None:  # noqa: N802 - the library's name
-        if not self.timer.is_alive():
-            sweep = self._MemoryStorage__expire_events  # type: ignore[attr-defined]
-            self.timer = threading.Timer(self.SWEEP_INTERVAL_S, sweep)
-            self.timer.daemon = True  # never holds the process open at exit
-            self.timer.start()
-
-
-def _storage(uri: str) -> Storage:
-    """The counters' store for ``uri``: :class:`SweptMemoryStorage` for ``memory://``,
-    else `limits`' own store of that scheme (``redis://``), failing fast when slow."""
-    if uri.startswith("memory://"):
-        return SweptMemoryStorage()
-    storage = storage_from_string(uri, socket_timeout=0.5, socket_connect_timeout=0.5)
-    assert isinstance(storage, Storage)  # redis:// is a synchronous store
-    return storage
 
 
 def _lookup_key_id(app: Any, key: str) -> str | None:
