@@ -23,7 +23,7 @@ from app.api.middleware import PROBES
 from app.api.rate_limit import EXEMPT
 from app.catalog.live import live_catalog
 from app.db import get_engine
-from app.integrations.mcp_server import MCP_PATH, McpEndpoint
+from app.integrations.mcp_endpoint import MCP_PATH, McpEndpoint
 from app.models.common import problem_response
 from app.render import draw_pool
 from app.routers import (
@@ -175,7 +175,7 @@ def create_app() -> FastAPI:
     # Routes are matched in order, one router after another: the hot paths first.
     for module in ROUTERS:
         app.include_router(module.router)
-    # The MCP server (app.integrations.mcp_server): each tool call goes through this app.
+    # The MCP server (app.integrations.mcp_endpoint): each tool call goes through this app.
     app.state.mcp = McpEndpoint(app)
     app.router.routes.append(
         Route(MCP_PATH, endpoint=app.state.mcp, methods=["GET", "POST", "DELETE"])

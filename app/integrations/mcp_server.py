@@ -1,5 +1,6 @@
 """The gpucost tools for AI assistants: a Model Context Protocol server (the official ``mcp``
-SDK, streamable HTTP) mounted on the same app at ``/mcp``.
+SDK, streamable HTTP), served at ``/mcp`` by :class:`app.integrations.mcp_endpoint.McpEndpoint`,
+which imports this module (and the SDK) on the first MCP request.
 
 Each tool is one REST operation, and a tool call is that request: its arguments are the
 operation's JSON body (its input schema is the request model's JSON Schema), and the call
@@ -14,9 +15,8 @@ any call, so the server scales out like the REST API.
 
 from __future__ import annotations
 
-import contextlib
 import json
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -35,7 +35,6 @@ from app.models.plan import PlanRequest
 from app.models.run_cost import RunCostRequest
 from app.query.vocabulary import MAX_QUERY_CHARS
 
-MCP_PATH = "/mcp"
 INSTRUCTIONS = (
     "gpucost answers whether a lab should rent GPUs in the cloud or buy a desktop, and what "
     "each run costs, from a dated catalog of cloud prices, GPU specs, electricity prices and "
@@ -192,60 +191,19 @@ def _tool(spec: ToolSpec) -> types.Tool:
     )
 
 
-class McpEndpoint:
-    """The ``/mcp`` ASGI endpoint: an MCP server whose tools call ``app`` (the whole gpucost
-    application, in process). Start it with :meth:`running` in the app's lifespan (a fresh
-    session manager each time, as the SDK's manager runs once); before that it answers 503."""
+class GpucostTools:
+    """The MCP server's two handlers: the tool list (:data:`TOOLS`) and a tool call, sent as
+    its REST request through ``app`` (the whole gpucost application, in process)."""
 
     def __init__(self, app: Any) -> None:
         self.app = app
-        self.server: Server[Any] = Server(
-            "gpucost",
-            title="gpucost",
-            instructions=INSTRUCTIONS,
-            on_list_tools=self._list_tools,
-            on_call_tool=self._call_tool,
-        )
-        self.manager: StreamableHTTPSessionManager | None = None
 
-    @contextlib.asynccontextmanager
-    async def running(self) -> AsyncIterator[None]:
-        """Serve MCP while the context is open."""
-        manager = StreamableHTTPSessionManager(app=self.server, stateless=True, json_response=True)
-        async with manager.run():
-            self.manager = manager
-            try:
-                yield
-            finally:
-                self.manager = None
-
-    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
-        if self.manager is None:
-            body = json.dumps(
-                {
-                    "type": "about:blank",
-                    "title": "Service Unavailable",
-                    "status": 503,
-                    "detail": "the MCP server is starting or stopping; retry",
-                }  # fmt: skip
-            ).encode()
-            await send(
-                {
-                    "type": "http.response.start",
-                    "status": 503,
-                    "headers": [(b"content-type", b"application/problem+json")],
-                }
-            )
-            await send({"type": "http.response.body", "body": body})
-            return
-        await self.manager.handle_request(scope, receive, send)
-
-    async def _list_tools(
+    async def list_tools(
         self, ctx: Any, params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
         return types.ListToolsResult(tools=[_tool(t) for t in TOOLS])
 
-    async def _call_tool(
+    async def call_tool(
         self, ctx: Any, params: types.CallToolRequestParams
     ) -> types.CallToolResult:
         spec = _BY_NAME.get(params.name)
@@ -290,3 +248,21 @@ def _error(problem: Mapping[str, Any]) -> types.CallToolResult:
         structured_content=dict(problem),
         is_error=True,
     )
+
+
+def build_server(app: Any) -> Server[Any]:
+    """The gpucost MCP server: :data:`TOOLS`, each call sent through ``app``."""
+    tools = GpucostTools(app)
+    return Server(
+        "gpucost",
+        title="gpucost",
+        instructions=INSTRUCTIONS,
+        on_list_tools=tools.list_tools,
+        on_call_tool=tools.call_tool,
+    )
+
+
+def session_manager(server: Server[Any]) -> StreamableHTTPSessionManager:
+    """A streamable-HTTP session manager for ``server``: stateless, JSON answers (any worker
+    answers any call). The SDK's manager runs once: one per start of the application."""
+    return StreamableHTTPSessionManager(app=server, stateless=True, json_response=True)
