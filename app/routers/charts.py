@@ -8,24 +8,21 @@ from typing import Annotated
 from fastapi import APIRouter, Query, Response
 
 from app.api.deps import HeavyDep
+from app.api.files import file_responses
 from app.costing import floors
 from app.models.break_even import BreakEvenRequest
-from app.models.common import BUSY_RESPONSE, Responses, problems
+from app.models.common import BUSY_RESPONSE, problems
 from app.models.compare import CompareRequest, SweepRequest
 from app.models.plan import PlanRequest
 from app.query.vocabulary import MAX_QUERY_CHARS
 from app.render import charts
 from app.render.drawing import Chart, Format
 
-IMAGE: Responses = {
-    200: {
-        "description": "The chart: PNG (800 px wide) or SVG (text kept as text).",
-        "content": {
-            "image/png": {"schema": {"type": "string", "format": "binary"}},
-            "image/svg+xml": {"schema": {"type": "string"}},
-        },
-    }
-}
+IMAGE = file_responses(
+    "The chart: PNG (800 px wide) or SVG (text kept as text).",
+    text=("image/svg+xml",),
+    binary=("image/png",),
+)
 router = APIRouter(
     prefix="/v1/charts",
     tags=["charts"],
