@@ -47,6 +47,12 @@ def amount_field(description: str, /, *, le: float, default: Any = OMITTED) -> A
     return Field(default=default, ge=0, le=le, description=description)
 
 
+def currency_twin(usd_field: str, /, *, le: float) -> Any:
+    """The :func:`amount_field` that gives the USD figure ``usd_field`` in the request's
+    ``currency`` instead (converted at the request's rate; at most one of the two is given)."""
+    return amount_field(f"`{usd_field}` in the request's `currency`.", le=le)
+
+
 def _iso_date_string(value: Any) -> Any:
     """Let only a string through to date parsing: pydantic's lax mode would read a number as a
     Unix timestamp (``0`` -> 1970-01-01)."""

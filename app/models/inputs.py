@@ -21,7 +21,14 @@ from pydantic import (
 
 from app.costing import defaults, floors
 from app.costing import ownership as own
-from app.models.common import OMITTED, IsoDate, amount_field, defaulted, described
+from app.models.common import (
+    OMITTED,
+    IsoDate,
+    amount_field,
+    currency_twin,
+    defaulted,
+    described,
+)
 
 STRICT = ConfigDict(extra="forbid", allow_inf_nan=False, strict=True)
 # Names and ids: printable text only (no NUL, newlines or other control characters).
@@ -270,9 +277,7 @@ class DesktopSpec(StrictBody):
         "`resell_after_years` (seed 001 counts no resale).",
         le=10_000_000,
     )
-    resale_value: float = amount_field(
-        "`resale_value_usd` in the request's `currency`.", le=10_000_000
-    )
+    resale_value: float = currency_twin("resale_value_usd", le=10_000_000)
 
     @model_validator(mode="after")
     def _money_once(self) -> DesktopSpec:
