@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from app.costing import floors
 from app.models.benchmark import BenchmarkPublic, BenchmarkResultPublic
 from app.models.catalog_misc import BareboneKind, BarebonePublic, UtilizationProfilePublic
-from app.models.common import IsoDate, described_by
+from app.models.common import IsoDate, amount_field, described_by
 from app.models.gpu import FormFactor, GpuPublic
 from app.models.inputs import NO_CONTROL
 from app.models.offer import CloudOfferPublic, PricingModel, Provider, commitment_problem
@@ -86,7 +86,7 @@ class CloudOfferWrite(_Write):
     gpu_count: int = Field(ge=1, le=64)
     pricing_model: PricingModel
     price_usd_per_hour: float = Field(ge=0, le=10_000, description="Whole instance, USD/h.")
-    monthly_fee_usd: float = Field(default=0, ge=0, le=100_000, description="USD/month.")
+    monthly_fee_usd: float = amount_field("USD/month.", le=100_000, default=0)
     region: Text | None = None
     availability_zone: Text | None = None
     vcpus: float | None = Field(default=None, ge=floors.CPUS.value, le=10_000)

@@ -15,7 +15,7 @@ from pydantic import (
 
 from app.costing import defaults, floors
 from app.models.answers import Assumption, EmbodiedCarbon, PricesUsed, SourceRef
-from app.models.common import OMITTED, defaulted, described
+from app.models.common import OMITTED, amount_field, defaulted, described
 from app.models.inputs import (
     NO_CONTROL,
     STRICT,
@@ -55,9 +55,7 @@ class CarbonRequest(StrictBody):
         default=OMITTED, min_length=1, pattern=NO_CONTROL, max_length=100, description="GPU."
     )
     gpu_count: int = Field(default=1, ge=1, le=10_000, description="GPUs.")
-    gpu_power_w: float = Field(
-        default=OMITTED, ge=0, le=2000, description="Power per GPU, W; default TDP."
-    )
+    gpu_power_w: float = amount_field("Power per GPU, W; default TDP.", le=2000)
     base_power_w: float = defaulted(
         "Host power while busy, W. ",
         defaults.BASE_POWER,
@@ -80,8 +78,8 @@ class CarbonRequest(StrictBody):
         "Region id, for carbon intensity (and PUE).",
         max_length=64,
     )
-    carbon_intensity_g_per_kwh: float | None = Field(
-        default=None, ge=0, le=2000, description="Grid carbon intensity, gCO2e/kWh."
+    carbon_intensity_g_per_kwh: float | None = amount_field(
+        "Grid carbon intensity, gCO2e/kWh.", le=2000, default=None
     )
     pue: float | None = described(
         "Power usage effectiveness; 1.0 for an owned machine. For a cloud offer: ",

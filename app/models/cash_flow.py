@@ -11,7 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from app.costing import defaults
 from app.models.answers import Assumption, CurrencyRate, PriceAge, SourceRef
 from app.models.break_even import SEED_EXAMPLE, USAGE_RULES, BreakEvenRequest
-from app.models.common import OMITTED, described
+from app.models.common import OMITTED, amount_field, described
 from app.models.inputs import STRICT, StrictBody, discount_rate_field, tax_exempt_field
 
 
@@ -42,19 +42,17 @@ class OptionalCosts(StrictBody):
     and egress of datasets and checkpoints."""
 
     admin: AdminTime = Field(default=OMITTED, description="Staff time for the desktop.")
-    cooling_overhead: float | None = Field(
-        default=None,
-        ge=0,
-        le=2,
-        description="Extra electricity for cooling the desktop's room, as a fraction of its "
+    cooling_overhead: float | None = amount_field(
+        "Extra electricity for cooling the desktop's room, as a fraction of its "
         "own (0.3 = 30 % more).",
-    )
-    annual_failure_rate: float | None = Field(
+        le=2,
         default=None,
-        ge=0,
-        le=1,
-        description="Share of the GPUs that fail a year; each is replaced at the GPUs' price "
+    )
+    annual_failure_rate: float | None = amount_field(
+        "Share of the GPUs that fail a year; each is replaced at the GPUs' price "
         "(the expected cost, spread evenly).",
+        le=1,
+        default=None,
     )
     storage: CloudStorage = Field(default=OMITTED, description="Cloud storage.")
     egress: CloudEgress = Field(default=OMITTED, description="Cloud egress.")

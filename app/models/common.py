@@ -40,6 +40,19 @@ def defaulted(lead: str, entry: Default, /, **field: Any) -> Any:
     return described(lead, entry, default=entry.number, **field)
 
 
+def amount_field(description: str, /, *, le: float, default: Any = OMITTED) -> Any:
+    """A request figure that cannot be negative (money, a price, a power, a share): from 0 to
+    ``le``, in the unit ``description`` names. ``default``: :data:`OMITTED` (may be left out,
+    never null) unless given (``None`` for a figure that is off when omitted)."""
+    return Field(default=default, ge=0, le=le, description=description)
+
+
+def currency_twin(usd_field: str, /, *, le: float) -> Any:
+    """The :func:`amount_field` that gives the USD figure ``usd_field`` in the request's
+    ``currency`` instead (converted at the request's rate; at most one of the two is given)."""
+    return amount_field(f"`{usd_field}` in the request's `currency`.", le=le)
+
+
 def _iso_date_string(value: Any) -> Any:
     """Let only a string through to date parsing: pydantic's lax mode would read a number as a
     Unix timestamp (``0`` -> 1970-01-01)."""

@@ -14,7 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, Strict, model_validator
 
 from app.costing import defaults, floors
 from app.models.answers import Assumption, PricesUsed, SourceRef
-from app.models.common import OMITTED, defaulted, described
+from app.models.common import OMITTED, amount_field, defaulted, described
 from app.models.compare_result import CompareOption, CompareResult, CompareSummary
 from app.models.inputs import (
     ELECTRICITY,
@@ -144,11 +144,11 @@ class SpotModel(StrictBody):
     checkpoint_interval_min: float = Field(
         ge=0.01, le=10_000, description="Useful work between checkpoints, minutes."
     )
-    restart_overhead_min: float = Field(
-        default=0, ge=0, le=10_000, description="Time to restart and reload, minutes."
+    restart_overhead_min: float = amount_field(
+        "Time to restart and reload, minutes.", le=10_000, default=0
     )
-    checkpoint_write_min: float = Field(
-        default=0, ge=0, le=10_000, description="Time to write one checkpoint, minutes."
+    checkpoint_write_min: float = amount_field(
+        "Time to write one checkpoint, minutes.", le=10_000, default=0
     )
 
 
@@ -172,12 +172,12 @@ class CompareFilters(StrictBody):
     gpus: list[Name] | None = Field(
         default=None, max_length=100, description="Only these GPUs (ids or names)."
     )
-    min_gpu_memory_gb: float | None = Field(
-        default=None, ge=0, le=2048, description="Only GPUs with at least this memory, GB."
+    min_gpu_memory_gb: float | None = amount_field(
+        "Only GPUs with at least this memory, GB.", le=2048, default=None
     )
 
-    max_price_usd_per_hour: float | None = Field(
-        default=None, ge=0, le=10_000, description="Only offers at most this price, USD/h."
+    max_price_usd_per_hour: float | None = amount_field(
+        "Only offers at most this price, USD/h.", le=10_000, default=None
     )
     include_desktop: bool = Field(default=True, description="Rank desktop builds.")
     include_cloud: bool = Field(default=True, description="Rank cloud offers.")

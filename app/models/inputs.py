@@ -21,7 +21,14 @@ from pydantic import (
 
 from app.costing import defaults, floors
 from app.costing import ownership as own
-from app.models.common import OMITTED, IsoDate, defaulted, described
+from app.models.common import (
+    OMITTED,
+    IsoDate,
+    amount_field,
+    currency_twin,
+    defaulted,
+    described,
+)
 
 STRICT = ConfigDict(extra="forbid", allow_inf_nan=False, strict=True)
 # Names and ids: printable text only (no NUL, newlines or other control characters).
@@ -203,25 +210,18 @@ class DesktopSpec(StrictBody):
         max_length=100,
     )
     gpu_count: int = Field(default=1, ge=1, le=16, description="GPUs in the desktop.")
-    total_price_usd: float = Field(
-        default=OMITTED, ge=0, le=10_000_000, description="Price of the whole machine, USD."
-    )
-    gpu_price_usd: float = Field(
-        default=OMITTED,
-        ge=0,
-        le=1_000_000,
-        description="Price of one GPU, USD; default: the GPU's launch MSRP in the catalog.",
+    total_price_usd: float = amount_field("Price of the whole machine, USD.", le=10_000_000)
+    gpu_price_usd: float = amount_field(
+        "Price of one GPU, USD; default: the GPU's launch MSRP in the catalog.", le=1_000_000
     )
     barebone: str | None = name_field(
         "Barebone id (`GET /v1/barebones`).",
         max_length=100,
     )
-    barebone_price_usd: float | None = Field(
-        default=None, ge=0, le=1_000_000, description="Price of the machine without GPUs, USD."
+    barebone_price_usd: float | None = amount_field(
+        "Price of the machine without GPUs, USD.", le=1_000_000, default=None
     )
-    gpu_power_w: float = Field(
-        default=OMITTED, ge=0, le=2000, description="Power of one GPU while busy, W; default TDP."
-    )
+    gpu_power_w: float = amount_field("Power of one GPU while busy, W; default TDP.", le=2000)
     base_power_w: float | None = described(
         "CPU, board and drives while busy, W. The barebone's when it states one; else: ",
         defaults.BASE_POWER,
@@ -232,12 +232,11 @@ class DesktopSpec(StrictBody):
     idle_power_w: float | None = described(
         "Wall power while on but idle, W. ", defaults.IDLE_POWER, default=None, ge=0, le=10_000
     )
-    idle_on_fraction: float | None = Field(
-        default=None,
-        ge=0,
-        le=1,
-        description="Fraction of the not-busy time the machine stays on, drawing "
+    idle_on_fraction: float | None = amount_field(
+        "Fraction of the not-busy time the machine stays on, drawing "
         "`idle_power_w` (0 = off when idle, the default as in seed 001; 1 = always on).",
+        le=1,
+        default=None,
     )
     psu_efficiency: float | None = described(
         "PSU efficiency (wall power = component power / it). The barebone's when "
@@ -255,12 +254,9 @@ class DesktopSpec(StrictBody):
         ge=0.25,
         le=20,
     )
-    total_price: float = Field(
-        default=OMITTED,
-        ge=0,
+    total_price: float = amount_field(
+        "Price of the whole machine in the request's `currency` (instead of `total_price_usd`).",
         le=10_000_000,
-        description="Price of the whole machine in the request's `currency` (instead of "
-        "`total_price_usd`).",
     )
     purchase_date: IsoDate = Field(
         default=OMITTED,
@@ -276,19 +272,12 @@ class DesktopSpec(StrictBody):
         "`resale_value_usd` the GPUs' value comes from the catalog's depreciation curve for "
         "their class (fitted to seed 001's used prices); the barebone is counted at 0.",
     )
-    resale_value_usd: float = Field(
-        default=OMITTED,
-        ge=0,
-        le=10_000_000,
-        description="What the whole machine sells for at the end, USD; default 0 without "
+    resale_value_usd: float = amount_field(
+        "What the whole machine sells for at the end, USD; default 0 without "
         "`resell_after_years` (seed 001 counts no resale).",
-    )
-    resale_value: float = Field(
-        default=OMITTED,
-        ge=0,
         le=10_000_000,
-        description="`resale_value_usd` in the request's `currency`.",
     )
+    resale_value: float = currency_twin("resale_value_usd", le=10_000_000)
 
     @model_validator(mode="after")
     def _money_once(self) -> DesktopSpec:
@@ -307,22 +296,17 @@ class CloudSpec(StrictBody):
         "Offer id from `GET /v1/cloud-offers`.",
         max_length=160,
     )
-    price_usd_per_hour: float = Field(
-        default=OMITTED, ge=0, le=10_000, description="Price of the instance, USD/h."
-    )
-    price_per_hour: float = Field(
-        default=OMITTED,
-        ge=0,
-        le=10_000,
-        description="Price of the instance per hour in the request's `currency`.",
+    price_usd_per_hour: float = amount_field("Price of the instance, USD/h.", le=10_000)
+    price_per_hour: float = amount_field(
+        "Price of the instance per hour in the request's `currency`.", le=10_000
     )
     gpu: str | None = name_field(
         "GPU of the instance (for performance normalization and carbon).",
         max_length=100,
     )
     gpu_count: int | None = Field(default=None, ge=1, le=64, description="GPUs in the instance.")
-    monthly_fee_usd: float | None = Field(
-        default=None, ge=0, le=1_000_000, description="Fixed monthly plan fee, USD."
+    monthly_fee_usd: float | None = amount_field(
+        "Fixed monthly plan fee, USD.", le=1_000_000, default=None
     )
 
     @model_validator(mode="after")
@@ -345,12 +329,10 @@ class SiteInputs(StrictBody):
         ge=0,
         le=5,
     )
-    electricity_price_per_kwh: float = Field(
-        default=OMITTED,
-        ge=0,
-        le=5,
-        description="Electricity price per kWh in the request's `currency` (instead of "
+    electricity_price_per_kwh: float = amount_field(
+        "Electricity price per kWh in the request's `currency` (instead of "
         "`electricity_price_usd_per_kwh`).",
+        le=5,
     )
     region: str | None = name_field(
         "Region id (`de`, `us-ca`, ...) for electricity price and carbon intensity.",

@@ -10,7 +10,7 @@ from pydantic.config import JsonDict
 
 from app.models.answers import Assumption, CurrencyRate, PricesUsed, SourceRef
 from app.models.break_even import USAGE_RULES
-from app.models.common import OMITTED
+from app.models.common import OMITTED, amount_field, currency_twin
 from app.models.inputs import (
     DESKTOP_RULES,
     STRICT,
@@ -64,19 +64,12 @@ class OwnedMachine(DesktopSpec):
         "default: the request's `utilization`. The purchase is spread over these busy hours "
         "only, so a quiet machine's hour costs more.",
     )
-    overhead_usd_per_year: float = Field(
-        default=OMITTED,
-        ge=0,
-        le=10_000_000,
-        description="Yearly cost of one machine beyond its purchase and electricity (hosting, "
+    overhead_usd_per_year: float = amount_field(
+        "Yearly cost of one machine beyond its purchase and electricity (hosting, "
         "colocation, administration time, support contracts), USD; default 0.",
-    )
-    overhead_per_year: float = Field(
-        default=OMITTED,
-        ge=0,
         le=10_000_000,
-        description="`overhead_usd_per_year` in the request's `currency`.",
     )
+    overhead_per_year: float = currency_twin("overhead_usd_per_year", le=10_000_000)
     accelerator_name: str = name_field(
         "Name SkyPilot knows this GPU by (`H100`, `A100-80GB`, `RTX4090`); default: derived "
         "from the GPU with SkyPilot's own naming rule (its canonical GPU names, else the "

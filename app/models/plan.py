@@ -12,7 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from app.costing import defaults
 from app.models.answers import Assumption, CurrencyRate, PricesUsed, SourceRef
-from app.models.common import OMITTED, described
+from app.models.common import OMITTED, amount_field, described
 from app.models.inputs import (
     ELECTRICITY,
     NO_CONTROL,
@@ -58,22 +58,18 @@ class PlanPeak(StrictBody):
 class PlanConstraints(StrictBody):
     """Limits on the owned fleet; each is off when omitted."""
 
-    budget_usd: float | None = Field(
-        default=None,
-        ge=0,
+    budget_usd: float | None = amount_field(
+        "Most that may be spent on desktops over the horizon (purchases, not running costs), USD.",
         le=1_000_000_000,
-        description="Most that may be spent on desktops over the horizon (purchases, not "
-        "running costs), USD.",
+        default=None,
     )
     max_machines: int | None = Field(
         default=None, ge=0, le=1000, description="Most desktops owned at once."
     )
-    max_power_w: float | None = Field(
-        default=None,
-        ge=0,
+    max_power_w: float | None = amount_field(
+        "Most busy wall power of the desktops owned at once, W (a room's circuits or cooling).",
         le=10_000_000,
-        description="Most busy wall power of the desktops owned at once, W (a room's "
-        "circuits or cooling).",
+        default=None,
     )
 
 
@@ -147,11 +143,8 @@ class PlanRequest(SiteInputs):
         description="Demand in each month, reference GPU-hours (0 to 1,000,000), first month "
         "first; its length is the horizon (12 to 60 months).",
     )
-    baseline_gpu_hours_per_month: float = Field(
-        default=OMITTED,
-        ge=0,
-        le=MAX_MONTHLY_GPU_HOURS,
-        description="Demand in a month without a peak, reference GPU-hours.",
+    baseline_gpu_hours_per_month: float = amount_field(
+        "Demand in a month without a peak, reference GPU-hours.", le=MAX_MONTHLY_GPU_HOURS
     )
     months: int | None = described(
         "Horizon with `baseline_gpu_hours_per_month`, months. ",

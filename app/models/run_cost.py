@@ -18,7 +18,7 @@ from app.models.answers import (
     PricesUsed,
     SourceRef,
 )
-from app.models.common import OMITTED
+from app.models.common import OMITTED, amount_field
 from app.models.inputs import (
     ELECTRICITY,
     NO_CONTROL,
@@ -122,7 +122,7 @@ class RunOption(StrictBody):
         max_length=100,
     )
     gpu_count: int | None = Field(default=None, ge=1, le=64, description="GPUs.")
-    price_usd_per_hour: float = Field(default=OMITTED, ge=0, le=10_000, description="Price, USD/h.")
+    price_usd_per_hour: float = amount_field("Price, USD/h.", le=10_000)
     desktop: DesktopSpec = Field(default=OMITTED, description="A desktop instead.")
 
     @model_validator(mode="after")

@@ -3,29 +3,28 @@ call the chart service, return the bytes."""
 
 from __future__ import annotations
 
-from typing import Annotated
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Annotated, Any
 
-from fastapi import APIRouter, Query, Response
+from fastapi import APIRouter, Depends, Query, Response
 
-from app.api.deps import HeavyDep
+from app.api.deps import Heavy, HeavyDep
+from app.api.files import file_responses
 from app.costing import floors
 from app.models.break_even import BreakEvenRequest
-from app.models.common import BUSY_RESPONSE, Responses, problems
+from app.models.common import BUSY_RESPONSE, problems
 from app.models.compare import CompareRequest, SweepRequest
 from app.models.plan import PlanRequest
 from app.query.vocabulary import MAX_QUERY_CHARS
 from app.render import charts
 from app.render.drawing import Chart, Format
 
-IMAGE: Responses = {
-    200: {
-        "description": "The chart: PNG (800 px wide) or SVG (text kept as text).",
-        "content": {
-            "image/png": {"schema": {"type": "string", "format": "binary"}},
-            "image/svg+xml": {"schema": {"type": "string"}},
-        },
-    }
-}
+IMAGE = file_responses(
+    "The chart: PNG (800 px wide) or SVG (text kept as text).",
+    text=("image/svg+xml",),
+    binary=("image/png",),
+)
 router = APIRouter(
     prefix="/v1/charts",
     tags=["charts"],
@@ -43,6 +42,27 @@ def _image(chart: Chart) -> Response:
     if not chart.x_label:  # a card explaining why there is no chart
         headers["X-Gpucost-Charted"] = "false"
     return Response(chart.content, media_type=chart.media_type, headers=headers)
+
+
+@dataclass(frozen=True)
+class Drawing:
+    """What drawing a chart needs: the heavy-operation context and the image format asked
+    for (`format`)."""
+
+    heavy: Heavy
+    fmt: Format
+
+    async def __call__(self, draw: Callable[..., Chart], req: Any, *rest: Any) -> Response:
+        """``draw(view, req, settings, *rest, fmt)`` through the render gate, as the image."""
+        return _image(await self.heavy.run(draw, req, *rest, self.fmt))
+
+
+async def drawing(heavy: HeavyDep, fmt: FormatQuery = "png") -> Drawing:
+    """The :class:`Drawing` of a chart request."""
+    return Drawing(heavy, fmt)
+
+
+DrawingDep = Annotated[Drawing, Depends(drawing)]
 
 
 @router.post(
@@ -66,7 +86,7 @@ async def cumulative_cost(
 ) -> Response:
     """The `/v1/break-even` request drawn: desktop cost (purchase + electricity) and cloud
     cost against days since purchase (USD), with the break-even day marked."""
-    return _image(await heavy.run(charts.cumulative_chart, req, days, fmt))
+    return await Drawing(heavy, fmt)(charts.cumulative_chart, req, days)
 
 
 @router.post(
@@ -74,38 +94,26 @@ async def cumulative_cost(
     response_class=Response,
     summary="Chart: break-even days against utilization",
 )
-async def break_even_sweep(
-    req: SweepRequest,
-    heavy: HeavyDep,
-    fmt: FormatQuery = "png",
-) -> Response:
+async def break_even_sweep(req: SweepRequest, draw: DrawingDep) -> Response:
     """The `/v1/break-even/sweep` grid drawn: break-even days against utilization (%), one
     line per electricity price; gaps where the desktop never pays back."""
-    return _image(await heavy.run(charts.sweep_chart, req, fmt))
+    return await draw(charts.sweep_chart, req)
 
 
 @router.post("/compare", response_class=Response, summary="Chart: options ranked by cost per run")
-async def compare(
-    req: CompareRequest,
-    heavy: HeavyDep,
-    fmt: FormatQuery = "png",
-) -> Response:
+async def compare(req: CompareRequest, draw: DrawingDep) -> Response:
     """The `/v1/compare` ranking drawn as bars (at most 30): cost per run over the horizon
     (purchase and fees included) when the workload has runs, else total cost (USD)."""
-    return _image(await heavy.run(charts.compare_chart, req, fmt))
+    return await draw(charts.compare_chart, req)
 
 
 @router.post("/plan", response_class=Response, summary="Chart: a fleet plan month by month")
-async def plan(
-    req: PlanRequest,
-    heavy: HeavyDep,
-    fmt: FormatQuery = "png",
-) -> Response:
+async def plan(req: PlanRequest, draw: DrawingDep) -> Response:
     """The `/v1/plan` answer drawn (800 x 700 px): GPU-hours per month served by owned
     desktops and rented (stacked bars) against demand and owned capacity; below, the
     cumulative cost (USD) of the plan, all-cloud and all-desktop. No plan within the limits:
     a card saying why, with `X-Gpucost-Charted: false`."""
-    return _image(await heavy.run(charts.plan_chart, req, fmt))
+    return await draw(charts.plan_chart, req)
 
 
 @router.get("/query", response_class=Response, summary="Chart for a plain-language question")

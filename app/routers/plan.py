@@ -9,9 +9,9 @@ from typing import Annotated, Literal
 from fastapi import APIRouter, Query, Response
 
 from app.api.deps import HeavyDep
-from app.api.files import report_response
+from app.api.files import file_responses, report_response
 from app.models.cash_flow import CashFlowRequest, CashFlowResult
-from app.models.common import BUSY_RESPONSE, Responses, problems
+from app.models.common import BUSY_RESPONSE, problems
 from app.models.plan import PlanRequest, PlanResult
 from app.render import apart, reports
 from app.usecases.cash_flow import compute_cash_flow
@@ -40,19 +40,14 @@ async def plan(req: PlanRequest, heavy: HeavyDep) -> PlanResult:
     return await heavy.run_apart(apart.plan, compute_plan, req)
 
 
-REPORT_CONTENT: Responses = {
-    200: {
-        "description": "The report: a printable HTML page (the question, the answer, the "
-        "chart, a sensitivity table, assumptions and sources), an XLSX workbook (Summary, "
-        "Schedule, Purchases, Desktops, Sensitivity, Assumptions, Sources, Warnings sheets) "
-        "or the month-by-month schedule as CSV.",
-        "content": {
-            "text/html": {"schema": {"type": "string"}},
-            reports.MEDIA_TYPES["xlsx"]: {"schema": {"type": "string", "format": "binary"}},
-            "text/csv": {"schema": {"type": "string"}},
-        },
-    }
-}
+REPORT_CONTENT = file_responses(
+    "The report: a printable HTML page (the question, the answer, the chart, a sensitivity "
+    "table, assumptions and sources), an XLSX workbook (Summary, Schedule, Purchases, "
+    "Desktops, Sensitivity, Assumptions, Sources, Warnings sheets) or the month-by-month "
+    "schedule as CSV.",
+    text=("text/html", "text/csv"),
+    binary=(reports.MEDIA_TYPES["xlsx"],),
+)
 
 
 @router.post(
@@ -90,16 +85,12 @@ async def cash_flow(req: CashFlowRequest, heavy: HeavyDep) -> CashFlowResult:
     return await heavy.run(compute_cash_flow, req)
 
 
-CASH_FLOW_CONTENT: Responses = {
-    200: {
-        "description": "The cash flow as an XLSX workbook (Summary, Cash flow, Assumptions, "
-        "Sources, Warnings) or CSV (one row per period).",
-        "content": {
-            reports.MEDIA_TYPES["xlsx"]: {"schema": {"type": "string", "format": "binary"}},
-            "text/csv": {"schema": {"type": "string"}},
-        },
-    }
-}
+CASH_FLOW_CONTENT = file_responses(
+    "The cash flow as an XLSX workbook (Summary, Cash flow, Assumptions, Sources, Warnings) "
+    "or CSV (one row per period).",
+    text=("text/csv",),
+    binary=(reports.MEDIA_TYPES["xlsx"],),
+)
 
 
 @router.post(
