@@ -27,7 +27,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlmodel import SQLModel
 
 from app.catalog.live import catalog_written
-from app.db import writer
+from app.db import write_transaction
 from app.errors import (
     Conflict,
     InvalidRequest,
@@ -220,7 +220,7 @@ def put(
     table = table_of(kind.table)
     fields = body.model_dump(exclude={"results"})
     try:
-        with writer(engine).begin() as conn:
+        with write_transaction(engine) as conn:
             current = _load(conn, kind, item_id, lock=True)
             before = current.data if current else None
             _check(kind, item_id, before, if_match, if_none_match)
@@ -289,7 +289,7 @@ def remove(engine: Engine, kind: Kind, item_id: str, if_match: str | None) -> No
     """Delete a row (its price history is kept). 428 without If-Match, 412 when stale, 409
     when other rows refer to it (a GPU with offers or benchmark results)."""
     table = table_of(kind.table)
-    with writer(engine).begin() as conn:
+    with write_transaction(engine) as conn:
         current = _load(conn, kind, item_id, lock=True)
         if current is None:
             raise NotFound(f"no {kind.name} row with id '{item_id}'")

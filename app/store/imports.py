@@ -32,6 +32,7 @@ from sqlmodel import col
 
 from app.catalog.importer import ParsedFile, Rejected
 from app.catalog.live import catalog_written
+from app.db import write_turn
 from app.models import CatalogRevision, CloudOffer, Gpu, PricePoint
 from app.models.common import table_of
 from app.store.catalog_writes import PriceLedger, bump_revision, plan_upsert, stored_rows
@@ -237,7 +238,8 @@ def apply(
                     _drop_staging(conn)
                     _stage(conn, table, plan, each_commits=True)
                 conn.execution_options(immediate=True)
-                with conn.begin():  # the write lock, from here to the commit
+                # The write lock, from here to the commit (the process's turn first).
+                with write_turn(engine), conn.begin():
                     revision = _revision(conn, lock=True)
                     if attempt == PLAN_ATTEMPTS:  # the catalog moved under every plan
                         plan = _plan(conn, files, progress, restate)

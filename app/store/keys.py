@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from sqlalchemy import Engine
 from sqlmodel import Session, col, select
 
-from app.db import writer
+from app.db import write_session
 from app.errors import Forbidden, Unauthorized
 from app.models import ApiKey
 
@@ -61,7 +61,7 @@ def create(
         created_at=now,
         expires_at=_utc(expires_at) if expires_at is not None else None,
     )
-    with Session(writer(_engine(session))) as own:
+    with write_session(_engine(session)) as own:
         own.add(row)
         own.commit()
         own.refresh(row)
@@ -70,7 +70,7 @@ def create(
 
 def revoke(session: Session, key_id: str) -> ApiKey | None:
     """Mark a key revoked (kept for the record); None when there is no such key."""
-    with Session(writer(_engine(session))) as own:
+    with write_session(_engine(session)) as own:
         row = own.get(ApiKey, key_id)
         if row is None:
             return None

@@ -22,7 +22,7 @@ from app.catalog.refresh import (
     parse_file,
     read_source,
 )
-from app.db import writer
+from app.db import write_transaction
 from app.models import CloudOffer
 from app.models.common import table_of
 from app.models.refresh import CatalogRefresh, CatalogStatus, ProviderStatus, RefreshOutcome
@@ -102,7 +102,7 @@ def refresh_provider(
 def record(engine: Engine, result: ProviderResult, now: dt.datetime) -> None:
     """Store ``result`` as the provider's last refresh (one transaction)."""
     ok = result.outcome in ("refreshed", "unchanged")
-    with writer(engine).begin() as conn:
+    with write_transaction(engine) as conn:
         old = conn.execute(select(_RUNS).where(_RUNS.c.provider == result.provider)).first()
         values = {
             "attempted_at": now,

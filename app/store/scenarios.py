@@ -9,7 +9,7 @@ from typing import cast
 from sqlalchemy import Engine, func
 from sqlmodel import Session, col, select
 
-from app.db import writer
+from app.db import write_session
 from app.errors import NotFound, QuotaExceeded
 from app.models import Scenario
 from app.models.scenario import ScenarioKind, ScenarioPublic
@@ -31,7 +31,7 @@ def insert(engine: Engine, row: Scenario, quota: int) -> ScenarioPublic:
     insert are one writer transaction, so concurrent creates cannot pass the quota together.
     Raises :class:`QuotaExceeded` (429)."""
     owner = row.owner_key_id
-    with Session(writer(engine)) as own:
+    with write_session(engine) as own:
         held = own.exec(
             select(func.count()).select_from(Scenario).where(Scenario.owner_key_id == owner)
         ).one()
@@ -70,7 +70,7 @@ def list_page(
 def delete(engine: Engine, scenario_id: str, owner: str) -> None:
     """Delete the scenario if the key ``owner`` saved it; 404 otherwise (another key's
     scenario is not revealed)."""
-    with Session(writer(engine)) as own:
+    with write_session(engine) as own:
         row = own.get(Scenario, scenario_id)
         if row is None or row.owner_key_id != owner:
             raise NotFound(f"no scenario with id '{scenario_id}' saved with this API key")

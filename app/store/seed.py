@@ -17,7 +17,7 @@ from sqlalchemy.engine import Connection, Engine
 from app.catalog import loaders
 from app.catalog.live import catalog_written
 from app.catalog.sources.skypilot import LoadReport
-from app.db import writer
+from app.db import write_transaction
 from app.models import TABLES
 from app.models.common import table_of
 from app.store.catalog_writes import PriceLedger, bump_revision, stored_rows, upsert
@@ -62,7 +62,7 @@ def seed(engine: Engine) -> SeedReport:
     """Load every catalog table from the shipped files; returns what changed."""
     report = SeedReport()
     skipped = LoadReport({})
-    with writer(engine).begin() as conn:
+    with write_transaction(engine) as conn:
         ledger = PriceLedger.load(conn)
         for name, rows in loaders.iter_all(skipped):
             _seed_table(conn, table_of(TABLES[name]), rows, ledger, report)

@@ -2,9 +2,7 @@
 answered (``slack_replay``, primary key on the signature), on the embedded SQLite default and
 on PostgreSQL alike. The first insert of a signature wins; a replay, to this worker or any
 other, hits the key and is refused. Rows older than the window are purged as new ones come
-(one indexed delete per request). On SQLite the write takes the process's turn
-(:func:`app.db.write_turn`), so concurrent Slack commands queue rather than sleep in SQLite's
-busy handler."""
+(one indexed delete per request, in a :func:`app.db.write_session`)."""
 
 from __future__ import annotations
 
@@ -14,9 +12,9 @@ from collections.abc import Callable
 from sqlalchemy import delete
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError
-from sqlmodel import Session, col
+from sqlmodel import col
 
-from app.db import write_turn, writer
+from app.db import write_session
 from app.models import SlackReplay
 
 
@@ -32,7 +30,7 @@ class DbReplayStore:
         """True the first time ``signature`` is offered within the window (recorded, for
         every worker), False after. Database errors propagate (the caller answers 503)."""
         now = self._clock()
-        with write_turn(self.engine), Session(writer(self.engine)) as s:
+        with write_session(self.engine) as s:
             s.exec(delete(SlackReplay).where(col(SlackReplay.expires_at) < now))
             s.add(SlackReplay(signature=signature, expires_at=now + self.ttl_s))
             try:
