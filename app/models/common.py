@@ -41,8 +41,8 @@ def defaulted(lead: str, entry: Default, /, **field: Any) -> Any:
 
 
 def amount_field(description: str, /, *, le: float, default: Any = OMITTED) -> Any:
-    """A request figure that cannot be negative (money, a price, a power, a share): from 0 to
-    ``le``, in the unit ``description`` names. ``default``: :data:`OMITTED` (may be left out,
+    """A request figure that cannot be negative (money, a power, a share, minutes, GB, a
+    carbon intensity): from 0 to ``le``, in the unit ``description`` names. ``default``: :data:`OMITTED` (may be left out,
     never null) unless given (``None`` for a figure that is off when omitted)."""
     return Field(default=default, ge=0, le=le, description=description)
 

@@ -3,13 +3,11 @@ call the chart service, return the bytes."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Annotated, Any
+from typing import Annotated
 
-from fastapi import APIRouter, Depends, Query, Response
+from fastapi import APIRouter, Query, Response
 
-from app.api.deps import Heavy, HeavyDep
+from app.api.deps import HeavyDep
 from app.api.files import file_responses
 from app.costing import floors
 from app.models.break_even import BreakEvenRequest
@@ -44,27 +42,6 @@ def _image(chart: Chart) -> Response:
     return Response(chart.content, media_type=chart.media_type, headers=headers)
 
 
-@dataclass(frozen=True)
-class Drawing:
-    """What drawing a chart needs: the heavy-operation context and the image format asked
-    for (`format`)."""
-
-    heavy: Heavy
-    fmt: Format
-
-    async def __call__(self, draw: Callable[..., Chart], req: Any, *rest: Any) -> Response:
-        """``draw(view, req, settings, *rest, fmt)`` through the render gate, as the image."""
-        return _image(await self.heavy.run(draw, req, *rest, self.fmt))
-
-
-async def drawing(heavy: HeavyDep, fmt: FormatQuery = "png") -> Drawing:
-    """The :class:`Drawing` of a chart request."""
-    return Drawing(heavy, fmt)
-
-
-DrawingDep = Annotated[Drawing, Depends(drawing)]
-
-
 @router.post(
     "/cumulative-cost",
     response_class=Response,
@@ -86,7 +63,7 @@ async def cumulative_cost(
 ) -> Response:
     """The `/v1/break-even` request drawn: desktop cost (purchase + electricity) and cloud
     cost against days since purchase (USD), with the break-even day marked."""
-    return await Drawing(heavy, fmt)(charts.cumulative_chart, req, days)
+    return _image(await heavy.run(charts.cumulative_chart, req, days, fmt))
 
 
 @router.post(
@@ -94,26 +71,38 @@ async def cumulative_cost(
     response_class=Response,
     summary="Chart: break-even days against utilization",
 )
-async def break_even_sweep(req: SweepRequest, draw: DrawingDep) -> Response:
+async def break_even_sweep(
+    req: SweepRequest,
+    heavy: HeavyDep,
+    fmt: FormatQuery = "png",
+) -> Response:
     """The `/v1/break-even/sweep` grid drawn: break-even days against utilization (%), one
     line per electricity price; gaps where the desktop never pays back."""
-    return await draw(charts.sweep_chart, req)
+    return _image(await heavy.run(charts.sweep_chart, req, fmt))
 
 
 @router.post("/compare", response_class=Response, summary="Chart: options ranked by cost per run")
-async def compare(req: CompareRequest, draw: DrawingDep) -> Response:
+async def compare(
+    req: CompareRequest,
+    heavy: HeavyDep,
+    fmt: FormatQuery = "png",
+) -> Response:
     """The `/v1/compare` ranking drawn as bars (at most 30): cost per run over the horizon
     (purchase and fees included) when the workload has runs, else total cost (USD)."""
-    return await draw(charts.compare_chart, req)
+    return _image(await heavy.run(charts.compare_chart, req, fmt))
 
 
 @router.post("/plan", response_class=Response, summary="Chart: a fleet plan month by month")
-async def plan(req: PlanRequest, draw: DrawingDep) -> Response:
+async def plan(
+    req: PlanRequest,
+    heavy: HeavyDep,
+    fmt: FormatQuery = "png",
+) -> Response:
     """The `/v1/plan` answer drawn (800 x 700 px): GPU-hours per month served by owned
     desktops and rented (stacked bars) against demand and owned capacity; below, the
     cumulative cost (USD) of the plan, all-cloud and all-desktop. No plan within the limits:
     a card saying why, with `X-Gpucost-Charted: false`."""
-    return await draw(charts.plan_chart, req)
+    return _image(await heavy.run(charts.plan_chart, req, fmt))
 
 
 @router.get("/query", response_class=Response, summary="Chart for a plain-language question")
