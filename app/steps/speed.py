@@ -9,7 +9,7 @@ model. Also one benchmark run's time on a GPU (measured, out of memory, or estim
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from app import costing
@@ -48,16 +48,26 @@ def traits(gpu: Gpu) -> costing.GpuTraits:
     )
 
 
+@dataclass(frozen=True)
 class SpeedEvidence(costing.SpeedEvidence):
     """The catalog's :class:`app.costing.SpeedEvidence` (built by :func:`speed_evidence`),
-    whose :meth:`estimate` takes catalog GPU rows."""
+    with every catalog GPU's :func:`traits` (``gpu_traits``, {gpu id: traits}, read once with
+    the evidence), whose :meth:`estimate` takes catalog GPU rows."""
+
+    gpu_traits: dict[str, costing.GpuTraits] = field(default_factory=dict)
+
+    def traits_of(self, gpu: Gpu) -> costing.GpuTraits:
+        """``gpu``'s traits, as read with the evidence (:func:`traits` for a GPU it lacks)."""
+        found = self.gpu_traits.get(gpu.id)
+        return found if found is not None else traits(gpu)
 
     def estimate(
         self, a: Gpu, n_a: int, b: Gpu, n_b: int, parallel_fraction: float
     ) -> costing.SpeedRatio:
         """The calibrated estimate for ``n_b`` x b per ``n_a`` x a (labelled ``estimate``;
-        :meth:`app.costing.SpeedEvidence.estimated` on their :func:`traits`)."""
-        return self.estimated(traits(a), n_a, traits(b), n_b, parallel_fraction, (a.id, b.id))
+        :meth:`app.costing.SpeedEvidence.estimated` on their traits)."""
+        ta, tb = self.traits_of(a), self.traits_of(b)
+        return self.estimated(ta, n_a, tb, n_b, parallel_fraction, (a.id, b.id))
 
 
 def speed_evidence(view: CatalogView) -> SpeedEvidence:
@@ -84,7 +94,7 @@ def _evidence(view: CatalogView) -> SpeedEvidence:
     model, fallback = costing.fit_speed_models(
         view.runtimes_s, published, kinds, gpu_traits, SPEED_RIDGE
     )
-    return SpeedEvidence(view.runtimes_s, published, model, fallback, kinds)
+    return SpeedEvidence(view.runtimes_s, published, model, fallback, kinds, gpu_traits)
 
 
 def speed(
@@ -101,9 +111,8 @@ def speed(
     calibrated estimate (basis ``estimate``). GPU counts enter through ``scaling``'s
     speed-ups, ``S(n_a) / S(n_b)`` (Amdahl's law, :func:`app.costing.speedup`). Raises
     :class:`CatalogGap` when nothing measured the pair and a GPU has no bandwidth."""
-    ratio = costing.relative_speed(
-        evidence, (a.id, traits(a)), n_a, (b.id, traits(b)), n_b, scaling
-    )
+    ta, tb = evidence.traits_of(a), evidence.traits_of(b)
+    ratio = costing.relative_speed(evidence, (a.id, ta), n_a, (b.id, tb), n_b, scaling)
     if ratio is None:
         raise CatalogGap(f"no benchmark or bandwidth to compare {a.id} and {b.id}")
     return ratio
