@@ -171,7 +171,11 @@ def _report(results: dict) -> None:
         f"  requests/s at 64 connections (median of {len(t['rounds']['bare_healthz'])} rounds): "
         f"bare /healthz {m['bare_healthz']:.0f}, bare /validate {m['bare_validate']:.0f}, "
         f"product /healthz {m['product_healthz']:.0f}, break-even {m['product_break_even']:.0f}"
-        f" (ceiling, the model answering from a cache: {m['ceiling_break_even']:.0f})"
+    )
+    print(
+        f"  break-even's ceiling (the model answering from a cache, not a target): "
+        f"{m['ceiling_break_even']:.0f} requests/s, "
+        f"{t['ceiling_break_even_over_bare_healthz']} of bare /healthz"
     )
     for conns, table in lat.items():
         for name, r in table.items():
@@ -186,12 +190,6 @@ def _report(results: dict) -> None:
     targets = [
         ("product /healthz / bare /healthz", t["product_healthz_over_bare"], ">=", 0.8),
         ("break-even / bare /healthz", t["break_even_over_bare_healthz"], ">=", 0.4),
-        (
-            "ceiling break-even / bare /healthz",
-            t["ceiling_break_even_over_bare_healthz"],
-            ">=",
-            0.4,
-        ),
         ("Slack command p99 (8 conn.), ms", eight["slack_command"]["p99_ms"], "<", 100),
         ("/v1/query p99 (8 conn.), ms", eight["query"]["p99_ms"], "<", 100),
         ("/v1/compare server p50, ms", c["p50_ms"], "<", 10),
