@@ -91,3 +91,11 @@ class NotUnderstood(DomainError):
     mean; ``ignored``: words not understood; ``examples``: queries that work)."""
 
     status, slug, title = 422, "query-not-understood", "Query not understood"
+
+
+class CatalogUnavailable(DomainError):
+    """The catalog in the database cannot be built into a view and no earlier view is held
+    (a row written around the admin API's checks): nothing can be computed until it is
+    fixed; the detail names the revision and the reason."""
+
+    status, slug, title = 503, "catalog-unavailable", "Catalog unavailable"

@@ -23,6 +23,7 @@ from app.api.middleware import PROBES
 from app.api.rate_limit import EXEMPT
 from app.catalog.live import live_catalog
 from app.db import get_engine
+from app.errors import CatalogUnavailable
 from app.integrations.mcp_endpoint import MCP_PATH, McpEndpoint
 from app.models.common import problem_response
 from app.render import draw_pool
@@ -97,7 +98,8 @@ WARM_UP_AFTER_S = 2.0
 async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     """Start-up: read the catalog into memory (and start the revision poller), so the first
     request does not wait for it. A database that is not ready yet is logged, not fatal:
-    `/readyz` says so, and the first calculation reads the catalog once it is."""
+    `/readyz` says so, and the first calculation reads the catalog once it is. A catalog
+    that cannot be built into a view stops the start with its reason (logged and raised)."""
     settings = get_settings()
     # CPU work runs in threads (app/render/gate.py) that hold the interpreter lock; the event
     # loop waits at most this long for it when it has a request to answer (Python's default,
@@ -108,6 +110,10 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         await run_in_threadpool(lambda: catalog_live.view)
     except SQLAlchemyError as exc:
         log.warning("catalog not read at start-up (%s); will retry on first use", exc)
+    except CatalogUnavailable as exc:
+        # Nothing could be answered: stop with the reason rather than serve 503s.
+        log.critical("cannot start: %s", exc.detail)
+        raise SystemExit(f"gpucost cannot start: {exc.detail}") from None
     pool = draw_pool.installed()
     warming = None
     if pool is not None:

@@ -84,6 +84,20 @@ SNAPSHOT_BUILDS = Counter(
     "In-memory catalog views built (`current`: a new revision read; `dated`: an as_of view).",
     ["kind"],
 )
+DEGRADED = Gauge(
+    "gpucost_degraded",
+    "1 while a component of this worker runs degraded (`catalog`: the newest revision cannot "
+    "be built, the last good view answers; `rate_limits`: Redis unreachable, limits counted "
+    "per worker), else 0.",
+    ["component"],
+    multiprocess_mode="max",
+)
+DEPENDENCY_ERRORS = Counter(
+    "gpucost_dependency_errors_total",
+    "Failures of a dependency that the service survived by falling back (`redis`: a rate-limit "
+    "count made in the worker's memory instead; `catalog`: a revision that could not be built).",
+    ["dependency"],
+)
 DATABASE_ERRORS = Counter(
     "gpucost_database_errors_total", "Requests answered 503 because the database failed."
 )
@@ -193,6 +207,24 @@ def record_request(method: str, route: str, status: int, elapsed_s: float) -> No
     id), both at the end of the event loop's turn (see :class:`_Requests`); this worker's
     ``/metrics`` counts every request recorded before it."""
     _REQUESTS.add(method, route, status, elapsed_s)
+
+
+_degraded: dict[str, str] = {}
+
+
+def set_degraded(component: str, reason: str | None) -> None:
+    """Mark ``component`` degraded for ``reason`` (None: healthy again); ``/readyz`` lists
+    :func:`degraded` and the ``gpucost_degraded`` gauge follows."""
+    if reason is None:
+        _degraded.pop(component, None)
+    else:
+        _degraded[component] = reason
+    DEGRADED.labels(component).set(0 if reason is None else 1)
+
+
+def degraded() -> dict[str, str]:
+    """This worker's degraded components and why (empty: none)."""
+    return dict(_degraded)
 
 
 def new_request_id(given: str | None) -> str:

@@ -23,6 +23,8 @@ address's budget for ``--seconds``, while a probe times ``GET /healthz`` every 2
   each);
 * ``plan``: ``POST /v1/plan``, a 60-month demand over 8 desktops (~1-2.5 s of CPU each);
 * ``mixed``: each caller cycles through the three and the largest sweep chart;
+* ``llm``: ``POST /v1/llm/estimate`` naming 96 GPUs (24 distinct), paced as a light request
+  (its budget before issue 48);
 * ``break_even``: the control, seed 001's break-even (~2.5 ms) at the same rate: what the
   machine gives a worker answering 180 cheap requests a second.
 
@@ -133,6 +135,22 @@ PLAN = {
         {"gpu": g, "gpu_count": n} for g in ("rtx-4090", "rtx-3090") for n in (1, 2, 3, 4)
     ],
 }
+# An LLM estimate naming 100 GPUs (50 distinct, each twice): before issue 48 each name was
+# estimated, and each scanned every offer, on the event loop.
+LLM_ESTIMATE = {
+    "model": "llama-3.1-70b",
+    "task": "lora",
+    "tokens": 2e8,
+    "gpus": [
+        g
+        for g in (
+            "h100-sxm h100-pcie h200 a100-sxm4-80gb a100-sxm4-40gb a100-80gb l40s l40 l4 "
+            "a10g a10 tesla-t4 v100-16gb v100-32gb rtx-4090 rtx-4080 rtx-3090 rtx-3080 rtx-5090 "
+            "rtx-5080 rtx-a6000 rtx-6000-ada a40 b200"
+        ).split()
+    ]
+    * 4,
+}
 # Requests per second one address may send within the default budgets (300 a minute, 20
 # heavy a minute), at 90 % of them.
 GENERAL_PER_S, HEAVY_PER_S = 0.9 * 300 / 60, 0.9 * 20 / 60
@@ -149,6 +167,8 @@ def _request(kind: str, n: int, i: int) -> tuple[str, str, dict[str, Any]]:
         return "POST", "/v1/break-even", {"params": {"as_of": day.isoformat()}, "json": BREAK_EVEN}
     if kind == "plan":
         return "POST", "/v1/plan", {"json": PLAN}
+    if kind == "llm":  # every GPU asked for twice (100 names: the most a request may name)
+        return "POST", "/v1/llm/estimate", {"json": LLM_ESTIMATE}
     if kind == "break_even":  # the control: a cheap calculation at the same rate
         return "POST", "/v1/break-even", {"json": BREAK_EVEN}
     return "POST", "/v1/charts/break-even-sweep", {"json": SWEEP}

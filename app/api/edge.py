@@ -14,7 +14,8 @@ the routes:
    security headers, the request id; then the request is recorded
    (:func:`app.observability.record_request`: counted in the metrics by route template,
    status and duration, and its access line written, at the end of the loop's turn); an
-   unexpected exception is recorded as the 500 Starlette answers with.
+   unexpected exception, wherever raised (the rate limits included), is recorded as the
+   500 Starlette answers with (whose handler, :mod:`app.api.problems`, logs it).
 
 Measured against the two nested layers it replaces (request guard, then rate limits; the
 access line through a ``LogRecord``): see ``scripts/bench.py`` and the commit messages.
@@ -76,9 +77,6 @@ class Edge:
                 return
         started = time.perf_counter()
         limit_headers: list[tuple[bytes, bytes]] = []
-        refusal = None
-        if path not in EXEMPT:
-            limit_headers, refusal = await self.limiter.check(scope, headers.get(b"x-api-key"))
         status = 500
 
         async def edge_send(message: Message) -> None:
@@ -96,6 +94,9 @@ class Edge:
             await send(message)
 
         try:
+            refusal = None
+            if path not in EXEMPT:
+                limit_headers, refusal = await self.limiter.check(scope, headers.get(b"x-api-key"))
             if refusal is not None:
                 await send_refusal(refusal, scope, edge_send)
             else:

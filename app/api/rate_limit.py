@@ -5,7 +5,7 @@ else its client address (uvicorn's ``--proxy-headers`` puts the real address the
 proxy); :meth:`RateLimits.check` says in which order (a caller is counted before anything
 about it is remembered, and a malformed key is never looked up). Each caller has two budgets (settings ``rate_limit_*``): every request counts
 against the first; charts, reports, plans, cash flows, compares, sweeps and imports (the
-heavy operations, up to ~0.5 s of CPU each) also against the second. Past either, the answer
+heavy operations, up to ~0.5 s of CPU each, and LLM estimates) also against the second. Past either, the answer
 is 429 problem+json with ``Retry-After``; every counted answer carries ``X-RateLimit-Limit``,
 ``X-RateLimit-Remaining`` and ``X-RateLimit-Reset`` (Unix time) for the caller's general
 budget.
@@ -14,7 +14,9 @@ Counters use the sliding-window-counter strategy (a weighted sum of this and the
 window: no burst of twice the limit at a window's edge, at the cost of two counters per
 caller), counted by `limits`. They live in the worker's memory by default (`limits`'
 ``MemoryStorage``), so a limit holds per worker; with ``GPUCOST_REDIS_URL`` they live in
-Redis and hold across every worker and instance. In memory their number is bounded
+Redis and hold across every worker and instance; while Redis fails, each worker counts in
+its own memory (fail open, logged, counted and reported degraded: :meth:`RateLimits.count`).
+In memory their number is bounded
 (``rate_limit_max_entries``): while the table is full, callers are counted together as
 ``address:overflow``, and each counter's key is short (an address of at most 45 characters
 or a key id of 12), so the table's bytes are bounded too.
@@ -30,6 +32,7 @@ tool calls are each counted as the REST request they are sent as.
 
 from __future__ import annotations
 
+import logging
 import math
 import time
 from collections.abc import Sized
@@ -39,7 +42,8 @@ from typing import Any
 from cachetools import TTLCache
 from fastapi.concurrency import run_in_threadpool
 from limits import RateLimitItem, parse_many
-from limits.storage import Storage, storage_from_string
+from limits.errors import StorageError
+from limits.storage import MemoryStorage, Storage, storage_from_string
 from limits.strategies import SlidingWindowCounterRateLimiter
 from sqlalchemy.exc import SQLAlchemyError
 from starlette.requests import Request
@@ -47,8 +51,14 @@ from starlette.responses import Response
 
 from app.api import problems
 from app.api.middleware import PROBES, Scope
+from app.observability import DEPENDENCY_ERRORS, set_degraded
 from app.settings import Settings, get_settings
 from app.store import keys
+
+log = logging.getLogger("gpucost.rate_limits")
+
+# After Redis fails, seconds before it is tried again (meanwhile counts stay in memory).
+REDIS_RETRY_S = 5.0
 
 # The longest text of an IP address (an IPv4-mapped IPv6 address), characters.
 MAX_HOST_CHARS = 45
@@ -63,6 +73,7 @@ _HEAVY_PREFIXES = (
     "/v1/compare",
     "/v1/break-even/sweep",
     "/v1/admin/imports",
+    "/v1/llm/estimate",
 )
 
 
@@ -105,8 +116,13 @@ class RateLimits:
         storage = storage_from_string(uri, **self._options(uri))
         assert isinstance(storage, Storage)  # memory:// and redis:// are synchronous stores
         self.limiter = SlidingWindowCounterRateLimiter(storage)
+        # Where counts go while Redis fails: this worker's memory (fail open, still limited).
+        memory = storage if not self.shared else MemoryStorage()
+        self.fallback = SlidingWindowCounterRateLimiter(memory)
+        # Until when (monotonic s) Redis is skipped after a failure, and why it failed.
+        self.redis_down_until = 0.0
         # The in-memory counters (limits' MemoryStorage: key -> count), to bound their number.
-        self.memory_keys: Sized = getattr(storage, "storage", ())
+        self.memory_keys: Sized = getattr(memory, "storage", ())
         self.max_entries = settings.rate_limit_max_entries
         self.anonymous = Budget(
             parse_many(settings.rate_limit_anonymous),
@@ -125,9 +141,10 @@ class RateLimits:
     @staticmethod
     def _options(uri: str) -> dict[str, Any]:
         # Fail fast (and answer) when Redis is slow or gone, rather than hang the request.
+        # Its errors arrive as limits' StorageError (wrap_exceptions), whatever the driver.
         if uri.startswith("memory://"):
             return {}
-        return {"socket_timeout": 0.5, "socket_connect_timeout": 0.5}
+        return {"socket_timeout": 0.5, "socket_connect_timeout": 0.5, "wrap_exceptions": True}
 
     def _address(self, scope: Scope) -> str:
         """``address:<host>``; a host longer than an IPv6 address's text (45 characters),
@@ -137,7 +154,7 @@ class RateLimits:
         host = client[0] if client else "unknown"
         if len(host) > MAX_HOST_CHARS:
             host = "malformed"
-        if not self.shared and len(self.memory_keys) >= self.max_entries:
+        if len(self.memory_keys) >= self.max_entries:
             host = "overflow"
         return f"address:{host}"
 
@@ -179,7 +196,9 @@ class RateLimits:
             return await run_in_threadpool(self.count, caller, budget, heavy)
         return self.count(caller, budget, heavy)
 
-    def _items(self, budget: Budget, heavy: bool) -> list[tuple[str, RateLimitItem]]:
+    @staticmethod
+    def items(budget: Budget, heavy: bool) -> list[tuple[str, RateLimitItem]]:
+        """The (namespace, limit) pairs one request of ``budget`` counts against."""
         items = [(budget.kind, item) for item in budget.general]
         if heavy:
             items += [("heavy", item) for item in budget.heavy]
@@ -187,14 +206,49 @@ class RateLimits:
 
     def count(self, caller: str, budget: Budget, heavy: bool) -> Verdict:
         """Count one request of ``caller``: in memory (no I/O), or in Redis (blocking, a
-        round trip per limit)."""
-        for kind, item in self._items(budget, heavy):
-            if not self.limiter.hit(item, kind, caller):
-                stats = self.limiter.get_window_stats(item, kind, caller)
-                return Verdict(item, kind == "heavy", True, 0, stats.reset_time)
-        first = budget.general[0]
-        stats = self.limiter.get_window_stats(first, budget.kind, caller)
-        return Verdict(first, False, False, stats.remaining, stats.reset_time)
+        round trip per limit). When Redis fails, the request is counted in this worker's
+        memory instead (fail open: each worker still holds its own limits), the failure is
+        logged and counted (``gpucost_dependency_errors_total{dependency="redis"}``), the
+        worker reports ``rate_limits`` degraded in ``/readyz``, and Redis is tried again
+        after :data:`REDIS_RETRY_S` (not on every request: each try can wait a socket
+        timeout)."""
+        if self.shared and time.monotonic() >= self.redis_down_until:
+            try:
+                verdict = _count_with(self.limiter, caller, budget, heavy)
+            except StorageError as exc:
+                self.redis_down_until = time.monotonic() + REDIS_RETRY_S
+                log.warning(
+                    "rate limits: Redis failed (%s); counting in this worker's memory for %.0f s",
+                    exc.storage_error,
+                    REDIS_RETRY_S,
+                )
+                set_degraded(
+                    "rate_limits",
+                    f"Redis unreachable ({type(exc.storage_error).__name__}): limits are "
+                    "counted per worker",
+                )
+            else:
+                if self.redis_down_until:
+                    self.redis_down_until = 0.0
+                    set_degraded("rate_limits", None)
+                    log.warning("rate limits: Redis answers again")
+                return verdict
+        if self.shared:
+            DEPENDENCY_ERRORS.labels("redis").inc()
+        return _count_with(self.fallback, caller, budget, heavy)
+
+
+def _count_with(
+    limiter: SlidingWindowCounterRateLimiter, caller: str, budget: Budget, heavy: bool
+) -> Verdict:
+    """Count one request of ``caller`` against ``budget`` with ``limiter``'s counters."""
+    for kind, item in RateLimits.items(budget, heavy):
+        if not limiter.hit(item, kind, caller):
+            stats = limiter.get_window_stats(item, kind, caller)
+            return Verdict(item, kind == "heavy", True, 0, stats.reset_time)
+    first = budget.general[0]
+    stats = limiter.get_window_stats(first, budget.kind, caller)
+    return Verdict(first, False, False, stats.remaining, stats.reset_time)
 
 
 def _lookup_key_id(app: Any, key: str) -> str | None:

@@ -8,6 +8,7 @@ revision (and once per dated view).
 from __future__ import annotations
 
 import datetime as dt
+import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -16,6 +17,8 @@ import numpy as np
 from app.costing import ownership as own
 from app.costing.model import DAYS_PER_YEAR
 from app.models import Barebone, CloudOffer, Gpu, ProviderInfo, Region
+
+log = logging.getLogger("gpucost.catalog")
 
 SECONDS_PER_HOUR = 3600.0
 SPOT_MODELS = ("spot", "interruptible")
@@ -239,11 +242,24 @@ def _fit(points: list[tuple[float, float, Gpu]]) -> own.DepreciationCurve:
 
 def fit_curves(gpus: Sequence[Gpu]) -> Curves:
     """Every class's depreciation curve, fitted to the GPUs of that class with a launch price
-    and a dated used price, and the pooled one (key None); empty without any used price."""
+    and a used price dated after it, and the pooled one (key None); empty without any such
+    price. A used price dated on or before its launch price's day says nothing about
+    depreciation (age 0): it is left out of every fit and logged, so one such row never
+    stops the catalog from being built (a class left with no point takes the pooled curve,
+    and the answer says so: :meth:`app.catalog.view.CatalogView.depreciation_curve`)."""
     points: dict[str | None, list[tuple[float, float, Gpu]]] = {}
     for g in gpus:
         if g.price_new_usd and g.price_used_usd and g.price_new_as_of and g.price_used_as_of:
             age = _years(g.price_new_as_of, g.price_used_as_of)
+            if age <= 0:
+                log.warning(
+                    "gpu %s: used price dated %s, not after its launch price (%s); left out "
+                    "of the depreciation fit",
+                    g.id,
+                    g.price_used_as_of,
+                    g.price_new_as_of,
+                )
+                continue
             points.setdefault(g.form_factor, []).append(
                 (age, g.price_used_usd / g.price_new_usd, g)
             )

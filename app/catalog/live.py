@@ -29,7 +29,13 @@ from sqlmodel import Session
 
 from app.catalog.dated import DatedViews
 from app.catalog.view import CatalogView, current_revision, read_view
-from app.observability import CATALOG_REVISION, SNAPSHOT_BUILDS
+from app.errors import CatalogUnavailable
+from app.observability import (
+    CATALOG_REVISION,
+    DEPENDENCY_ERRORS,
+    SNAPSHOT_BUILDS,
+    set_degraded,
+)
 
 log = logging.getLogger("gpucost.catalog")
 
@@ -73,6 +79,9 @@ class LiveCatalog:
         self._changes: tuple[int, list[dt.date]] = (-1, [])
         # What builds the current view's dated views (its dated rows, shared between them).
         self._builder: DatedViews | None = None
+        # The newest revision, when it could not be built, and why (read again only once
+        # the revision moves: not on every poll).
+        self._broken: tuple[int | None, str] | None = None
 
     @property
     def ready(self) -> bool:
@@ -86,7 +95,8 @@ class LiveCatalog:
         if view is None:
             self.refresh(force=True)
             view = self._view
-        assert view is not None
+        if view is None:  # the engine is gone, or the newest revision cannot be built
+            raise CatalogUnavailable(self._broken[1] if self._broken else "no catalog view")
         return view
 
     def _change_day(self, base: CatalogView, day: dt.date) -> dt.date | None:
@@ -136,8 +146,10 @@ class LiveCatalog:
 
     def refresh(self, *, force: bool = False) -> bool:
         """Read the revision counter and, if it moved (or with ``force`` and no view yet),
-        read the new revision and swap it in. Returns whether the view changed. Raises the
-        database's error only when there is no view to keep answering with."""
+        read the new revision and swap it in. Returns whether the view changed. A revision
+        that cannot be built is logged, counted and reported degraded, and the last good view
+        keeps answering. Raises the database's error, or :class:`CatalogUnavailable` for an
+        unbuildable revision, only when there is no view to keep answering with."""
         engine = self._engine()
         if engine is None:
             return False
@@ -148,12 +160,15 @@ class LiveCatalog:
             return self._refresh(engine)
 
     def _refresh(self, engine: Engine) -> bool:
+        revision: int | None = None
         try:
             with Session(engine) as session:
                 revision = current_revision(session)
                 current = self._view
                 if current is not None and current.revision == revision:
                     return False
+                if self._broken is not None and self._broken[0] == revision:
+                    return self._still_broken()
                 with _collector_paused():
                     new = read_view(session)
         except SQLAlchemyError:
@@ -161,13 +176,33 @@ class LiveCatalog:
                 raise
             log.warning("catalog revision check failed; the last view keeps answering")
             return False
+        except Exception as exc:  # noqa: BLE001 - a revision that cannot be built is kept out
+            self._broken = (revision, f"catalog revision {revision} cannot be built: {exc}")
+            log.error("%s", self._broken[1], exc_info=True)
+            DEPENDENCY_ERRORS.labels("catalog").inc()
+            return self._still_broken()
         with self._lock:
             self._view = new
             self._dated.clear()
             self._builder = None
+            self._broken = None
+        set_degraded("catalog", None)
         SNAPSHOT_BUILDS.labels("current").inc()
         CATALOG_REVISION.set(new.revision)
         return True
+
+    def _still_broken(self) -> bool:
+        """The newest revision cannot be built (``self._broken``, tried once per revision):
+        the last good view keeps answering and ``/readyz`` says so; without one,
+        :class:`CatalogUnavailable` (503)."""
+        assert self._broken is not None
+        reason = self._broken[1]
+        if self._view is None:
+            raise CatalogUnavailable(reason)
+        set_degraded(
+            "catalog", f"{reason}; revision {self._view.revision} (the last good one) answers"
+        )
+        return False
 
     def written(self) -> None:
         """Call after committing a catalog write: swap in the new revision now."""

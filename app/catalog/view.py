@@ -19,6 +19,8 @@ from functools import cache
 from typing import Any, TypeVar
 
 import numpy as np
+from sqlalchemy.engine import Connection
+from sqlalchemy.exc import SQLAlchemyError
 from sqlmodel import Session, col, select
 
 from app.catalog.layout import (
@@ -378,6 +380,23 @@ def current_revision(session: Session) -> int:
     """The catalog's revision counter (0 before the first seed)."""
     row = session.get(CatalogRevision, 1)
     return row.revision if row else 0
+
+
+def must_build(conn: Connection, what: str) -> None:
+    """Build the view of the catalog as ``conn``'s open write transaction sees it, before
+    that write is committed: a row the view cannot be built with is refused whole
+    (:class:`~app.errors.InvalidRequest`, 422, naming ``what`` and the reason) instead of
+    being committed and then stopping every worker's next view. The database's own errors
+    pass through (503). A read of the shipped catalog: ~0.1-0.2 s, in the write's turn."""
+    try:
+        with Session(bind=conn) as session:
+            read_view(session)
+    except SQLAlchemyError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - any failure to build the view refuses the write
+        raise InvalidRequest(
+            f"{what}: the catalog cannot be built with this change ({exc}); nothing was stored"
+        ) from exc
 
 
 def read_view(session: Session) -> CatalogView:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from fastapi import APIRouter
 from fastapi.responses import Response
 
-from app.api.deps import SettingsDep, ViewDep
+from app.api.deps import SettingsDep, ViewDep, cpu_gate
 from app.api.lean import LeanRoute
 from app.api.responses import json_answer
 from app.models.common import problems
@@ -41,5 +41,8 @@ async def estimate_llm_job(
     over dense tensor throughput x MFU; inference: compute-bound prefill and
     bandwidth-bound decode) and its cost on the cheapest on-demand offer and on an owned
     desktop (electricity + amortized purchase). 422 for an unknown model (with candidates),
-    a precision the task cannot run in, zero tokens or a sequence beyond the model's context."""
-    return json_answer(llm_estimate.compute_llm_estimate(view, req, settings))
+    a precision the task cannot run in, zero tokens or a sequence beyond the model's context;
+    503 with `Retry-After` while the worker's bound on CPU work is full (the estimate runs
+    off the event loop, through that bound, and counts against the heavy rate limit)."""
+    estimate = llm_estimate.compute_llm_estimate
+    return json_answer(await cpu_gate(settings).run(estimate, view, req, settings))

@@ -27,6 +27,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlmodel import SQLModel
 
 from app.catalog.live import catalog_written
+from app.catalog.view import must_build
 from app.db import write_transaction
 from app.errors import (
     Conflict,
@@ -227,6 +228,7 @@ def put(
             _validate_refs(conn, kind, body, today)
             if before is not None:
                 _date_by_write(table.name, before, fields, today)
+            _check_dates(table.name, fields)
             existing = {item_id: current.row} if current else {}
             ledger = PriceLedger.load(conn, kind=table.name, item_id=item_id)
             upsert(conn, table, {**fields, "id": item_id}, ledger, existing)
@@ -239,6 +241,7 @@ def put(
             # price leaves the row as it was, but past days' answers change).
             if after.data != before or dated:
                 bump_revision(conn)
+                must_build(conn, f"{kind.name} '{item_id}'")
     except IntegrityError:
         catalog_written(engine)
         raise PreconditionFailed(
@@ -262,6 +265,21 @@ def _date_by_write(
         date_col = cols.date if fields.get(cols.date) is not None else "as_of"
         if str(fields.get(date_col)) == str(before.get(date_col)):
             fields[date_col] = today
+
+
+def _check_dates(table_name: str, fields: dict[str, Any]) -> None:
+    """A GPU's used price must be dated after its launch price: the depreciation curves are
+    fitted to (age, used / launch price) points, and a used price of the launch day (or
+    before it) is no such point. :class:`InvalidRequest` (422) naming both dates."""
+    if table_name != table_of(Gpu).name:
+        return
+    new, used = fields.get("price_new_as_of"), fields.get("price_used_as_of")
+    priced = fields.get("price_used_usd") is not None
+    if priced and new is not None and used is not None and used <= new:
+        raise InvalidRequest(
+            f"price_used_as_of ({used}) must be after price_new_as_of ({new}): a used "
+            "price is a point of the depreciation curve only at an age above zero"
+        )
 
 
 def _replace_results(conn: Connection, benchmark_id: str, body: BenchmarkWrite) -> None:
@@ -307,4 +325,5 @@ def remove(engine: Engine, kind: Kind, item_id: str, if_match: str | None) -> No
             conn.execute(sa_delete(_RESULTS).where(_RESULTS.c.benchmark_id == item_id))
         conn.execute(sa_delete(table).where(table.c.id == item_id))
         bump_revision(conn)
+        must_build(conn, f"deleting {kind.name} '{item_id}'")
     catalog_written(engine)

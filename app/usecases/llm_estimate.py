@@ -92,8 +92,8 @@ def resolve(view: CatalogView, req: LlmEstimateRequest, settings: Settings) -> L
     """The scenario of ``req`` over ``view`` (see :func:`resolve_job` for the 422s)."""
     trail = Trail()
     job, label = resolve_job(view, req, trail)
-    if req.gpus is not None:
-        gpus = tuple(view.resolve_gpu(g) for g in req.gpus)
+    if req.gpus is not None:  # each GPU once, in the order first asked for
+        gpus = tuple({g.id: g for g in (view.resolve_gpu(name) for name in req.gpus)}.values())
     else:
         gpus = tuple(g for g in view.gpus if g.fp16_tensor_tflops or g.bf16_tensor_tflops)
     region = resolve_region(view, req.region)
@@ -121,13 +121,20 @@ def resolve(view: CatalogView, req: LlmEstimateRequest, settings: Settings) -> L
 
 
 def cheapest_offer(view: CatalogView, gpu_id: str) -> CloudOffer | None:
-    """The GPU's cheapest comparable offer per GPU-hour (on demand, not Colab), or None."""
-    rows = [
-        o
-        for o in view.offers.offers
-        if o.gpu_id == gpu_id and offers.is_comparable(o) and o.price_usd_per_hour > 0
-    ]
-    return offers.cheapest_first(rows)[0] if rows else None
+    """The GPU's cheapest comparable offer per GPU-hour (on demand, not Colab), or None.
+    Every GPU's is found in one pass over the view's offers, kept with the view
+    (:meth:`CatalogView.memoized`): a request asking for every GPU reads each offer once
+    per catalog revision, not once per GPU."""
+    return view.memoized("llm_estimate.cheapest_offers", lambda: _cheapest_offers(view)).get(gpu_id)
+
+
+def _cheapest_offers(view: CatalogView) -> dict[str, CloudOffer]:
+    """``{gpu id: its cheapest comparable priced offer}`` over ``view``."""
+    rows: dict[str, list[CloudOffer]] = {}
+    for o in view.offers.offers:
+        if offers.is_comparable(o) and o.price_usd_per_hour > 0:
+            rows.setdefault(o.gpu_id, []).append(o)
+    return {gpu_id: offers.cheapest_first(found)[0] for gpu_id, found in rows.items()}
 
 
 def _owned(

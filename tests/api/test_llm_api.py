@@ -232,3 +232,66 @@ class TestChatDurationAndBreakEven:
         assert not body["answered"]
         assert "GET /v1/llm/models" in body["headline"]
         assert "not modelled" not in body["headline"]
+
+
+class TestBoundedWork:
+    """Issue 48 (High): the estimate ran on the event loop, ungated, counted as light, in
+    O(GPUs asked x offers) with duplicate GPUs kept."""
+
+    def test_a_gpu_asked_twice_is_estimated_once(self, client) -> None:
+        body = _estimate(
+            client, model="llama-3.1-8b", task="lora", tokens=2e8, gpus=["h100-sxm"] * 50
+        )
+        assert body.status_code == 200, body.text
+        assert [e["gpu_id"] for e in body.json()["estimates"]] == ["h100-sxm"]
+        names = _estimate(
+            client, model="llama-3.1-8b", task="lora", tokens=2e8, gpus=["4090", "RTX 4090"]
+        )
+        assert [e["gpu_id"] for e in names.json()["estimates"]] == ["rtx-4090"]
+
+    def test_it_runs_through_the_workers_cpu_bound(self, client) -> None:
+        from app.api import deps
+        from app.main import app
+        from app.render.gate import CPU, gate
+        from app.settings import Settings
+
+        settings = Settings(render_max_running=1, render_max_waiting=0)
+        app.dependency_overrides[deps.settings] = lambda: settings
+        cpu = gate(1, 0, CPU)
+        cpu._admitted = cpu.max_running + cpu.max_waiting  # the bound is full
+        try:
+            r = _estimate(client, model="llama-3.1-8b", task="lora", tokens=2e8)
+            assert r.status_code == 503 and r.headers["retry-after"] == "1"
+            assert r.json()["type"].endswith("/busy")
+        finally:
+            cpu._admitted = 0
+            app.dependency_overrides.pop(deps.settings, None)
+
+    def test_it_is_a_heavy_operation(self) -> None:
+        from app.api.rate_limit import is_heavy
+
+        assert is_heavy("/v1/llm/estimate")
+        assert not is_heavy("/v1/llm/models")
+
+    def test_each_gpus_offer_is_the_cheapest_comparable_one(self, view) -> None:
+        """The per-view lookup gives, for every GPU, what a scan of every offer gives:
+        the lowest price per GPU-hour among on-demand, non-Colab, priced offers."""
+        from app.costing import offers
+        from app.usecases.llm_estimate import cheapest_offer
+
+        for gpu in view.gpus:
+            scanned = [
+                o
+                for o in view.offers.offers
+                if o.gpu_id == gpu.id
+                and o.pricing_model == "on_demand"
+                and o.provider != "colab"
+                and o.price_usd_per_hour > 0
+            ]
+            found = cheapest_offer(view, gpu.id)
+            if not scanned:
+                assert found is None
+                continue
+            assert found is not None
+            low = min(offers.price_per_gpu_hour(o) for o in scanned)
+            assert offers.price_per_gpu_hour(found) == low

@@ -122,3 +122,58 @@ def test_every_counted_operation_documents_429():
             assert documented == (path not in EXEMPT), f"{method.upper()} {path}"
     assert is_heavy("/v1/plan/report") and is_heavy("/v1/scenarios/x/report")
     assert not is_heavy("/v1/break-even") and not is_heavy("/v1/scenarios/x/result")
+
+
+def _refused_redis_url() -> str:
+    """A Redis URL on a loopback port nothing listens on (connections refused at once)."""
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    return f"redis://127.0.0.1:{port}/0"
+
+
+def test_redis_down_fails_open_to_per_worker_limits(client, limited, monkeypatch):
+    """Issue 48 (High): with Redis gone every counted request was a 500, missing from the
+    metrics and the access log, while /readyz stayed ok. Now: answered, still limited in
+    the worker's memory, counted as a dependency error and reported degraded."""
+    monkeypatch.setenv("GPUCOST_REDIS_URL", _refused_redis_url())
+    limited(anonymous="3/minute")
+    statuses = [client.get("/v1/barebones").status_code for _ in range(4)]
+    assert statuses == [200, 200, 200, 429]
+    ready = client.get("/readyz")
+    assert ready.status_code == 200
+    assert ready.json()["status"] == "degraded"
+    assert "Redis unreachable" in ready.json()["degraded"]["rate_limits"]
+    metrics = client.get("/metrics").text
+    errors = [
+        line
+        for line in metrics.splitlines()
+        if line.startswith('gpucost_dependency_errors_total{dependency="redis"}')
+    ]
+    assert errors and float(errors[0].split()[-1]) >= 4
+    assert 'gpucost_degraded{component="rate_limits"} 1.0' in metrics
+
+
+def test_an_error_in_the_rate_limiter_is_counted_as_a_500(client, limited, monkeypatch):
+    """Whatever fails before the routes (here the limiter itself) is recorded as the 500 it
+    is answered with: in the request counter, by route."""
+    from app.api import rate_limit
+
+    limited(anonymous="100/minute")
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("limiter bug")
+
+    monkeypatch.setattr(rate_limit, "_count_with", broken)
+    r = _from("192.0.2.77").get("/v1/barebones")
+    assert r.status_code == 500
+    assert r.headers["content-type"] == "application/problem+json"
+    metrics = client.get("/metrics").text
+    assert any(
+        line.startswith("gpucost_requests_total{")
+        and 'status="500"' in line
+        and float(line.split()[-1]) >= 1
+        for line in metrics.splitlines()
+    )
