@@ -99,19 +99,39 @@ def sensitivity(res: PlanResult) -> list[Sensitivity]:
 
 
 def schedule_csv(res: PlanResult) -> bytes:
-    """The schedule, one row per month (UTF-8, header row, ``,`` separated): the plan's
+    """The schedule, one row per month (UTF-8, header row, ``,`` separated, CRLF line ends,
+    text cells that start like a formula prefixed with ``'``: :func:`csv_cell`): the plan's
     field names, money in the answer's currency with the currency in the name
     (``cash_eur``; ``cash_usd`` in USD)."""
     rate = res.currency_rate
     suffix = "_" + rate.currency.lower()
     buf = io.StringIO()
-    writer = csv.writer(buf, lineterminator="\n")
+    writer = csv.writer(buf, lineterminator=CSV_LINE_END)
     writer.writerow(
         [f.removesuffix("_usd") + suffix if fmt == MONEY else f for _, f, fmt in SCHEDULE_COLUMNS]
     )
     for m in res.schedule:
-        writer.writerow(_schedule_row(m, rate))
+        _csv_row(writer, _schedule_row(m, rate))
     return buf.getvalue().encode()
+
+
+# RFC 4180's line end: a carriage return or line feed inside a text cell is then quoted.
+CSV_LINE_END = "\r\n"
+# OWASP "CSV Injection": text a spreadsheet program reads as a formula when it starts a cell.
+FORMULA_TRIGGERS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def csv_cell(value: Any) -> Any:
+    """``value`` as a CSV cell that cannot run as a formula: text starting with one of
+    :data:`FORMULA_TRIGGERS` gets a leading ``'`` (OWASP's rule), so a catalog ``source`` of
+    ``=HYPERLINK(...)`` is shown, not evaluated; anything else as it is."""
+    if isinstance(value, str) and value.startswith(FORMULA_TRIGGERS):
+        return "'" + value
+    return value
+
+
+def _csv_row(writer: Any, row: Sequence[Any]) -> None:
+    writer.writerow([csv_cell(v) for v in row])
 
 
 def _schedule_row(m: Any, rate: CurrencyRate) -> list[Any]:
@@ -234,10 +254,20 @@ def _cell(value: Any) -> Any:
     return value if isinstance(value, str | int | float | bool) or value is None else str(value)
 
 
+def _text_only(cell: Any) -> None:
+    """Text that starts like a formula (:data:`FORMULA_TRIGGERS`) is stored as text with
+    Excel's quote prefix (openpyxl stores a string starting with ``=`` as a formula): shown
+    as written, never evaluated, and still text when the cell is edited."""
+    if isinstance(cell.value, str) and cell.value.startswith(FORMULA_TRIGGERS):
+        cell.data_type = "s"
+        cell.quotePrefix = True
+
+
 def _fill(
     ws: Any, header: Sequence[str], rows: Sequence[Sequence[Any]], formats: dict[int, str]
 ) -> None:
-    """Header (bold, frozen), rows, number formats by column index, column widths."""
+    """Header (bold, frozen), rows (text that starts like a formula kept as text:
+    :func:`_text_only`), number formats by column index, column widths."""
     from openpyxl.styles import Font
 
     ws.append(list(header))
@@ -246,6 +276,8 @@ def _fill(
     ws.freeze_panes = "A2"
     for row in rows:
         ws.append(list(row))
+        for cell in ws[ws.max_row]:
+            _text_only(cell)
     for col, fmt in formats.items():
         for (cell,) in ws.iter_rows(min_row=2, min_col=col + 1, max_col=col + 1):
             cell.number_format = fmt
@@ -273,17 +305,18 @@ def _cash_flow_row(row: CashFlowRow, rate: CurrencyRate) -> list[Any]:
 
 
 def cash_flow_csv(res: CashFlowResult) -> bytes:
-    """The cash flow, one row per period (UTF-8, header row): field names, money in the
+    """The cash flow, one row per period (UTF-8, header row, CRLF line ends, formula-like
+    text prefixed: :func:`csv_cell`): field names, money in the
     answer's currency with the currency in the name (``desktop_cash_eur``)."""
     rate = res.currency_rate
     suffix = "_" + rate.currency.lower()
     buf = io.StringIO()
-    writer = csv.writer(buf, lineterminator="\n")
+    writer = csv.writer(buf, lineterminator=CSV_LINE_END)
     writer.writerow(
         [c.removesuffix("_usd") + suffix if c.endswith("_usd") else c for c in CASH_FLOW_COLUMNS]
     )
     for row in res.rows:
-        writer.writerow(_cash_flow_row(row, rate))
+        _csv_row(writer, _cash_flow_row(row, rate))
     return buf.getvalue().encode()
 
 
