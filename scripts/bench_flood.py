@@ -143,11 +143,32 @@ LLM_ESTIMATE = {
     "tokens": 2e8,
     "gpus": [
         g
-        for g in (
-            "h100-sxm h100-pcie h200 a100-sxm4-80gb a100-sxm4-40gb a100-80gb l40s l40 l4 "
-            "a10g a10 tesla-t4 v100-16gb v100-32gb rtx-4090 rtx-4080 rtx-3090 rtx-3080 rtx-5090 "
-            "rtx-5080 rtx-a6000 rtx-6000-ada a40 b200"
-        ).split()
+        for g in [
+            "h100-sxm",
+            "h100-pcie",
+            "h200",
+            "a100-sxm4-80gb",
+            "a100-sxm4-40gb",
+            "a100-80gb",
+            "l40s",
+            "l40",
+            "l4",
+            "a10g",
+            "a10",
+            "tesla-t4",
+            "v100-16gb",
+            "v100-32gb",
+            "rtx-4090",
+            "rtx-4080",
+            "rtx-3090",
+            "rtx-3080",
+            "rtx-5090",
+            "rtx-5080",
+            "rtx-a6000",
+            "rtx-6000-ada",
+            "a40",
+            "b200",
+        ]
     ]
     * 4,
 }
