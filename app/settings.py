@@ -183,11 +183,13 @@ class Settings(BaseSettings):
         ge=100,
         le=10_000_000,
         description="Most rate-limit counters one worker keeps in memory (two per caller and "
-        "budget: the sliding window's current and previous windows); while the table is full, "
-        "callers without a counter yet are counted together as one caller (`address:overflow`), "
-        "so a flood of new addresses cannot grow a worker's memory. Default 50,000: ~19 MB when "
-        "full (~375 bytes a counter, IPv6 addresses; `scripts/bench_flood.py "
-        "--limiter-memory`, 2026-11-24), room for ~25,000 callers within a minute.",
+        "budget: the sliding window's current and previous windows), and half as many callers; "
+        "while the table is full, callers not counted within the window are counted together "
+        "as one caller (`address:overflow`), callers already counted keep their own budget, "
+        "so a flood of new addresses can neither grow a worker's memory nor share a known "
+        "caller's budget. IPv6 callers are counted per /64. Default 50,000: ~25 MB when full "
+        "(~500 bytes a counter with its caller, IPv6 /64s; `scripts/bench_flood.py "
+        "--limiter-memory`, 2026-11-26), room for ~25,000 callers within a minute.",
     )
     max_import_bytes: int = Field(
         default=10 * 1024 * 1024,

@@ -32,6 +32,7 @@ tool calls are each counted as the REST request they are sent as.
 
 from __future__ import annotations
 
+import ipaddress
 import logging
 import math
 import time
@@ -123,6 +124,13 @@ class RateLimits:
         self.redis_down_until = 0.0
         # The in-memory counters (limits' MemoryStorage: key -> count), to bound their number.
         self.memory_keys: Sized = getattr(memory, "storage", ())
+        # Addresses counted within the sliding window's span (two windows): they keep their
+        # own budget while the table is full (:meth:`_address`). At most half the table's
+        # bound (a caller has two counters per limit at least); never evicted to make room.
+        window_s = max(i.get_expiry() for i in parse_many(settings.rate_limit_anonymous))
+        self._seen: TTLCache[str, bool] = TTLCache(
+            maxsize=max(1, settings.rate_limit_max_entries // 2), ttl=2 * window_s
+        )
         self.max_entries = settings.rate_limit_max_entries
         self.anonymous = Budget(
             parse_many(settings.rate_limit_anonymous),
@@ -147,16 +155,27 @@ class RateLimits:
         return {"socket_timeout": 0.5, "socket_connect_timeout": 0.5, "wrap_exceptions": True}
 
     def _address(self, scope: Scope) -> str:
-        """``address:<host>``; a host longer than an IPv6 address's text (45 characters),
-        which only a misbehaving proxy could send, is counted as ``address:malformed``; while
-        the in-memory table is full (``rate_limit_max_entries``), ``address:overflow``."""
+        """``address:<host>``: an IPv6 client by its /64 (the block one subscriber or host is
+        given, RFC 6177: counting each address would give one machine 2^64 budgets), any
+        other by its address; a host longer than an IPv6 address's text (45 characters),
+        which only a misbehaving proxy could send, is ``address:malformed``. While the
+        in-memory table is full (``rate_limit_max_entries``), a caller not counted in its
+        current window is ``address:overflow``; one already counted keeps its own budget."""
         client = scope.get("client")
         host = client[0] if client else "unknown"
         if len(host) > MAX_HOST_CHARS:
             host = "malformed"
-        if len(self.memory_keys) >= self.max_entries:
-            host = "overflow"
-        return f"address:{host}"
+        elif ":" in host:
+            host = _ipv6_block(host)
+        caller = f"address:{host}"
+        if caller in self._seen:
+            return caller
+        if len(self._seen) >= self._seen.maxsize:
+            self._seen.expire()  # callers whose windows have passed free their places
+        if len(self.memory_keys) >= self.max_entries or len(self._seen) >= self._seen.maxsize:
+            return "address:overflow"
+        self._seen[caller] = True
+        return caller
 
     async def check(
         self, scope: Scope, key: str | None, heavy: bool
@@ -249,6 +268,18 @@ def _count_with(
     first = budget.general[0]
     stats = limiter.get_window_stats(first, budget.kind, caller)
     return Verdict(first, False, False, stats.remaining, stats.reset_time)
+
+
+def _ipv6_block(host: str) -> str:
+    """The /64 of an IPv6 address (``2001:db8:1:2::/64``), the IPv4 address of an
+    IPv4-mapped one, ``host`` itself when it is no address."""
+    try:
+        ip = ipaddress.IPv6Address(host)
+    except ValueError:
+        return host
+    if ip.ipv4_mapped is not None:
+        return str(ip.ipv4_mapped)
+    return str(ipaddress.IPv6Network((ip, 64), strict=False))
 
 
 def _lookup_key_id(app: Any, key: str) -> str | None:

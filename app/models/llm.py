@@ -9,7 +9,7 @@ from typing import Annotated, Any, Self
 
 from pydantic import BaseModel, ConfigDict, Field, Strict, model_validator
 
-from app.costing import defaults
+from app.costing import defaults, floors
 from app.costing.llm import Precision, Task
 from app.models.answers import Assumption, PricesUsed, SourceRef
 from app.models.common import OMITTED, described
@@ -102,9 +102,14 @@ class LlmWorkload(StrictBody):
     activation_checkpointing: bool = described(
         "Training: full activation recomputation. ", defaults.LLM_CHECKPOINTING, default=True
     )
-    mfu: float = described("Model FLOPs utilization. ", defaults.LLM_MFU, gt=0, le=1)
+    mfu: float = described(
+        "Model FLOPs utilization. ", defaults.LLM_MFU, ge=floors.SHARE.value, le=1
+    )
     mbu: float = described(
-        "Inference: memory bandwidth utilization of decoding. ", defaults.LLM_MBU, gt=0, le=1
+        "Inference: memory bandwidth utilization of decoding. ",
+        defaults.LLM_MBU,
+        ge=floors.SHARE.value,
+        le=1,
     )
 
     @model_validator(mode="after")

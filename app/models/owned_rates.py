@@ -8,9 +8,10 @@ from enum import StrEnum
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 from pydantic.config import JsonDict
 
+from app.costing import floors
 from app.models.answers import Assumption, CurrencyRate, PricesUsed, SourceRef
 from app.models.break_even import USAGE_RULES
-from app.models.common import OMITTED, amount_field, currency_twin
+from app.models.common import amount_field, currency_twin, described
 from app.models.inputs import (
     DESKTOP_RULES,
     STRICT,
@@ -56,13 +57,13 @@ class OwnedMachine(DesktopSpec):
     )
 
     count: int = Field(default=1, ge=1, le=10_000, description="Machines of this build.")
-    utilization: float = Field(
-        default=OMITTED,
-        gt=0.0,
+    utilization: float = described(
+        "Fraction of wall-clock time these machines' GPUs are busy (0.3 = 30 %); default: "
+        "the request's `utilization`. The purchase is spread over these busy hours only, so "
+        "a quiet machine's hour costs more. ",
+        floors.SHARE,
+        ge=floors.SHARE.value,
         le=1.0,
-        description="Fraction of wall-clock time these machines' GPUs are busy (0.3 = 30 %); "
-        "default: the request's `utilization`. The purchase is spread over these busy hours "
-        "only, so a quiet machine's hour costs more.",
     )
     overhead_usd_per_year: float = amount_field(
         "Yearly cost of one machine beyond its purchase and electricity (hosting, "

@@ -127,3 +127,39 @@ def test_dated_views_are_kept_per_price_change(engine):
     assert catalog.cached_on(end) is None or catalog.cached_on(end).offers is not first.offers
     later = catalog.view_on(end)
     assert later.as_of == end and later.offers is not first.offers
+
+
+def test_a_full_table_keeps_the_callers_it_already_counts():
+    """Issue 48: while the table was full, every address, even one counted a moment before,
+    was counted as ``address:overflow`` (sharing the flood's budget). Now a caller counted
+    in its window keeps its own budget; only new ones share the overflow's."""
+    limits = RateLimits(Settings(rate_limit_max_entries=100, rate_limit_anonymous="5/minute"))
+    lab = {"client": ("192.0.2.10", 1), "app": _App()}
+    caller, _, verdict = asyncio.run(limits.check(lab, None, heavy=False))
+    assert caller == "address:192.0.2.10" and verdict.remaining == 4
+    for n in range(2000):
+        scope = {"client": (f"10.0.{n // 250}.{n % 250}", 1), "app": _App()}
+        asyncio.run(limits.check(scope, None, heavy=False))
+    caller, _, verdict = asyncio.run(limits.check(lab, None, heavy=False))
+    assert caller == "address:192.0.2.10"
+    assert not verdict.refused and verdict.remaining == 3  # its own budget, one spent before
+    newcomer = {"client": ("198.51.100.7", 1), "app": _App()}
+    assert asyncio.run(limits.check(newcomer, None, heavy=False))[0] == "address:overflow"
+
+
+def test_ipv6_is_counted_per_64_block():
+    """One host gets a /64 (RFC 6177): its 2^64 addresses share one budget; the next /64 is
+    another caller; an IPv4-mapped address is its IPv4 address."""
+    limits = RateLimits(Settings(rate_limit_anonymous="3/minute"))
+
+    def ask(host: str):
+        return asyncio.run(limits.check({"client": (host, 1), "app": _App()}, None, False))
+
+    same = ["2001:db8:1:2::1", "2001:db8:1:2:ffff:ffff:ffff:fffe", "2001:db8:1:2:a:b:c:d"]
+    callers = {ask(h)[0] for h in same}
+    assert callers == {"address:2001:db8:1:2::/64"}
+    caller, _, verdict = ask("2001:db8:1:2:1234::9")
+    assert verdict.refused  # the fourth request of the block within the minute
+    caller, _, verdict = ask("2001:db8:1:3::1")
+    assert caller == "address:2001:db8:1:3::/64" and not verdict.refused
+    assert ask("::ffff:192.0.2.1")[0] == "address:192.0.2.1"

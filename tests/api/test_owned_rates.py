@@ -108,6 +108,9 @@ class TestJson:
             {"machines": [{**SEED_MACHINE, "count": 0}]},
             {"machines": [{**SEED_MACHINE, "overhead_usd_per_year": -1}]},
             {"machines": [{**SEED_MACHINE, "overhead_usd_per_year": 1, "overhead_per_year": 1}]},
+            # Issue 48: the smallest subnormal float gave "H100: inf" (below floors.SHARE).
+            {"machines": [{**SEED_MACHINE, "utilization": 5e-324}]},
+            {"machines": [{**SEED_MACHINE, "utilization": 0.5e-4}]},
         ],
     )
     def test_bad_input_is_a_problem(self, client, bad):
