@@ -14,6 +14,16 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from app.costing import defaults
 
+# The loopback names of this machine, with and without a port: what /mcp answers by default.
+MCP_LOCAL_HOSTS = (
+    "127.0.0.1",
+    "127.0.0.1:*",
+    "localhost",
+    "localhost:*",
+    "[::1]",
+    "[::1]:*",
+)
+
 
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="GPUCOST_", env_file=".env", extra="ignore")
@@ -81,6 +91,19 @@ class Settings(BaseSettings):
         default_factory=list,
         description="Origins allowed to call the API from a browser, e.g. "
         '`["https://dashboard.example.org"]` (JSON list); empty: no CORS headers.',
+    )
+    mcp_allowed_hosts: list[str] = Field(
+        default_factory=lambda: list(MCP_LOCAL_HOSTS),
+        description="`Host` header values `/mcp` answers (JSON list; `name:*` allows any "
+        "port), against DNS rebinding as the MCP specification's transport section asks; "
+        "another host is refused with 421. Default: loopback only (`127.0.0.1`, `localhost`, "
+        "`[::1]`, any port); a deployment lists its public host name.",
+    )
+    mcp_allowed_origins: list[str] = Field(
+        default_factory=lambda: [f"http://{h}" for h in MCP_LOCAL_HOSTS if h.endswith(":*")],
+        description="`Origin` header values `/mcp` accepts from browsers (JSON list; a request "
+        "without `Origin` is not a browser's cross-site call and passes); another is refused "
+        "with 403. Default: loopback pages only.",
     )
     db_pool_size: int = Field(
         default=5,
@@ -190,6 +213,16 @@ class Settings(BaseSettings):
         "caller's budget. IPv6 callers are counted per /64. Default 50,000: ~25 MB when full "
         "(~500 bytes a counter with its caller, IPv6 /64s; `scripts/bench_flood.py "
         "--limiter-memory`, 2026-11-26), room for ~25,000 callers within a minute.",
+    )
+    request_head_timeout_s: float = Field(
+        default=20.0,
+        ge=0.1,
+        le=600,
+        description="Seconds `gpucost serve` waits for a request's head (request line and "
+        "headers), from the connection's start or a kept-alive request's first byte; past "
+        "it, 408 and the connection closed (slow or silent clients hold no connection). "
+        "Default 20 s: Apache httpd mod_reqtimeout's default first header timeout "
+        "(`RequestReadTimeout header=20-40,MinRate=500`).",
     )
     max_import_bytes: int = Field(
         default=10 * 1024 * 1024,

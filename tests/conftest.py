@@ -24,6 +24,10 @@ for _name, _value in UNLIMITED_RATES.items():
 # app's lifespan, which would start and stop the drawing processes for each test.
 # tests/system/ (test_draw_pool.py, test_abuse.py) run the processes themselves.
 os.environ.setdefault("GPUCOST_RENDER_PROCESSES", "false")
+# Starlette's TestClient sends `Host: testserver`; /mcp answers loopback hosts by default.
+os.environ.setdefault(
+    "GPUCOST_MCP_ALLOWED_HOSTS", '["testserver", "127.0.0.1:*", "localhost:*", "[::1]:*"]'
+)
 
 from alembic import command  # noqa: E402
 from fastapi.testclient import TestClient  # noqa: E402

@@ -22,8 +22,10 @@ from typing import Any
 
 import httpx
 import mcp_types as types
+from jsonschema import Draft202012Validator
 from mcp.server import Server
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
+from mcp.server.transport_security import TransportSecuritySettings
 from pydantic import BaseModel
 
 from app.models.break_even import BreakEvenRequest
@@ -34,6 +36,7 @@ from app.models.owned_rates import OwnedRatesRequest
 from app.models.plan import PlanRequest
 from app.models.run_cost import RunCostRequest
 from app.query.vocabulary import MAX_QUERY_CHARS
+from app.settings import get_settings
 
 INSTRUCTIONS = (
     "gpucost answers whether a lab should rent GPUs in the cloud or buy a desktop, and what "
@@ -210,7 +213,11 @@ class GpucostTools:
         if spec is None:
             return _error({"type": "about:blank", "title": "Not Found", "status": 404,
                            "detail": f"no tool is called {params.name!r}"})  # fmt: skip
-        response = await self._forward(spec, dict(params.arguments or {}), ctx.request)
+        arguments = dict(params.arguments or {})
+        invalid = _invalid(spec, arguments)
+        if invalid is not None:
+            return _error(invalid)
+        response = await self._forward(spec, arguments, ctx.request)
         try:
             answer = response.json()
         except ValueError:
@@ -241,6 +248,32 @@ class GpucostTools:
             return await http.post(spec.path, json=arguments, headers=headers)
 
 
+_VALIDATORS: dict[str, Draft202012Validator] = {}
+
+
+def _invalid(spec: ToolSpec, arguments: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The 422 problem of ``arguments`` that break ``spec``'s published input schema (JSON
+    Schema 2020-12, as the MCP specification's tools section says a server validates them),
+    listing each error with its path; None when they are valid. The REST operation validates
+    them again with the request model (same rules, plus cross-field ones)."""
+    validator = _VALIDATORS.get(spec.name)
+    if validator is None:
+        validator = _VALIDATORS[spec.name] = Draft202012Validator(dict(spec.schema))
+    errors = sorted(validator.iter_errors(dict(arguments)), key=lambda e: list(e.absolute_path))
+    if not errors:
+        return None
+    listed = [{"loc": ["arguments", *e.absolute_path], "msg": e.message[:300]} for e in errors[:20]]
+    return {
+        "type": "https://gpucost.dev/problems/validation-error",
+        "title": "Request validation failed",
+        "status": 422,
+        "detail": "; ".join(
+            f"{'.'.join(str(p) for p in x['loc'])}: {x['msg']}" for x in listed[:5]
+        ),
+        "errors": listed,
+    }
+
+
 def _error(problem: Mapping[str, Any]) -> types.CallToolResult:
     """A tool error carrying the REST API's problem+json document."""
     return types.CallToolResult(
@@ -264,5 +297,15 @@ def build_server(app: Any) -> Server[Any]:
 
 def session_manager(server: Server[Any]) -> StreamableHTTPSessionManager:
     """A streamable-HTTP session manager for ``server``: stateless, JSON answers (any worker
-    answers any call). The SDK's manager runs once: one per start of the application."""
-    return StreamableHTTPSessionManager(app=server, stateless=True, json_response=True)
+    answers any call), and the SDK's DNS-rebinding protection on (``Host`` and ``Origin``
+    checked against the settings' ``mcp_allowed_hosts`` and ``mcp_allowed_origins``: 421 and
+    403 otherwise). The SDK's manager runs once: one per start of the application."""
+    settings = get_settings()
+    security = TransportSecuritySettings(
+        enable_dns_rebinding_protection=True,
+        allowed_hosts=list(settings.mcp_allowed_hosts),
+        allowed_origins=list(settings.mcp_allowed_origins),
+    )
+    return StreamableHTTPSessionManager(
+        app=server, stateless=True, json_response=True, security_settings=security
+    )

@@ -26,15 +26,18 @@ INITIALIZE = {
 }
 
 
-async def _post(endpoint: McpEndpoint, body: dict) -> tuple[int, dict]:
+async def _post(
+    endpoint: McpEndpoint, body: dict, host: bytes = b"127.0.0.1:8000", origin: bytes = b""
+) -> tuple[int, dict | str]:
     raw = json.dumps(body).encode()
     scope = {
         "type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "POST",
         "scheme": "http", "path": "/mcp", "raw_path": b"/mcp", "query_string": b"",
         "root_path": "", "client": ("127.0.0.1", 1), "server": ("test", 80),
-        "headers": [(b"host", b"test"), (b"content-type", b"application/json"),
+        "headers": [(b"host", host), (b"content-type", b"application/json"),
                     (b"accept", b"application/json, text/event-stream"),
-                    (b"content-length", str(len(raw)).encode())],
+                    (b"content-length", str(len(raw)).encode())]
+                   + ([(b"origin", origin)] if origin else []),
     }  # fmt: skip
     sent = False
 
@@ -52,7 +55,10 @@ async def _post(endpoint: McpEndpoint, body: dict) -> tuple[int, dict]:
 
     await endpoint(scope, receive, send)
     body_bytes = b"".join(m.get("body", b"") for m in out if m["type"] == "http.response.body")
-    return out[0]["status"], json.loads(body_bytes)
+    try:
+        return out[0]["status"], json.loads(body_bytes)
+    except ValueError:
+        return out[0]["status"], body_bytes.decode()
 
 
 def test_importing_the_app_does_not_import_the_sdk():
@@ -103,3 +109,30 @@ def test_through_the_app_the_first_call_answers(client):
     answer = client.post("/mcp", json=INITIALIZE, headers=headers)
     assert answer.status_code == 200
     assert answer.json()["result"]["serverInfo"]["name"] == "gpucost"
+
+
+def test_a_foreign_host_or_origin_is_refused():
+    """Issue 48: ``/mcp`` checked neither ``Host`` nor ``Origin`` (DNS rebinding: a page on
+    another site, resolved to this machine, could call the tools). Now the SDK's transport
+    security answers 421 for a host outside ``mcp_allowed_hosts`` and 403 for a browser
+    origin outside ``mcp_allowed_origins``; loopback, with or without a page, is answered."""
+    endpoint = McpEndpoint(app)
+    answers: dict[str, int] = {}
+
+    async def scenario():
+        async with endpoint.running():
+            for name, host, origin in (
+                ("rebound host", b"attacker.example", b""),
+                ("foreign page", b"127.0.0.1:8000", b"http://attacker.example"),
+                ("loopback", b"localhost:8000", b""),
+                ("loopback page", b"127.0.0.1:8000", b"http://127.0.0.1:8000"),
+            ):
+                answers[name] = (await _post(endpoint, INITIALIZE, host, origin))[0]
+
+    anyio.run(scenario)
+    assert answers == {
+        "rebound host": 421,
+        "foreign page": 403,
+        "loopback": 200,
+        "loopback page": 200,
+    }

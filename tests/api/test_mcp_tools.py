@@ -47,3 +47,33 @@ def test_the_llm_estimate_tool_answers_as_the_endpoint(client):
     assert not result.is_error
     got = result.structured_content
     assert got["estimates"][0]["memory_gb_per_gpu"] == rest["estimates"][0]["memory_gb_per_gpu"]
+
+
+def test_arguments_are_checked_against_the_published_schema(client, monkeypatch):
+    """Issue 48: tool arguments were sent on without a look at the tool's input schema. Now
+    arguments that break it are a 422 problem naming each error, and no REST request is
+    made; valid ones still answer."""
+    from app.integrations import mcp_server
+
+    forwarded = []
+    real = mcp_server.GpucostTools._forward
+
+    async def spy(self, spec, arguments, request):
+        forwarded.append(spec.name)
+        return await real(self, spec, arguments, request)
+
+    monkeypatch.setattr(mcp_server.GpucostTools, "_forward", spy)
+    for name, arguments, where in (
+        ("break_even", {**break_even(), "utilization": "high"}, "utilization"),
+        ("query", {"q": "break-even for 3090", "extra": 1}, "arguments"),
+        ("query", {}, "arguments"),
+        ("llm_estimate", {"model": "llama-3.1-8b", "tokens": [1]}, "tokens"),
+    ):
+        _, result = _call(name, arguments)
+        assert result.is_error, (name, arguments)
+        problem = json.loads(result.content[0].text)
+        assert problem["status"] == 422 and problem["type"].endswith("/validation-error")
+        assert where in problem["detail"]
+    assert forwarded == []
+    _, result = _call("query", {"q": "break-even for 3090 at 15% util"})
+    assert not result.is_error and forwarded == ["query"]

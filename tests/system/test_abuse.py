@@ -203,6 +203,49 @@ def test_huge_headers_are_refused_and_leave_no_memory(tmp_path):
         assert r.status_code == 200
 
 
+def _read_all(sock) -> bytes:
+    out = b""
+    try:
+        while data := sock.recv(65536):
+            out += data
+    except OSError:
+        pass
+    return out
+
+
+def test_silent_and_slow_heads_are_timed_out(tmp_path):
+    """Issue 48: a connection that sent nothing, or a head a byte at a time (slowloris), was
+    held for ever. With a 1 s head timeout: both get 408 problem+json and are closed, a
+    kept-alive connection's next request is timed from its first byte, and a prompt request
+    is answered."""
+    import socket
+
+    with (
+        seeded_database("sqlite", tmp_path) as env,
+        server({**env, "GPUCOST_REQUEST_HEAD_TIMEOUT_S": "1"}) as srv,
+    ):
+        port = int(srv.base.rsplit(":", 1)[1])
+        with socket.create_connection(("127.0.0.1", port), timeout=20) as silent:
+            started = time.monotonic()
+            answer = _read_all(silent)
+            waited = time.monotonic() - started
+        assert answer.startswith(b"HTTP/1.1 408 "), answer[:200]
+        assert b"request-timeout" in answer and 0.9 < waited < 15
+        with socket.create_connection(("127.0.0.1", port), timeout=20) as slow:
+            for byte in b"GET /healthz HTTP/1.1\r\nHost: x\r\n":
+                try:
+                    slow.sendall(bytes([byte]))
+                except OSError:
+                    break  # closed after its 408
+                time.sleep(0.1)
+            answer = _read_all(slow)
+        assert answer.startswith(b"HTTP/1.1 408 "), answer[:200]
+        with httpx.Client(base_url=srv.base) as client:  # one kept-alive connection
+            assert client.get("/healthz").status_code == 200
+            time.sleep(1.5)  # idle between requests: uvicorn's keep-alive (5 s) applies
+            assert client.get("/healthz").status_code == 200
+
+
 def test_poisoned_numbers_are_422_and_compare_keeps_answering(database):
     """The red team's two 500s: a subnormal utilization on a chart, and a subnormal memory
     bandwidth written by an admin (then every compare was a 500)."""
