@@ -185,8 +185,10 @@ class Costs:
             runs at most 730 h a month, so ``max(1, ceil(busy hours per month / 730))``;
             desktops are bought, and fees and commitments paid, that many times.
         over_capacity: options whose work needs more than one instance or machine.
-        best_cloud: index of the cheapest costed cloud option, or -1.
-        order: indices of costed options, cheapest total first (ties: less CO2e, then index).
+        best_cloud: index of the first cloud option in ``order`` (the cheapest costed one
+            not ranked later), or -1.
+        order: indices of costed options, those not ranked later first, each group cheapest
+            total first (ties: less CO2e, then index).
     """
 
     busy_hours_per_month: np.ndarray
@@ -216,8 +218,11 @@ def billed_hours(run_h: np.ndarray, increment_h: np.ndarray, minimum_h: np.ndarr
     return out
 
 
-def rank(opts: Options, work: Workload) -> Costs:
-    """Cost every option for the same work and rank them by total cost over the horizon.
+def rank(opts: Options, work: Workload, later: np.ndarray | None = None) -> Costs:
+    """Cost every option for the same work and rank them by total cost over the horizon;
+    options marked in ``later`` (capacity that can be taken back: spot, interruptible,
+    Colab's plans) rank after all others, each group cheapest first, and are never the
+    ``best_cloud`` a desktop's break-even is measured against while another cloud is costed.
 
     For option i with time factor f and overhead o (both per hour of reference work):
     busy hours per month ``W x f x o``; with runs, billed hours per month
@@ -273,9 +278,10 @@ def rank(opts: Options, work: Workload) -> Costs:
             run_cost = per_run = np.full(tf.shape, np.nan)
 
     costed = np.isfinite(total)
-    best_cloud, be = _against_best_cloud(desk, costed, total, month, upfront)
+    last = np.zeros(desk.shape, bool) if later is None else later
+    best_cloud, be = _against_best_cloud(desk, costed, total, month, upfront, last)
     idx = np.flatnonzero(costed)
-    order = idx[np.lexsort((idx, co2e[idx], total[idx]))]
+    order = idx[np.lexsort((idx, co2e[idx], total[idx], last[idx]))]
     return Costs(
         busy_hours_per_month=busy,
         cost_usd_per_month=month,
@@ -321,14 +327,22 @@ def committed_bill(hours_per_month: np.ndarray, monthly_fee_usd: np.ndarray | fl
 
 
 def _against_best_cloud(
-    desk: np.ndarray, costed: np.ndarray, total: np.ndarray, month: np.ndarray, upfront: np.ndarray
+    desk: np.ndarray,
+    costed: np.ndarray,
+    total: np.ndarray,
+    month: np.ndarray,
+    upfront: np.ndarray,
+    later: np.ndarray,
 ) -> tuple[int, np.ndarray]:
-    """The cheapest costed cloud option (index, -1 for none) and each costed desktop's
-    break-even days against it (``upfront / saving per day``; NaN when it never pays)."""
+    """The cheapest costed cloud option not ranked ``later`` (else the cheapest of those;
+    index, -1 for none) and each costed desktop's break-even days against it (``upfront /
+    saving per day``; NaN when it never pays)."""
     cloud_ok = costed & ~desk
     be = np.full(total.shape, np.nan)
     if not cloud_ok.any():
         return -1, be
+    if (cloud_ok & ~later).any():
+        cloud_ok = cloud_ok & ~later
     cloud_idx = np.flatnonzero(cloud_ok)
     best = int(cloud_idx[np.argmin(total[cloud_idx])])
     saving_per_day = (month[best] - month) / DAYS_PER_MONTH

@@ -17,7 +17,11 @@ class CompareOption(BaseModel):
     """One ranked option: what it is, what the workload costs on it, and where the figures
     come from."""
 
-    rank: int | None = Field(description="1 = cheapest total; null when it cannot be costed.")
+    rank: int | None = Field(
+        description="Position in the ranking, 1 first: cheapest total, with guaranteed "
+        "capacity before spot and Colab plans unless spot is asked for (the `ranking` "
+        "assumption); ranks follow the list's order; null when it cannot be costed."
+    )
     id: str = Field(
         description="Offer id, or `desktop:{barebone}:{count}x{gpu}` for a desktop build."
     )
@@ -108,7 +112,7 @@ class CompareOption(BaseModel):
     co2e_kg: float | None = Field(description="Operational emissions over the horizon, kg CO2e.")
     carbon_intensity_g_per_kwh: float = Field(description="Grid intensity used, gCO2e/kWh.")
     break_even_days: float | None = Field(
-        description="Desktops: days until buying beats the best cloud option for this work; "
+        description="Desktops: days until buying beats `best_cloud_id` for this work; "
         "null for cloud options and when it never does."
     )
     other_regions: int = Field(
@@ -146,8 +150,12 @@ class CompareResult(BaseModel):
     runs_per_month: float | None = Field(description="Runs per month (null without runs).")
     horizon_months: float = Field(description="Months totals are taken over.")
     electricity_price_usd_per_kwh: float = Field(description="Desktop electricity, USD/kWh.")
-    best_id: str | None = Field(description="Id of the cheapest option.")
-    best_cloud_id: str | None = Field(description="Id of the cheapest cloud option.")
+    best_id: str | None = Field(description="Id of the first option of the ranking (rank 1).")
+    best_cloud_id: str | None = Field(
+        description="Id of the first cloud option of the ranking (the cheapest with "
+        "guaranteed capacity unless spot is asked for; see the `ranking` assumption): the "
+        "cloud each desktop's `break_even_days` is measured against."
+    )
     best_desktop_id: str | None = Field(description="Id of the cheapest desktop build.")
     summary: CompareSummary
     options: list[CompareOption] = Field(description="Ranked options, at most `limit`.")

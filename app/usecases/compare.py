@@ -132,10 +132,8 @@ def compute_compare(snap: CatalogView, req: CompareRequest, settings: Settings) 
     if cand.llm is not None:
         ref, ref_hours = llm_reference(snap, req, cand.g, cand.count, cand.llm, trail)
     work = vector.Workload(ref_hours, ref.run_hours, req.horizon_months, price)
-    costs = vector.rank(cand.opts, work)
-    order, others = _one_per_family(
-        snap, req, cand, _on_demand_first(snap, req, cand, costs.order, trail)
-    )
+    costs = vector.rank(cand.opts, work, _ranked_later(snap, req, cand, trail))
+    order, others = _one_per_family(snap, req, cand, costs.order)
     listing = Listing(snap, cand, costs, gpu_speed, ref, rate, others)
     listed = [listing.option(int(j), r + 1) for r, j in enumerate(order[: req.limit])]
     unfit = np.flatnonzero(cand.fits == 0)
@@ -353,16 +351,18 @@ def _interruption_overhead(
     ]
 
 
-def _on_demand_first(
-    snap: CatalogView, req: CompareRequest, cand: Candidates, order: np.ndarray, trail: Trail
-) -> np.ndarray:
+def _ranked_later(
+    snap: CatalogView, req: CompareRequest, cand: Candidates, trail: Trail
+) -> np.ndarray | None:
     """Unless the caller asks for spot (``spot`` given, or ``spot`` among the pricing
     models), offers with guaranteed capacity (on-demand, committed) and desktops rank before
     spot and interruptible offers and Colab's compute-unit plans (GPUs as available, sessions
-    capped), each group cheapest first: neither is capacity a lab can count on."""
+    capped), each group cheapest first: neither is capacity a lab can count on. The mask of
+    options ranked later (None: all by cost); a desktop's break-even is measured against the
+    first cloud of the ranking."""
     pricing = [str(p) for p in req.filters.pricing_models or []]
     if req.spot is not None or "spot" in pricing or "compute_units" in pricing:
-        return order
+        return None
     colab = np.concatenate(
         [
             snap.offers.pricing_model[cand.sel.oi] == "compute_units",
@@ -370,17 +370,17 @@ def _on_demand_first(
         ]
     )
     later = cand.spot | colab
-    if not later[order].any():
-        return order
+    if not later.any():
+        return None
     trail.assume(
         "ranking",
         "guaranteed capacity first",
         "default: on-demand and committed offers and desktops rank before spot or "
         "interruptible offers (reclaimable at any time) and Colab's compute-unit plans (GPUs "
-        "as available, sessions capped); give `spot` or filter pricing_models to rank all by "
-        "cost",
+        "as available, sessions capped), and a desktop's break-even is against the first "
+        "cloud so ranked; give `spot` or filter pricing_models to rank all by cost",
     )
-    return np.concatenate([order[~later[order]], order[later[order]]])
+    return np.asarray(later, dtype=bool)
 
 
 def _one_per_family(

@@ -531,3 +531,36 @@ def test_spot_is_priced_with_its_published_interruption_band_by_default(client):
     assert opt["interruption_overhead"] == pytest.approx(expected, rel=1e-6)
     assert "AWS Spot Instance Advisor" in opt["note"]
     assert any(a["name"] == "spot" for a in out["assumptions"])
+
+
+def test_ranks_follow_the_list_and_the_best_cloud_is_its_first_cloud(client):
+    """Issue 48: spot rows were listed after on-demand ones, but ``best_cloud_id`` (and each
+    desktop's break-even) was the cheapest cloud of all, a spot offer far down the list (rank
+    217). Now ranks are 1, 2, ... in list order, the best cloud is the first cloud listed,
+    and a desktop's break-even is ``upfront / (that cloud's month - the desktop's month) x
+    days per month`` (365/12)."""
+    body = {
+        "workload": {"gpu": "v100-16gb"},
+        "utilization": 0.15,
+        "electricity_price_usd_per_kwh": 0.12,
+        "filters": {"gpus": ["v100-16gb", "rtx-3090"]},
+        "limit": 500,
+    }
+    res = _compare(client, body)
+    options = res["options"]
+    ranks = [o["rank"] for o in options if o["rank"] is not None]
+    assert ranks == list(range(1, len(ranks) + 1))
+    models = [o["pricing_model"] for o in options if o["kind"] == "cloud"]
+    assert "spot" in models and "on_demand" in models
+    first_spot = models.index("spot")
+    assert all(m == "spot" or m == "interruptible" for m in models[first_spot:])
+    cloud = next(o for o in options if o["kind"] == "cloud")
+    assert res["best_cloud_id"] == cloud["id"] and cloud["pricing_model"] != "spot"
+    desk = next(o for o in options if o["kind"] == "desktop")
+    saving_per_day = (cloud["cost_usd_per_month"] - desk["cost_usd_per_month"]) / (365 / 12)
+    assert desk["break_even_days"] == pytest.approx(desk["upfront_usd"] / saving_per_day, abs=0.01)
+    # Asking for spot ranks everything by cost: the cheapest cloud is then the best.
+    pricing = {"pricing_models": ["on_demand", "spot"]}
+    spot = _compare(client, {**body, "filters": {**body["filters"], **pricing}})
+    clouds = [o for o in spot["options"] if o["kind"] == "cloud"]
+    assert spot["best_cloud_id"] == min(clouds, key=lambda o: o["total_cost_usd"])["id"]
