@@ -84,14 +84,18 @@ def resolve_electricity(
     settings: Settings,
     trail: Trail,
     tariff: Tariff | None = None,
+    answer_rate: ExchangeRate | None = None,
 ) -> float:
     """Electricity price, USD/kWh: given > region's > settings default (seed 001's $0.12/kWh).
 
     A region answers with its ``tariff`` price (default non-household, stated; a region with
     only a household price answers with it, stated). A region priced in another currency
     (Eurostat: EUR) is converted at the catalog's rate for the price's own period (a 2025-S2
-    price at the ECB's 2025-S2 mean), and the rate is cited. Raises :class:`CatalogGap` (404)
-    for a region without a price."""
+    price at the ECB's 2025-S2 mean), and the rate is cited; when the answer is in that same
+    currency (``answer_rate``), at the answer's own rate instead, so the figure the answer
+    shows is the published one, converted nowhere (0.2264 EUR/kWh, not 0.2264 EUR taken to
+    USD at 2025's rate and back at 2026's). Raises :class:`CatalogGap` (404) for a region
+    without a price."""
     if given_usd_per_kwh is not None:
         return given_usd_per_kwh
     if region is None:
@@ -109,8 +113,10 @@ def resolve_electricity(
     source = found.source or region.source
     currency = region.electricity_currency
     if found.local_per_kwh is not None and currency and currency != "USD":
-        rate = view.fx_rate(currency, found.as_of)
         trail.cite(f"{name} {found.local_per_kwh:g} {currency}/kWh", source, found.as_of)
+        if answer_rate is not None and answer_rate.currency == currency:
+            return to_usd(found.local_per_kwh, answer_rate.usd_per_unit)  # the answer's rate
+        rate = view.fx_rate(currency, found.as_of)
         cite_rate(trail, rate, f"region {region.id}'s electricity price")
         return to_usd(found.local_per_kwh, rate.usd_per_unit)
     trail.cite(f"{name} USD/kWh", source, found.as_of)
@@ -174,7 +180,7 @@ def request_electricity(
         "electricity_price_usd_per_kwh",
         trail,
     )
-    return resolve_electricity(view, given, region, settings, trail, req.tariff)
+    return resolve_electricity(view, given, region, settings, trail, req.tariff, rate)
 
 
 def carbon_region(

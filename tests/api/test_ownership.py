@@ -518,3 +518,25 @@ def test_rented_datacenter_gpus_count_their_server_and_datacenter(client):
     # An owned desktop keeps the symmetric boundary: no datacenter, its base power.
     owned = post(client, "/v1/carbon", {"gpu": "a100-sxm4-80gb", "gpu_count": 8, "hours": 72})
     assert owned["pue"] == 1.0 and owned["power_w"] < res["power_w"]
+
+
+def test_a_published_price_is_shown_in_its_own_currency_unconverted(client):
+    """Issue 48: Germany's Eurostat price (EUR/kWh, 2025-S2) was taken to USD at the ECB's
+    2025-S2 mean and back to EUR at the answer's 2026 rate: 0.2264 showed as 0.2309. In a EUR
+    answer it is now Eurostat's figure itself, and the desktop's yearly electricity is that
+    figure x the seed's 591.3 kWh; in a USD answer it is converted once, at its period's
+    rate."""
+    from tests.electricity_sources import eurostat_eur_per_kwh
+
+    eur_per_kwh = eurostat_eur_per_kwh("DE", "non-household", "2025-S2")
+    body = factories.break_even(electricity_price_usd_per_kwh=None, region="DE")
+    eur = client.post("/v1/break-even", json={**body, "currency": "EUR"})
+    assert eur.status_code == 200, eur.text
+    shown = eur.json()["in_currency"]
+    assert shown["electricity_price_per_kwh"] == pytest.approx(eur_per_kwh, abs=1e-9)
+    assert shown["desktop_cost_per_year"] == pytest.approx(591.3 * eur_per_kwh, rel=1e-6)
+    usd = client.post("/v1/break-even", json=body).json()
+    period = ecb.half_year("EUR", 2025, 2)
+    assert usd["desktop"]["electricity_price_usd_per_kwh"] == pytest.approx(
+        eur_per_kwh * period, rel=1e-5
+    )

@@ -53,12 +53,10 @@ def test_xlsx_files_the_plan(client, plan):
     summary = {row[0]: row[1] for row in wb["Summary"].iter_rows(min_row=2, values_only=True)}
     eur_usd = plan["currency_rate"]["usd_per_unit"]
     assert eur_usd == pytest.approx(ecb.latest_half_year("EUR")[0], rel=1e-5)
-    # the electricity the workbook states is Eurostat's band IC price (EUR/kWh) taken to USD
-    # at the ECB's rate for its half-year, then back to euros at the answer's rate
-    usd_per_kwh = eurostat_eur_per_kwh("DE", "non-household", "2025-S2") * ecb.half_year(
-        "EUR", 2025, 2
-    )
-    assert summary["Electricity (EUR/kWh)"] == pytest.approx(usd_per_kwh / eur_usd, rel=1e-5)
+    # the electricity the workbook states is Eurostat's band IC price (EUR/kWh) as published:
+    # a euro answer converts it nowhere (issue 48)
+    eur_per_kwh = eurostat_eur_per_kwh("DE", "non-household", "2025-S2")
+    assert summary["Electricity (EUR/kWh)"] == pytest.approx(eur_per_kwh, rel=1e-7)
     totals = {s["strategy"]: s for s in plan["strategies"]}
     names = {"plan": "Plan", "all_cloud": "All cloud", "all_desktop": "All desktop"}
     for key, s in totals.items():

@@ -99,11 +99,13 @@ def test_electricity_24_7_in_germany_in_euros(client):
     assert body["intent"] == "electricity" and res["utilization"] == 1.0
     gpu = client.get("/v1/gpus/rtx-4090").json()
     de = client.get("/v1/regions/de").json()
-    # Eurostat's 2025-S2 price at the ECB's 2025-S2 mean; the bill in EUR at today's rate
-    # at the default non-household tariff (Eurostat band IC excluding VAT)
+    # Eurostat's 2025-S2 price at the default non-household tariff (band IC excluding VAT):
+    # the answer is in EUR, so the bill is that price itself (issue 48: one conversion per
+    # figure, none here); its USD figure is at the answer's rate
     eur_per_kwh = eurostat_eur_per_kwh("DE", "non-household", "2025-S2")
     assert de["electricity_non_household_local"] == eur_per_kwh
-    usd_per_kwh = eur_per_kwh * ecb.half_year("EUR", 2025, 2)
+    eur, _ = ecb.latest_half_year("EUR")
+    usd_per_kwh = eur_per_kwh * eur
     watts = res["busy_power_w"]
     assert watts >= gpu["tdp_w"]  # the GPU's TDP plus the machine, at the wall
     # the default barebone is the cheapest that holds one GPU (barebones.csv); its base
@@ -115,10 +117,7 @@ def test_electricity_24_7_in_germany_in_euros(client):
     kwh_month = watts / 1000 * 24 * 365 / 12
     assert res["energy_kwh_per_month"] == pytest.approx(kwh_month)
     assert res["cost_usd_per_month"] == pytest.approx(kwh_month * usd_per_kwh, rel=1e-5)
-    eur, _ = ecb.latest_half_year("EUR")
-    assert res["cost_per_month_in_currency"] == pytest.approx(
-        kwh_month * usd_per_kwh / eur, rel=1e-5
-    )
+    assert res["cost_per_month_in_currency"] == pytest.approx(kwh_month * eur_per_kwh, rel=1e-5)
     assert "EUR" in body["headline"]
 
 
