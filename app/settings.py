@@ -333,6 +333,42 @@ class Settings(BaseSettings):
         "Default 0.3 (gpucost's rule): a unit error (cents for dollars) moves every price.",
     )
 
+    refresh_max_price_factor: float = Field(
+        default=10.0,
+        ge=1.5,
+        le=1000,
+        description="Integrity gate: no price may move, nor an offer new to the catalog stand, "
+        "more than this factor from its previous price or from the catalog's median price per "
+        "GPU-hour for the same GPU and pricing model. Default 10: twice the widest spread in "
+        "the shipped catalog (V100 16GB spot: 4.97x from its median, 2026-11-26); a cents-for-"
+        "dollars file is 100x off.",
+    )
+    refresh_max_added_ratio: float = Field(
+        default=1.0,
+        ge=0,
+        le=100,
+        description="Integrity gate: a file may add at most `max(refresh_min_added, this x the "
+        "provider's previous offer count)` offers new to the catalog. Default 1.0 (gpucost's "
+        "rule: a provider may double its offers in one file, not flood the catalog: 60,000 rows "
+        "once took a worker from 145 to 676 MB).",
+    )
+    refresh_min_added: int = Field(
+        default=1_000,
+        ge=0,
+        le=1_000_000,
+        description="Integrity gate: new offers one file may always add (a provider new to the "
+        "catalog). Default 1,000: above RunPod's 646, the most offers any provider has in the "
+        "shipped catalog (2026-11-26).",
+    )
+    refresh_max_bytes: int = Field(
+        default=16 * 1024 * 1024,
+        ge=1024,
+        le=1024 * 1024 * 1024,
+        description="Largest catalog file a refresh reads, bytes (read streamed and cut off "
+        "there; only regular files from a local mirror). Default 16 MiB: 4x SkyPilot's largest "
+        "v8 file (AWS vms.csv, 3.65 MB, skypilot-catalog commit 00148f2, 2026-11-26).",
+    )
+
     @field_validator(
         "rate_limit_anonymous",
         "rate_limit_anonymous_heavy",

@@ -158,7 +158,8 @@ def parse(
     today: dt.date | None = None,
 ) -> ParsedFile:
     """Parse one file (``name`` is its path or upload name). Raises :class:`ImportError_`
-    when the whole file is unusable."""
+    when the whole file is unusable, a CSV cell over the csv module's field limit (128 KiB)
+    included, naming its line."""
     today = today or dt.datetime.now(dt.UTC).date()
     try:
         text = data.decode("utf-8-sig")
@@ -168,6 +169,21 @@ def parse(
     if stripped.startswith(("[", "{")):
         return _parse_own_json(name, stripped, as_of, source, today)
     reader = csv.DictReader(io.StringIO(text))
+    try:
+        return _parse_csv(name, reader, provider, as_of, source, today)
+    except csv.Error as exc:  # a cell over the csv module's field limit (128 KiB), a NUL
+        raise ImportError_(f"{name}: line {reader.line_num + 1}: {exc}") from None
+
+
+def _parse_csv(
+    name: str,
+    reader: csv.DictReader[str],
+    provider: str | None,
+    as_of: dt.date | None,
+    source: str | None,
+    today: dt.date,
+) -> ParsedFile:
+    """A CSV file by its header: SkyPilot's catalog or gpucost's own."""
     header = {h.strip() for h in (reader.fieldnames or []) if h}
     if header >= SKYPILOT_COLUMNS:
         return _parse_skypilot(name, reader, provider, as_of, source, today)

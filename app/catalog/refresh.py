@@ -11,7 +11,9 @@ A mirror is the repository's layout: ``<base>/catalogs/<version>/<cloud>/vms.csv
 from __future__ import annotations
 
 import datetime as dt
+import stat
 import statistics
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -50,12 +52,17 @@ class SourceError(Exception):
 
 @dataclass(frozen=True)
 class Download:
-    """How to download: per-request timeout (s), attempts (1 = no retry), first back-off (s,
-    doubled per retry, at most 30 s)."""
+    """How to read a file: per-request timeout (s), attempts (1 = no retry), first back-off
+    (s, doubled per retry, at most 30 s), the most bytes a file may have (``max_bytes``,
+    16 MiB: 4x SkyPilot's largest v8 file, AWS's vms.csv at 3.65 MB, commit 00148f2 of
+    skypilot-org/skypilot-catalog, read 2026-11-26) and the most seconds one download may
+    take in all (``deadline_s``: a server trickling a byte per timeout is cut off)."""
 
     timeout_s: float = 30.0
     attempts: int = 3
     backoff_s: float = 1.0
+    max_bytes: int = 16 * 1024 * 1024
+    deadline_s: float = 120.0
 
 
 def _retryable(exc: BaseException) -> bool:
@@ -64,16 +71,30 @@ def _retryable(exc: BaseException) -> bool:
     return isinstance(exc, httpx.TransportError)
 
 
+def _read_local(local: Path, max_bytes: int) -> bytes:
+    """A regular file's bytes, at most ``max_bytes`` (a FIFO, a device such as /dev/zero or a
+    directory is refused before it is opened: reading one would hang or never end)."""
+    try:
+        if not stat.S_ISREG(local.stat().st_mode):
+            raise SourceError(f"{local}: not a regular file")
+        with local.open("rb") as f:
+            data = f.read(max_bytes + 1)
+    except OSError as exc:
+        raise SourceError(f"{local}: {exc.strerror or exc}") from None
+    if len(data) > max_bytes:
+        raise SourceError(f"{local}: larger than {max_bytes} bytes")
+    return data
+
+
 def read_source(base: str, path: str, download: Download = Download()) -> tuple[bytes, str]:
     """The bytes of ``path`` under ``base`` (a URL or a local directory) and the URL or file
-    path they came from. Raises :class:`SourceError`."""
+    path they came from, within ``download``'s size and time bounds (streamed: a larger
+    answer is cut off at the bound, not read whole). Raises :class:`SourceError`."""
     if not base.startswith(("http://", "https://")):
         local = Path(base.removeprefix("file://")) / path
-        try:
-            return local.read_bytes(), str(local)
-        except OSError as exc:
-            raise SourceError(f"{local}: {exc.strerror or exc}") from None
+        return _read_local(local, download.max_bytes), str(local)
     url = f"{base.rstrip('/')}/{path}"
+    deadline = time.monotonic() + download.deadline_s
 
     @retry(
         retry=retry_if_exception(_retryable),
@@ -82,9 +103,17 @@ def read_source(base: str, path: str, download: Download = Download()) -> tuple[
         reraise=True,
     )
     def get(client: httpx.Client) -> bytes:
-        response = client.get(url)
-        response.raise_for_status()
-        return response.content
+        with client.stream("GET", url) as response:
+            response.raise_for_status()
+            chunks, size = [], 0
+            for chunk in response.iter_bytes():
+                size += len(chunk)
+                if size > download.max_bytes:
+                    raise SourceError(f"{url}: larger than {download.max_bytes} bytes")
+                if time.monotonic() > deadline:
+                    raise SourceError(f"{url}: not read within {download.deadline_s:g} s")
+                chunks.append(chunk)
+            return b"".join(chunks)
 
     try:
         with httpx.Client(timeout=download.timeout_s, follow_redirects=True) as client:
@@ -103,13 +132,25 @@ class GateBounds:
     ``max_rejected_share``: at most this share of rows rejected as malformed;
     ``max_price_change``: a price moving by more than this fraction (0.5: halved or +50 %)
     counts as a big move; ``max_moved_share``: at most this share of the offers in both
-    versions may make a big move; ``max_median_change``: the median move of those offers."""
+    versions may make a big move; ``max_median_change``: the median move of those offers;
+    ``max_price_factor``: no price may move, nor a new offer stand, further than this factor
+    from its previous price or from the median per-GPU-hour price of the same GPU and pricing
+    model in the catalog (its own history and the other providers); ``max_added_ratio`` and
+    ``min_added``: at most ``max(min_added, max_added_ratio x previous count)`` offers new to
+    the catalog in one file."""
 
     min_offers_ratio: float = 0.5
     max_rejected_share: float = 0.05
     max_price_change: float = 0.5
     max_moved_share: float = 0.25
     max_median_change: float = 0.3
+    max_price_factor: float = 10.0
+    max_added_ratio: float = 1.0
+    min_added: int = 1_000
+
+
+# (GPU id, pricing model) -> the catalog's median price per GPU-hour, USD.
+References = dict[tuple[str, str], float]
 
 
 def parse_file(provider: str, name: str, data: bytes, today: dt.date) -> ParsedFile:
@@ -126,9 +167,12 @@ def gate(
     previous_prices: dict[str, float],
     previous_count: int,
     bounds: GateBounds,
+    references: References | None = None,
 ) -> str | None:
     """Why ``parsed`` is refused, or None when it passes. ``previous_prices``: the provider's
-    current prices by offer id (USD/h); ``previous_count``: the offers its last version had."""
+    current prices by offer id (USD/h); ``previous_count``: the offers its last version had;
+    ``references``: the catalog's median price per GPU-hour by (GPU, pricing model), which
+    offers new to the catalog are held against."""
     rows = len(parsed.offers) + len(parsed.rejected)
     if not parsed.offers:
         return f"no offers in the file ({rows} rows read)"
@@ -144,6 +188,43 @@ def gate(
             f"{len(parsed.offers)} offers, fewer than {bounds.min_offers_ratio:.0%} of the "
             f"previous {previous_count}"
         )
+    return _new_offers_problem(parsed, previous_prices, previous_count, bounds, references or {})
+
+
+def _factor(price: float, reference: float) -> float:
+    """How many times apart two positive prices are (>= 1)."""
+    return max(price / reference, reference / price)
+
+
+def _new_offers_problem(
+    parsed: ParsedFile,
+    previous_prices: dict[str, float],
+    previous_count: int,
+    bounds: GateBounds,
+    references: References,
+) -> str | None:
+    """The price rules (see :class:`GateBounds`): each single price against its previous one
+    or its GPU's reference, the number of new offers, then the share and median of moves."""
+    new = [o for o in parsed.offers if o["id"] not in previous_prices]
+    cap = max(bounds.min_added, int(bounds.max_added_ratio * previous_count))
+    if len(new) > cap:
+        return f"{len(new)} offers new to the catalog, more than the {cap} one file may add"
+    for o in parsed.offers:
+        price = float(o["price_usd_per_hour"])
+        before = previous_prices.get(o["id"])
+        if before and price > 0 and _factor(price, before) > bounds.max_price_factor:
+            return (
+                f"offer {o['id']}: {price:g} USD/h against {before:g} before, more than "
+                f"{bounds.max_price_factor:g}x apart"
+            )
+        per_gpu = price / max(1, int(o.get("gpu_count") or 1))
+        ref = references.get((str(o.get("gpu_id")), str(o.get("pricing_model"))))
+        if not before and ref and per_gpu > 0 and _factor(per_gpu, ref) > bounds.max_price_factor:
+            return (
+                f"new offer {o['id']}: {per_gpu:g} USD per GPU-hour, more than "
+                f"{bounds.max_price_factor:g}x from the catalog's median {ref:g} for "
+                f"{o.get('gpu_id')} ({o.get('pricing_model')})"
+            )
     moves = [
         abs(o["price_usd_per_hour"] / previous_prices[o["id"]] - 1)
         for o in parsed.offers

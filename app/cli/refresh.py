@@ -3,6 +3,7 @@ into the catalog (see :mod:`app.store.refresh`)."""
 
 from __future__ import annotations
 
+import logging
 import time
 
 import typer
@@ -47,9 +48,12 @@ def catalog_refresh(
         )
     providers = provider or list(CATALOG_VERSIONS)
     while True:
-        code = _refresh_once(source, providers)
         if not loop:
-            raise typer.Exit(code)
+            raise typer.Exit(_refresh_once(source, providers))
+        try:
+            _refresh_once(source, providers)
+        except Exception:  # noqa: BLE001 - the loop outlives one bad round (logged)
+            logging.getLogger("gpucost.catalog").exception("refresh round failed")
         from app.settings import get_settings
 
         time.sleep(get_settings().refresh_interval_s)
@@ -71,8 +75,13 @@ def _refresh_once(source: str | None, providers: list[str]) -> int:
         max_price_change=s.refresh_max_price_change,
         max_moved_share=s.refresh_max_moved_share,
         max_median_change=s.refresh_max_median_change,
+        max_price_factor=s.refresh_max_price_factor,
+        max_added_ratio=s.refresh_max_added_ratio,
+        min_added=s.refresh_min_added,
     )
-    download = Download(timeout_s=s.refresh_timeout_s, attempts=s.refresh_attempts)
+    download = Download(
+        timeout_s=s.refresh_timeout_s, attempts=s.refresh_attempts, max_bytes=s.refresh_max_bytes
+    )
     base = source or s.refresh_source
     results = refresh(get_engine(), providers, base, bounds, download)
     out = Console(soft_wrap=True)

@@ -220,12 +220,14 @@ def apply(
     progress: Progress | None = None,
     *,
     restate: bool = False,
+    also: Callable[[Connection, ImportReport], None] | None = None,
 ) -> ImportReport:
     """Write every offer of ``files`` in one transaction, planned and staged before it (see
     the module's docstring); returns what happened. ``progress(iterable, total)`` wraps the
     row loop (a terminal progress bar). With ``restate`` (a refresh), an unchanged price
     takes the file's source and date: the day it was last seen is then the offer's
-    ``as_of``."""
+    ``as_of``. ``also(conn, report)`` runs inside the same write transaction, after the
+    offers are written (a refresh records its outcome there: both or neither are kept)."""
     started = time.perf_counter()
     table = table_of(CloudOffer)
     plan: _Plan | None = None
@@ -249,6 +251,8 @@ def apply(
                     elif plan is None or revision != plan.revision:
                         continue  # planned on a catalog that moved since: plan again
                     _swap(conn, table, plan)
+                    if also is not None:
+                        also(conn, plan.report)
                     break
                 conn.execution_options(immediate=False)
         finally:

@@ -7,6 +7,8 @@ prices. Also the status read by ``/readyz``, ``/metrics`` and ``GET /v1/catalog/
 from __future__ import annotations
 
 import datetime as dt
+import logging
+import statistics
 from dataclasses import dataclass
 
 from sqlalchemy import func, select
@@ -16,6 +18,7 @@ from app.catalog.importer import ImportError_
 from app.catalog.refresh import (
     Download,
     GateBounds,
+    References,
     SourceError,
     catalog_path,
     gate,
@@ -26,7 +29,9 @@ from app.db import write_transaction
 from app.models import CloudOffer
 from app.models.common import table_of
 from app.models.refresh import CatalogRefresh, CatalogStatus, ProviderStatus, RefreshOutcome
-from app.store.imports import apply
+from app.store.imports import ImportReport, apply
+
+log = logging.getLogger("gpucost.catalog")
 
 _OFFERS = table_of(CloudOffer)
 _RUNS = table_of(CatalogRefresh)
@@ -63,29 +68,64 @@ def _previous(conn: Connection, provider: str) -> tuple[dict[str, float], int]:
     return prices, int(last) if last else shipped
 
 
+def _references(conn: Connection) -> References:
+    """The catalog's median price per GPU-hour (USD) by (GPU, pricing model), over every
+    provider's priced offers: what an offer new to the catalog is held against."""
+    by_key: dict[tuple[str, str], list[float]] = {}
+    rows = conn.execute(
+        select(
+            _OFFERS.c.gpu_id,
+            _OFFERS.c.pricing_model,
+            _OFFERS.c.price_usd_per_hour,
+            _OFFERS.c.gpu_count,
+        )
+    )
+    for r in rows:
+        price = float(r.price_usd_per_hour)
+        if price > 0:
+            key = (str(r.gpu_id), str(r.pricing_model))
+            by_key.setdefault(key, []).append(price / max(1, int(r.gpu_count or 1)))
+    return {key: statistics.median(prices) for key, prices in by_key.items()}
+
+
 def refresh_provider(
     engine: Engine,
     provider: str,
     base: str,
     bounds: GateBounds,
     download: Download,
-    today: dt.date,
+    now: dt.datetime,
 ) -> ProviderResult:
-    """Download, check and (if it passes) import one provider's file; never raises for a
-    bad file (the result says why)."""
+    """Download, check and (if it passes) import one provider's file, and record the
+    outcome: a passing file's in the transaction that writes its offers (both or neither
+    are kept), any other at once. Never raises for a bad file (the result says why)."""
     try:
         data, source = read_source(base, catalog_path(provider), download)
-        parsed = parse_file(provider, source, data, today)
+        parsed = parse_file(provider, source, data, now.date())
     except SourceError as exc:
-        return ProviderResult(provider, "failed", str(exc))
+        return record(engine, ProviderResult(provider, "failed", str(exc)), now)
     except ImportError_ as exc:
-        return ProviderResult(provider, "refused", f"schema: {exc}", source=base)
+        refused = ProviderResult(provider, "refused", f"schema: {exc}", source=base)
+        return record(engine, refused, now)
     with engine.connect() as conn:
         prices, count = _previous(conn, provider)
-    reason = gate(parsed, prices, count, bounds)
+        references = _references(conn)
+    reason = gate(parsed, prices, count, bounds, references)
     if reason:
-        return ProviderResult(provider, "refused", reason, len(parsed.offers), source=source)
-    report = apply(engine, [parsed], restate=True)
+        refused = ProviderResult(provider, "refused", reason, len(parsed.offers), source=source)
+        return record(engine, refused, now)
+    done: list[ProviderResult] = []
+
+    def with_the_swap(conn: Connection, report: ImportReport) -> None:
+        done.append(_applied(provider, len(parsed.offers), report, source))
+        _write_record(conn, done[0], now)
+
+    apply(engine, [parsed], restate=True, also=with_the_swap)
+    return done[0]
+
+
+def _applied(provider: str, offers: int, report: ImportReport, source: str) -> ProviderResult:
+    """The result of a file written by the import (``report``)."""
     counts = report.counts(provider)
     moved = report.price_points_added or counts["added"]
     outcome: RefreshOutcome = "refreshed" if moved else "unchanged"
@@ -94,28 +134,31 @@ def refresh_provider(
         f"same, {counts['rejected']} rejected (GPU not in the catalog); "
         f"{report.price_points_added} price points added"
     )
-    return ProviderResult(
-        provider, outcome, message, len(parsed.offers), report.price_points_added, source
-    )
+    return ProviderResult(provider, outcome, message, offers, report.price_points_added, source)
 
 
-def record(engine: Engine, result: ProviderResult, now: dt.datetime) -> None:
-    """Store ``result`` as the provider's last refresh (one transaction)."""
-    ok = result.outcome in ("refreshed", "unchanged")
+def record(engine: Engine, result: ProviderResult, now: dt.datetime) -> ProviderResult:
+    """Store ``result`` as the provider's last refresh (one transaction); returns it."""
     with write_transaction(engine) as conn:
-        old = conn.execute(select(_RUNS).where(_RUNS.c.provider == result.provider)).first()
-        values = {
-            "attempted_at": now,
-            "outcome": result.outcome,
-            "message": result.message[:4000],
-            "source": result.source[:2000],
-            "offers": result.offers if ok or old is None else old.offers,
-            "succeeded_at": now if ok else (old.succeeded_at if old else None),
-        }
-        if old is None:
-            conn.execute(_RUNS.insert().values(provider=result.provider, **values))
-        else:
-            conn.execute(_RUNS.update().where(_RUNS.c.provider == result.provider).values(values))
+        _write_record(conn, result, now)
+    return result
+
+
+def _write_record(conn: Connection, result: ProviderResult, now: dt.datetime) -> None:
+    ok = result.outcome in ("refreshed", "unchanged")
+    old = conn.execute(select(_RUNS).where(_RUNS.c.provider == result.provider)).first()
+    values = {
+        "attempted_at": now,
+        "outcome": result.outcome,
+        "message": result.message[:4000],
+        "source": result.source[:2000],
+        "offers": result.offers if ok or old is None else old.offers,
+        "succeeded_at": now if ok else (old.succeeded_at if old else None),
+    }
+    if old is None:
+        conn.execute(_RUNS.insert().values(provider=result.provider, **values))
+    else:
+        conn.execute(_RUNS.update().where(_RUNS.c.provider == result.provider).values(values))
 
 
 def refresh(
@@ -126,12 +169,21 @@ def refresh(
     download: Download = Download(),
     now: dt.datetime | None = None,
 ) -> list[ProviderResult]:
-    """Refresh each provider in turn; each result is recorded as soon as it is known."""
+    """Refresh each provider in turn; each result is recorded as soon as it is known. One
+    provider's failure, whatever it is, is recorded as ``failed`` and the next provider
+    runs."""
     now = now or dt.datetime.now(dt.UTC)
     results = []
     for provider in providers:
-        result = refresh_provider(engine, provider, base, bounds, download, now.date())
-        record(engine, result, now)
+        try:
+            result = refresh_provider(engine, provider, base, bounds, download, now)
+        except Exception as exc:  # noqa: BLE001 - one provider never stops the others
+            log.exception("catalog refresh of %s failed", provider)
+            result = ProviderResult(provider, "failed", f"{type(exc).__name__}: {exc}")
+            try:
+                record(engine, result, now)
+            except Exception:  # noqa: BLE001 - the database itself failed: logged above
+                log.exception("could not record the failed refresh of %s", provider)
         results.append(result)
     return results
 

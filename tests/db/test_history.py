@@ -400,3 +400,21 @@ def test_own_format_commitments_need_their_term_and_bill():
         "commitment_term_months" in r.reason or "monthly_fee_usd" in r.reason
         for r in parsed.rejected
     )
+
+
+def test_an_import_with_a_cell_over_the_csv_field_limit_is_a_422(client, write_key, engine):
+    """Issue 48: a CSV cell over 128 KiB (the csv module's field limit) made an admin import
+    a 500. Now it is a 422 problem naming the line, and nothing is written."""
+    rows = [r for r in _aws_rows() if r["InstanceType"] == "g5.xlarge"]
+    rows[1] = {**rows[1], "Region": "x" * (200 * 1024)}
+    before = _count(engine, PricePoint)
+    r = client.post(
+        "/v1/admin/imports",
+        params={"filename": "huge/aws/vms.csv", "as_of": "2026-01-20"},
+        content=_csv(rows),
+        headers={"X-API-Key": write_key, "Content-Type": "text/csv"},
+    )
+    assert r.status_code == 422, r.text
+    assert r.headers["content-type"] == "application/problem+json"
+    assert "line 3" in r.json()["detail"] and "field larger" in r.json()["detail"]
+    assert _count(engine, PricePoint) == before

@@ -174,3 +174,124 @@ def test_upstream_gives_up_after_the_set_attempts(engine):
     assert route.call_count == FAST.attempts
     assert result.outcome == "failed" and "HTTP 502" in result.message
     assert _state(engine) == before
+
+
+def _rewritten(body: bytes, change) -> bytes:
+    """``body`` (a SkyPilot CSV) with ``change(row)`` applied to every row."""
+    rows = list(csv.DictReader(io.StringIO(body.decode())))
+    for r in rows:
+        change(r)
+    buf = io.StringIO()
+    w = csv.DictWriter(buf, fieldnames=list(rows[0]))
+    w.writeheader()
+    w.writerows(rows)
+    return buf.getvalue().encode()
+
+
+def _new_ids_at_a_thousandth(r: dict[str, str]) -> None:
+    r["InstanceType"] += "_NEW"
+    r["Price"] = f"{float(r['Price']) / 1000:g}"
+    r["SpotPrice"] = f"{float(r['SpotPrice'] or r['Price']) / 1000:g}"
+
+
+def _one_known_price_x1000(r: dict[str, str]) -> None:
+    if (r["InstanceType"], r["Region"]) == (A100, "US"):
+        r["Price"] = f"{float(r['Price']) * 1000:g}"
+
+
+@pytest.mark.parametrize(
+    "change, why",
+    [
+        (_new_ids_at_a_thousandth, "from the catalog's median"),
+        (_one_known_price_x1000, "apart"),
+    ],
+)
+def test_the_gate_holds_new_offers_and_single_moves(engine, tmp_path, change, why):
+    """Issue 48: the gate compared only offers whose ids it knew (a file of new ids passed
+    at 1/1000 of the price) and let up to a quarter of known offers move by any factor. Now
+    a new offer is held against the catalog's median for its GPU and pricing model, and no
+    single price may move more than 10x."""
+    body = _rewritten(_full_runpod("1.39"), change)
+    before = _state(engine)
+    [result] = refresh(engine, ["runpod"], str(_mirror(tmp_path, body)), GateBounds(), FAST, NOW)
+    assert result.outcome == "refused", result
+    assert why in result.message
+    assert _state(engine) == before
+
+
+def test_the_gate_caps_the_offers_one_file_adds(engine, tmp_path):
+    """Issue 48: nothing capped the offers a file added (60,000 rows -> 106,000 offers).
+    A file whose new offers pass ``max(min_added, ratio x previous count)`` is refused."""
+    good = _full_runpod("1.39")
+    rows = list(csv.DictReader(io.StringIO(good.decode())))
+    copies = [
+        {**r, "Region": f"{r['Region']}-copy{n}"} for n in range(60) for r in rows
+    ]  # the same prices in made-up regions: only the count is wrong
+    buf = io.StringIO()
+    w = csv.DictWriter(buf, fieldnames=list(rows[0]))
+    w.writeheader()
+    w.writerows(rows + copies)
+    bounds = GateBounds(min_added=100, max_added_ratio=1.0)
+    before = _state(engine)
+    [result] = refresh(
+        engine, ["runpod"], str(_mirror(tmp_path, buf.getvalue().encode())), bounds, FAST, NOW
+    )
+    assert result.outcome == "refused" and "new to the catalog" in result.message, result
+    assert _state(engine) == before
+
+
+def test_a_huge_cell_refuses_its_file_and_the_next_provider_still_runs(engine, tmp_path):
+    """Issue 48: one CSV cell over 128 KiB (the csv module's field limit) raised out of the
+    refresh: later providers never ran and ``--loop`` died. Now that file is refused (its
+    line named) and the next provider is refreshed."""
+    good = _full_runpod("1.39")
+    lines = good.decode().splitlines()
+    poisoned = "\n".join([lines[0], lines[1] + "x" * (200 * 1024), *lines[2:]]) + "\n"
+    root = _mirror(tmp_path, poisoned.encode())
+    results = refresh(engine, ["runpod", "paperspace"], str(root), GateBounds(), FAST, NOW)
+    assert results[0].outcome == "refused"
+    assert "line 2" in results[0].message and "field" in results[0].message
+    # The next provider ran (its file is not in this mirror: failed on its own account).
+    assert results[1].provider == "paperspace" and results[1].outcome == "failed"
+    assert "paperspace/vms.csv" in results[1].message
+
+
+@pytest.mark.parametrize("kind", ["fifo", "device", "oversize"])
+def test_a_mirror_reads_only_bounded_regular_files(engine, tmp_path, kind):
+    """Issue 48: a mirror file was read whole with no size cap (50 MB -> 1.07 GB RSS), a
+    FIFO hung the refresh, /dev/zero exhausted memory. Now only a regular file within the
+    size bound is read; anything else fails that provider at once."""
+    import os
+
+    target = tmp_path / catalog_path("runpod")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    download = FAST
+    if kind == "fifo":
+        os.mkfifo(target)
+    elif kind == "device":
+        target.symlink_to("/dev/zero")
+    else:
+        target.write_bytes(_full_runpod("1.39") * 4)
+        download = Download(timeout_s=5, attempts=1, backoff_s=0, max_bytes=1024)
+    before = _state(engine)
+    [result] = refresh(engine, ["runpod"], str(tmp_path), GateBounds(), download, NOW)
+    assert result.outcome == "failed", result
+    assert ("not a regular file" if kind != "oversize" else "larger than 1024") in result.message
+    assert _state(engine) == before
+
+
+def test_the_outcome_is_recorded_with_the_swap_or_not_at_all(engine, tmp_path, monkeypatch):
+    """Issue 48: a kill between a provider's swap and its record left no catalog_refresh row
+    for prices that had changed. Now the record is written in the swap's transaction: when
+    it fails, the offers are not written either."""
+    from app.store import refresh as store_refresh
+
+    def dies(conn, result, now):
+        raise RuntimeError("killed between the swap and the record")
+
+    monkeypatch.setattr(store_refresh, "_write_record", dies)
+    base = str(_mirror(tmp_path, _full_runpod("0.99")))
+    before = _state(engine)
+    [result] = refresh(engine, ["runpod"], base, GateBounds(), FAST, NOW)
+    assert result.outcome == "failed" and "killed" in result.message
+    assert _state(engine) == before
