@@ -36,7 +36,8 @@ def price_on(
 
 def _dated(row: Any, kind: str, history: PriceHistory, day: dt.date) -> Any:
     """``row`` with each price replaced by the one in force on ``day`` (None when it had none
-    yet) and its date column set to that price's date; None when the row cannot exist
+    yet) and its date column set to that price's date (the newest, where prices share one);
+    None when the row cannot exist
     without that price (an offer's or a barebone's price is required, a GPU's is not)."""
     model = type(row)
     table = table_of(model)
@@ -46,7 +47,11 @@ def _dated(row: Any, kind: str, history: PriceHistory, day: dt.date) -> Any:
         if value is None and model.model_fields[name].is_required():
             return None
         update[name] = column_value(table.c[name], value)
-        if value is not None:
+        # Fields sharing a date column (an offer's price and fee: ``as_of``) date the row by
+        # the newest of their points, not by whichever field came last.
+        if value is not None and (
+            update.get(cols.date) is None or valid_from > update[cols.date]  # type: ignore[operator]
+        ):
             update[cols.date] = valid_from
     if all(getattr(row, name) == value for name, value in update.items()):
         return row  # its prices that day are its current ones: shared, not copied

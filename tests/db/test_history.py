@@ -418,3 +418,28 @@ def test_an_import_with_a_cell_over_the_csv_field_limit_is_a_422(client, write_k
     assert r.headers["content-type"] == "application/problem+json"
     assert "line 3" in r.json()["detail"] and "field larger" in r.json()["detail"]
     assert _count(engine, PricePoint) == before
+
+
+def test_a_dated_read_after_a_price_change_carries_the_new_date(client, write_key):
+    """Issue 48: after an admin changed an offer's price (dated the day of the write), a read
+    ``as_of`` that day showed the new price with the old date (the offer's unchanged fee,
+    read after the price, set the row's date back), so the answer's price age called a
+    price set today years old. Now the row is dated by its newest price point."""
+    offer = "aws-p3.2xlarge-spot-seed-2020"
+    today = dt.datetime.now(dt.UTC).date().isoformat()
+    stored = client.get(f"/v1/admin/cloud-offers/{offer}", headers={"X-API-Key": write_key})
+    body = {k: v for k, v in stored.json()["data"].items() if k != "id"}
+    new_price = round(body["price_usd_per_hour"] * 1.1, 4)
+    r = client.put(
+        f"/v1/admin/cloud-offers/{offer}",
+        json={**body, "price_usd_per_hour": new_price},
+        headers={"X-API-Key": write_key, "If-Match": stored.headers["etag"]},
+    )
+    assert r.status_code == 200, r.text
+    for params in ({}, {"as_of": today}):
+        row = client.get(f"/v1/cloud-offers/{offer}", params=params).json()
+        assert (row["price_usd_per_hour"], row["as_of"]) == (new_price, today), params
+    req = {"desktop": SEED_DESKTOP, "cloud": {"offer_id": offer}, "utilization": 0.15}
+    res = client.post("/v1/break-even", params={"as_of": today}, json=req).json()
+    assert res["prices"]["oldest_price_date"] == today
+    assert res["prices"]["oldest_price_age_days"] == 0
