@@ -22,7 +22,7 @@ from collections import defaultdict
 
 import orjson
 
-from app.models.owned_rates import OwnedGpuRate, OwnedRatesResult
+from app.models.owned_rates import OpenCostPricing, OwnedGpuRate, OwnedRatesResult
 
 YAML_MEDIA_TYPE = "application/yaml"
 
@@ -81,17 +81,17 @@ def opencost_default_json(result: OwnedRatesResult) -> bytes:
     gpu = f"{_pool(result.rates):.6f}"
     names = ", ".join(f"{r.gpu_id or r.accelerator_name} ${r.cost_usd_per_gpu_hour:.4f}"
                       for r in result.rates)  # fmt: skip
-    body = {
-        "provider": "custom",
-        "description": f"gpucost owned-GPU rate, USD per GPU-hour, all-in (purchase net of "
+    body = OpenCostPricing(
+        provider="custom",
+        description=f"gpucost owned-GPU rate, USD per GPU-hour, all-in (purchase net of "
         f"resale, electricity, overhead), prices of {result.prices.prices_as_of}; "
         f"GPU-hour weighted over: {names}",
-        "CPU": "0",
-        "spotCPU": "0",
-        "RAM": "0",
-        "spotRAM": "0",
-        "GPU": gpu,
-        "spotGPU": gpu,
-        "storage": "0",
-    }
-    return orjson.dumps(body, option=orjson.OPT_INDENT_2) + b"\n"
+        CPU="0",
+        spotCPU="0",
+        RAM="0",
+        spotRAM="0",
+        GPU=gpu,
+        spotGPU=gpu,
+        storage="0",
+    )
+    return orjson.dumps(body.model_dump(), option=orjson.OPT_INDENT_2) + b"\n"

@@ -151,7 +151,25 @@ class OwnedRatesResult(BaseModel):
     warnings: list[str] = Field(description="Caveats, and prices older than the limit.")
 
 
+class OpenCostPricing(BaseModel):
+    """The answer of `?format=opencost`: OpenCost's custom-pricing `default.json`
+    (opencost/opencost `configs/default.json`, `DefaultPricing` in
+    `pkg/cloud/provider/providerconfig.go`, read 2026-11-24): every figure a decimal string,
+    USD. The GPU rate is all-in, so the CPU, RAM and storage rates are "0"."""
+
+    provider: str = Field(description="`custom`: OpenCost's custom provider.")
+    description: str = Field(description="What the rate holds and the GPUs it pools.")
+    CPU: str = Field(description="USD per vCPU-hour: `0` (in the GPU rate).")
+    spotCPU: str = Field(description="USD per spot vCPU-hour: `0`.")
+    RAM: str = Field(description="USD per GB-hour of memory: `0` (in the GPU rate).")
+    spotRAM: str = Field(description="USD per spot GB-hour: `0`.")
+    GPU: str = Field(description="USD per GPU-hour, GPU-hour weighted over every GPU type.")
+    spotGPU: str = Field(description="USD per spot GPU-hour: the same rate.")
+    storage: str = Field(description="USD per GB-month of storage: `0`.")
+
+
 __all__ = [
+    "OpenCostPricing",
     "OwnedMachine",
     "OwnedRatesFormat",
     "OwnedRatesRequest",

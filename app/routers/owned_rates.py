@@ -13,7 +13,12 @@ from app.api.deps import SettingsDep, ViewDep
 from app.api.responses import json_answer, json_bytes_answer
 from app.integrations import owned_pricing
 from app.models.common import problems
-from app.models.owned_rates import OwnedRatesFormat, OwnedRatesRequest, OwnedRatesResult
+from app.models.owned_rates import (
+    OpenCostPricing,
+    OwnedRatesFormat,
+    OwnedRatesRequest,
+    OwnedRatesResult,
+)
 
 router = APIRouter(
     prefix="/v1",
@@ -34,13 +39,13 @@ FormatQuery = Annotated[
 
 @router.post(
     "/owned-rates",
-    response_model=OwnedRatesResult,
+    response_model=OwnedRatesResult | OpenCostPricing,
     summary="Owned GPUs priced per GPU-hour (JSON, SkyPilot, OpenCost)",
     responses={
         200: {
-            "description": "The rates (`format=json`), SkyPilot's YAML block "
-            "(`format=skypilot`, application/yaml) or OpenCost's `default.json` "
-            "(`format=opencost`).",
+            "description": "The rates (`format=json`: `OwnedRatesResult`), SkyPilot's YAML "
+            "block (`format=skypilot`, application/yaml) or OpenCost's `default.json` "
+            "(`format=opencost`: `OpenCostPricing`, application/json).",
             "content": {
                 owned_pricing.YAML_MEDIA_TYPE: {"schema": {"type": "string"}},
             },

@@ -158,6 +158,22 @@ class TestOpenCost:
         assert all(isinstance(v, str) for v in doc.values())
         assert float(doc["GPU"]) == pytest.approx(SEED_RATE, abs=5e-7)
 
+    def test_the_answer_is_the_schema_the_openapi_document_declares(self, client):
+        """Issue 48: the `opencost` answer was not in the OpenAPI document (a generated
+        client failed to parse it). Its 200 `application/json` now names both shapes, and
+        this answer is valid against the one for OpenCost (and not the JSON rates')."""
+        from jsonschema import Draft202012Validator
+
+        spec = client.get("/openapi.json").json()
+        content = spec["paths"]["/v1/owned-rates"]["post"]["responses"]["200"]["content"]
+        refs = [s["$ref"].rsplit("/", 1)[1] for s in content["application/json"]["schema"]["anyOf"]]
+        assert refs == ["OwnedRatesResult", "OpenCostPricing"]
+        assert content["application/yaml"]["schema"]["type"] == "string"
+        r = post(client, body(), fmt="opencost")
+        assert r.headers["content-type"].startswith("application/json")
+        schema = {**spec["components"]["schemas"]["OpenCostPricing"], "additionalProperties": False}
+        assert list(Draft202012Validator(schema).iter_errors(r.json())) == []
+
 
 @pytest.mark.parametrize(
     ("name", "skypilot"),
