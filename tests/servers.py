@@ -160,3 +160,24 @@ def redis_server() -> Iterator[str]:
     finally:
         proc.terminate()
         proc.wait(timeout=10)
+
+
+# How many times its quiet p99 a /healthz p99 may reach under a flood before a flood test
+# calls it starved: a busy machine (other jobs on its cores) slows the quiet probe as much as
+# the flooded one, so a budget taken from a baseline in the same test holds on any machine.
+BASELINE_FACTOR = 5.0
+
+
+def healthz_baseline_p99_ms(base: str, pid: int, seconds: float = 3.0) -> float:
+    """``/healthz`` p99 (ms) of the server at ``base`` with no flood, probed as the flood
+    tests probe it (``scripts/bench_flood.py``'s probe process, every 20 ms)."""
+    from scripts.bench_flood import endpoint_flood
+
+    out = endpoint_flood(base, pid, "break_even", seconds=seconds, addresses=0)
+    return float(out["healthz"]["p99_ms"])
+
+
+def p99_budget_ms(target_ms: float, baseline_p99_ms: float) -> float:
+    """The /healthz p99 a flood test allows: its target on a quiet machine, or
+    :data:`BASELINE_FACTOR` times the baseline taken in the same test, whichever is more."""
+    return max(target_ms, BASELINE_FACTOR * baseline_p99_ms)

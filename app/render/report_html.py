@@ -6,6 +6,7 @@ scenario (its request, its answer, its chart and, for a break-even, what-ifs).""
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -91,9 +92,27 @@ def compared(money: Money, saving_usd: float, than: str) -> str:
 
 
 def _value_text(value: Any) -> str:
+    """An assumption's value for a reader: lists joined, numbers by :func:`number_text`."""
     if isinstance(value, list | tuple):
-        return ", ".join(str(v) for v in value)
+        return ", ".join(_value_text(v) for v in value)
+    if isinstance(value, float):
+        return number_text(value)
     return str(value)
+
+
+# Significant digits a report shows of a computed number (a price to the tenth of a cent, a
+# fraction to 0.01 %): more is float noise to a reader (0.43274382265093136).
+REPORT_DIGITS = 6
+
+
+def number_text(value: float) -> str:
+    """``value`` to :data:`REPORT_DIGITS` significant digits, thousands grouped, no trailing
+    zeros: 0.43274382265093136 -> ``0.432744``, 1234567.891 -> ``1,234,568``, 2.5 -> ``2.5``."""
+    if not math.isfinite(value) or value == 0:
+        return str(value) if value else "0"
+    decimals = max(0, REPORT_DIGITS - 1 - math.floor(math.log10(abs(value))))
+    text = f"{value:,.{decimals}f}"
+    return text.rstrip("0").rstrip(".") if "." in text else text
 
 
 def demand_text(req: PlanRequest) -> str:

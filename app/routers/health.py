@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
+import time
 from functools import cache
 
 from fastapi import APIRouter
@@ -45,8 +46,25 @@ class Health(BaseModel):
     )
 
 
+# Seconds a price status is reused: its figures are days and refresh times, and a probe or
+# scraper polled at any rate then costs one catalog query per this span, not one per call.
+PRICE_STATUS_TTL_S = 10.0
+_price_status: tuple[float, CatalogStatus] | None = None
+
+
 def price_status() -> CatalogStatus:
-    """The catalog's price ages and last refreshes, with the metrics gauges set from them."""
+    """The catalog's price ages and last refreshes, with the metrics gauges set from them;
+    read at most once per :data:`PRICE_STATUS_TTL_S`."""
+    global _price_status
+    found = _price_status
+    if found is not None and time.monotonic() - found[0] < PRICE_STATUS_TTL_S:
+        return found[1]
+    status = _read_price_status()
+    _price_status = (time.monotonic(), status)
+    return status
+
+
+def _read_price_status() -> CatalogStatus:
     today = dt.datetime.now(dt.UTC).date()
     status = catalog_status(get_engine(), PRICE_FRESH_DAYS, today)
     for p in status.providers:

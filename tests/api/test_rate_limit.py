@@ -177,3 +177,14 @@ def test_an_error_in_the_rate_limiter_is_counted_as_a_500(client, limited, monke
         and float(line.split()[-1]) >= 1
         for line in metrics.splitlines()
     )
+
+
+def test_mcp_is_counted_per_caller(limited):
+    """Issue 48: ``/mcp`` was never counted (a tools/list costs 3-7 ms of CPU), so one
+    address could take a worker's time without limit. Now it spends the caller's budget."""
+    limited(anonymous="3/minute")
+    headers = {"accept": "application/json, text/event-stream"}
+    listing = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}}
+    with TestClient(app, raise_server_exceptions=False, client=("192.0.2.90", 1)) as c:
+        statuses = [c.post("/mcp", json=listing, headers=headers).status_code for _ in range(4)]
+    assert statuses == [200, 200, 200, 429]

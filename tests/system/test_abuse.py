@@ -30,7 +30,14 @@ from scripts.bench_flood import SWEEP, flood
 from scripts.loadlib import children
 from tests.dbs import backends
 from tests.factories import scenario
-from tests.servers import create_key, redis_server, seeded_database, server
+from tests.servers import (
+    create_key,
+    healthz_baseline_p99_ms,
+    p99_budget_ms,
+    redis_server,
+    seeded_database,
+    server,
+)
 
 pytestmark = pytest.mark.e2e
 
@@ -101,6 +108,7 @@ def test_a_chart_flood_keeps_health_checks_fast(tmp_path):
         env = {k: v for k, v in env.items() if not k.startswith("GPUCOST_RATE_LIMIT")}
         env.pop("GPUCOST_RENDER_PROCESSES", None)
         with server(env) as srv:
+            quiet = healthz_baseline_p99_ms(srv.base, srv.proc.pid)
             out = flood(
                 srv.base, srv.proc.pid, clients=8, seconds=8, probe_every_s=0.02, addresses=True
             )
@@ -111,8 +119,9 @@ def test_a_chart_flood_keeps_health_checks_fast(tmp_path):
     assert answers[200] > 0
     assert probe["n"] > 100
     p99 = probe["p99_ms"]
+    budget = p99_budget_ms(50, quiet)
     print(f"chart flood: {answers}, /healthz p99 {p99:.1f} ms over {probe['n']} probes")
-    assert p99 < 50, f"/healthz p99 {p99:.1f} ms under the flood ({answers})"
+    assert p99 < budget, f"/healthz p99 {p99:.1f} ms (quiet {quiet:.1f}) under the flood"
 
 
 def test_rate_limits_in_redis_hold_across_workers(tmp_path):
@@ -139,8 +148,11 @@ def _gone(pids: list[int], within_s: float) -> bool:
 def test_drawing_processes_end_with_their_worker(tmp_path, how):
     with seeded_database("sqlite", tmp_path) as env:
         env.pop("GPUCOST_RENDER_PROCESSES", None)
+        # The first chart starts a drawing process (a Python importing matplotlib): on a busy
+        # machine that alone passed the default 10 s render timeout (a 503, not a chart).
+        env["GPUCOST_RENDER_TIMEOUT_S"] = "120"
         with server(env) as srv:
-            r = httpx.post(f"{srv.base}/v1/charts/break-even-sweep", json=SWEEP, timeout=60)
+            r = httpx.post(f"{srv.base}/v1/charts/break-even-sweep", json=SWEEP, timeout=180)
             assert r.status_code == 200 and r.headers["content-type"] == "image/png"
             # The first chart starts one process; the warm-up (app.main.WARM_UP_AFTER_S after
             # start-up) starts the rest.
@@ -311,6 +323,7 @@ def test_a_flood_from_forty_addresses_keeps_health_checks_fast(tmp_path, kind):
         # it stops: the worker would block on its log writes.
         env["GPUCOST_LOG_LEVEL"] = "WARNING"
         with server(env) as srv:
+            quiet = healthz_baseline_p99_ms(srv.base, srv.proc.pid)
             out = endpoint_flood(srv.base, srv.proc.pid, kind, seconds=6)
             if kind == "as_of":
                 # The first seconds build a dated view per price change (48 in the shipped
@@ -326,7 +339,8 @@ def test_a_flood_from_forty_addresses_keeps_health_checks_fast(tmp_path, kind):
     assert not out["healthz_timeouts"]
     assert set(answers) <= {200, 404, 429, 503}, answers
     assert answers.get(200, 0) > 0
-    assert probe["p99_ms"] < 100, f"/healthz p99 {probe['p99_ms']:.1f} ms ({answers})"
+    budget = p99_budget_ms(100, quiet)
+    assert probe["p99_ms"] < budget, f"/healthz p99 {probe['p99_ms']:.1f} (quiet {quiet:.1f})"
     assert out["worker_rss_after_mb"] < 250, out
 
 

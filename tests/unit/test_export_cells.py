@@ -65,3 +65,15 @@ def test_a_csv_cell_cannot_start_a_formula(text):
     row = next(csv.reader(io.StringIO(buf.getvalue(), newline="")))
     assert row[0] == "ok" and row[1] == "'" + text
     assert row[2:] == ["1.5", "-2.0"]  # numbers stay numbers, negative ones too
+
+
+def test_report_numbers_are_rounded_for_people():
+    """Issue 48: a report printed an assumption as ``0.43274382265093136``. Numbers are
+    shown to six significant digits, grouped, without trailing zeros; text stays as is."""
+    from app.render.report_html import _value_text
+
+    assert _value_text(0.43274382265093136) == "0.432744"
+    assert _value_text(1234567.891) == "1,234,568"
+    assert _value_text(292.96) == "292.96" and _value_text(100.0) == "100"
+    assert _value_text([0.1 + 0.2, "rtx-3090"]) == "0.3, rtx-3090"
+    assert _value_text(3) == "3" and _value_text("15 %") == "15 %"
