@@ -26,6 +26,7 @@ from app.db import get_engine
 from app.errors import CatalogUnavailable
 from app.integrations.mcp_endpoint import MCP_PATH, McpEndpoint
 from app.models.common import problem_response
+from app.query.warm import warm_up
 from app.render import draw_pool
 from app.routers import (
     admin,
@@ -96,8 +97,8 @@ WARM_UP_AFTER_S = 2.0
 
 @asynccontextmanager
 async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-    """Start-up: read the catalog into memory (and start the revision poller), so the first
-    request does not wait for it. A database that is not ready yet is logged, not fatal:
+    """Start-up: read the catalog into memory (and start the revision poller) and warm it
+    (:func:`app.query.warm.warm_up`), so the first requests do not wait for either. A database that is not ready yet is logged, not fatal:
     `/readyz` says so, and the first calculation reads the catalog once it is. A catalog
     that cannot be built into a view stops the start with its reason (logged and raised)."""
     settings = get_settings()
@@ -107,7 +108,8 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     sys.setswitchinterval(GIL_SWITCH_INTERVAL_S)
     catalog_live = live_catalog(get_engine(), settings.catalog_poll_interval_s)
     try:
-        await run_in_threadpool(lambda: catalog_live.view)
+        view = await run_in_threadpool(lambda: catalog_live.view)
+        await run_in_threadpool(warm_up, view, settings)
     except SQLAlchemyError as exc:
         log.warning("catalog not read at start-up (%s); will retry on first use", exc)
     except CatalogUnavailable as exc:
