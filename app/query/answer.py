@@ -23,6 +23,8 @@ Defaults for parts a question leaves out (each is reported in ``defaults``):
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from app.catalog import queries as catalog
 from app.catalog.view import CatalogView
 from app.costing import CostingError, offers
@@ -30,6 +32,7 @@ from app.errors import DomainError, InvalidRequest
 from app.models import CloudOffer
 from app.models.gpu import GpuPublic
 from app.models.interpretation import Interpretation
+from app.models.plan import PlanRequest, PlanResult
 from app.models.query import QueryAnswer
 from app.query.answer_common import (
     EXAMPLES,
@@ -47,7 +50,7 @@ from app.query.answer_costs import (
     run_cost_answer,
 )
 from app.query.answer_gpus import colab_answer, gpu_compare_answer, gpu_list_answer
-from app.query.answer_plan import plan_answer
+from app.query.answer_plan import plan_answer, plan_question, plan_reply
 from app.query.answer_rent import SPOT_NOTE, is_rental, rental_answer
 from app.query.lexicon import Lexicon
 from app.query.llm_words import llm_answer, read_llm
@@ -125,16 +128,52 @@ def respond(view: CatalogView, settings: Settings, text: str) -> QueryAnswer:
             return llm_answer(view, settings, Answer(it), llm)
         return _answer(view, settings, it)
     except (DomainError, CostingError) as exc:
-        suggestions: list[str]
-        if isinstance(exc, CostingError):
-            detail, suggestions, examples = exc.message, [], EXAMPLES[:2]
-        else:
-            detail = exc.detail
-            suggestions = exc.extra.get("suggestions") or exc.extra.get("candidates") or []
-            examples = exc.extra.get("examples") or EXAMPLES[:2]
-        return Answer(it).done(
-            detail, answered=False, suggestions=list(suggestions), examples=list(examples)
-        )
+        return _declined(it, exc)
+
+
+def _declined(it: Interpretation, exc: DomainError | CostingError) -> QueryAnswer:
+    """The ``answered=False`` answer for a question the engine refused."""
+    suggestions: list[str]
+    if isinstance(exc, CostingError):
+        detail, suggestions, examples = exc.message, [], EXAMPLES[:2]
+    else:
+        detail = exc.detail
+        suggestions = exc.extra.get("suggestions") or exc.extra.get("candidates") or []
+        examples = exc.extra.get("examples") or EXAMPLES[:2]
+    return Answer(it).done(
+        detail, answered=False, suggestions=list(suggestions), examples=list(examples)
+    )
+
+
+@dataclass(frozen=True)
+class PlanPending:
+    """A fleet-plan question read and checked, its plan still to compute (in the worker's
+    bounded plan path: a drawing process when it has them) before :func:`finish_plan`."""
+
+    out: Answer
+    request: PlanRequest
+
+
+def prepare(view: CatalogView, settings: Settings, text: str) -> QueryAnswer | PlanPending:
+    """:func:`respond`, except that a fleet-plan question stops before its plan (0.1-2.5 s
+    of CPU) is computed: its request comes back, so that the caller computes the plan where
+    heavy work runs and the chat's own bound is free for other questions meanwhile."""
+    it = parse(text, lexicon(view))
+    out = Answer(it)
+    if it.intent != "plan" or it.problems or is_rental(out) or read_llm(view, text):
+        return respond(view, settings, text)
+    try:
+        return PlanPending(out, plan_question(view, out))
+    except (DomainError, CostingError) as exc:
+        return _declined(it, exc)
+
+
+def finish_plan(view: CatalogView, pending: PlanPending, result: PlanResult) -> QueryAnswer:
+    """The answer to a :class:`PlanPending` question from its computed plan."""
+    try:
+        return plan_reply(view, pending.out, pending.request, result)
+    except (DomainError, CostingError) as exc:
+        return _declined(pending.out.it, exc)
 
 
 def _offers_answer(view: CatalogView, settings: Settings, out: Answer) -> QueryAnswer:

@@ -138,9 +138,18 @@ def _peaks_text(req: PlanRequest) -> str:
 
 def plan_answer(view: CatalogView, settings: Settings, out: Answer) -> QueryAnswer:
     """A fleet plan (``POST /v1/plan``): what to buy and when, what to rent, and the plan's
-    total beside all-cloud and all-desktop."""
-    req = validated(PlanRequest, plan_request(view, out), out.it)
-    res = compute_plan(view, req, settings)
+    total beside all-cloud and all-desktop (the plan computed here, in this thread)."""
+    req = plan_question(view, out)
+    return plan_reply(view, out, req, compute_plan(view, req, settings))
+
+
+def plan_question(view: CatalogView, out: Answer) -> PlanRequest:
+    """The validated ``POST /v1/plan`` request of a plan question (422 as the API's)."""
+    return validated(PlanRequest, plan_request(view, out), out.it)
+
+
+def plan_reply(view: CatalogView, out: Answer, req: PlanRequest, res: PlanResult) -> QueryAnswer:
+    """The answer to a plan question from its computed plan ``res``."""
     if not res.feasible:
         raise refuse(out.it, res.note or "no plan meets the demand")
     rate = res.currency_rate

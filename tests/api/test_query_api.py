@@ -309,3 +309,34 @@ def test_carbon_in_a_province_or_state_uses_its_grid(client, place, region, loca
     assert body["interpretation"]["region"] == region
     grid = _green_algorithms_g_per_kwh(location)
     assert body["result"]["co2e_kg"] == pytest.approx(kwh * grid / 1000)
+
+
+def test_a_plan_question_computes_its_plan_outside_the_chat_bound(client, view, monkeypatch):
+    """Issue 48: a chat plan (0.1-2.5 s of CPU) held the chat's one-at-a-time CPU bound, so
+    every other question and compare waited behind it (4.5 s). Now the plan is computed in
+    the heavy path (a drawing process when the worker has them), the chat bound free
+    meanwhile, and the answer is the same as answered in one piece."""
+    from app.api import deps
+    from app.query import answer as query
+    from app.routers import query as query_router
+    from app.settings import get_settings
+
+    settings = get_settings()
+    chat_bound = deps.cpu_gate(settings)
+    seen = []
+
+    def watched(view, req, s):
+        seen.append(chat_bound.admitted)
+        return real(view, req, s)
+
+    from app.query import answer_plan
+
+    real = answer_plan.compute_plan
+    for module in (query_router, answer_plan):  # wherever a plan is computed from
+        monkeypatch.setattr(module, "compute_plan", watched, raising=False)
+    q = "plan for 300 GPU-hours a month with a peak of 2,000 in May, germany"
+    body = ask(client, q)
+    assert seen == [0]  # the plan ran with no chat question admitted
+    whole = query.respond(view, settings, q)  # the plan computed inline, as the CLI does
+    assert body["answered"] and body["headline"] == whole.headline
+    assert body["result"]["strategies"] == whole.model_dump(mode="json")["result"]["strategies"]
