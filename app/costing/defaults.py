@@ -290,6 +290,23 @@ HOUSEHOLD_CIRCUIT = Default(
     NEC_210,
     dt.date(2023, 1, 1),  # dated by its edition year
 )
+IEC_CIRCUIT = Default(
+    "socket_circuit_230v_w",
+    230.0 * 16,
+    "W",
+    "a 16 A socket circuit at 230 V, the nominal low voltage of Europe and most of the world "
+    "outside North America (the rating of the CEE 7/3 and 7/4 sockets)",
+    "IEC 60038:2009 (230 V nominal) and IEC/TR 60083:2015 (CEE 7/3, 7/4: 16 A)",
+    dt.date(2015, 1, 1),  # dated by IEC/TR 60083's edition
+)
+BS_1363_CIRCUIT = Default(
+    "socket_circuit_uk_w",
+    230.0 * 13,
+    "W",
+    "a 13 A fused plug at 230 V, the largest load one UK or Irish socket takes",
+    "BS 1363-1:2016 (13 A fused plugs) and IEC 60038:2009 (230 V nominal)",
+    dt.date(2016, 1, 1),  # dated by BS 1363-1's edition
+)
 SPEED_RIDGE = Default(
     "speed_model_ridge",
     1.0,

@@ -104,22 +104,45 @@ def fits_desktop_psu(gpu_count: int, gpu_power_w: float) -> bool:
     return psu_w_wanted(gpu_count, gpu_power_w) <= defaults.LARGEST_DESKTOP_PSU.number
 
 
+# Countries on 120 V household circuits under the NEC's continuous-load rule (the US; Canada's
+# CSA C22.1 rule 8-104 is the same 80 %), and on BS 1363 13 A plugs (the UK, Ireland).
+NEC_COUNTRIES = frozenset({"US", "CA"})
+BS_1363_COUNTRIES = frozenset({"GB", "IE"})
+
+
+def household_circuit(country_code: str | None) -> defaults.Default:
+    """The socket circuit a desktop in ``country_code`` (ISO 3166-1 alpha-2) plugs into: the
+    US rule (:data:`~app.costing.defaults.HOUSEHOLD_CIRCUIT`, 120 V) in the US and Canada and
+    where no country is known (seed 001's setting), the UK's 13 A plug in the UK and Ireland,
+    else a 230 V 16 A socket circuit."""
+    if country_code is None or country_code.upper() in NEC_COUNTRIES:
+        return defaults.HOUSEHOLD_CIRCUIT
+    if country_code.upper() in BS_1363_COUNTRIES:
+        return defaults.BS_1363_CIRCUIT
+    return defaults.IEC_CIRCUIT
+
+
 def power_warnings(
-    gpu_count: int, gpu_power_w: float, busy_power_w: float, *, server: bool = False
+    gpu_count: int,
+    gpu_power_w: float,
+    busy_power_w: float,
+    *,
+    server: bool = False,
+    circuit: defaults.Default = defaults.HOUSEHOLD_CIRCUIT,
 ) -> Sequence[str]:
     """Why a desktop build is hard to power, if it is: its GPUs want a bigger PSU than any
     desktop PSU (GPUs' power + :data:`~app.costing.defaults.PSU_HEADROOM` above
     :data:`~app.costing.defaults.LARGEST_DESKTOP_PSU`), or its wall power
-    (``busy_power_w``, W) exceeds what a US household circuit carries continuously. A
-    ``server`` (a rack chassis with PSUs sized for its GPUs, on a 208/240 V circuit) is held
-    to neither rule: nothing to warn about."""
+    (``busy_power_w``, W) exceeds what the region's socket ``circuit``
+    (:func:`household_circuit`) carries. A ``server`` (a rack chassis with PSUs sized for its
+    GPUs, on a 208/240 V circuit) is held to neither rule: nothing to warn about."""
     if server:
         return []
     out = []
     gpus_w = gpu_count * gpu_power_w
     headroom_w = defaults.PSU_HEADROOM.number
     largest_w = defaults.LARGEST_DESKTOP_PSU.number
-    circuit_w = defaults.HOUSEHOLD_CIRCUIT.number
+    circuit_w = circuit.number
     if not fits_desktop_psu(gpu_count, gpu_power_w):
         out.append(
             f"{gpu_count} GPUs draw {gpus_w:g} W and want a PSU of "
@@ -130,8 +153,16 @@ def power_warnings(
         )
     if busy_power_w > circuit_w:
         out.append(
-            f"{busy_power_w:g} W at the wall is more than a US 15 A / 120 V household circuit "
-            f"carries continuously ({circuit_w:g} W, 80 % of its rating, NEC 210.20(A)): plan "
-            "a dedicated circuit"
+            f"{busy_power_w:g} W at the wall is more than {_CARRIES[circuit.key]} "
+            f"({circuit_w:g} W; {circuit.source}): plan a dedicated circuit"
         )
     return out
+
+
+# What each circuit of :func:`household_circuit` carries, in a warning's words.
+_CARRIES = {
+    defaults.HOUSEHOLD_CIRCUIT.key: "a US 15 A / 120 V household circuit carries continuously "
+    "(80 % of its rating)",
+    defaults.IEC_CIRCUIT.key: "a 16 A / 230 V socket circuit carries",
+    defaults.BS_1363_CIRCUIT.key: "a 13 A / 230 V UK plug carries",
+}

@@ -12,7 +12,7 @@ from app.catalog.view import CatalogView
 from app.costing import offers
 from app.costing.money import USD, ExchangeRate
 from app.errors import CatalogGap, InvalidRequest
-from app.models import Barebone, Gpu
+from app.models import Barebone, Gpu, Region
 from app.models.inputs import DesktopSpec
 from app.steps.inputs import gpu_or_none
 from app.steps.trail import (
@@ -160,12 +160,14 @@ def resolve_desktop(
     rate: ExchangeRate = USD,
     with_resale: bool = True,
     priced: bool = True,
+    region: Region | None = None,
 ) -> ResolvedDesktop:
     """Build a :class:`costing.Desktop` from a request, stating every default used. Money
     given in the request's currency is converted at ``rate``; with ``with_resale`` the resale
     (:func:`resolve_resale`) is resolved too. Without ``priced`` (an electricity bill) the
     purchase is not resolved (``upfront_usd`` 0, no price defaults, no catalog price needed):
-    only the power model, with the barebone a priced build would get."""
+    only the power model, with the barebone a priced build would get. ``region`` (its
+    country) decides which socket circuit a build's wall power is held to (None: the US's)."""
     gpu = gpu_or_none(view, spec.gpu, trail)
     gpu_price: float | None = spec.gpu_price_usd
     catalog_price = gpu.purchase_price() if gpu is not None else None
@@ -207,7 +209,7 @@ def resolve_desktop(
         psu_efficiency=psu,
         lifetime_years=lifetime,
     )
-    _power_checks(desktop, barebone, trail, prefix)
+    _power_checks(desktop, barebone, trail, prefix, region)
     resolved = ResolvedDesktop(desktop, gpu, gpu_price)
     if with_resale:
         resolved.resale = resolve_resale(view, spec, resolved, rate, trail, prefix)
@@ -295,15 +297,22 @@ def _powers(
 
 
 def _power_checks(
-    desktop: costing.Desktop, barebone: Barebone | None, trail: Trail, prefix: str
+    desktop: costing.Desktop,
+    barebone: Barebone | None,
+    trail: Trail,
+    prefix: str,
+    region: Region | None,
 ) -> None:
-    """Warn when a desktop build draws more than a desktop PSU delivers or a household
-    circuit carries continuously (:func:`app.costing.offers.power_warnings`); a server
-    barebone is held to neither rule, and its 208/240 V circuit is stated instead."""
+    """Warn when a desktop build draws more than a desktop PSU delivers or the region's
+    socket circuit carries (:func:`app.costing.offers.power_warnings`,
+    :func:`app.costing.offers.household_circuit`); a server barebone is held to neither
+    rule, and its 208/240 V circuit is stated instead."""
     server = barebone is not None and str(barebone.kind) == "server"
+    circuit = offers.household_circuit(region.country_code if region is not None else None)
     for why in offers.power_warnings(
-        desktop.gpu_count, desktop.gpu_power_w, desktop.busy_power_w, server=server
-    ):
+        desktop.gpu_count, desktop.gpu_power_w, desktop.busy_power_w, server=server,
+        circuit=circuit,
+    ):  # fmt: skip
         trail.warn(f"{prefix}: {why}")
     if server and barebone is not None:
         trail.assume(

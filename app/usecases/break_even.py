@@ -95,10 +95,10 @@ def resolve(view: CatalogView, req: BreakEvenRequest, settings: Settings) -> Bre
     (404 for unknown catalog names, 422 for inputs that do not make a computable request)."""
     trail = Trail()
     rate = resolve_currency(view, req, trail)
-    desk = resolve_desktop(view, req.desktop, trail, rate=rate)
+    region = resolve_region(view, req.region)
+    desk = resolve_desktop(view, req.desktop, trail, rate=rate, region=region)
     cloud = resolve_cloud(view, req.cloud, trail, rate=rate)
     usage = resolve_usage(view, req, trail, idle_on_fraction=req.desktop.idle_on_fraction or 0.0)
-    region = resolve_region(view, req.region)
     price = request_electricity(view, req, region, settings, trail, rate)
     ci_region = carbon_region(view, region, settings, trail)
     scaling = resolve_scaling(req)

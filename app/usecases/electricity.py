@@ -45,9 +45,11 @@ def resolve(view: CatalogView, req: ElectricityRequest, settings: Settings) -> E
     """The scenario of ``req`` over ``view``: 404 for unknown GPUs, regions or profiles."""
     trail = Trail()
     rate = resolve_currency(view, req, trail)
-    desk = resolve_desktop(view, req.desktop, trail, rate=rate, with_resale=False, priced=False)
-    usage = resolve_usage(view, req, trail, idle_on_fraction=req.desktop.idle_on_fraction or 0.0)
     region = resolve_region(view, req.region)
+    desk = resolve_desktop(
+        view, req.desktop, trail, rate=rate, with_resale=False, priced=False, region=region
+    )
+    usage = resolve_usage(view, req, trail, idle_on_fraction=req.desktop.idle_on_fraction or 0.0)
     price = request_electricity(view, req, region, settings, trail, rate)
     return ElectricityScenario(desk, usage, price, req.days, rate, trail)
 

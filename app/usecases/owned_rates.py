@@ -13,7 +13,7 @@ from app import costing
 from app.catalog.sources.skypilot_names import kubernetes_accelerator_name
 from app.catalog.view import CatalogView
 from app.costing.money import ExchangeRate
-from app.models import Gpu
+from app.models import Gpu, Region
 from app.models.owned_rates import (
     OwnedGpuRate,
     OwnedMachine,
@@ -70,7 +70,7 @@ def resolve(view: CatalogView, req: OwnedRatesRequest, settings: Settings) -> Ow
     needs_default = any(m.utilization is None for m in req.machines)
     default_usage = resolve_usage(view, req, trail) if needs_default else None
     machines = [
-        _machine(view, m, i, trail, rate, default_usage) for i, m in enumerate(req.machines)
+        _machine(view, m, i, trail, rate, default_usage, region) for i, m in enumerate(req.machines)
     ]
     trail.assume("owned_rate", "capex + electricity + overhead", RATE_RULE)
     return OwnedRatesScenario(machines, price, rate, trail)
@@ -83,9 +83,10 @@ def _machine(
     trail: Trail,
     rate: ExchangeRate,
     default_usage: costing.Usage | None,
+    region: Region | None,
 ) -> MachineScenario:
     prefix = f"machines[{i}]"
-    desk = resolve_desktop(view, spec, trail, prefix=prefix, rate=rate)
+    desk = resolve_desktop(view, spec, trail, prefix=prefix, rate=rate, region=region)
     owned = desk.desktop
     if desk.resale is not None:
         owned = replace(owned, resale_usd=desk.resale.value_usd, lifetime_years=desk.horizon_years)

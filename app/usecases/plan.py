@@ -32,7 +32,7 @@ from app.costing.plan import (
     solve_plan,
 )
 from app.errors import CatalogGap, InvalidRequest
-from app.models import CloudOffer, Gpu
+from app.models import CloudOffer, Gpu, Region
 from app.models.inputs import CloudSpec, DesktopSpec
 from app.models.plan import PlanRequest
 from app.settings import Settings
@@ -143,7 +143,7 @@ def resolve(view: CatalogView, req: PlanRequest, settings: Settings) -> PlanScen
     price = request_electricity(view, req, region, settings, trail, rate)
     max_u = _max_utilization(view, req, trail)
     tax = resolve_tax(view, req.tax_exempt, req, region, trail)
-    candidates = _candidates(view, req, ref, price, max_u, rate, tax, trail)
+    candidates = _candidates(view, req, ref, price, max_u, rate, tax, trail, region)
     cloud = _cloud(view, req, ref, rate, trail)
     commitments = (
         resolve_commitments(view, req, ref, cloud.offer, max_u, tax, trail) if cloud else ()
@@ -248,16 +248,17 @@ def _candidates(
     rate: ExchangeRate,
     tax: Tax,
     trail: Trail,
+    region: Region | None,
 ) -> tuple[Candidate, ...]:
     """Each candidate desktop priced for the model (with ``tax``'s VAT): capacity and
     electricity per reference GPU-hour (its GPU's speed relative to the reference), busy
-    wall power and service life."""
+    wall power and service life; its power held to ``region``'s socket circuit."""
     specs = req.desktops or _default_specs(view, ref, trail)
     evidence = speed_evidence(view)
     out = []
     for i, spec in enumerate(specs):
         name = f"desktops[{i}]"
-        desk = resolve_desktop(view, spec, trail, name, rate=rate, with_resale=False)
+        desk = resolve_desktop(view, spec, trail, name, rate=rate, with_resale=False, region=region)
         assert desk.gpu is not None  # a spec with a gpu resolves one
         d = desk.desktop
         ratio = speed(evidence, ref, 1, desk.gpu, 1)

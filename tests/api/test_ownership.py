@@ -540,3 +540,22 @@ def test_a_published_price_is_shown_in_its_own_currency_unconverted(client):
     assert usd["desktop"]["electricity_price_usd_per_kwh"] == pytest.approx(
         eur_per_kwh * period, rel=1e-5
     )
+
+
+def test_the_circuit_warning_follows_the_region(client):
+    """Issue 48: the same 1,500 W desktop in Germany was warned of a US 120 V circuit. In
+    Germany it is held to a 16 A / 230 V socket circuit (3,680 W): no circuit warning; with no
+    region, seed 001's US circuit (1,440 W) still warns."""
+    four = {"gpu": "rtx-3090", "gpu_count": 4, "total_price_usd": 8000}
+    us = post(client, "/v1/break-even", body(desktop=four))
+    de = post(client, "/v1/break-even", {**body(desktop=four), "region": "de"})
+    assert any("1440 W" in w for w in us["warnings"])
+    assert not any("circuit" in w and "1500 W at the wall" in w for w in de["warnings"])
+    assert not any("120 V" in w for w in de["warnings"])
+    plan = client.post(
+        "/v1/plan",
+        json={"gpu": "rtx-4090", "gpu_hours_per_month": [2000] * 12, "region": "de",
+              "desktops": [{"gpu": "rtx-4090", "gpu_count": 4}]},
+    ).json()  # fmt: skip
+    assert not any("120 V" in w or "NEC" in w for w in plan["warnings"])
+    assert any("PSU" in w for w in plan["warnings"])  # still a desktop PSU's limit

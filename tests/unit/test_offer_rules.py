@@ -139,3 +139,27 @@ class TestMemoryNeed:
         need = MemoryNeed(preset, "fp16", required_memory_gb(preset.min_memory_gb, "fp16"))
         assert need.required_gb == 16
         assert need.short_of("v100-16gb", 16) is None
+
+
+class TestCircuitsByCountry:
+    """Issue 48: a plan in Germany warned of a US 15 A / 120 V circuit (NEC). The socket
+    circuit follows the region's country: 120 V x 15 A x 80 % (NEC 210.20(A)) in the US and
+    Canada, 230 V x 13 A (BS 1363) in the UK and Ireland, 230 V x 16 A (IEC 60038, CEE 7/3)
+    elsewhere."""
+
+    @pytest.mark.parametrize(
+        ("country", "watts"),
+        [(None, 0.8 * 15 * 120), ("US", 0.8 * 15 * 120), ("CA", 0.8 * 15 * 120),
+         ("DE", 230 * 16), ("FR", 230 * 16), ("GB", 230 * 13), ("IE", 230 * 13)],
+    )  # fmt: skip
+    def test_the_circuit_of_each_country(self, country, watts) -> None:
+        assert offers.household_circuit(country).number == watts
+
+    def test_a_german_desktop_is_held_to_its_own_circuit(self) -> None:
+        de = offers.household_circuit("DE")
+        # 4x 3090 + 100 W = 1,500 W: above a US circuit's 1,440 W, within a 3,680 W one.
+        why = offers.power_warnings(4, RTX_3090_W, 4 * RTX_3090_W + 100, circuit=de)
+        assert len(why) == 1 and "PSU" in why[0]
+        why = offers.power_warnings(8, RTX_3090_W, 3900, circuit=de)
+        assert "16 A / 230 V" in why[-1] and "3680 W" in why[-1] and "IEC 60038" in why[-1]
+        assert not any("120 V" in w or "NEC" in w for w in why)
