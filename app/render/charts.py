@@ -212,10 +212,15 @@ STRATEGY_LABELS = {
 
 
 def plan_chart(
-    view: CatalogView, req: PlanRequest, settings: Settings, fmt: charts.Format
+    view: CatalogView,
+    req: PlanRequest,
+    settings: Settings,
+    fmt: charts.Format,
+    res: PlanResult | None = None,
 ) -> charts.Chart:
-    """The `/v1/plan` answer drawn (:func:`plan_chart_of`)."""
-    return plan_chart_of(compute_plan(view, req, settings), fmt)
+    """The `/v1/plan` answer drawn (:func:`plan_chart_of`): ``res`` when it was computed
+    already (in a drawing process), else computed here."""
+    return plan_chart_of(res if res is not None else compute_plan(view, req, settings), fmt)
 
 
 def plan_chart_of(res: PlanResult, fmt: charts.Format) -> charts.Chart:

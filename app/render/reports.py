@@ -13,7 +13,7 @@ from app import usecases
 from app.catalog.view import CatalogView
 from app.models.break_even import BreakEvenRequest, BreakEvenResult
 from app.models.cash_flow import CashFlowRequest
-from app.models.plan import PlanRequest
+from app.models.plan import PlanRequest, PlanResult
 from app.render import charts as charts_service
 from app.render import report_html as html
 from app.render import report_tables as tables
@@ -41,10 +41,15 @@ class Report:
 
 
 def plan_report(
-    view: CatalogView, req: PlanRequest, settings: Settings, fmt: ReportFormat
+    view: CatalogView,
+    req: PlanRequest,
+    settings: Settings,
+    fmt: ReportFormat,
+    res: PlanResult | None = None,
 ) -> Report:
-    """The plan of ``req`` as ``fmt``; errors as :func:`compute_plan`."""
-    res = compute_plan(view, req, settings)
+    """The plan of ``req`` as ``fmt``: ``res`` when it was computed already (in a drawing
+    process), else computed here; errors as :func:`compute_plan`."""
+    res = res if res is not None else compute_plan(view, req, settings)
     name = f"gpucost-plan-{res.reference_gpu_id}-{res.start_month}-{res.horizon_months}m.{fmt}"
     if fmt == "xlsx":
         answer = html.answer_text(res) if res.feasible else ""

@@ -15,8 +15,9 @@ from app.models.common import BUSY_RESPONSE, problems
 from app.models.compare import CompareRequest, SweepRequest
 from app.models.plan import PlanRequest
 from app.query.vocabulary import MAX_QUERY_CHARS
-from app.render import charts
+from app.render import apart, charts
 from app.render.drawing import Chart, Format
+from app.usecases.plan_answer import compute_plan
 
 IMAGE = file_responses(
     "The chart: PNG (800 px wide) or SVG (text kept as text).",
@@ -102,7 +103,9 @@ async def plan(
     desktops and rented (stacked bars) against demand and owned capacity; below, the
     cumulative cost (USD) of the plan, all-cloud and all-desktop. No plan within the limits:
     a card saying why, with `X-Gpucost-Charted: false`."""
-    return _image(await heavy.run(charts.plan_chart, req, fmt))
+    # The plan where plans run (a drawing process when the worker has them), then drawn.
+    res = await heavy.run_apart(apart.plan, compute_plan, req)
+    return _image(await heavy.run(charts.plan_chart, req, fmt, res))
 
 
 @router.get("/query", response_class=Response, summary="Chart for a plain-language question")

@@ -67,7 +67,9 @@ async def plan_report(
     """The `/v1/plan` answer written for a budget office: `html` a printable page, `xlsx` a
     workbook, `csv` the schedule (one row per month). XLSX and CSV come as attachments
     (`Content-Disposition`), named after the GPU, first month and horizon."""
-    report = await heavy.run(reports.plan_report, req, fmt)
+    # The plan where plans run (a drawing process when the worker has them), then written.
+    res = await heavy.run_apart(apart.plan, compute_plan, req)
+    report = await heavy.run(reports.plan_report, req, fmt, res)
     return report_response(report, inline=fmt == "html")
 
 

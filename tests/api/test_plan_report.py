@@ -163,3 +163,26 @@ def test_a_dearer_plan_is_said_to_cost_more_not_negative_less():
     assert compared(usd, 0.001, "x") == "the same as x"
     chf = Money(CurrencyRate(currency="CHF", usd_per_unit=1.25, as_of=None, source=None))
     assert chf(-2500) == "-2,000.00 CHF"
+
+
+def test_reports_and_charts_compute_their_plan_where_plans_run(client, plan, monkeypatch):
+    """Issue 48: plan reports and plan charts computed their plan in the worker (+184-271 MB
+    per flood), although `/v1/plan` computes it in a drawing process. Now each asks for its
+    plan the way `/v1/plan` does (``Heavy.run_apart``: a drawing process when the worker has
+    them), and writes or draws the same plan."""
+    from app.api.deps import Heavy
+
+    asked = []
+    real = Heavy.run_apart
+
+    async def recorded(self, apart_fn, fn, req, *rest):
+        asked.append(apart_fn.__name__)
+        return await real(self, apart_fn, fn, req, *rest)
+
+    monkeypatch.setattr(Heavy, "run_apart", recorded)
+    report = _report(client, "csv")
+    rows = list(csv.DictReader(io.StringIO(report.text)))
+    assert [row["month"] for row in rows] == [m["month"] for m in plan["schedule"]]
+    chart = client.post("/v1/charts/plan", params={"format": "svg"}, json=WALKTHROUGH)
+    assert chart.status_code == 200 and chart.headers["content-type"].startswith("image/svg")
+    assert asked == ["plan", "plan"]
