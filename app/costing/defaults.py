@@ -24,7 +24,6 @@ IRS_946 = (
     "IRS Publication 946 (2024), Table B-1, asset class 00.12 ('information systems: "
     "computers and peripheral equipment'), 5-year recovery period"
 )
-NEC_210 = "US National Electrical Code (NFPA 70, 2023 edition) 210.19(A)(1) and 210.20(A)"
 _IRS_DAY = dt.date(2025, 2, 13)  # IRS Publication 946 for use in preparing 2024 returns
 
 
@@ -282,31 +281,6 @@ PSU_HEADROOM = Default(
     SEED_001_TITLE,
     _SEED_001_DAY,
 )
-HOUSEHOLD_CIRCUIT = Default(
-    "household_circuit_continuous_w",
-    0.8 * 15 * 120,
-    "W",
-    "a continuous load may use 80 % of a 15 A, 120 V household branch circuit",
-    NEC_210,
-    dt.date(2023, 1, 1),  # dated by its edition year
-)
-IEC_CIRCUIT = Default(
-    "socket_circuit_230v_w",
-    230.0 * 16,
-    "W",
-    "a 16 A socket circuit at 230 V, the nominal low voltage of Europe and most of the world "
-    "outside North America (the rating of the CEE 7/3 and 7/4 sockets)",
-    "IEC 60038:2009 (230 V nominal) and IEC/TR 60083:2015 (CEE 7/3, 7/4: 16 A)",
-    dt.date(2015, 1, 1),  # dated by IEC/TR 60083's edition
-)
-BS_1363_CIRCUIT = Default(
-    "socket_circuit_uk_w",
-    230.0 * 13,
-    "W",
-    "a 13 A fused plug at 230 V, the largest load one UK or Irish socket takes",
-    "BS 1363-1:2016 (13 A fused plugs) and IEC 60038:2009 (230 V nominal)",
-    dt.date(2016, 1, 1),  # dated by BS 1363-1's edition
-)
 SPEED_RIDGE = Default(
     "speed_model_ridge",
     1.0,
@@ -502,6 +476,13 @@ LLM_CLUSTER_NODE_GPUS = Default(
     "NVLink within a server, RoCE or InfiniBand between; the MFU of Table 4 is on that fabric",
     dt.date(2024, 7, 31),
 )
+
+# The socket circuits a desktop plugs into, in their own module (imported here so the registry
+# lists them): it needs Default, defined above.
+from app.costing.circuits import BS_1363_CIRCUIT as BS_1363_CIRCUIT  # noqa: E402
+from app.costing.circuits import HOUSEHOLD_CIRCUIT as HOUSEHOLD_CIRCUIT  # noqa: E402
+from app.costing.circuits import IEC_CIRCUIT as IEC_CIRCUIT  # noqa: E402
+from app.costing.circuits import NEC_210 as NEC_210  # noqa: E402
 
 REGISTRY: dict[str, Default | CatalogDefault] = {
     name: value

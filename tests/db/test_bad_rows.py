@@ -20,18 +20,9 @@ from app.models.common import table_of
 from app.observability import degraded
 from app.store import keys
 from app.store.catalog_writes import bump_revision
+from tests.db.test_admin import BAREBONE
 from tests.dbs import seeded_client, seeded_engine  # noqa: F401  (fixtures)
 from tests.factories import break_even
-
-BAREBONE = {
-    "name": "Test tower",
-    "gpu_slots": 2,
-    "base_power_w": 120,
-    "psu_efficiency": 0.9,
-    "price_usd": 1000,
-    "source": "a vendor quote",
-    "as_of": "2026-01-10",
-}
 
 
 @pytest.fixture(scope="module")
