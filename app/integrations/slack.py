@@ -26,6 +26,7 @@ from urllib.parse import urlencode
 
 from slack_sdk.signature import SignatureVerifier
 
+from app.catalog.view import today as utc_today
 from app.models.query import Fact, QueryAnswer
 from app.render.charts import has_chart
 
@@ -211,7 +212,7 @@ def old_prices(ans: QueryAnswer, today: dt.date | None = None) -> list[str]:
         rows = result.get("rentals") or []
     else:
         rows = result or []
-    day = today or dt.date.today()
+    day = today or utc_today()
     for row in rows:
         if isinstance(row, dict) and row.get("as_of"):
             as_of = dt.date.fromisoformat(str(row["as_of"]))

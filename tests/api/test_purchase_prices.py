@@ -10,12 +10,12 @@ import re
 import pytest
 
 from app.costing import defaults, offers
+from tests.clock import utc_today
 from tests.curated import purchase_usd, rows
 
 GPUS = rows("gpus")
 BAREBONES = rows("barebones")
 STREET = sorted(g for g, r in GPUS.items() if r["price_street_usd"])
-TODAY = dt.date.today()
 
 # A second, independent price for a GPU, where one was found: (USD, where it comes from).
 # The curated street price must lie within a factor of two of it.
@@ -53,7 +53,7 @@ def test_every_street_price_is_sourced_dated_and_plausible(gpu_id):
     if "estimate" not in source:
         assert "Amazon.com buy-box" in source and "commit" in source
     day = dt.date.fromisoformat(row["price_street_as_of"])
-    assert dt.date(2024, 1, 1) <= day <= TODAY
+    assert dt.date(2024, 1, 1) <= day <= utc_today()
     usd = float(row["price_street_usd"])
     assert 50 <= usd <= 100_000
     if gpu_id in SECOND_SOURCE_USD:

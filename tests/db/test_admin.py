@@ -15,10 +15,10 @@ from app.main import app
 from app.models import ApiKey, CatalogRevision
 from app.settings import Settings
 from app.store import keys
+from tests.clock import utc_today
 from tests.dbs import seeded_client, seeded_engine  # noqa: F401  (fixtures)
 from tests.factories import SEED_OFFER_ID, break_even
 
-TODAY = dt.datetime.now(dt.UTC).date()
 BAREBONE = {
     "name": "Test tower",
     "gpu_slots": 2,
@@ -202,7 +202,7 @@ def test_an_offer_price_update_moves_break_even(client, keyset):
 
 def test_writes_are_validated_before_anything_is_stored(client, keyset):
     w = {"X-API-Key": keyset["write"]}
-    future = (TODAY + dt.timedelta(days=10)).isoformat()
+    future = (utc_today() + dt.timedelta(days=10)).isoformat()
     r = client.put("/v1/admin/barebones/bb-future", json={**BAREBONE, "as_of": future}, headers=w)
     assert r.status_code == 422 and "future" in r.json()["detail"]
     offer = {

@@ -25,11 +25,11 @@ from app.catalog.sources import skypilot
 from app.catalog.sources.files import SOURCES
 from app.models import CloudOffer, PricePoint
 from app.store import imports, keys
+from tests.clock import ages_days, around, utc_today
 from tests.dbs import seeded_client, seeded_engine  # noqa: F401  (fixtures)
 
 SKYPILOT = SOURCES / "skypilot-catalog"
 AWS = SKYPILOT / "catalogs/v8/aws/vms_gpu_subset.csv"
-TODAY = dt.datetime.now(dt.UTC).date()
 SEED_DESKTOP = {"gpu": "3090", "total_price_usd": 2200}
 
 
@@ -224,7 +224,7 @@ def test_a_file_in_an_unknown_format_or_dated_in_the_future_writes_nothing(
     for params, content in (
         ({"filename": "x.csv"}, b"a,b\n1,2\n"),
         (
-            {"filename": "aws/vms.csv", "as_of": (TODAY + dt.timedelta(days=3)).isoformat()},
+            {"filename": "aws/vms.csv", "as_of": (utc_today() + dt.timedelta(days=3)).isoformat()},
             AWS.read_bytes(),
         ),
     ):
@@ -295,11 +295,11 @@ def test_results_state_the_age_of_their_prices(client):
         "utilization": 0.15,
         "electricity_price_usd_per_kwh": 0.12,
     }
-    res = client.post("/v1/break-even", json=req).json()
+    res, days = around(lambda: client.post("/v1/break-even", json=req).json())
     assert res["break_even_days"] == pytest.approx(292.96)
     age = res["prices"]
     assert age["oldest_price_date"] == "2020-09-07"
-    assert age["oldest_price_age_days"] == (TODAY - dt.date(2020, 9, 7)).days
+    assert age["oldest_price_age_days"] in ages_days(dt.date(2020, 9, 7), days)
     assert age["max_age_days"] == 90 and age["prices_used"] == 1
     assert len(res["warnings"]) == 1 and "aws-p3.2xlarge-spot-seed-2020" in res["warnings"][0]
     # Prices given in the request are not catalog prices: nothing to warn about.
@@ -426,7 +426,7 @@ def test_a_dated_read_after_a_price_change_carries_the_new_date(client, write_ke
     read after the price, set the row's date back), so the answer's price age called a
     price set today years old. Now the row is dated by its newest price point."""
     offer = "aws-p3.2xlarge-spot-seed-2020"
-    today = dt.datetime.now(dt.UTC).date().isoformat()
+    before = utc_today()
     stored = client.get(f"/v1/admin/cloud-offers/{offer}", headers={"X-API-Key": write_key})
     body = {k: v for k, v in stored.json()["data"].items() if k != "id"}
     new_price = round(body["price_usd_per_hour"] * 1.1, 4)
@@ -436,10 +436,14 @@ def test_a_dated_read_after_a_price_change_carries_the_new_date(client, write_ke
         headers={"X-API-Key": write_key, "If-Match": stored.headers["etag"]},
     )
     assert r.status_code == 200, r.text
+    today = client.get(f"/v1/cloud-offers/{offer}").json()["as_of"]
+    assert today in {before.isoformat(), utc_today().isoformat()}
     for params in ({}, {"as_of": today}):
         row = client.get(f"/v1/cloud-offers/{offer}", params=params).json()
         assert (row["price_usd_per_hour"], row["as_of"]) == (new_price, today), params
     req = {"desktop": SEED_DESKTOP, "cloud": {"offer_id": offer}, "utilization": 0.15}
-    res = client.post("/v1/break-even", params={"as_of": today}, json=req).json()
+    res, days = around(
+        lambda: client.post("/v1/break-even", params={"as_of": today}, json=req).json()
+    )
     assert res["prices"]["oldest_price_date"] == today
-    assert res["prices"]["oldest_price_age_days"] == 0
+    assert res["prices"]["oldest_price_age_days"] in ages_days(dt.date.fromisoformat(today), days)

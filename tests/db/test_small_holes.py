@@ -12,9 +12,9 @@ import pytest
 from sqlmodel import Session
 
 from app.store import keys
+from tests.clock import utc_today
 from tests.dbs import seeded_client, seeded_engine  # noqa: F401  (fixtures)
 
-TODAY = dt.datetime.now(dt.UTC).date()
 OFFER = {
     "provider": "lambda",
     "instance_type": "gpu_1x_test",
@@ -99,19 +99,20 @@ def test_a_changed_price_without_a_new_as_of_is_dated_by_the_write(client, key):
     path = f"/v1/admin/cloud-offers/{offer_id}"
     data, tag = _row(client, key, path)
     seed_day = data["as_of"]
-    assert seed_day < TODAY.isoformat()
+    assert seed_day < utc_today().isoformat()
     new = {**data, "price_usd_per_hour": round(data["price_usd_per_hour"] * 1.5, 4)}
+    before = utc_today()
     r = client.put(path, json=new, headers={**key, "If-Match": tag})
     assert r.status_code == 200, r.text
     public = client.get(f"/v1/cloud-offers/{offer_id}").json()
-    assert public["as_of"] == TODAY.isoformat()
+    assert public["as_of"] in {before.isoformat(), utc_today().isoformat()}
     assert public["price_usd_per_hour"] == pytest.approx(new["price_usd_per_hour"])
     # The seed's day still has the seed's price.
     then = client.get(f"/v1/cloud-offers/{offer_id}", params={"as_of": seed_day}).json()
     assert then["price_usd_per_hour"] == pytest.approx(data["price_usd_per_hour"])
     # A body that names its own day keeps it.
     data, tag = _row(client, key, path)
-    day = (TODAY - dt.timedelta(days=1)).isoformat()
+    day = (utc_today() - dt.timedelta(days=1)).isoformat()
     r = client.put(
         path,
         json={**data, "price_usd_per_hour": 9.99, "as_of": day},
