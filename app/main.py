@@ -77,7 +77,7 @@ def problem_only_errors(app: FastAPI) -> None:
                     op["responses"].setdefault("503", problem_response(503))
                 if path not in EXEMPT:
                     op["responses"].setdefault("429", problem_response(429))
-                # Any request whose head (path, query, headers) is over the bound (issue 36).
+                # Any request whose head (path, query, headers) is over the bound.
                 op["responses"].setdefault("431", problem_response(431))
                 for status, response in op.get("responses", {}).items():
                     content = response.get("content", {})
@@ -90,8 +90,8 @@ def problem_only_errors(app: FastAPI) -> None:
 
 
 GIL_SWITCH_INTERVAL_S = 0.001
-# Seconds after start-up before the drawing processes start: issue 16's cold-start budget
-# (a worker answers its first break-even within 2 s of being spawned) is spent first.
+# Seconds after start-up before the drawing processes start: the cold-start budget (a
+# worker answers its first break-even within 2 s of being spawned) is spent first.
 WARM_UP_AFTER_S = 2.0
 
 
@@ -104,7 +104,7 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     settings = get_settings()
     # CPU work runs in threads (app/render/gate.py) that hold the interpreter lock; the event
     # loop waits at most this long for it when it has a request to answer (Python's default,
-    # 5 ms, made /healthz wait behind a flood of chat questions; issue 36).
+    # 5 ms, makes /healthz wait behind a flood of chat questions).
     sys.setswitchinterval(GIL_SWITCH_INTERVAL_S)
     catalog_live = live_catalog(get_engine(), settings.catalog_poll_interval_s)
     try:

@@ -91,9 +91,9 @@ def api_key(scope: str) -> Callable[..., ApiKey]:
         from app.store import keys
 
         # A session of its own, closed before the route runs: a request holds at most one
-        # pooled connection at a time (a keyed scenario create held two before issue 36: the
-        # key's session stayed open while the write opened another, and 12 concurrent creates
-        # emptied a worker's pool of 5 + 5).
+        # pooled connection at a time (with the key's session still open while the write
+        # opens another, a keyed scenario create would hold two, and 12 concurrent creates
+        # would empty a worker's pool of 5 + 5).
         with Session(engine) as own:
             return keys.authenticate(own, key, scope)
 
@@ -132,8 +132,8 @@ def view_dependencies(
     """The two catalog-view dependencies over the database of ``engine_of()``: ``view`` (the
     prices of the request's ``as_of``, else current) and ``current_view``. Each is one
     dependency level with no sub-dependency: FastAPI resolves every level on every request,
-    ~10 us each on this machine (in-process profile, 2026-11-22). Tests build a pair for their
-    own database and override both."""
+    at a cost each (see docs/operations.md). Tests build a pair for their own database and
+    override both."""
 
     def live() -> LiveCatalog:
         return live_catalog(engine_of(), get_settings().catalog_poll_interval_s)

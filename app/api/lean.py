@@ -25,12 +25,10 @@ cookie parameter of its own, and dependencies that each take no argument but opt
 parameters and have no dependencies of their own. Others are plain FastAPI routes. An
 operation without a body (``GET /healthz``: no parameter, no dependency) is called at once
 for a request without a query string, where FastAPI's path solves an empty graph and makes a
-sub-response first: ``/healthz`` in process went from ~46 to ~28 us a request (20,000 ASGI
-calls, 2026-11-26).
+sub-response first.
 
-Measured on this project's 2-CPU machine, 2026-11-24: a seed-001 break-even called in
-process (2,000 ASGI calls) went from ~490 to ~365 us a request; over HTTP
-(``scripts/bench.py --throughput-only``, median of 3 rounds) from 1,509 to 1,992 requests/s.
+The lean path takes less time a request than FastAPI's own, for ``/healthz`` and for a
+break-even, in process and over HTTP; the measurements are in ``docs/operations.md``.
 """
 
 from __future__ import annotations

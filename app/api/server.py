@@ -2,7 +2,7 @@
 request head.
 
 httptools (llhttp) keeps reading a request's head, and buffers each header's value whole,
-however large it is: before issue 36 an 8 MB header was accepted and handed to the app. Here
+however large it is: left alone, it accepts an 8 MB header and hands it to the app. Here
 the bytes read while a head is incomplete are counted, and once they pass the settings'
 ``max_header_bytes`` the connection gets 431 problem+json and is closed, so the worker never
 holds more than that limit plus one read (64 KiB) of any head. The edge

@@ -8,8 +8,8 @@ offers and barebones without a price yet left out (GPUs and regions stay, unpric
 interpreter lock). :class:`DatedViews` builds the views of one base view for many days: a
 row's prices on a day depend only on how many of its own price changes came on or before
 it, so each dated row is made once and shared by every view it appears in, and the offers'
-arrays are taken from the base's instead of laid out again (~2 ms a view; gpucost issue 36:
-a flood of ``as_of`` days built 48 views at ~33 ms each and held ``/healthz`` p99 at ~147 ms).
+arrays are taken from the base's instead of laid out again (~2 ms a view: a flood of
+``as_of`` days that builds 48 views at ~33 ms each holds ``/healthz`` p99 at ~147 ms).
 """
 
 from __future__ import annotations

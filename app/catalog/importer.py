@@ -347,8 +347,8 @@ def _parse_own_json(
 ) -> ParsedFile:
     try:
         # orjson refuses nesting past 1,024 levels (its documented recursion limit) with a
-        # decode error, where the json module raised RecursionError (a 500 before issue 36);
-        # an import file is 3 levels deep.
+        # decode error, where the json module raises RecursionError; an import file is 3
+        # levels deep.
         doc = orjson.loads(text)
     except orjson.JSONDecodeError as exc:
         raise ImportError_(f"{name}: not valid JSON ({exc})") from None

@@ -44,19 +44,18 @@ log = logging.getLogger("gpucost.catalog")
 # history changed: every day from it to the next change has the same prices), not per day,
 # and serves every day of its span (a copy with its ``as_of`` set, ~µs). A dated view shares
 # every row whose prices that day are its current ones, so the shipped catalog's 48 price-change
-# days make 48 views of 21 MB together (tracemalloc, 2026-11-24; a view copied every row
-# before issue 36, 6.3 MB each): 64 keep a catalog's whole history, and bound the memory of
-# a larger one.
+# days make 48 views that share most of their rows (their memory: docs/operations.md): 64
+# keep a catalog's whole history, and bound the memory of a larger one.
 DATED_VIEWS_KEPT = 64
 
 
 @contextlib.contextmanager
 def _collector_paused() -> Iterator[None]:
     """The cyclic garbage collector off while a view is read. A read makes objects by the
-    hundred thousand (a 60,000-offer catalog: ~6 s), and each full collection it set off
-    scanned all of them again, holding the interpreter lock: ``/healthz`` waited up to 0.9 s
-    at a time (``scripts/bench_import.py --http``, gpucost issue 36). Reference counting
-    still frees everything else meanwhile; the collector runs as usual after the read."""
+    hundred thousand (a 60,000-offer catalog: ~6 s), and each full collection it sets off
+    scans all of them again, holding the interpreter lock: ``/healthz`` would wait up to
+    0.9 s at a time (``scripts/bench_import.py --http``). Reference counting still frees
+    everything else meanwhile; the collector runs as usual after the read."""
     was = gc.isenabled()
     gc.disable()
     try:

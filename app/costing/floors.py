@@ -1,9 +1,9 @@
 """The smallest value each kind of input may take: a physical floor, not ``> 0``.
 
-``> 0`` admits ``5e-324`` (the smallest subnormal float): a red team's ``utilization:
-5e-324`` made a chart a 500 (a break-even of ~10^320 days), and an admin's
-``memory_bandwidth_gb_per_s: 5e-324`` made every ``/v1/compare`` a 500 (the speed model's
-logarithm of a ratio that underflowed to 0) until the row was removed (gpucost issue 36).
+``> 0`` admits ``5e-324`` (the smallest subnormal float): a ``utilization: 5e-324`` would
+make a chart a 500 (a break-even of ~10^320 days), and an admin's
+``memory_bandwidth_gb_per_s: 5e-324`` would make every ``/v1/compare`` a 500 (the speed
+model's logarithm of a ratio that underflows to 0) while the row is in the catalog.
 Each floor here is far below any real value of its quantity (the basis says why, with the
 smallest value the shipped catalog holds, 2026-11-24) and far above where float arithmetic
 underflows, so a real input is never refused and no input can push the model's arithmetic

@@ -177,8 +177,8 @@ def solve_plan(p: PlanProblem, time_limit_s: float = 5.0) -> PlanSolution:
         + [np.full(n_t, np.inf if cloud is not None else 0.0)]
     )
     integrality = np.concatenate([np.ones(nx), np.zeros(nx + n_t)])
-    # Imported here: scipy.optimize adds ~0.3 s and tens of MB to a worker that may never
-    # plan (python -X importtime, 2026-11-24).
+    # Imported here: scipy.optimize adds start-up time and memory to a worker that may never
+    # plan (python -X importtime; figures in docs/operations.md).
     from scipy.optimize import Bounds, LinearConstraint, milp
 
     res = milp(

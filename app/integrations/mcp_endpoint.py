@@ -2,9 +2,9 @@
 (:mod:`app.integrations.mcp_server`), with the ``mcp`` SDK imported on the first MCP request
 rather than when the worker starts.
 
-Why: importing the SDK costs a worker ~27 MB of resident memory and ~0.26 s of start-up
-(``python -X importtime``; RSS read from ``/proc/self/status`` before and after the import;
-this project's 2-CPU machine, 2026-11-26), and most workers never answer an MCP call. A
+Why: importing the SDK costs a worker resident memory and start-up time (measured with
+``python -X importtime`` and ``/proc/self/status``; figures in docs/operations.md), and
+most workers never answer an MCP call. A
 worker that does pays both once, at its first call: the import runs in a thread, off the
 event loop, and the SDK's session manager then starts as a task of the application's
 lifespan (:meth:`McpEndpoint.running`) and stops with it.

@@ -26,8 +26,8 @@ from app.models.region import RegionKind, RegionPublic
 WRITE = ConfigDict(extra="forbid", allow_inf_nan=False, str_strip_whitespace=True)
 Text = Annotated[str, Field(min_length=1, max_length=200, pattern=NO_CONTROL)]
 LongText = Annotated[str, Field(min_length=1, max_length=2000, pattern=NO_CONTROL)]
-# Free text: several lines allowed, but no NUL (PostgreSQL's text refuses it: a 500 before
-# issue 36, now a 422).
+# Free text: several lines allowed, but no NUL (PostgreSQL's text refuses it; here it is a
+# 422).
 NO_NUL = r"^[^\u0000]*$"
 Notes = Annotated[str, Field(max_length=4000, pattern=NO_NUL)]
 # Dates are not bounded in the schema (JSON Schema cannot bound a `date`); a future `as_of`

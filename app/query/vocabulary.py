@@ -282,8 +282,8 @@ SPELLED_NUMBERS = re.compile(
 BRANDS = frozenset({"nvidia", "geforce", "tesla", "rtx", "gtx", "quadro"})
 WORD = re.compile(r"[a-z0-9]+")
 # A number starts where no digit, point or comma is just before it: each search then tries a
-# run of digits once, from its start, instead of again from each digit inside it (which made
-# a 470-digit question cost ~80 ms, quadratic in the run's length; issue 36).
+# run of digits once, from its start, instead of again from each digit inside it (which makes
+# a 470-digit question cost ~80 ms, quadratic in the run's length).
 NUM = r"(?<![\d.,])(-?\d+(?:,\d{3})*(?:\.\d+)?|-?\.\d+)"
 # A number or a number word (``3``, ``three``, ``a``): two groups, read by :func:`amount_of`.
 AMOUNT = r"(?:{num}|\b({words})(?=\s))".format(

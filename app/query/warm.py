@@ -2,9 +2,8 @@
 evidence fitted to the catalog's published comparisons, price outliers, spot defaults, the
 chat's lexicon and offer counts), built at start-up rather than on a caller's time.
 
-Measured on this 2-CPU machine (2026-11-26, a fresh worker): the first compare answered in
-65 ms, the first question in 70 ms and the first LLM estimate in 27 ms, the next ones in
-8-10 ms; warmed, the first ones take 11-12 ms.
+Unwarmed, a fresh worker's first answer of each kind takes several times as long as the next
+ones; warmed, the first ones take about as long as the next (figures in docs/operations.md).
 """
 
 from __future__ import annotations

@@ -1,16 +1,16 @@
 """Work run in the drawing processes (:mod:`app.render.draw_pool`) rather than the worker:
 fleet plans, whose largest cost 1-2.5 s of CPU and ~110 MB each (a MILP over 60 months and 8
-desktops, gpucost issue 36). In a drawing process a plan neither holds the worker's
-interpreter lock nor leaves its memory in the worker (a plan flood took a worker from ~140 MB
+desktops). In a drawing process a plan neither holds the worker's
+interpreter lock nor leaves its memory in the worker (a plan flood takes a worker from ~140 MB
 to 1.28 GB), and the processes' memory is capped and recycled (see the pool).
 
 A drawing process reads its own copy of the catalog from the configured database, once, and
 again when a request names a newer revision than it holds.
 
 Catalog imports run here too (:func:`import_file`): parsing and comparing 60,000 rows is
-~15 s of Python whose objects (tens of thousands of dicts) made the worker's garbage
+~15 s of Python whose objects (tens of thousands of dicts) make the worker's garbage
 collector pause the event loop for up to 1.5 s at a time (``scripts/bench_import.py
---http``, gpucost issue 36).
+--http``).
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ def plan(revision: int, as_of: dt.date | None, req: PlanRequest, settings: Setti
 
 
 # How long a worker waits for an import in a drawing process, s: a 60,000-row file takes
-# ~12 s on a quiet machine and ~30 s with the machine's load at 3-4 on 2 cores (issue 36).
+# ~12 s on a quiet machine and ~30 s with the machine's load at 3-4 on 2 cores.
 # Past it the answer is 503; the import itself goes on to its end (the catalog revision
 # and `GET /v1/catalog/status` tell whether it landed).
 IMPORT_TIMEOUT_S = 600.0

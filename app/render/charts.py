@@ -79,9 +79,9 @@ def cumulative_chart(
     return cumulative_from_result(usecases.compute_break_even(view, req, settings), days, fmt)
 
 
-# A chart of more lines is unreadable (its legend alone) and costs seconds of CPU: the largest
-# sweep (100 prices x 1,000 utilizations) drew in 3.2 s as PNG on this machine (2026-11-23);
-# 10 lines of it take about 0.4 s. The JSON sweep keeps every price.
+# A chart of more lines is unreadable (its legend alone) and costs seconds of CPU: sized so
+# the largest sweep (100 prices x 1,000 utilizations) draws in well under a second (figures
+# in docs/operations.md). The JSON sweep keeps every price.
 MAX_SWEEP_LINES = 10
 
 
@@ -97,8 +97,8 @@ def sweep_chart(
 ) -> charts.Chart:
     """Break-even days against utilization for a ``/v1/break-even/sweep`` request. Only the
     prices drawn are computed (each line is independent of the others): the largest sweep
-    computes 10 x 1,000 points here rather than 100 x 1,000 (~90 ms of CPU in the worker,
-    2026-11-24)."""
+    computes 10 x 1,000 points here rather than 100 x 1,000 (the CPU it takes: see
+    docs/operations.md)."""
     given = req.electricity_prices_usd_per_kwh or []
     drawn = _spread(len(given), MAX_SWEEP_LINES)
     if len(drawn) < len(given):

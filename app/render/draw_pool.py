@@ -1,7 +1,7 @@
 """Charts are drawn in separate processes, so drawing never holds the worker's GIL.
 
-Why: with charts drawn in the worker's own threads, a chart flood held ``/healthz`` at a
-p99 of about 140 ms (``make bench-flood``, 2026-11-23): matplotlib holds the GIL while it
+Why: with charts drawn in the worker's own threads, a chart flood holds up ``/healthz``
+(``make bench-flood``; figures in docs/operations.md): matplotlib holds the GIL while it
 draws, and the event loop waits for it. In a process pool, the worker only waits on a pipe.
 
 The pool (:class:`DrawPool`) has ``render_max_running`` processes (the render gate lets no
@@ -42,15 +42,15 @@ NICENESS = 10
 T = TypeVar("T")
 # A plan's wait, in multiples of a chart's (``render_timeout_s``): its solver alone may take
 # 2 s of CPU (app/costing/plan.py), and a drawing process runs at a lower priority, so on a
-# busy machine it gets a fraction of a core (plans measured at 10-14 s of wall time with the
-# machine's load at 7.8 on 2 cores, 2026-11-24).
+# busy machine it gets a fraction of a core (plans' wall time under load: see
+# docs/operations.md).
 COMPUTE_TIMEOUT_FACTOR = 3
 # Charts or plans a drawing process runs before it is replaced by a fresh one.
 TASKS_PER_PROCESS = 50
 # The data memory (heap and anonymous mappings: RLIMIT_DATA) a drawing process may add to
 # what it holds once its imports are done, MB: past it an allocation fails (MemoryError, a
 # 503) rather than growing the machine's memory. Its catalog copy is ~60 MB and the largest
-# plan adds ~110 MB (issue 36): 1 GB leaves room for the allocator's and BLAS's reserved
+# plan adds ~110 MB: 1 GB leaves room for the allocator's and BLAS's reserved
 # arenas (data size, not resident memory).
 MEMORY_CAP_MB = 1024
 

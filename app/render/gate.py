@@ -75,7 +75,7 @@ class RenderGate:
 _gates: dict[tuple[str, int, int], RenderGate] = {}
 _gates_lock = threading.Lock()
 # Per-request CPU work that is not a chart: a chat question, a dated catalog view, a compare
-# over the whole catalog, an import file's parsing (issue 36). Each takes milliseconds to
+# over the whole catalog, an import file's parsing. Each takes milliseconds to
 # tens of them, pure Python: in the thread pool, a bounded number at once, so a flood of them
 # waits there (or gets 503) while the event loop keeps answering.
 CPU = "questions, dated views, compares or imports"
