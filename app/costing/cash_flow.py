@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from app.costing import defaults
 from app.costing.errors import InvalidInput
 
 
@@ -41,7 +42,7 @@ class CashFlowInputs:
     cloud_usd_per_month: float
     months: int
     annual_discount_rate: float = 0.0
-    depreciation_months: int = 60
+    depreciation_months: int = round(defaults.DEPRECIATION.number * 12)
     gpu_value_usd: float = 0.0
     annual_decay: float = 0.0
     resale_month: int | None = None

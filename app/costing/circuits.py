@@ -1,12 +1,12 @@
 """The socket circuits a desktop's wall power is held to, by country (sourced defaults of the
-registry, :mod:`app.costing.defaults`, which imports them): :func:`app.costing.offers.
+registry, :mod:`app.costing.defaults`, which lists them): :func:`app.costing.offers.
 household_circuit` picks one."""
 
 from __future__ import annotations
 
 import datetime as dt
 
-from app.costing.defaults import Default
+from app.costing.sourced import Default
 
 NEC_210 = "US National Electrical Code (NFPA 70, 2023 edition) 210.19(A)(1) and 210.20(A)"
 

@@ -8,13 +8,21 @@ so no number is typed twice. Defaults the catalog holds (the discount rate, a da
 PUE, per-core host power) are :class:`CatalogDefault` entries: their number is a catalog row
 an admin may change, so the schema names the row instead of freezing its value.
 
-Pure data: no imports of ours, usable by the model and by every layer above it.
+Pure data (its types are :mod:`app.costing.sourced`), usable by the model and by every layer
+above it.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import dataclass
+
+# The socket circuits a desktop plugs into live in their own module; listed here.
+from app.costing.circuits import BS_1363_CIRCUIT as BS_1363_CIRCUIT
+from app.costing.circuits import HOUSEHOLD_CIRCUIT as HOUSEHOLD_CIRCUIT
+from app.costing.circuits import IEC_CIRCUIT as IEC_CIRCUIT
+from app.costing.circuits import NEC_210 as NEC_210
+from app.costing.sourced import CatalogDefault as CatalogDefault
+from app.costing.sourced import Default as Default
 
 _SEED_001_DAY = dt.date(2020, 9, 7)
 SEED_001_TITLE = "seed 001 (Tim Dettmers, 'Which GPU for deep learning')"
@@ -25,77 +33,6 @@ IRS_946 = (
     "computers and peripheral equipment'), 5-year recovery period"
 )
 _IRS_DAY = dt.date(2025, 2, 13)  # IRS Publication 946 for use in preparing 2024 returns
-
-
-@dataclass(frozen=True)
-class Default:
-    """A default number (or choice) with its provenance.
-
-    Attributes:
-        key: the registry name, e.g. ``electricity_price_usd_per_kwh``.
-        value: the default itself, in ``unit``.
-        unit: e.g. ``USD/kWh``, ``W``, ``years``; ``""`` for a choice (a preset id).
-        basis: why this value, in a few words (what it stands for).
-        source: the publication it comes from ("gpucost's rule" where none exists).
-        as_of: the source's date.
-        low, high: a plausible range the caller may want to try (None: none published).
-        range_source: where the range comes from (set whenever ``low`` and ``high`` are).
-    """
-
-    key: str
-    value: float | str
-    unit: str
-    basis: str
-    source: str
-    as_of: dt.date
-    low: float | None = None
-    high: float | None = None
-    range_source: str | None = None
-
-    @property
-    def number(self) -> float:
-        """The value as a float (a :class:`TypeError` for a choice)."""
-        if isinstance(self.value, str):
-            raise TypeError(f"default {self.key} is a choice, not a number")
-        return float(self.value)
-
-    def shown(self) -> str:
-        """The value with its unit, e.g. ``0.12 USD/kWh``."""
-        value = f"{self.value:g}" if isinstance(self.value, float | int) else f"`{self.value}`"
-        return f"{value} {self.unit}".strip()
-
-    def source_text(self) -> str:
-        """What an answer's assumption says of it: ``default: <basis> (<source>, <as_of>)``."""
-        return f"default: {self.basis} ({self.source}, as of {self.as_of.isoformat()})"
-
-    def describe(self) -> str:
-        """The schema's sentence for a field this default fills."""
-        text = f"Default {self.shown()}: {self.basis} ({self.source}, as of {self.as_of})"
-        if self.low is not None and self.high is not None:
-            text += f"; range {self.low:g}-{self.high:g} {self.unit}".rstrip()
-            text += f" ({self.range_source})"
-        return text + "."
-
-
-@dataclass(frozen=True)
-class CatalogDefault:
-    """A default whose number is a catalog row (``reference_value`` ``row_id``, or a
-    region's or provider's column): an admin may change it, so the schema cites the row
-    rather than a value. ``shipped`` says where the seeded value comes from."""
-
-    key: str
-    row: str
-    unit: str
-    basis: str
-    shipped: str
-
-    def describe(self) -> str:
-        """The schema's sentence for a field this default fills."""
-        return (
-            f"Default: the catalog's {self.row} ({self.unit}; {self.basis}), an editable "
-            f"catalog value; as shipped: {self.shipped}. The answer's assumptions state the "
-            "value used and its source."
-        )
 
 
 ELECTRICITY_PRICE = Default(
@@ -476,13 +413,6 @@ LLM_CLUSTER_NODE_GPUS = Default(
     "NVLink within a server, RoCE or InfiniBand between; the MFU of Table 4 is on that fabric",
     dt.date(2024, 7, 31),
 )
-
-# The socket circuits a desktop plugs into, in their own module (imported here so the registry
-# lists them): it needs Default, defined above.
-from app.costing.circuits import BS_1363_CIRCUIT as BS_1363_CIRCUIT  # noqa: E402
-from app.costing.circuits import HOUSEHOLD_CIRCUIT as HOUSEHOLD_CIRCUIT  # noqa: E402
-from app.costing.circuits import IEC_CIRCUIT as IEC_CIRCUIT  # noqa: E402
-from app.costing.circuits import NEC_210 as NEC_210  # noqa: E402
 
 REGISTRY: dict[str, Default | CatalogDefault] = {
     name: value

@@ -73,9 +73,9 @@ class Desktop:
     upfront_usd: float
     gpu_power_w: float
     gpu_count: int = 1
-    base_power_w: float = 100.0
-    idle_power_w: float = 0.0
-    psu_efficiency: float = 1.0
+    base_power_w: float = defaults.BASE_POWER.number
+    idle_power_w: float = defaults.IDLE_POWER.number
+    psu_efficiency: float = defaults.PSU_EFFICIENCY.number
     lifetime_years: float = DEFAULT_LIFETIME_YEARS
     resale_usd: float = 0.0
 

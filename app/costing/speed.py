@@ -12,6 +12,7 @@ import statistics
 from dataclasses import dataclass
 from functools import cached_property
 
+from app.costing import defaults
 from app.costing.model import _finite_positive, _require
 
 
@@ -185,7 +186,7 @@ def fit_speed_model(
     *,
     with_matmul: bool,
     basis: str,
-    ridge: float = 1.0,
+    ridge: float = defaults.SPEED_RIDGE.number,
 ) -> SpeedModel:
     """Fit :class:`SpeedModel` on ``(a, b, log(speed_b / speed_a))`` measured pairs (pairs
     without a throughput figure are left out of the throughput variant): least squares with

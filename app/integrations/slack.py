@@ -7,7 +7,7 @@ integer no more than ``max_age_s`` seconds from now; and a signature already see
 window, by any worker (``replays``, a shared store), is a replay. Junk headers (non-numeric
 timestamp, non-UTF-8 body) are refusals, never exceptions.
 
-Replies are written to be read (issue 34): the headline, at most six facts, a button to the
+Replies are written to be read: the headline, at most six facts, a button to the
 full answer (``GET /v1/query``, every assumption and source) and at most ~600 characters of
 context (prices over a year old, assumptions by name and value, the question). Replies follow
 Slack's message format: ``response_type`` ``ephemeral`` (default) or
@@ -27,14 +27,13 @@ from urllib.parse import urlencode
 from slack_sdk.signature import SignatureVerifier
 
 from app.catalog.view import today as utc_today
+from app.costing.defaults import PRICE_FRESH_DAYS
 from app.models.query import Fact, QueryAnswer
 from app.render.charts import has_chart
 
 MAX_SECTION_CHARS = 3000
 MAX_FACTS = 6  # facts a reply shows (the full answer has them all)
 MAX_CONTEXT_CHARS = 600  # context under the facts: old prices, assumptions, the question
-OLD_PRICE_DAYS = 365  # a price older than this is named in the reply
-MAX_FIELDS = 10
 MAX_FIELD_CHARS = 2000
 
 
@@ -201,13 +200,13 @@ _DATED = re.compile(r"^(.+?): (?:[\w ]+: )?price dated (\d{4}-\d\d-\d\d), (\d+) 
 
 
 def old_prices(ans: QueryAnswer, today: dt.date | None = None) -> list[str]:
-    """What the answer priced from a figure more than :data:`OLD_PRICE_DAYS` old, with its
+    """What the answer priced from a figure more than :data:`PRICE_FRESH_DAYS` old, with its
     date: the engine's price warnings, or the offers' ``as_of`` dates."""
     result = ans.result
     found: dict[str, str] = {}
     if isinstance(result, dict):
         for w in result.get("warnings") or []:
-            if (m := _DATED.match(str(w))) and int(m.group(3)) > OLD_PRICE_DAYS:
+            if (m := _DATED.match(str(w))) and int(m.group(3)) > PRICE_FRESH_DAYS:
                 found.setdefault(m.group(1), m.group(2))
         rows = result.get("rentals") or []
     else:
@@ -217,7 +216,7 @@ def old_prices(ans: QueryAnswer, today: dt.date | None = None) -> list[str]:
         if isinstance(row, dict) and row.get("as_of"):
             as_of = dt.date.fromisoformat(str(row["as_of"]))
             name = str(row.get("offer_id") or row.get("id"))
-            if (day - as_of).days > OLD_PRICE_DAYS:
+            if (day - as_of).days > PRICE_FRESH_DAYS:
                 found.setdefault(name, as_of.isoformat())
     return [f"{what} ({when})" for what, when in found.items()]
 

@@ -43,10 +43,6 @@ class ColabPlan(ColabPlanBase, table=True):
     id: str = Field(primary_key=True, max_length=32, description="Plan id, e.g. `colab-pro`.")
 
 
-class ColabPlanPublic(ColabPlanBase):
-    id: str = Field(description="Plan id.")
-
-
 class ColabRate(Provenance, table=True):
     """A measured Colab compute-unit burn rate for one GPU on one date."""
 

@@ -174,6 +174,17 @@ class LlmCloudCost(BaseModel):
 class LlmOwnedCost(BaseModel):
     """The job on a desktop of `gpus_priced` of the GPU (catalog price + cheapest barebone)."""
 
+    barebone_id: str | None = Field(
+        description="The catalog barebone the desktop is built on (the cheapest with enough "
+        "slots for `gpus_priced`)."
+    )
+    base_power_w: float = Field(
+        description="The desktop's power besides its GPUs (CPU, board, drives), W: the "
+        "barebone's stated figure, else the default (see the answer's assumptions)."
+    )
+    lifetime_years: float = Field(
+        description="Years the purchase is amortized over (default: see the answer's assumptions)."
+    )
     upfront_usd: float = Field(description="Purchase of the desktop, USD.")
     electricity_usd: float = Field(description="Busy power x runtime x electricity price.")
     amortized_purchase_usd: float = Field(

@@ -43,12 +43,14 @@ class ResolvedResale:
 @dataclass
 class ResolvedDesktop:
     """A desktop as the model needs it (see :class:`costing.Desktop` for units), its GPU,
-    the GPUs' price (USD, each) and the resale when the machine is sold."""
+    the GPUs' price (USD, each), the resale when the machine is sold and the catalog barebone
+    it is built on (None: a total price or a machine given without one)."""
 
     desktop: costing.Desktop
     gpu: Gpu | None
     gpu_price_usd: float | None = None
     resale: ResolvedResale | None = None
+    barebone: Barebone | None = None
 
     @property
     def horizon_years(self) -> float:
@@ -210,7 +212,7 @@ def resolve_desktop(
         lifetime_years=lifetime,
     )
     _power_checks(desktop, barebone, trail, prefix, region)
-    resolved = ResolvedDesktop(desktop, gpu, gpu_price)
+    resolved = ResolvedDesktop(desktop, gpu, gpu_price, barebone=barebone)
     if with_resale:
         resolved.resale = resolve_resale(view, spec, resolved, rate, trail, prefix)
     return resolved

@@ -4,7 +4,6 @@ is decided here and stated in the trail (given / catalog id, source, as-of / def
 
 from __future__ import annotations
 
-import datetime as dt
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -37,11 +36,6 @@ from app.steps.trail import (
 # A cloud host whose vCPUs and memory are unknown gets the desktop's base power (seed 001).
 DEFAULT_HOST_POWER_W = DEFAULT_BASE_POWER_W
 HOST_SOURCE = f"{SEED_001}, '100 W (CPU)', the same base power a desktop gets"
-
-
-def prices_day(view: CatalogView) -> dt.date:
-    """The day whose prices an answer reads: the pinned ``as_of``, else today (UTC)."""
-    return view.day
 
 
 class HasCurrency(Protocol):
@@ -247,10 +241,6 @@ def host_power(view: CatalogView, offer: CloudOffer | None) -> tuple[float, str]
         f"{offer.ram_gb:g} GB x {mem.value:g} W/GB ({core.source}; {per_core.source}; "
         f"{mem.source})"
     )
-
-
-# The registry's outlier factor, for readers of this module (the rule is costing.offers').
-OUTLIER_FACTOR = defaults.OUTLIER_FACTOR.number
 
 
 def price_outliers(view: CatalogView) -> dict[str, str]:

@@ -100,21 +100,78 @@ class Trail:
         if as_of is not None:
             self.prices[what] = as_of
 
-    def price_fields(self, view: CatalogView, settings: Settings) -> dict[str, Any]:
-        """A result's ``prices`` and ``warnings`` fields: the caveats noted with
-        :meth:`warn`, then the prices older than the limit."""
-        age, warnings = price_age(view, settings, self.prices)
-        return {"prices": age, "warnings": self.warnings + warnings}
+    @classmethod
+    def resume(cls, p: Provenance) -> Trail:
+        """A trail that goes on from ``p`` (a use case built on another's scenario)."""
+        trail = cls()
+        for a in p.assumptions:
+            trail.assume(a.name, a.value, a.source)
+        for c in p.sources:
+            trail.cite(c.what, c.source, c.as_of)
+        for what, when in p.prices:
+            trail.price(what, when)
+        for w in p.warnings:
+            trail.warn(w)
+        return trail
+
+    def freeze(self, rule: PriceRule) -> Provenance:
+        """What has been noted so far, fixed, with the price rule it is judged by."""
+        return Provenance(
+            assumptions=tuple(self.assumptions),
+            sources=tuple(self.sources),
+            prices=tuple(self.prices.items()),
+            warnings=tuple(self.warnings),
+            rule=rule,
+        )
 
 
-def price_age(
-    view: CatalogView, settings: Settings, prices: dict[str, dt.date]
-) -> tuple[PriceAge, list[str]]:
-    """:class:`PriceAge` of ``prices`` ({what: date}) against the day read (the pinned
-    ``as_of``, else today, UTC), and a warning per price older than
-    ``settings.price_max_age_days``, oldest first."""
-    day = view.day
-    limit = settings.price_max_age_days
+@dataclass(frozen=True)
+class PriceRule:
+    """The day an answer reads its prices on (the pinned ``as_of``, else today, UTC) and the
+    age in days past which a catalog price is warned about (``settings.price_max_age_days``)."""
+
+    day: dt.date
+    max_age_days: int
+
+
+def price_rule(view: CatalogView, settings: Settings) -> PriceRule:
+    """The :class:`PriceRule` of a request over ``view``."""
+    return PriceRule(day=view.day, max_age_days=settings.price_max_age_days)
+
+
+@dataclass(frozen=True)
+class Provenance:
+    """What an answer rests on, fixed when its scenario is resolved: the assumptions and
+    sources in the order first met, the catalog prices used ({what: as-of date} as pairs),
+    the caveats, and the :class:`PriceRule` the prices' age is judged by."""
+
+    assumptions: tuple[Assumption, ...]
+    sources: tuple[SourceRef, ...]
+    prices: tuple[tuple[str, dt.date], ...]
+    warnings: tuple[str, ...]
+    rule: PriceRule
+
+    def fields(
+        self, *, warnings_first: list[str] | None = None, warnings_after: list[str] | None = None
+    ) -> dict[str, Any]:
+        """A result's ``assumptions``, ``sources``, ``prices`` and ``warnings`` fields: the
+        caveats (``warnings_first``, those noted, then ``warnings_after``, each once), then
+        the prices older than the limit."""
+        age, stale = price_age(self.rule, dict(self.prices))
+        caveats = [*(warnings_first or []), *self.warnings, *(warnings_after or [])]
+        return {
+            "assumptions": list(self.assumptions),
+            "sources": list(self.sources),
+            "prices": age,
+            "warnings": list(dict.fromkeys(caveats)) + stale,
+        }
+
+
+def price_age(rule: PriceRule, prices: dict[str, dt.date]) -> tuple[PriceAge, list[str]]:
+    """:class:`PriceAge` of ``prices`` ({what: date}) against the rule's day, and a warning per
+    price older than its limit, oldest first."""
+    day = rule.day
+    limit = rule.max_age_days
     by_age = sorted(prices.items(), key=lambda kv: (kv[1], kv[0]))  # oldest first
     oldest = by_age[0] if by_age else None
     warnings = [

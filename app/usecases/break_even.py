@@ -48,7 +48,15 @@ from app.steps.ownership import (
     resolve_scaling,
 )
 from app.steps.speed import cloud_speed
-from app.steps.trail import Trail, currency_rate, embodied_model, in_currency, sig8
+from app.steps.trail import (
+    Provenance,
+    Trail,
+    currency_rate,
+    embodied_model,
+    in_currency,
+    price_rule,
+    sig8,
+)
 
 
 @dataclass(frozen=True)
@@ -71,8 +79,8 @@ class BreakEvenScenario:
     the answer's currency, the desktop and its resale, the cloud side, usage, the desktop's
     electricity price (USD/kWh) and grid region, the cloud's speed relative to the desktop
     (None: cloud hours = desktop busy hours), the workload's memory need, the desktop's
-    embodied carbon, the cloud's footprint (None without a cloud GPU), and the trail of
-    assumptions and sources."""
+    embodied carbon, the cloud's footprint (None without a cloud GPU), and what it rests on
+    (assumptions, sources, prices and the rule their age is judged by)."""
 
     rate: ExchangeRate
     desk: ResolvedDesktop
@@ -84,7 +92,7 @@ class BreakEvenScenario:
     memory: MemoryNeed | None
     machine_embodied: own.Embodied
     cloud_footprint: CloudFootprint | None
-    trail: Trail
+    provenance: Provenance
     # The cheapest offer of the desktop's GPU count (same GPU and pricing model) when the
     # cloud side has more GPUs than the desktop, with its own scenario.
     same_count: BreakEvenScenario | None = None
@@ -115,6 +123,7 @@ def resolve(view: CatalogView, req: BreakEvenRequest, settings: Settings) -> Bre
     same_count = None
     if (cloud.gpu_count or 1) > desk.desktop.gpu_count:
         same_count = _same_count(view, req, settings, cloud, desk.desktop.gpu_count)
+    footprint = _cloud_footprint(view, cloud, ci_region, trail)
     return BreakEvenScenario(
         rate=rate,
         desk=desk,
@@ -125,8 +134,8 @@ def resolve(view: CatalogView, req: BreakEvenRequest, settings: Settings) -> Bre
         speed=perf,
         memory=need,
         machine_embodied=machine,
-        cloud_footprint=_cloud_footprint(view, cloud, ci_region, trail),
-        trail=trail,
+        cloud_footprint=footprint,
+        provenance=trail.freeze(price_rule(view, settings)),
         same_count=same_count,
     )
 
@@ -182,12 +191,11 @@ def compute_break_even(
     """Break-even days, both sides' running costs, total cost of ownership over the horizon
     (resale included), operational and embodied emissions, and the money in the request's
     currency; see :class:`BreakEvenResult`."""
-    return compose(resolve(view, req, settings), view, settings)
+    return compose(resolve(view, req, settings))
 
 
-def compose(s: BreakEvenScenario, view: CatalogView, settings: Settings) -> BreakEvenResult:
-    """The answer to scenario ``s`` (the view gives only the day the prices' age is counted
-    to)."""
+def compose(s: BreakEvenScenario) -> BreakEvenResult:
+    """The answer to scenario ``s``, from it alone."""
     desk, cloud = s.desk, s.cloud
     result = costing.break_even(
         desk.desktop,
@@ -205,10 +213,8 @@ def compose(s: BreakEvenScenario, view: CatalogView, settings: Settings) -> Brea
     )
     days = result.days if desk.resale is None else owned.break_even_days
     memory, warnings = check_memory(s.memory, [desk.gpu, cloud.gpu]) if s.memory else (None, [])
-    fields = s.trail.price_fields(view, settings)
-    same_count = _same_count_answer(s, view, settings)
+    same_count = _same_count_answer(s)
     warnings += _count_warning(s, same_count)
-    fields["warnings"] = warnings + fields["warnings"]
     return BreakEvenResult(
         break_even_days=None if days is None else round(days, 2),
         break_even_reason=result.reason if days is None else None,
@@ -238,18 +244,14 @@ def compose(s: BreakEvenScenario, view: CatalogView, settings: Settings) -> Brea
         memory=memory,
         same_gpu_count=same_count,
         in_currency=_money(s, result, owned),
-        assumptions=s.trail.assumptions,
-        sources=s.trail.sources,
-        **fields,
+        **s.provenance.fields(warnings_first=warnings),
     )
 
 
-def _same_count_answer(
-    s: BreakEvenScenario, view: CatalogView, settings: Settings
-) -> SameCountAlternative | None:
+def _same_count_answer(s: BreakEvenScenario) -> SameCountAlternative | None:
     if s.same_count is None or s.same_count.cloud.offer is None:
         return None
-    alt = compose(s.same_count, view, settings)
+    alt = compose(s.same_count)
     offer = s.same_count.cloud.offer
     return SameCountAlternative(
         offer_id=offer.id,

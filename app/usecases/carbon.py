@@ -22,8 +22,10 @@ from app.steps.ownership import (
 from app.steps.trail import (
     DEFAULT_UTILIZATION_PROFILE,
     LIFETIME_SOURCE,
+    Provenance,
     Trail,
     embodied_model,
+    price_rule,
     sig8,
 )
 
@@ -45,13 +47,13 @@ class CarbonScenario:
     hardware: Hardware
     embodied: own.Embodied
     embodied_share: float
-    trail: Trail
+    provenance: Provenance
 
 
 def compute_carbon(view: CatalogView, req: CarbonRequest, settings: Settings) -> CarbonResult:
     """Operational emissions (energy x PUE x grid intensity) and the share of the hardware's
     manufacturing emissions the period carries; see :class:`CarbonResult`."""
-    return compose(resolve(view, req, settings), view, settings)
+    return compose(resolve(view, req, settings))
 
 
 def resolve(view: CatalogView, req: CarbonRequest, settings: Settings) -> CarbonScenario:
@@ -96,12 +98,12 @@ def resolve(view: CatalogView, req: CarbonRequest, settings: Settings) -> Carbon
         hardware=req.hardware or Hardware.owned,
         embodied=total,
         embodied_share=share,
-        trail=trail,
+        provenance=trail.freeze(price_rule(view, settings)),
     )
 
 
-def compose(s: CarbonScenario, view: CatalogView, settings: Settings) -> CarbonResult:
-    """The answer to scenario ``s`` (the view gives only the day prices' age is counted to)."""
+def compose(s: CarbonScenario) -> CarbonResult:
+    """The answer to scenario ``s``, from it alone."""
     energy = costing.energy_kwh(s.power_w, s.busy_hours, s.pue)
     operational = costing.co2e_kg(energy, s.carbon_intensity_g_per_kwh)
     embodied = s.embodied.scaled(s.embodied_share)
@@ -119,9 +121,7 @@ def compose(s: CarbonScenario, view: CatalogView, settings: Settings) -> CarbonR
         embodied_share=sig8(s.embodied_share),
         embodied=embodied_model(embodied),
         total_co2e_kg=sig8(operational + embodied.co2e_kg),
-        assumptions=s.trail.assumptions,
-        sources=s.trail.sources,
-        **s.trail.price_fields(view, settings),
+        **s.provenance.fields(),
     )
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass
+from typing import Literal
 
 from app import costing
 from app.catalog.view import CatalogView
@@ -18,7 +19,7 @@ from app.steps.desktop import note_catalog_gpu_price
 from app.steps.discount import resolve_discount_rate
 from app.steps.inputs import resolve_region
 from app.steps.tax import Tax, resolve_tax
-from app.steps.trail import LIFETIME_SOURCE, Trail, currency_rate, sig8
+from app.steps.trail import LIFETIME_SOURCE, Provenance, Trail, currency_rate, sig8
 from app.usecases import break_even
 
 DEFAULT_DEPRECIATION_YEARS = round(defaults.DEPRECIATION.number)
@@ -28,20 +29,21 @@ MONTH_DAYS = costing.DAYS_PER_YEAR / 12.0
 @dataclass(frozen=True)
 class CashFlowScenario:
     """The break-even scenario and the cash flow's own inputs: the first month, the model's
-    inputs (with VAT at ``vat_rate``, the resale net) and the trail (the break-even's,
-    extended)."""
+    inputs (with VAT at ``vat_rate``, the resale net), the rows' ``period`` (``month`` or
+    ``year``) and what it rests on (the break-even's, extended)."""
 
     be: break_even.BreakEvenScenario
     start: dt.date
     inputs: CashFlowInputs
     vat_rate: float
-    trail: Trail
+    period: Literal["month", "year"]
+    provenance: Provenance
 
 
 def resolve(view: CatalogView, req: CashFlowRequest, settings: Settings) -> CashFlowScenario:
     """The scenario of ``req``: the break-even's, then the months, rate and write-off."""
     s = break_even.resolve(view, req, settings)
-    trail, desk = s.trail, s.desk
+    trail, desk = Trail.resume(s.provenance), s.desk
     result = costing.break_even(
         desk.desktop,
         s.cloud.rate,
@@ -85,7 +87,8 @@ def resolve(view: CatalogView, req: CashFlowRequest, settings: Settings) -> Cash
         resale_value_usd=desk.resale.value_usd if desk.resale else 0.0,
     )
     start = desk.resale.purchase_date if desk.resale else view.day
-    return CashFlowScenario(s, start, inputs, tax.rate, trail)
+    provenance = trail.freeze(s.provenance.rule)
+    return CashFlowScenario(s, start, inputs, tax.rate, req.period, provenance)
 
 
 def _optional(
@@ -156,17 +159,20 @@ def compute_cash_flow(
     view: CatalogView, req: CashFlowRequest, settings: Settings
 ) -> CashFlowResult:
     """The cash flow of ``req``; see :class:`CashFlowResult`."""
-    c = resolve(view, req, settings)
+    return compose(resolve(view, req, settings))
+
+
+def compose(c: CashFlowScenario) -> CashFlowResult:
+    """The answer to scenario ``c``, from it alone: its months grouped by ``c.period``."""
     months = cash_flow(c.inputs)
-    be = break_even.compose(c.be, view, settings)
-    per = 12 if req.period == "year" else 1
+    be = break_even.compose(c.be)
+    per = 12 if c.period == "year" else 1
     rows = [_row(c, months[i : i + per]) for i in range(0, len(months), per)]
     last = months[-1]
-    fields = c.trail.price_fields(view, settings)
     return CashFlowResult(
         start_month=_label(c.start, 1),
         months=len(months),
-        period=req.period,
+        period=c.period,
         annual_discount_rate=c.inputs.annual_discount_rate,
         depreciation_years=c.inputs.depreciation_months // 12,
         vat_rate=c.vat_rate,
@@ -180,9 +186,7 @@ def compute_cash_flow(
         cloud_npv_usd=sig8(last.cloud_present_value_usd),
         npv_saving_usd=sig8(last.cloud_present_value_usd - last.desktop_present_value_usd),
         currency_rate=currency_rate(c.be.rate),
-        assumptions=c.trail.assumptions,
-        sources=c.trail.sources,
-        **fields,
+        **c.provenance.fields(),
     )
 
 

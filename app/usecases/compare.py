@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import datetime as dt
 import math
-from dataclasses import dataclass
 
 import numpy as np
 
@@ -23,7 +22,6 @@ from app.models.compare import CompareOption, CompareRequest, CompareResult, Com
 from app.settings import Settings
 from app.steps.compare_speed import (
     GpuSpeed,
-    LlmPlan,
     Reference,
     benchmark_speed,
     filter_gpus,
@@ -49,8 +47,10 @@ from app.steps.trail import (
     currency_rate,
     note_launch_overhead,
     price_age,
+    price_rule,
     sig8,
 )
+from app.usecases.compare_candidates import Candidates, Selection
 from app.usecases.compare_listing import Listing
 
 PURCHASE_NOTE = (
@@ -66,49 +66,6 @@ def offer_host_power_w(snap: CatalogView) -> np.ndarray:
         "offer_host_power_w",
         lambda: np.array([host_power(snap, o)[0] for o in snap.offers.offers], dtype=float),
     )
-
-
-@dataclass(frozen=True)
-class Selection:
-    """The options a request ranks: indexes into the view's offers (``oi``) and builds
-    (``bi``), whether the workload fits each catalog GPU (1, 0, -1 unknown; memory filters
-    applied) and how many options were considered before the filters."""
-
-    oi: np.ndarray
-    bi: np.ndarray
-    gpu_fits: np.ndarray
-    considered: int
-
-
-@dataclass(frozen=True)
-class Candidates:
-    """The selected options laid out for :func:`app.costing.vector.rank`, cloud offers first
-    (``n_o`` of them) then desktop builds: GPU index and count, desktop or spot offer, fit,
-    hours per reference hour (``time_factor``, NaN = unknown), the spot overhead factor, grid
-    intensity (gCO2e/kWh; the request's where the offer has no catalog region),
-    the model's arrays, the interruption model (None unless asked), warnings so far and, for
-    a language-model workload, each option's job (``llm``)."""
-
-    sel: Selection
-    n_o: int
-    g: np.ndarray
-    count: np.ndarray
-    is_desk: np.ndarray
-    spot: np.ndarray
-    fits: np.ndarray
-    time_factor: np.ndarray
-    overhead: np.ndarray
-    ci: np.ndarray
-    opts: vector.Options
-    risk: vector.InterruptionRisk | None
-    warnings: list[str]
-    llm: LlmPlan | None = None
-
-    def ident(self, view: CatalogView, j: int) -> str:
-        """Id of option ``j``: the offer's, or the desktop build's."""
-        if j < self.n_o:
-            return view.offers.offers[int(self.sel.oi[j])].id
-        return view.builds.builds[int(self.sel.bi[j - self.n_o])].id
 
 
 def compute_compare(snap: CatalogView, req: CompareRequest, settings: Settings) -> CompareResult:
@@ -451,4 +408,4 @@ def _listed_price_age(
             if price is not None and price.as_of is not None:
                 prices[f"gpu {build.gpu.id}: {price.kind}"] = price.as_of
             prices[f"barebone {build.barebone.id}"] = build.barebone.as_of
-    return price_age(snap, settings, prices)
+    return price_age(price_rule(snap, settings), prices)

@@ -5,7 +5,7 @@ significant digits."""
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
@@ -26,9 +26,7 @@ from app.steps.trail import (
     in_currency,
     sig8,
 )
-
-if TYPE_CHECKING:
-    from app.usecases.compare import Candidates
+from app.usecases.compare_candidates import Candidates
 
 MULTI_GPU_NOTE = (
     "runtime on N GPUs is the 1-GPU runtime / S(N), S the multi-GPU speed-up in "

@@ -18,27 +18,27 @@ from app.steps.inputs import (
     resolve_region,
     resolve_usage,
 )
-from app.steps.trail import Trail, currency_rate, in_currency, sig8
+from app.steps.trail import Provenance, Trail, currency_rate, in_currency, price_rule, sig8
 
 
 @dataclass(frozen=True)
 class ElectricityScenario:
     """Every input explicit: the desktop (power model), the usage, the price (USD/kWh), the
-    period (days or None), the answer's rate and the trail."""
+    period (days or None), the answer's rate and what it rests on."""
 
     desk: ResolvedDesktop
     usage: costing.Usage
     electricity_price_usd_per_kwh: float
     days: float | None
     rate: ExchangeRate
-    trail: Trail
+    provenance: Provenance
 
 
 def compute_electricity(
     view: CatalogView, req: ElectricityRequest, settings: Settings
 ) -> ElectricityResult:
     """Energy and electricity cost of running the desktop; see :class:`ElectricityResult`."""
-    return compose(resolve(view, req, settings), view, settings)
+    return compose(resolve(view, req, settings))
 
 
 def resolve(view: CatalogView, req: ElectricityRequest, settings: Settings) -> ElectricityScenario:
@@ -51,10 +51,11 @@ def resolve(view: CatalogView, req: ElectricityRequest, settings: Settings) -> E
     )
     usage = resolve_usage(view, req, trail, idle_on_fraction=req.desktop.idle_on_fraction or 0.0)
     price = request_electricity(view, req, region, settings, trail, rate)
-    return ElectricityScenario(desk, usage, price, req.days, rate, trail)
+    provenance = trail.freeze(price_rule(view, settings))
+    return ElectricityScenario(desk, usage, price, req.days, rate, provenance)
 
 
-def compose(s: ElectricityScenario, view: CatalogView, settings: Settings) -> ElectricityResult:
+def compose(s: ElectricityScenario) -> ElectricityResult:
     """Energy per day from the desktop's busy and idle wall power, then per month and year,
     priced at the scenario's USD/kWh."""
     d = s.desk.desktop
@@ -84,7 +85,5 @@ def compose(s: ElectricityScenario, view: CatalogView, settings: Settings) -> El
         currency_rate=currency_rate(s.rate),
         cost_per_month_in_currency=in_currency(cost(per_day * month), s.rate),
         cost_per_year_in_currency=in_currency(cost(per_day * year), s.rate),
-        assumptions=s.trail.assumptions,
-        sources=s.trail.sources,
-        **s.trail.price_fields(view, settings),
+        **s.provenance.fields(),
     )

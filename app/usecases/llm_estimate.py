@@ -27,10 +27,10 @@ from app.models.llm import (
     MemoryBreakdown,
 )
 from app.settings import Settings
-from app.steps.desktop import resolve_desktop
+from app.steps.desktop import ResolvedDesktop, resolve_desktop
 from app.steps.inputs import request_electricity, resolve_currency, resolve_region, resolve_usage
 from app.steps.llm import job_speed, resolve_job, stated, utilizations
-from app.steps.trail import Trail, sig8
+from app.steps.trail import Provenance, Trail, price_rule, sig8
 
 
 def list_models(view: CatalogView) -> LlmModelsPublic:
@@ -67,7 +67,8 @@ def list_models(view: CatalogView) -> LlmModelsPublic:
 class LlmScenario:
     """The request with every input explicit: the ``job``, its ``label`` (the model as
     resolved), ``gpus`` to answer for and ``gpu_count``, ``mfu``/``mbu``, the per-GPU
-    ``overhead_gb``, the owner's ``usage`` and electricity price (USD/kWh), the trail."""
+    ``overhead_gb``, the owner's ``usage`` and electricity price (USD/kWh), the job's
+    ``memory``, each GPU's choices (``per_gpu``) and what it rests on."""
 
     job: L.Job
     label: dict[str, Any]
@@ -78,14 +79,30 @@ class LlmScenario:
     overhead_gb: float
     usage: costing.Usage
     electricity_price_usd_per_kwh: float
-    trail: Trail
+    memory: L.Memory
+    per_gpu: tuple[GpuChoice, ...]
+    provenance: Provenance
+
+
+@dataclass(frozen=True)
+class GpuChoice:
+    """What one GPU's estimate rests on: the fewest GPUs that hold the job (``need``, None:
+    none), the count timed and priced (``count``: the request's when it fits, else ``need``),
+    the cheapest comparable offer (None: none, or nothing to time) and the owned desktop of
+    ``count`` of it (None: the catalog cannot build one)."""
+
+    gpu: Gpu
+    need: int | None
+    count: int | None
+    offer: CloudOffer | None
+    owned: ResolvedDesktop | None
 
 
 def compute_llm_estimate(
     view: CatalogView, req: LlmEstimateRequest, settings: Settings
 ) -> LlmEstimateResult:
     """See :class:`LlmEstimateResult`."""
-    return compose(resolve(view, req, settings), view, settings)
+    return compose(resolve(view, req, settings))
 
 
 def resolve(view: CatalogView, req: LlmEstimateRequest, settings: Settings) -> LlmScenario:
@@ -106,6 +123,12 @@ def resolve(view: CatalogView, req: LlmEstimateRequest, settings: Settings) -> L
         "more GPUs than the job needs runs it that much faster at the same cost under the "
         "linear FLOPs model (billing increments, minimums and multi-GPU losses not modelled)",
     )
+    overhead_gb = float(stated(trail, "framework_overhead_gb", None, defaults.LLM_OVERHEAD))
+    usage = resolve_usage(view, req, trail)
+    price = request_electricity(view, req, region, settings, trail, rate)
+    mem = L.memory(job)
+    trail.assume("owned.desktop", OWNED_RULE, OWNED_SOURCES)
+    per_gpu = tuple(_choose(view, mem, g, req.gpu_count, overhead_gb, trail) for g in gpus)
     return LlmScenario(
         job=job,
         label=label,
@@ -113,11 +136,57 @@ def resolve(view: CatalogView, req: LlmEstimateRequest, settings: Settings) -> L
         gpu_count=req.gpu_count,
         mfu=mfu,
         mbu=mbu,
-        overhead_gb=float(stated(trail, "framework_overhead_gb", None, defaults.LLM_OVERHEAD)),
-        usage=resolve_usage(view, req, trail),
-        electricity_price_usd_per_kwh=request_electricity(view, req, region, settings, trail, rate),
-        trail=trail,
+        overhead_gb=overhead_gb,
+        usage=usage,
+        electricity_price_usd_per_kwh=price,
+        memory=mem,
+        per_gpu=per_gpu,
+        provenance=trail.freeze(price_rule(view, settings)),
     )
+
+
+OWNED_RULE = (
+    "the GPU count priced x the GPU's catalog price + the cheapest barebone with that many "
+    "slots, at the barebone's base power (else the default); each estimate's `owned` names "
+    "its barebone, base power and lifetime"
+)
+OWNED_SOURCES = (
+    f"the catalog's GPU and barebone prices; base power {defaults.BASE_POWER.source_text()}; "
+    f"lifetime {defaults.LIFETIME.source_text()}"
+)
+
+
+def _choose(
+    view: CatalogView, mem: L.Memory, gpu: Gpu, asked: int, overhead_gb: float, trail: Trail
+) -> GpuChoice:
+    """One GPU's count, offer and owned desktop; the offer's and desktop's prices and sources
+    are noted in ``trail``."""
+    need = mem.gpus_needed(gpu.memory_gb, overhead_gb)
+    count = asked if need is not None and need <= asked else need
+    if count is None:
+        return GpuChoice(gpu, need, None, None, None)
+    offer = cheapest_offer(view, gpu.id)
+    if offer is not None:
+        trail.price(f"offer {offer.id}", offer.as_of)
+    return GpuChoice(gpu, need, count, offer, _owned_desktop(view, gpu, count, trail))
+
+
+def _owned_desktop(view: CatalogView, gpu: Gpu, count: int, trail: Trail) -> ResolvedDesktop | None:
+    """A desktop of ``count`` x ``gpu`` (catalog GPU price + cheapest barebone), or None when
+    the catalog cannot build it. Its sources and price dates go to ``trail``; its defaults
+    are stated once (:data:`OWNED_RULE`) and per estimate (``owned``)."""
+    own_trail = Trail()
+    try:
+        desk = resolve_desktop(
+            view, DesktopSpec(gpu=gpu.id, gpu_count=count), own_trail, with_resale=False
+        )
+    except (CatalogGap, InvalidRequest, ValueError):
+        return None
+    for ref in own_trail.sources:
+        trail.cite(ref.what, ref.source, ref.as_of)
+    for what, when in own_trail.prices.items():
+        trail.price(what, when)
+    return desk
 
 
 def cheapest_offer(view: CatalogView, gpu_id: str) -> CloudOffer | None:
@@ -137,21 +206,15 @@ def _cheapest_offers(view: CatalogView) -> dict[str, CloudOffer]:
     return {gpu_id: offers.cheapest_first(found)[0] for gpu_id, found in rows.items()}
 
 
-def _owned(
-    view: CatalogView, s: LlmScenario, gpu: Gpu, count: int, runtime_s: float
-) -> LlmOwnedCost | None:
-    """A desktop of ``count`` x ``gpu`` (catalog GPU price + cheapest barebone) running the
-    job: electricity and amortized purchase; None when the catalog cannot build it."""
-    try:
-        desk = resolve_desktop(
-            view, DesktopSpec(gpu=gpu.id, gpu_count=count), Trail(), with_resale=False
-        )
-    except (CatalogGap, InvalidRequest, ValueError):
-        return None
+def _owned(s: LlmScenario, desk: ResolvedDesktop, runtime_s: float) -> LlmOwnedCost:
+    """The job on the owned desktop ``desk``: electricity and amortized purchase."""
     run = costing.desktop_run_cost(
         runtime_s, desk.desktop, s.usage, s.electricity_price_usd_per_kwh
     )
     return LlmOwnedCost(
+        barebone_id=desk.barebone.id if desk.barebone else None,
+        base_power_w=desk.desktop.base_power_w,
+        lifetime_years=desk.desktop.lifetime_years,
         upfront_usd=sig8(desk.desktop.upfront_usd),
         electricity_usd=sig8(run.marginal_cost_usd),
         amortized_purchase_usd=sig8(run.amortized_purchase_usd),
@@ -160,10 +223,9 @@ def _owned(
     )
 
 
-def _estimate(view: CatalogView, s: LlmScenario, mem: L.Memory, gpu: Gpu) -> LlmGpuEstimate:
-    need = mem.gpus_needed(gpu.memory_gb, s.overhead_gb)
+def _estimate(s: LlmScenario, c: GpuChoice) -> LlmGpuEstimate:
+    gpu, mem, need, count = c.gpu, s.memory, c.need, c.count
     fits = need is not None and need <= s.gpu_count
-    count = s.gpu_count if fits else need
     n = s.gpu_count
     breakdown = MemoryBreakdown(
         weights_gb=sig8(mem.weights / n / L.GB),
@@ -178,11 +240,10 @@ def _estimate(view: CatalogView, s: LlmScenario, mem: L.Memory, gpu: Gpu) -> Llm
     )  # fmt: skip
     cloud = owned = None
     if speed is not None and count is not None:
-        offer = cheapest_offer(view, gpu.id)
+        offer = c.offer
         if offer is not None:
             per_gpu = offers.price_per_gpu_hour(offer)
             rent = count * speed.runtime_s / 3600 * per_gpu
-            s.trail.price(f"offer {offer.id}", offer.as_of)
             cloud = LlmCloudCost(
                 offer_id=offer.id,
                 provider=offer.provider,
@@ -190,7 +251,7 @@ def _estimate(view: CatalogView, s: LlmScenario, mem: L.Memory, gpu: Gpu) -> Llm
                 cost_usd=sig8(rent),
                 cost_usd_per_million_tokens=sig8(rent / s.job.tokens * 1e6),
             )
-        owned = _owned(view, s, gpu, count, speed.runtime_s)
+        owned = _owned(s, c.owned, speed.runtime_s) if c.owned is not None else None
     costs: list[float] = [c.cost_usd for c in (cloud, owned) if c is not None]
     cost: float | None = min(costs) if costs else None
     return LlmGpuEstimate(
@@ -213,10 +274,10 @@ def _estimate(view: CatalogView, s: LlmScenario, mem: L.Memory, gpu: Gpu) -> Llm
     )
 
 
-def compose(s: LlmScenario, view: CatalogView, settings: Settings) -> LlmEstimateResult:
-    """The answer to scenario ``s``: fitting GPUs cheapest first, then the rest by memory."""
-    mem = L.memory(s.job)
-    rows = [_estimate(view, s, mem, g) for g in s.gpus]
+def compose(s: LlmScenario) -> LlmEstimateResult:
+    """The answer to scenario ``s``, from it alone: fitting GPUs cheapest first, then the
+    rest by memory."""
+    rows = [_estimate(s, c) for c in s.per_gpu]
     rows.sort(
         key=lambda e: (
             not e.fits,
@@ -230,12 +291,9 @@ def compose(s: LlmScenario, view: CatalogView, settings: Settings) -> LlmEstimat
     if s.job.task is L.Task.INFERENCE:
         prompt = s.job.tokens / s.job.output_tokens * s.job.prompt_tokens
         flops = 2 * s.job.n_active * (s.job.tokens + prompt)
-    fields = s.trail.price_fields(view, settings)
     return LlmEstimateResult(
         model=s.label | {"gpu_count": s.gpu_count},
         flops=sig8(flops),
         estimates=rows,
-        assumptions=s.trail.assumptions,
-        sources=s.trail.sources,
-        **fields,
+        **s.provenance.fields(),
     )

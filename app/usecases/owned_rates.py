@@ -24,7 +24,15 @@ from app.models.owned_rates import (
 from app.settings import Settings
 from app.steps.desktop import ResolvedDesktop, resolve_desktop
 from app.steps.inputs import request_electricity, resolve_currency, resolve_region, resolve_usage
-from app.steps.trail import Trail, currency_rate, given_usd, in_currency, sig8
+from app.steps.trail import (
+    Provenance,
+    Trail,
+    currency_rate,
+    given_usd,
+    in_currency,
+    price_rule,
+    sig8,
+)
 
 RATE_RULE = (
     "per GPU-hour: max(0, purchase - resale) / (holding years x GPUs x utilization x 8,760 h) "
@@ -52,12 +60,12 @@ class MachineScenario:
 @dataclass(frozen=True)
 class OwnedRatesScenario:
     """Every machine resolved, the electricity price (USD/kWh), the answer's currency and the
-    trail of assumptions and sources."""
+    record of what it rests on."""
 
     machines: list[MachineScenario]
     electricity_price_usd_per_kwh: float
     rate: ExchangeRate
-    trail: Trail
+    provenance: Provenance
 
 
 def resolve(view: CatalogView, req: OwnedRatesRequest, settings: Settings) -> OwnedRatesScenario:
@@ -73,7 +81,7 @@ def resolve(view: CatalogView, req: OwnedRatesRequest, settings: Settings) -> Ow
         _machine(view, m, i, trail, rate, default_usage, region) for i, m in enumerate(req.machines)
     ]
     trail.assume("owned_rate", "capex + electricity + overhead", RATE_RULE)
-    return OwnedRatesScenario(machines, price, rate, trail)
+    return OwnedRatesScenario(machines, price, rate, trail.freeze(price_rule(view, settings)))
 
 
 def _machine(
@@ -114,11 +122,11 @@ def compute_owned_rates(
 ) -> OwnedRatesResult:
     """Each machine's and each GPU type's fully-loaded cost per GPU-hour; see
     :class:`OwnedRatesResult`."""
-    return compose(resolve(view, req, settings), view, settings)
+    return compose(resolve(view, req, settings))
 
 
-def compose(s: OwnedRatesScenario, view: CatalogView, settings: Settings) -> OwnedRatesResult:
-    """The answer to scenario ``s`` (the view gives only the day prices' age is counted to)."""
+def compose(s: OwnedRatesScenario) -> OwnedRatesResult:
+    """The answer to scenario ``s``, from it alone."""
     price = s.electricity_price_usd_per_kwh
     rates = [
         costing.owned_rate(m.owned, m.usage, price, m.overhead_usd_per_year) for m in s.machines
@@ -143,14 +151,11 @@ def compose(s: OwnedRatesScenario, view: CatalogView, settings: Settings) -> Own
         groups[m.gpu.id if m.gpu else f"{m.accelerator_name}#{i}"].append(i)
     per_gpu = [_gpu_rate(s, rates, idx) for idx in groups.values()]
     per_gpu.sort(key=lambda g: -g.cost_usd_per_gpu_hour)
-    fields = s.trail.price_fields(view, settings)
     return OwnedRatesResult(
         rates=per_gpu,
         machines=machines,
         currency_rate=currency_rate(s.rate),
-        assumptions=s.trail.assumptions,
-        sources=s.trail.sources,
-        **fields,
+        **s.provenance.fields(),
     )
 
 

@@ -52,12 +52,12 @@ from app.steps.inputs import (
 from app.steps.plan_commitments import CommitmentCandidate, resolve_commitments
 from app.steps.speed import speed, speed_evidence
 from app.steps.tax import Tax, resolve_tax
-from app.steps.trail import LIFETIME_SOURCE, SEED_001, Trail
+from app.steps.trail import LIFETIME_SOURCE, SEED_001, Provenance, Trail, price_rule
 
 HOURS_PER_MONTH = costing.HOURS_PER_DAY * costing.DAYS_PER_YEAR / 12.0  # 730 h
-# The solver's wall-clock budget per solve: measured on this machine (2026-11-23), 60 months
-# x 8 candidates with a yearly peak proves the optimum in about 1 s; past the budget the best
-# plan found is answered with its gap.
+# The solver's wall-clock budget per solve: sized so a 60-month plan over 8 candidates solves
+# within it on a 2-CPU machine (see docs/operations.md); past the budget the best plan found
+# is answered with its gap.
 PLAN_TIME_LIMIT_S = 2.0
 CAPACITY_PROFILE = str(defaults.CAPACITY_PROFILE.value)
 DEFAULT_MONTHS = round(defaults.PLAN_MONTHS.number)
@@ -97,7 +97,7 @@ class PlanScenario:
     """A plan with every input explicit: the reference GPU, the first month (year, month),
     the model's problem (its amounts with VAT when ``tax`` adds it), the candidates and cloud
     behind it (net), the desktops' electricity price (USD/kWh, net), the owned GPUs'
-    utilization ceiling, the VAT, the answer's rate and the trail."""
+    utilization ceiling, the VAT, the answer's rate and what it rests on."""
 
     ref: Gpu
     start: tuple[int, int]
@@ -108,7 +108,7 @@ class PlanScenario:
     max_utilization: float
     tax: Tax
     rate: ExchangeRate
-    trail: Trail
+    provenance: Provenance
     commitments: tuple[CommitmentCandidate, ...] = ()
 
     def month_label(self, t: int) -> str:
@@ -119,10 +119,11 @@ class PlanScenario:
 
 @dataclass(frozen=True)
 class PlanOutcome:
-    """The scenario solved: the plan and all-desktop (each None with the reason when no such
-    plan meets the demand within the limits or the time limit), and the solver's wall-clock
-    time (s)."""
+    """The scenario solved: the scenario, the plan and all-desktop (each None with the reason
+    when no such plan meets the demand within the limits or the time limit), and the
+    solver's wall-clock time (s)."""
 
+    scenario: PlanScenario
     plan: PlanSolution | None
     plan_note: str | None
     all_desktop: PlanSolution | None
@@ -158,8 +159,9 @@ def resolve(view: CatalogView, req: PlanRequest, settings: Settings) -> PlanScen
         limits=PlanLimits(c.budget_usd, c.max_machines, c.max_power_w),
     )
     _note_model(trail)
+    provenance = trail.freeze(price_rule(view, settings))
     return PlanScenario(
-        ref, start, problem, candidates, cloud, price, max_u, tax, rate, trail, commitments
+        ref, start, problem, candidates, cloud, price, max_u, tax, rate, provenance, commitments
     )
 
 
@@ -415,7 +417,7 @@ def solve(s: PlanScenario) -> PlanOutcome:
             ),
             "no desktops-only fleet meets the demand",
         )
-    return PlanOutcome(plan, note, desk, desk_note, time.perf_counter() - began)
+    return PlanOutcome(s, plan, note, desk, desk_note, time.perf_counter() - began)
 
 
 def all_cloud_cash(s: PlanScenario) -> np.ndarray | None:

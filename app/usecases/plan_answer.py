@@ -28,12 +28,12 @@ from app.usecases.plan import PlanOutcome, PlanScenario, all_cloud_cash, resolve
 def compute_plan(view: CatalogView, req: PlanRequest, settings: Settings) -> PlanResult:
     """The cost-minimizing fleet for ``req``; see :class:`PlanResult`. 404 for unknown names;
     when no plan meets the demand within the limits, ``feasible`` is false with the reason."""
-    s = resolve(view, req, settings)
-    return compose(s, solve(s), view, settings)
+    return compose(solve(resolve(view, req, settings)))
 
 
-def compose(s: PlanScenario, out: PlanOutcome, view: CatalogView, settings: Settings) -> PlanResult:
-    """The answer from the solved scenario."""
+def compose(out: PlanOutcome) -> PlanResult:
+    """The answer from the solved scenario, from it alone."""
+    s = out.scenario
     plan, p = out.plan, s.problem
     demand = np.array(p.demand_gpu_hours)
     strategies = [
@@ -43,9 +43,9 @@ def compose(s: PlanScenario, out: PlanOutcome, view: CatalogView, settings: Sett
     ]
     cloud_total, desk_total = strategies[1].total_usd, strategies[2].total_usd
     total = plan.total_usd if plan else None
-    trail = s.trail
+    warnings = []
     if plan and not plan.optimal:
-        trail.warn(
+        warnings.append(
             f"the solver's time limit ran out before it proved the plan optimal: it costs at "
             f"most {plan.mip_gap:.1%} more (in present value) than the best possible plan"
         )
@@ -73,9 +73,7 @@ def compose(s: PlanScenario, out: PlanOutcome, view: CatalogView, settings: Sett
         savings_vs_all_cloud_usd=_difference(cloud_total, total),
         savings_vs_all_desktop_usd=_difference(desk_total, total),
         currency_rate=currency_rate(s.rate),
-        assumptions=trail.assumptions,
-        sources=trail.sources,
-        **trail.price_fields(view, settings),
+        **s.provenance.fields(warnings_after=warnings),
     )
 
 

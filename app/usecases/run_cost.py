@@ -48,7 +48,15 @@ from app.steps.speed import (
     speed,
     speed_evidence,
 )
-from app.steps.trail import Trail, currency_rate, in_currency, note_launch_overhead, sig8
+from app.steps.trail import (
+    Provenance,
+    Trail,
+    currency_rate,
+    in_currency,
+    note_launch_overhead,
+    price_rule,
+    sig8,
+)
 
 
 @dataclass(frozen=True)
@@ -175,13 +183,13 @@ class RunCostScenario:
     options: tuple[OptionScenario, ...]
     memory: MemoryNeed | None
     memory_gpus: tuple[Gpu | None, ...]
-    trail: Trail
+    provenance: Provenance
     launch_overhead_s: float = 0.0
 
 
 def compute_run_cost(view: CatalogView, req: RunCostRequest, settings: Settings) -> RunCostResult:
     """Per-option cost of one run; see :class:`RunCostResult`."""
-    return compose(resolve(view, req, settings), view, settings)
+    return compose(resolve(view, req, settings))
 
 
 def resolve(view: CatalogView, req: RunCostRequest, settings: Settings) -> RunCostScenario:
@@ -216,6 +224,7 @@ def resolve(view: CatalogView, req: RunCostRequest, settings: Settings) -> RunCo
     )
     options = tuple(_resolve_option(view, ctx, opt, i) for i, opt in enumerate(req.options))
     note_scaling(trail, ctx.scaling, [w.gpu_count, *(o.gpu_count for o in options)])
+    launch_overhead_s = _launch_overhead_s(req, options, trail)
     return RunCostScenario(
         workload=w.model_dump(exclude_none=True),
         items=w.items,
@@ -225,8 +234,8 @@ def resolve(view: CatalogView, req: RunCostRequest, settings: Settings) -> RunCo
         options=options,
         memory=ctx.memory,
         memory_gpus=(ref_gpu, *(o.gpu for o in options)),
-        trail=trail,
-        launch_overhead_s=_launch_overhead_s(req, options, trail),
+        provenance=trail.freeze(price_rule(view, settings)),
+        launch_overhead_s=launch_overhead_s,
     )
 
 
@@ -305,22 +314,18 @@ def _resolve_desktop_option(
     )
 
 
-def compose(s: RunCostScenario, view: CatalogView, settings: Settings) -> RunCostResult:
-    """The answer to scenario ``s`` (the view gives only the day prices' age is counted to)."""
+def compose(s: RunCostScenario) -> RunCostResult:
+    """The answer to scenario ``s``, from it alone."""
     options = [
         _desktop_option(s, o) if o.desktop is not None else _cloud_option(s, o) for o in s.options
     ]
     memory, warnings = check_memory(s.memory, list(s.memory_gpus)) if s.memory else (None, [])
-    fields = s.trail.price_fields(view, settings)
-    fields["warnings"] = warnings + fields["warnings"]
     return RunCostResult(
         workload=s.workload,
         options=options,
         currency_rate=currency_rate(s.rate),
         memory=memory,
-        assumptions=s.trail.assumptions,
-        sources=s.trail.sources,
-        **fields,
+        **s.provenance.fields(warnings_first=warnings),
     )
 
 

@@ -3,6 +3,8 @@ utilizations x electricity prices, in NumPy (:func:`app.costing.vector.break_eve
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from app.catalog.view import CatalogView
@@ -12,14 +14,15 @@ from app.models.compare import (
     SweepResult,
 )
 from app.settings import Settings
-from app.steps.desktop import resolve_desktop
+from app.steps.desktop import ResolvedDesktop, resolve_desktop
 from app.steps.inputs import (
+    ResolvedCloud,
     resolve_cloud,
     resolve_electricity,
     resolve_region,
 )
 from app.steps.speed import cloud_speed
-from app.steps.trail import Trail, round2_array, sig8, sig8_array
+from app.steps.trail import Provenance, Trail, price_rule, round2_array, sig8, sig8_array
 
 # ------------------------------------------------------------------------------------------
 # Break-even sweep
@@ -28,8 +31,30 @@ from app.steps.trail import Trail, round2_array, sig8, sig8_array
 DEFAULT_UTILIZATIONS = tuple(round(0.01 * k, 2) for k in range(1, 101))
 
 
+@dataclass(frozen=True)
+class SweepScenario:
+    """A sweep with every input explicit: the desktop (no resale), the cloud side, the grid's
+    utilizations and electricity prices (USD/kWh), the cloud's hours per desktop hour
+    (``time_factor``, 1: as fast), the idle-on share, the horizon (days) and what
+    it rests on."""
+
+    desk: ResolvedDesktop
+    cloud: ResolvedCloud
+    utilizations: tuple[float, ...]
+    prices_usd_per_kwh: tuple[float, ...]
+    time_factor: float
+    idle_on_fraction: float
+    horizon_days: float
+    provenance: Provenance
+
+
 def compute_sweep(view: CatalogView, req: SweepRequest, settings: Settings) -> SweepResult:
     """Break-even days over utilization x electricity price; see :class:`SweepResult`."""
+    return compose(resolve(view, req, settings))
+
+
+def resolve(view: CatalogView, req: SweepRequest, settings: Settings) -> SweepScenario:
+    """The scenario of ``req`` over ``view``: 404 for unknown catalog names."""
     trail = Trail()
     desk = resolve_desktop(view, req.desktop, trail, with_resale=False)
     d = req.desktop
@@ -50,26 +75,38 @@ def compute_sweep(view: CatalogView, req: SweepRequest, settings: Settings) -> S
     factor = perf.time_factor if perf else 1.0
     if perf:
         trail.assume("cloud_time_factor", sig8(factor), perf.detail)
-    grid = vector.break_even_grid(
-        desk.desktop,
-        cloud.rate,
-        np.array(utilizations),
-        np.array(prices),
+    return SweepScenario(
+        desk=desk,
+        cloud=cloud,
+        utilizations=tuple(utilizations),
+        prices_usd_per_kwh=tuple(prices),
+        time_factor=factor,
         idle_on_fraction=req.desktop.idle_on_fraction or 0.0,
-        cloud_time_factor=factor,
         horizon_days=req.horizon_days,
+        provenance=trail.freeze(price_rule(view, settings)),
+    )
+
+
+def compose(s: SweepScenario) -> SweepResult:
+    """The answer to scenario ``s``, from it alone."""
+    grid = vector.break_even_grid(
+        s.desk.desktop,
+        s.cloud.rate,
+        np.array(s.utilizations),
+        np.array(s.prices_usd_per_kwh),
+        idle_on_fraction=s.idle_on_fraction,
+        cloud_time_factor=s.time_factor,
+        horizon_days=s.horizon_days,
     )
     return SweepResult(
-        utilizations=utilizations,
-        electricity_prices_usd_per_kwh=prices,
+        utilizations=list(s.utilizations),
+        electricity_prices_usd_per_kwh=list(s.prices_usd_per_kwh),
         break_even_days=round2_array(grid.days),
         desktop_total_usd=sig8_array(grid.desktop_total_usd).tolist(),
         cloud_total_usd=sig8_array(grid.cloud_total_usd).tolist(),
-        horizon_days=req.horizon_days,
-        upfront_usd=sig8(desk.desktop.upfront_usd),
-        cloud_price_usd_per_hour=cloud.rate.price_usd_per_hour,
-        cloud_time_factor=sig8(factor),
-        assumptions=trail.assumptions,
-        sources=trail.sources,
-        **trail.price_fields(view, settings),
+        horizon_days=s.horizon_days,
+        upfront_usd=sig8(s.desk.desktop.upfront_usd),
+        cloud_price_usd_per_hour=s.cloud.rate.price_usd_per_hour,
+        cloud_time_factor=sig8(s.time_factor),
+        **s.provenance.fields(),
     )

@@ -14,7 +14,7 @@ import pytest
 from app.costing import defaults, ownership
 from app.costing import model as costing_model
 from app.settings import Settings
-from app.steps import inputs, trail
+from app.steps import trail
 
 ROOT = Path(__file__).resolve().parents[2]
 OPENAPI = json.loads((ROOT / "openapi.json").read_text())
@@ -61,7 +61,6 @@ class TestCodeReadsTheRegistry:
         assert ownership.DEFAULT_SCALING in ownership.SCALING_PRESETS
         assert defaults.BASE_POWER.value == trail.DEFAULT_BASE_POWER_W
         assert defaults.UTILIZATION_PROFILE.value == trail.DEFAULT_UTILIZATION_PROFILE
-        assert defaults.OUTLIER_FACTOR.value == inputs.OUTLIER_FACTOR
 
     def test_settings(self) -> None:
         s = Settings(_env_file=None)  # type: ignore[call-arg]  # pydantic-settings' init kwarg
