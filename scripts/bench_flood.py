@@ -202,12 +202,15 @@ def _pace(kind: str, n: int, i: int) -> float:
     return 1 / HEAVY_PER_S if heavy else 1 / GENERAL_PER_S
 
 
-def _probe(base: str, pid: int, stop: Any, results: Any) -> None:
-    """Time ``GET /healthz`` every 20 ms until ``stop`` is set; put (latencies in ms, how many
-    timed out, peak RSS of the worker ``pid`` and of its children, MB) on ``results``."""
+def _probe(base: str, pid: int, ready: Any, stop: Any, results: Any) -> None:
+    """Open a connection with one untimed ``GET /healthz`` and set ``ready``, then time
+    ``GET /healthz`` every 20 ms until ``stop`` is set; put (latencies in ms, how many timed
+    out, peak RSS of the worker ``pid`` and of its children, MB) on ``results``."""
     probe: list[float] = []
     timeouts, peak_worker, peak_children = 0, 0.0, 0.0
     with httpx.Client(base_url=base, timeout=30) as c:
+        c.get("/healthz")  # the connection and this process's first request, not timed
+        ready.set()
         while not stop.is_set():
             t = time.perf_counter()
             try:
@@ -251,10 +254,14 @@ def endpoint_flood(
     # The probe runs in a process of its own: in a thread beside 40 callers it would wait for
     # this process's interpreter lock and measure the load generator, not the server.
     ctx = multiprocessing.get_context("spawn")
-    stop_probe = ctx.Event()
+    stop_probe, probe_ready = ctx.Event(), ctx.Event()
     results: Any = ctx.Queue()
-    probe_proc = ctx.Process(target=_probe, args=(base, pid, stop_probe, results))
+    probe_proc = ctx.Process(target=_probe, args=(base, pid, probe_ready, stop_probe, results))
     probe_proc.start()
+    # A spawned probe takes a second or more to start on a busy machine: the flood starts
+    # once it is timing, so the whole flood is probed.
+    if not probe_ready.wait(120):
+        raise RuntimeError("the /healthz probe did not start within 120 s")
     threads = [threading.Thread(target=caller, args=(n,)) for n in range(addresses)]
     for t in threads:
         t.start()

@@ -9,8 +9,17 @@ import datetime as dt
 from decimal import Decimal
 from typing import Any
 
+from app.catalog.sources.reference import load_embodied_factors, load_reference_values
 from app.catalog.view import CatalogView, assemble
-from app.models import Barebone, CloudOffer, Gpu, Region, UtilizationProfile
+from app.models import (
+    Barebone,
+    CloudOffer,
+    EmbodiedFactor,
+    Gpu,
+    ReferenceValue,
+    Region,
+    UtilizationProfile,
+)
 
 SEED_DAY = dt.date(2020, 9, 7)
 SEED = "seed 001 (Tim Dettmers, 2020-09-07)"
@@ -52,7 +61,8 @@ def offer(offer_id: str, provider: str, gpu_id: str, price: str, **extra: Any) -
 def view(offers: list[CloudOffer] | None = None) -> CatalogView:
     """Seed 001's world: an RTX 3090 (350 W, 24 GB, $1,499 launch price), a V100 (300 W,
     16 GB), the 2-GPU barebone ($701, 100 W), the seed's AWS V100 spot offer ($2.14/h), the
-    `phd-desktop` profile (15 %) and the `world` grid; ``offers`` add to them."""
+    `phd-desktop` profile (15 %), the `world` grid, and the shipped catalog's embodied-carbon
+    factors and reference values (read from its sources); ``offers`` add to them."""
     gpus = [
         gpu("rtx-3090", 350, 24, price_new_usd=1499.0, memory_bandwidth_gb_per_s=936.0),
         gpu("v100-16gb", 300, 16, form_factor="sxm", memory_bandwidth_gb_per_s=900.0),
@@ -93,8 +103,8 @@ def view(offers: list[CloudOffer] | None = None) -> CatalogView:
         benchmarks={},
         colab_plans={},
         fx_rates={},
-        embodied={},
-        reference={},
+        embodied={r["id"]: EmbodiedFactor(**r) for r in load_embodied_factors()},
+        reference={r["id"]: ReferenceValue(**r) for r in load_reference_values()},
         history={},
         published={},
     )
