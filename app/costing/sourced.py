@@ -1,5 +1,8 @@
 """How a value the model uses was chosen: :class:`Default` (a registry number with its
-source and date) and :class:`CatalogDefault` (a default that is an editable catalog row).
+source and date), :class:`CatalogDefault` (a default that is an editable catalog row), and
+:class:`Sourced` (a value a resolution step chose, with the notes that say how: the
+assumptions it made, the sources it cited, the catalog prices it used with their dates, and
+its caveats).
 
 Pure data: no imports of ours, usable by the model and by every layer above it.
 """
@@ -8,6 +11,9 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -79,3 +85,52 @@ class CatalogDefault:
             f"catalog value; as shipped: {self.shipped}. The answer's assumptions state the "
             "value used and its source."
         )
+
+
+@dataclass(frozen=True)
+class Assumed:
+    """A value chosen for the caller: its name, the value, and why (given, a default with its
+    source, a catalog row with its source and date, or a named formula)."""
+
+    name: str
+    value: Any
+    source: str
+
+
+@dataclass(frozen=True)
+class Cited:
+    """A source an answer rests on: what it gave, where from, and its date (None: undated)."""
+
+    what: str
+    source: str
+    as_of: dt.date | None
+
+
+@dataclass(frozen=True)
+class Priced:
+    """A catalog price used, with its date (for the answer's price age)."""
+
+    what: str
+    as_of: dt.date
+
+
+@dataclass(frozen=True)
+class Caveat:
+    """A warning the answer must carry."""
+
+    text: str
+
+
+Note = Assumed | Cited | Priced | Caveat
+
+
+@dataclass(frozen=True)
+class Sourced(Generic[T]):
+    """A value a resolution step chose and the notes that say how, in the order met."""
+
+    value: T
+    notes: tuple[Note, ...] = ()
+
+    def assumed(self, name: str) -> Assumed | None:
+        """The note on ``name``'s value, if the step made one."""
+        return next((n for n in self.notes if isinstance(n, Assumed) and n.name == name), None)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass, field
-from typing import Any, overload
+from typing import Any, TypeVar, overload
 
 import numpy as np
 
@@ -14,6 +14,7 @@ from app.catalog.view import CatalogView
 from app.costing import defaults
 from app.costing import ownership as own
 from app.costing.money import ExchangeRate, from_usd, to_usd
+from app.costing.sourced import Assumed, Caveat, Cited, Note, Priced, Sourced
 from app.models.answers import Assumption, CurrencyRate, EmbodiedCarbon, PriceAge, SourceRef
 from app.settings import Settings
 
@@ -21,6 +22,7 @@ SEED_001 = defaults.SEED_001
 DEFAULT_BASE_POWER_W = defaults.BASE_POWER.number
 DEFAULT_UTILIZATION_PROFILE = str(defaults.UTILIZATION_PROFILE.value)
 LIFETIME_SOURCE = defaults.IRS_946
+T = TypeVar("T")
 
 
 @overload
@@ -63,42 +65,81 @@ def round2_array(x: np.ndarray) -> list[list[float | None]]:
 
 @dataclass
 class Trail:
-    """Assumptions made and sources used while building one answer, each listed once in the
-    order first met."""
+    r"""What one resolve step or use case noted while it chose its values (plain
+    :mod:`app.costing.sourced` notes), each listed once in the order first met. A step makes
+    its own and returns :meth:`sourced`; its caller :meth:`take`\ s the value and the notes;
+    a use case's ``resolve`` :meth:`freeze`\ s what it gathered into the scenario."""
 
-    assumptions: list[Assumption] = field(default_factory=list)
-    sources: list[SourceRef] = field(default_factory=list)
-    prices: dict[str, dt.date] = field(default_factory=dict)
-    warnings: list[str] = field(default_factory=list)
+    _assumed: list[Assumed] = field(default_factory=list)
+    _cited: list[Cited] = field(default_factory=list)
+    _priced: dict[str, dt.date] = field(default_factory=dict)
+    _caveats: list[str] = field(default_factory=list)
     _seen: set[tuple[Any, ...]] = field(default_factory=set, repr=False)
 
     def _first(self, key: tuple[Any, ...]) -> bool:
-        """Whether ``key`` is met for the first time (a set, not a scan of model equality)."""
+        """Whether ``key`` is met for the first time (a set, not a scan of equality)."""
         if key in self._seen:
             return False
         self._seen.add(key)
         return True
 
-    # The rows are built by their validating constructors: pydantic-core builds a row of
-    # three fields in ~0.9 us, ``model_construct`` (pure Python) in ~2 us (timeit, 100,000
-    # rows, this project's 2-CPU machine, 2026-11-24).
     def assume(self, name: str, value: Any, source: str) -> None:
         if self._first(("assume", name, repr(value), source)):
-            self.assumptions.append(Assumption(name=name, value=value, source=source))
+            self._assumed.append(Assumed(name, value, source))
 
     def cite(self, what: str, source: str, as_of: dt.date | None) -> None:
         if self._first(("cite", what, source, as_of)):
-            self.sources.append(SourceRef(what=what, source=source, as_of=as_of))
+            self._cited.append(Cited(what, source, as_of))
 
     def warn(self, text: str) -> None:
         """A caveat the answer must carry in its ``warnings`` (listed once)."""
         if self._first(("warn", text)):
-            self.warnings.append(text)
+            self._caveats.append(text)
 
     def price(self, what: str, as_of: dt.date | None) -> None:
-        """Note a catalog price used, with its date, for :meth:`price_age`."""
+        """Note a catalog price used, with its date, for :func:`price_age`."""
         if as_of is not None:
-            self.prices[what] = as_of
+            self._priced[what] = as_of
+
+    def sourced(self, value: T) -> Sourced[T]:
+        """``value`` with what was noted choosing it."""
+        notes: list[Note] = [*self._assumed, *self._cited]
+        notes += [Priced(what, when) for what, when in self._priced.items()]
+        notes += [Caveat(text) for text in self._caveats]
+        return Sourced(value, tuple(notes))
+
+    def take(self, chosen: Sourced[T]) -> T:
+        """Note what ``chosen`` was chosen with, and return its value."""
+        for n in chosen.notes:
+            if isinstance(n, Assumed):
+                self.assume(n.name, n.value, n.source)
+            elif isinstance(n, Cited):
+                self.cite(n.what, n.source, n.as_of)
+            elif isinstance(n, Priced):
+                self.price(n.what, n.as_of)
+            else:
+                self.warn(n.text)
+        return chosen.value
+
+    @property
+    def assumptions(self) -> list[Assumption]:
+        """The assumptions noted, as the answer lists them."""
+        return [Assumption(name=a.name, value=a.value, source=a.source) for a in self._assumed]
+
+    @property
+    def sources(self) -> list[SourceRef]:
+        """The sources cited, as the answer lists them."""
+        return [SourceRef(what=c.what, source=c.source, as_of=c.as_of) for c in self._cited]
+
+    @property
+    def prices(self) -> dict[str, dt.date]:
+        """The catalog prices used: {what: as-of date}."""
+        return dict(self._priced)
+
+    @property
+    def warnings(self) -> list[str]:
+        """The caveats noted."""
+        return list(self._caveats)
 
     @classmethod
     def resume(cls, p: Provenance) -> Trail:
@@ -119,8 +160,8 @@ class Trail:
         return Provenance(
             assumptions=tuple(self.assumptions),
             sources=tuple(self.sources),
-            prices=tuple(self.prices.items()),
-            warnings=tuple(self.warnings),
+            prices=tuple(self._priced.items()),
+            warnings=tuple(self._caveats),
             rule=rule,
         )
 
