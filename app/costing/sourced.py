@@ -13,7 +13,7 @@ import datetime as dt
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
-T = TypeVar("T")
+T_co = TypeVar("T_co", covariant=True)
 
 
 @dataclass(frozen=True)
@@ -125,10 +125,10 @@ Note = Assumed | Cited | Priced | Caveat
 
 
 @dataclass(frozen=True)
-class Sourced(Generic[T]):
+class Sourced(Generic[T_co]):
     """A value a resolution step chose and the notes that say how, in the order met."""
 
-    value: T
+    value: T_co
     notes: tuple[Note, ...] = ()
 
     def assumed(self, name: str) -> Assumed | None:

@@ -100,7 +100,7 @@ async def list_gpus(
     """GPUs in the catalog with specs (memory GB, bandwidth GB/s, FP32 TFLOPS, TDP W), launch
     and used prices, each with source and as-of date. `q` matches ids, names and aliases;
     `memory_preset` keeps the GPUs with the memory that workload needs (seed 001)."""
-    need = memory_need(memory_preset, precision)
+    need = memory_need(memory_preset, precision).value
     rows, count = catalog.list_gpus(
         view, q, limit, offset, min_memory_gb=need.required_gb if need else None
     )
@@ -143,7 +143,7 @@ async def list_cloud_offers(
     """Priced ways to rent GPUs, cheapest first: USD per instance-hour, monthly fees, billing
     increments, region, source and as-of date. `memory_preset` keeps offers whose GPU has
     the memory that workload needs (seed 001)."""
-    need = memory_need(memory_preset, precision)
+    need = memory_need(memory_preset, precision).value
     rows, count = catalog.list_offers(
         view,
         min_memory_gb=need.required_gb if need else None,

@@ -11,6 +11,7 @@ import numpy as np
 
 from app.catalog.view import CatalogView
 from app.costing import defaults
+from app.costing.sourced import Sourced
 from app.errors import Ambiguous, CatalogGap, InvalidRequest
 from app.models import Gpu
 from app.models.compare import (
@@ -48,10 +49,11 @@ class Reference:
 
 
 def benchmark_speed(
-    snap: CatalogView, req: CompareRequest, trail: Trail, scaling: Scaling
-) -> tuple[GpuSpeed, Reference]:
+    snap: CatalogView, req: CompareRequest, scaling: Scaling
+) -> Sourced[tuple[GpuSpeed, Reference]]:
     """Seconds per GPU from :func:`benchmark_time` (the rule ``/v1/run-cost`` uses), as
     hours per hour of the reference's work."""
+    trail = Trail()
     w = req.workload
     bench = snap.benchmark(w.benchmark)
     trail.cite(f"benchmark {bench.id}", bench.source, bench.as_of)
@@ -95,18 +97,21 @@ def benchmark_speed(
     ref_speedup = scaling.speedup(w.gpu_count)
     ref_s = seconds[ref_i] / ref_speedup
     hours = seconds * ref_speedup / seconds[ref_i]
-    return (
-        GpuSpeed(hours, fits, basis, note, batch),
-        Reference(f"{w.gpu_count}x {ref_gpu.id} running {bench.id}", ref_s / 3600.0),
+    return trail.sourced(
+        (
+            GpuSpeed(hours, fits, basis, note, batch),
+            Reference(f"{w.gpu_count}x {ref_gpu.id} running {bench.id}", ref_s / 3600.0),
+        )
     )
 
 
 def relative_speed(
-    snap: CatalogView, req: CompareRequest, trail: Trail, scaling: Scaling
-) -> tuple[GpuSpeed, Reference]:
+    snap: CatalogView, req: CompareRequest, scaling: Scaling
+) -> Sourced[tuple[GpuSpeed, Reference]]:
     """A runtime or GPU-hours on a reference GPU, scaled to every GPU by measured benchmark
     ratios where both ran the same benchmark, else by memory bandwidth; with no reference
     GPU, every GPU takes the same hours."""
+    trail = Trail()
     w = req.workload
     n = len(snap.gpus)
     run_h = w.runtime_s / 3600.0 if w.runtime_s is not None else None
@@ -123,9 +128,13 @@ def relative_speed(
             "work, so slow GPUs rank as cheap as fast ones; name the GPU the hours were "
             "measured on (workload.gpu) to compare equal work"
         )
-        return (
-            GpuSpeed(np.ones(n), np.full(n, -1, dtype=np.int8), ["given"] * n, [None] * n, batch),
-            Reference("the same hours on every option", run_h),
+        return trail.sourced(
+            (
+                GpuSpeed(
+                    np.ones(n), np.full(n, -1, dtype=np.int8), ["given"] * n, [None] * n, batch
+                ),
+                Reference("the same hours on every option", run_h),
+            )
         )
     ref = snap.resolve_gpu(w.gpu)
     trail.cite(f"gpu {ref.id}: specs and TDP", ref.source, ref.as_of)
@@ -145,9 +154,11 @@ def relative_speed(
             band[i] = ratio.error_band
         basis[i] = "given" if gpu.id == ref.id else ratio.basis
         note[i] = None if gpu.id == ref.id else ratio.detail
-    return (
-        GpuSpeed(hours, np.full(n, -1, dtype=np.int8), basis, note, batch, band),
-        Reference(f"{w.gpu_count}x {ref.id}", run_h, ref),
+    return trail.sourced(
+        (
+            GpuSpeed(hours, np.full(n, -1, dtype=np.int8), basis, note, batch, band),
+            Reference(f"{w.gpu_count}x {ref.id}", run_h, ref),
+        )
     )
 
 
@@ -242,12 +253,14 @@ def llm_reference(
     g: np.ndarray,
     count: np.ndarray,
     plan: LlmPlan,
-    trail: Trail,
-) -> tuple[Reference, float]:
+) -> Sourced[tuple[Reference, float]]:
     """A language-model workload's reference: the fastest option that holds the job (its
     time is one run; every option's ``time_factor`` is its job time over that), and the work
     a month, h: ``runs_per_month`` jobs (default 1, stated) x that time."""
-    runs = float(stated(trail, "runs_per_month", req.runs_per_month, defaults.LLM_JOBS_PER_MONTH))
+    trail = Trail()
+    runs = float(
+        trail.take(stated("runs_per_month", req.runs_per_month, defaults.LLM_JOBS_PER_MONTH))
+    )
     llm = req.workload.llm
     assert llm is not None  # a plan exists only for an LLM workload
     what = f"{llm.model or 'the given architecture'} {llm.task}, {llm.tokens:g} tokens"
@@ -256,9 +269,11 @@ def llm_reference(
         trail.assume("cluster_node_gpus", node.value, node.source_text())
     j = plan.fastest
     if j < 0:
-        return Reference(f"one LLM job ({what}): no option holds and times it", 1.0), runs
+        return trail.sourced(
+            (Reference(f"one LLM job ({what}): no option holds and times it", 1.0), runs)
+        )
     gpu = snap.gpus[int(g[j])]
     gpus = int(count[j] * plan.nodes[j])
     label = f"{gpus}x {gpu.id} running one LLM job ({what}; the fastest option)"
     hours = float(plan.hours[j])
-    return Reference(label, hours, gpu), runs * hours
+    return trail.sourced((Reference(label, hours, gpu), runs * hours))

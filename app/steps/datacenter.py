@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from app.catalog.sources.servers import load_server_power
 from app.catalog.view import CatalogView
+from app.costing.sourced import Sourced
 from app.models import Gpu
 from app.steps.trail import Trail
 
@@ -59,9 +60,14 @@ def server_share(view: CatalogView, gpu: Gpu) -> ServerShare:
     )
 
 
-def rented_host_power_w(view: CatalogView, gpu: Gpu, gpu_count: int, trail: Trail) -> float:
+def rented_host_power_w(
+    view: CatalogView,
+    gpu: Gpu,
+    gpu_count: int,
+) -> Sourced[float]:
     """The host power (W) of ``gpu_count`` rented datacenter ``gpu``s: their server share,
     stated in ``trail``."""
+    trail = Trail()
     share = server_share(view, gpu)
     host = share.ratio * (gpu.tdp_w or 0.0) * gpu_count
     trail.assume(
@@ -72,4 +78,4 @@ def rented_host_power_w(view: CatalogView, gpu: Gpu, gpu_count: int, trail: Trai
         "upper bound: give base_power_w for a measured figure)",
     )
     trail.cite("server power", share.source, None)
-    return host
+    return trail.sourced(host)

@@ -11,6 +11,7 @@ from app import costing
 from app.catalog.view import CatalogView
 from app.costing import offers
 from app.costing.money import USD, ExchangeRate
+from app.costing.sourced import Sourced
 from app.errors import CatalogGap, InvalidRequest
 from app.models import Barebone, Gpu, Region
 from app.models.inputs import DesktopSpec
@@ -60,10 +61,11 @@ class ResolvedDesktop:
         return self.desktop.lifetime_years
 
 
-def note_catalog_gpu_price(spec: DesktopSpec, gpu: Gpu | None, trail: Trail, prefix: str) -> None:
+def note_catalog_gpu_price(spec: DesktopSpec, gpu: Gpu | None, prefix: str) -> Sourced[None]:
     """State the GPU's catalog purchase price (:meth:`Gpu.purchase_price`: the newer of its
     dated street price and its launch price), what that price is and its date (for price age),
     when it stands in for a ``gpu_price_usd`` the request did not give."""
+    trail = Trail()
     price = gpu.purchase_price() if gpu is not None else None
     if spec.gpu_price_usd is None and gpu is not None and price is not None:
         other = (
@@ -82,6 +84,7 @@ def note_catalog_gpu_price(spec: DesktopSpec, gpu: Gpu | None, trail: Trail, pre
         )
         field = "price_street_usd" if price.kind != "launch price" else "price_new_usd"
         trail.price(f"gpu {gpu.id}: {field}", price.as_of)
+    return trail.sourced(None)
 
 
 def _add_years(day: dt.date, years: float) -> dt.date | None:
@@ -96,9 +99,8 @@ def resolve_resale(
     spec: DesktopSpec,
     desk: ResolvedDesktop,
     rate: ExchangeRate,
-    trail: Trail,
     prefix: str = "desktop",
-) -> ResolvedResale | None:
+) -> Sourced[ResolvedResale | None]:
     """The resale of ``spec``'s desktop: a given value, else (with ``resell_after_years``)
     the GPUs' price times the depreciation curve of their class (the barebone counts 0);
     None when the machine is not resold (seed 001's assumption).
@@ -108,16 +110,17 @@ def resolve_resale(
     any age ``a`` at purchase, so the holding period ``h`` applied to the price paid is the
     age-relative value. A GPU whose class has no used prices gets the pooled curve and a
     warning."""
-    given = given_usd(
-        spec.resale_value_usd, spec.resale_value, rate, f"{prefix}.resale_value_usd", trail
+    trail = Trail()
+    given = trail.take(
+        given_usd(spec.resale_value_usd, spec.resale_value, rate, f"{prefix}.resale_value_usd")
     )
     years = spec.resell_after_years
     if given is None and years is None:
-        return None
+        return trail.sourced(None)
     purchase = spec.purchase_date or view.day
     resale_on = _add_years(purchase, years) if years is not None else None
     if given is not None:
-        return ResolvedResale(purchase, years, resale_on, given, "given", None, None)
+        return trail.sourced(ResolvedResale(purchase, years, resale_on, given, "given", None, None))
     if desk.gpu_price_usd is None and desk.gpu is not None:
         raise CatalogGap(
             f"{prefix}: {desk.gpu.id} has no catalog price to value its resale; give "
@@ -128,7 +131,7 @@ def resolve_resale(
             f"{prefix}: the depreciation curve values the GPUs; give gpu or gpu_price_usd, or "
             "give resale_value_usd"
         )
-    note_catalog_gpu_price(spec, desk.gpu, trail, prefix)
+    trail.take(note_catalog_gpu_price(spec, desk.gpu, prefix))
     curve, note = view.depreciation_curve(desk.gpu)
     if desk.gpu is not None and note.startswith("no used prices"):
         trail.warn(
@@ -148,35 +151,37 @@ def resolve_resale(
         "(no used-price source)",
     )
     trail.cite(f"depreciation curve ({note})", curve.source, None)
-    return ResolvedResale(
-        purchase, years, resale_on, value, "depreciation curve", kept, curve.annual_decay
+    return trail.sourced(
+        ResolvedResale(
+            purchase, years, resale_on, value, "depreciation curve", kept, curve.annual_decay
+        )
     )
 
 
 def resolve_desktop(
     view: CatalogView,
     spec: DesktopSpec,
-    trail: Trail,
     prefix: str = "desktop",
     *,
     rate: ExchangeRate = USD,
     with_resale: bool = True,
     priced: bool = True,
     region: Region | None = None,
-) -> ResolvedDesktop:
+) -> Sourced[ResolvedDesktop]:
     """Build a :class:`costing.Desktop` from a request, stating every default used. Money
     given in the request's currency is converted at ``rate``; with ``with_resale`` the resale
     (:func:`resolve_resale`) is resolved too. Without ``priced`` (an electricity bill) the
     purchase is not resolved (``upfront_usd`` 0, no price defaults, no catalog price needed):
     only the power model, with the barebone a priced build would get. ``region`` (its
     country) decides which socket circuit a build's wall power is held to (None: the US's)."""
-    gpu = gpu_or_none(view, spec.gpu, trail)
+    trail = Trail()
+    gpu = trail.take(gpu_or_none(view, spec.gpu))
     gpu_price: float | None = spec.gpu_price_usd
     catalog_price = gpu.purchase_price() if gpu is not None else None
     if gpu_price is None and catalog_price is not None:
         gpu_price = catalog_price.usd  # noted below where it is used
-    total_price = given_usd(
-        spec.total_price_usd, spec.total_price, rate, f"{prefix}.total_price_usd", trail
+    total_price = trail.take(
+        given_usd(spec.total_price_usd, spec.total_price, rate, f"{prefix}.total_price_usd")
     )
     barebone: Barebone | None = None
     if spec.barebone:
@@ -192,12 +197,12 @@ def resolve_desktop(
         raise InvalidRequest(f"{prefix}: give gpu or gpu_power_w")
 
     if priced:
-        upfront, barebone = _upfront(
-            view, spec, gpu, gpu_price, total_price, barebone, trail, prefix
+        upfront, barebone = trail.take(
+            _upfront(view, spec, gpu, gpu_price, total_price, barebone, prefix)
         )
     else:
-        upfront, barebone = 0.0, barebone or _default_barebone(view, spec, gpu, trail, prefix)
-    base_power, idle, psu = _powers(spec, barebone, trail, prefix)
+        upfront, barebone = 0.0, barebone or trail.take(_default_barebone(view, spec, gpu, prefix))
+    base_power, idle, psu = trail.take(_powers(spec, barebone, prefix))
     lifetime = spec.lifetime_years
     if lifetime is None:
         lifetime = costing.DEFAULT_LIFETIME_YEARS
@@ -211,11 +216,11 @@ def resolve_desktop(
         psu_efficiency=psu,
         lifetime_years=lifetime,
     )
-    _power_checks(desktop, barebone, trail, prefix, region)
+    trail.take(_power_checks(desktop, barebone, prefix, region))
     resolved = ResolvedDesktop(desktop, gpu, gpu_price, barebone=barebone)
     if with_resale:
-        resolved.resale = resolve_resale(view, spec, resolved, rate, trail, prefix)
-    return resolved
+        resolved.resale = trail.take(resolve_resale(view, spec, resolved, rate, prefix))
+    return trail.sourced(resolved)
 
 
 def _upfront(
@@ -225,36 +230,37 @@ def _upfront(
     gpu_price: float | None,
     total_price: float | None,
     barebone: Barebone | None,
-    trail: Trail,
     prefix: str,
-) -> tuple[float, Barebone | None]:
+) -> Sourced[tuple[float, Barebone | None]]:
     """The purchase, USD: the given total, else GPUs x price + the barebone (given price, the
     named one, or the cheapest catalog barebone that holds them); and the barebone used."""
+    trail = Trail()
     if total_price is not None:
-        return total_price, barebone
+        return trail.sourced((total_price, barebone))
     if gpu_price is None:
         raise CatalogGap(
             f"{prefix}: no catalog price for this GPU; give total_price_usd or gpu_price_usd"
         )
-    note_catalog_gpu_price(spec, gpu, trail, prefix)
+    trail.take(note_catalog_gpu_price(spec, gpu, prefix))
     if spec.barebone_price_usd is not None:
-        return gpu_price * spec.gpu_count + spec.barebone_price_usd, barebone
+        return trail.sourced((gpu_price * spec.gpu_count + spec.barebone_price_usd, barebone))
     if barebone is None:
-        barebone = _default_barebone(view, spec, gpu, trail, prefix)
+        barebone = trail.take(_default_barebone(view, spec, gpu, prefix))
         if barebone is None:
             raise CatalogGap(
                 f"{prefix}: no catalog barebone takes {spec.gpu_count} GPUs; give "
                 "barebone_price_usd or total_price_usd"
             )
     trail.price(f"barebone {barebone.id}", barebone.as_of)
-    return gpu_price * spec.gpu_count + float(barebone.price_usd), barebone
+    return trail.sourced((gpu_price * spec.gpu_count + float(barebone.price_usd), barebone))
 
 
 def _default_barebone(
-    view: CatalogView, spec: DesktopSpec, gpu: Gpu | None, trail: Trail, prefix: str
-) -> Barebone | None:
+    view: CatalogView, spec: DesktopSpec, gpu: Gpu | None, prefix: str
+) -> Sourced[Barebone | None]:
     """The cheapest catalog barebone that holds the GPUs, of the kind the GPU wants (a
     server for datacenter GPUs), stated as a default; None when none does."""
+    trail = Trail()
     barebone = view.cheapest_barebone(spec.gpu_count, gpu)
     if barebone is not None:
         kind = (
@@ -268,14 +274,15 @@ def _default_barebone(
             f"default: cheapest catalog {kind} for {spec.gpu_count} GPU(s), dated "
             f"{barebone.as_of}: {barebone.source}",
         )
-    return barebone
+    return trail.sourced(barebone)
 
 
 def _powers(
-    spec: DesktopSpec, barebone: Barebone | None, trail: Trail, prefix: str
-) -> tuple[float, float, float]:
+    spec: DesktopSpec, barebone: Barebone | None, prefix: str
+) -> Sourced[tuple[float, float, float]]:
     """Base power while busy (W), idle wall power (W) and PSU efficiency: given, else the
     barebone's, else seed 001's 100 W, 0 W (off when idle) and 1.0 (TDP as wall power)."""
+    trail = Trail()
     if spec.base_power_w is not None:
         base_power = spec.base_power_w
     elif barebone is not None:
@@ -295,20 +302,20 @@ def _powers(
                 1.0,
                 f"default: component power counted as wall power, as {SEED_001}",
             )
-    return base_power, idle, psu
+    return trail.sourced((base_power, idle, psu))
 
 
 def _power_checks(
     desktop: costing.Desktop,
     barebone: Barebone | None,
-    trail: Trail,
     prefix: str,
     region: Region | None,
-) -> None:
+) -> Sourced[None]:
     """Warn when a desktop build draws more than a desktop PSU delivers or the region's
     socket circuit carries (:func:`app.costing.offers.power_warnings`,
     :func:`app.costing.offers.household_circuit`); a server barebone is held to neither
     rule, and its 208/240 V circuit is stated instead."""
+    trail = Trail()
     server = barebone is not None and str(barebone.kind) == "server"
     circuit = offers.household_circuit(region.country_code if region is not None else None)
     for why in offers.power_warnings(
@@ -324,3 +331,4 @@ def _power_checks(
             "on a 208/240 V circuit with PSUs sized for its GPUs (the desktop PSU and US "
             f"household-circuit rules do not apply): {barebone.notes or barebone.source}",
         )
+    return trail.sourced(None)

@@ -7,18 +7,23 @@ from __future__ import annotations
 
 from app.catalog.sources.reference import DISCOUNT_RATE
 from app.catalog.view import CatalogView
+from app.costing.sourced import Sourced
 from app.steps.trail import Trail
 
 
-def resolve_discount_rate(view: CatalogView, requested: float | None, trail: Trail) -> float:
+def resolve_discount_rate(
+    view: CatalogView,
+    requested: float | None,
+) -> Sourced[float]:
     """The annual discount rate (a fraction per year, >= 0) of a present value.
 
     ``requested`` is used as given (0 = undiscounted). Otherwise the catalog's
     ``discount-rate-real`` reference value, named a default with its source and date.
     Raises :class:`CatalogGap` (503) when the catalog lacks that value."""
+    trail = Trail()
     if requested is not None:
         trail.assume("annual_discount_rate", requested, "requested")
-        return requested
+        return trail.sourced(requested)
     ref = view.reference_value(DISCOUNT_RATE)
     trail.assume(
         "annual_discount_rate",
@@ -28,4 +33,4 @@ def resolve_discount_rate(view: CatalogView, requested: float | None, trail: Tra
         "institution's rate (US federal: OMB Circular A-94 Appendix C), or 0 for undiscounted",
     )
     trail.cite("discount rate", ref.source, ref.as_of)
-    return ref.value
+    return trail.sourced(ref.value)

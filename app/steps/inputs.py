@@ -17,6 +17,7 @@ from app.catalog.sources.reference import (
 from app.catalog.view import CatalogView
 from app.costing import defaults, offers
 from app.costing.money import USD, ExchangeRate, to_usd
+from app.costing.sourced import Sourced
 from app.errors import CatalogGap
 from app.models import CloudOffer, Gpu, Region
 from app.models.inputs import CloudSpec, SiteInputs, Tariff, UsageInputs
@@ -45,17 +46,22 @@ class HasCurrency(Protocol):
     def currency(self) -> str: ...
 
 
-def resolve_currency(view: CatalogView, req: HasCurrency, trail: Trail) -> ExchangeRate:
+def resolve_currency(
+    view: CatalogView,
+    req: HasCurrency,
+) -> Sourced[ExchangeRate]:
     """The rate of the request's ``currency`` in force on the prices' day (USD: 1), cited."""
+    trail = Trail()
     rate = view.fx_rate(req.currency)
-    cite_rate(trail, rate, "the answer's currency")
-    return rate
+    trail.take(cite_rate(rate, "the answer's currency"))
+    return trail.sourced(rate)
 
 
 def resolve_usage(
-    view: CatalogView, req: UsageInputs, trail: Trail, *, idle_on_fraction: float = 0.0
-) -> costing.Usage:
+    view: CatalogView, req: UsageInputs, *, idle_on_fraction: float = 0.0
+) -> Sourced[costing.Usage]:
     """Utilization from the request, its named profile, or the seed's 15 % default."""
+    trail = Trail()
     if req.utilization is not None:
         u = req.utilization
     else:
@@ -64,7 +70,7 @@ def resolve_usage(
         u = profile.utilization
         how = "requested profile" if req.utilization_profile else "default profile"
         trail.assume("utilization", u, f"{how} '{profile.id}': {profile.source}")
-    return costing.Usage(u, idle_on_fraction)
+    return trail.sourced(costing.Usage(u, idle_on_fraction))
 
 
 def resolve_region(view: CatalogView, region_id: str | None) -> Region | None:
@@ -76,10 +82,9 @@ def resolve_electricity(
     given_usd_per_kwh: float | None,
     region: Region | None,
     settings: Settings,
-    trail: Trail,
     tariff: Tariff | None = None,
     answer_rate: ExchangeRate | None = None,
-) -> float:
+) -> Sourced[float]:
     """Electricity price, USD/kWh: given > region's > settings default (seed 001's $0.12/kWh).
 
     A region answers with its ``tariff`` price (default non-household, stated; a region with
@@ -90,13 +95,14 @@ def resolve_electricity(
     shows is the published one, converted nowhere (0.2264 EUR/kWh, not 0.2264 EUR taken to
     USD at 2025's rate and back at 2026's). Raises :class:`CatalogGap` (404) for a region
     without a price."""
+    trail = Trail()
     if given_usd_per_kwh is not None:
-        return given_usd_per_kwh
+        return trail.sourced(given_usd_per_kwh)
     if region is None:
         price = settings.default_electricity_price_usd_per_kwh
         trail.assume("electricity_price_usd_per_kwh", price, _price_default(price))
-        return price
-    found = _tariff_price(region, tariff, trail)
+        return trail.sourced(price)
+    found = trail.take(_tariff_price(region, tariff))
     if found is None:
         raise CatalogGap(
             f"region '{region.id}' has no electricity price in the catalog; "
@@ -109,12 +115,14 @@ def resolve_electricity(
     if found.local_per_kwh is not None and currency and currency != "USD":
         trail.cite(f"{name} {found.local_per_kwh:g} {currency}/kWh", source, found.as_of)
         if answer_rate is not None and answer_rate.currency == currency:
-            return to_usd(found.local_per_kwh, answer_rate.usd_per_unit)  # the answer's rate
+            return trail.sourced(
+                to_usd(found.local_per_kwh, answer_rate.usd_per_unit)
+            )  # the answer's rate
         rate = view.fx_rate(currency, found.as_of)
-        cite_rate(trail, rate, f"region {region.id}'s electricity price")
-        return to_usd(found.local_per_kwh, rate.usd_per_unit)
+        trail.take(cite_rate(rate, f"region {region.id}'s electricity price"))
+        return trail.sourced(to_usd(found.local_per_kwh, rate.usd_per_unit))
     trail.cite(f"{name} USD/kWh", source, found.as_of)
-    return found.usd_per_kwh
+    return trail.sourced(found.usd_per_kwh)
 
 
 def _price_default(price_usd_per_kwh: float) -> str:
@@ -128,11 +136,15 @@ def _price_default(price_usd_per_kwh: float) -> str:
     )
 
 
-def _tariff_price(region: Region, tariff: Tariff | None, trail: Trail) -> TariffPrice | None:
+def _tariff_price(
+    region: Region,
+    tariff: Tariff | None,
+) -> Sourced[TariffPrice | None]:
     """The region's price at ``tariff`` (default non-household; the household price where the
     region has no other), the default and the fallback stated in ``trail``."""
+    trail = Trail()
     if tariff is Tariff.household:
-        return region.electricity(Tariff.household)
+        return trail.sourced(region.electricity(Tariff.household))
     found = region.electricity(Tariff.non_household)
     if found is None:
         home = region.electricity(Tariff.household)
@@ -143,7 +155,7 @@ def _tariff_price(region: Region, tariff: Tariff | None, trail: Trail) -> Tariff
                 f"region {region.id} has no non-household price in the catalog: its household "
                 "price is used (give tariff or electricity_price_usd_per_kwh)",
             )
-        return home
+        return trail.sourced(home)
     if tariff is None:
         trail.assume(
             "tariff",
@@ -152,7 +164,7 @@ def _tariff_price(region: Region, tariff: Tariff | None, trail: Trail) -> Tariff
             "VAT; EIA commercial sector, which includes educational institutions); give "
             "tariff: household for a home desktop",
         )
-    return found
+    return trail.sourced(found)
 
 
 def request_electricity(
@@ -160,51 +172,61 @@ def request_electricity(
     req: SiteInputs,
     region: Region | None,
     settings: Settings,
-    trail: Trail,
     rate: ExchangeRate,
-) -> float:
+) -> Sourced[float]:
     """Electricity price of a break-even, run-cost, compare or electricity request, USD/kWh:
     its ``electricity_price_usd_per_kwh``, else its ``electricity_price_per_kwh`` converted
     at ``rate``, else :func:`resolve_electricity`'s region (at the request's ``tariff``) or
     default, on the prices' day."""
-    given = given_usd(
-        req.electricity_price_usd_per_kwh,
-        req.electricity_price_per_kwh,
-        rate,
-        "electricity_price_usd_per_kwh",
-        trail,
+    trail = Trail()
+    given = trail.take(
+        given_usd(
+            req.electricity_price_usd_per_kwh,
+            req.electricity_price_per_kwh,
+            rate,
+            "electricity_price_usd_per_kwh",
+        )
     )
-    return resolve_electricity(view, given, region, settings, trail, req.tariff, rate)
+    return trail.sourced(
+        trail.take(resolve_electricity(view, given, region, settings, req.tariff, rate))
+    )
 
 
 def carbon_region(
-    view: CatalogView, region: Region | None, settings: Settings, trail: Trail
-) -> Region:
+    view: CatalogView,
+    region: Region | None,
+    settings: Settings,
+) -> Sourced[Region]:
     """The region whose carbon intensity applies: the given one or the default (world)."""
+    trail = Trail()
     if region is not None:
         trail.cite(
             f"region {region.id}: carbon_intensity_g_per_kwh",
             region.carbon_source,
             region.carbon_as_of,
         )
-        return region
+        return trail.sourced(region)
     default = view.region(settings.default_region)
     trail.assume(
         "carbon_intensity_g_per_kwh",
         default.carbon_intensity_g_per_kwh,
         f"default region '{default.id}': {default.carbon_source}",
     )
-    return default
+    return trail.sourced(default)
 
 
-def gpu_or_none(view: CatalogView, name: str | None, trail: Trail) -> Gpu | None:
+def gpu_or_none(
+    view: CatalogView,
+    name: str | None,
+) -> Sourced[Gpu | None]:
     """The GPU ``name`` designates, its specs cited (None for no name); 404 or 422 as
     :meth:`CatalogView.resolve_gpu`."""
+    trail = Trail()
     if name is None:
-        return None
+        return trail.sourced(None)
     gpu = view.resolve_gpu(name)
     trail.cite(f"gpu {gpu.id}: specs and TDP", gpu.source, gpu.as_of)
-    return gpu
+    return trail.sourced(gpu)
 
 
 @dataclass
@@ -249,10 +271,14 @@ def price_outliers(view: CatalogView) -> dict[str, str]:
     return view.memoized("price_outliers", lambda: offers.price_outliers(view.offers.offers))
 
 
-def _host(view: CatalogView, offer: CloudOffer | None, trail: Trail) -> float:
+def _host(
+    view: CatalogView,
+    offer: CloudOffer | None,
+) -> Sourced[float]:
+    trail = Trail()
     w, how = host_power(view, offer)
     trail.assume("cloud.host_power_w", round(w, 4), f"offer {offer.id}: {how}" if offer else how)
-    return w
+    return trail.sourced(w)
 
 
 def offer_label(offer: CloudOffer) -> str:
@@ -290,15 +316,15 @@ def rate_for_offer(offer: CloudOffer) -> costing.CloudRate:
 def resolve_cloud(
     view: CatalogView,
     spec: CloudSpec,
-    trail: Trail,
     *,
     rate: ExchangeRate = USD,
     footprint: bool = True,
-) -> ResolvedCloud:
+) -> Sourced[ResolvedCloud]:
     """The cloud side: a catalog offer (with its billing and region), or a bare price (USD,
     or ``price_per_hour`` in the request's currency converted at ``rate``). Without
     ``footprint`` (a calculation of money only) the PUE and host power are left at their
     defaults and not stated."""
+    trail = Trail()
     if spec.offer_id is not None:
         offer = view.offer(spec.offer_id)
         trail.cite(f"offer {offer.id}: price_usd_per_hour", offer.source, offer.as_of)
@@ -319,18 +345,20 @@ def resolve_cloud(
                 if region and region.pue
                 else provider.pue_source,
             )
-        return ResolvedCloud(
-            rate_for_offer(offer),
-            offer,
-            gpu,
-            offer.gpu_count,
-            pue,
-            region,
-            _host(view, offer, trail) if footprint else DEFAULT_HOST_POWER_W,
+        return trail.sourced(
+            ResolvedCloud(
+                rate_for_offer(offer),
+                offer,
+                gpu,
+                offer.gpu_count,
+                pue,
+                region,
+                trail.take(_host(view, offer)) if footprint else DEFAULT_HOST_POWER_W,
+            )
         )
-    gpu = gpu_or_none(view, spec.gpu, trail)
-    price = given_usd(
-        spec.price_usd_per_hour, spec.price_per_hour, rate, "cloud.price_usd_per_hour", trail
+    gpu = trail.take(gpu_or_none(view, spec.gpu))
+    price = trail.take(
+        given_usd(spec.price_usd_per_hour, spec.price_per_hour, rate, "cloud.price_usd_per_hour")
     )
     billing = costing.CloudRate(
         price_usd_per_hour=price or 0.0,
@@ -341,5 +369,5 @@ def resolve_cloud(
     if footprint:
         trail.assume("cloud.pue", pue, f"default for an unnamed provider: {unknown.source}")
     count = spec.gpu_count or (1 if gpu else None)
-    host = _host(view, None, trail) if gpu and footprint else DEFAULT_HOST_POWER_W
-    return ResolvedCloud(billing, None, gpu, count, pue, None, host)
+    host = trail.take(_host(view, None)) if gpu and footprint else DEFAULT_HOST_POWER_W
+    return trail.sourced(ResolvedCloud(billing, None, gpu, count, pue, None, host))

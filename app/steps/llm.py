@@ -11,17 +11,19 @@ from typing import Any
 from app.catalog.view import CatalogView
 from app.costing import defaults
 from app.costing import llm as L
+from app.costing.sourced import Sourced
 from app.errors import InvalidRequest
 from app.models import Gpu
 from app.models.llm import LlmArchitecture, LlmWorkload
 from app.steps.trail import Trail
 
 
-def stated(trail: Trail, name: str, given: Any, d: defaults.Default) -> Any:
+def stated(name: str, given: Any, d: defaults.Default) -> Sourced[Any]:
+    trail = Trail()
     if given is not None:
-        return given
+        return trail.sourced(given)
     trail.assume(name, d.value, d.source_text())
-    return d.value
+    return trail.sourced(d.value)
 
 
 def given_architecture(a: LlmArchitecture) -> tuple[L.Architecture, float, float]:
@@ -58,10 +60,14 @@ def given_architecture(a: LlmArchitecture) -> tuple[L.Architecture, float, float
     return arch, params, active
 
 
-def resolve_job(view: CatalogView, w: LlmWorkload, trail: Trail) -> tuple[L.Job, dict[str, Any]]:
+def resolve_job(
+    view: CatalogView,
+    w: LlmWorkload,
+) -> Sourced[tuple[L.Job, dict[str, Any]]]:
     """The job ``w`` describes, every default stated: 422 for an unknown model (with the
     closest ids), a precision the task cannot run in, or a sequence longer than the model's
     context."""
+    trail = Trail()
     if w.model is not None:
         m = view.resolve_llm(w.model)
         trail.cite(f"model {m.id}: shape", m.config_source, m.as_of)
@@ -78,12 +84,16 @@ def resolve_job(view: CatalogView, w: LlmWorkload, trail: Trail) -> tuple[L.Job,
         precision = L.Precision.INT4
         trail.assume("precision", "int4", defaults.LLM_PRECISION.source_text())
     else:
-        precision = L.Precision(stated(trail, "precision", None, defaults.LLM_PRECISION))
+        precision = L.Precision(trail.take(stated("precision", None, defaults.LLM_PRECISION)))
     L.check_precision(task, precision)
     prompt = output = 0
     if task is L.Task.INFERENCE:
-        prompt = int(stated(trail, "prompt_tokens", w.prompt_tokens, defaults.LLM_PROMPT_TOKENS))
-        output = int(stated(trail, "output_tokens", w.output_tokens, defaults.LLM_OUTPUT_TOKENS))
+        prompt = int(
+            trail.take(stated("prompt_tokens", w.prompt_tokens, defaults.LLM_PROMPT_TOKENS))
+        )
+        output = int(
+            trail.take(stated("output_tokens", w.output_tokens, defaults.LLM_OUTPUT_TOKENS))
+        )
         seq = w.context_length or prompt + output
     elif w.context_length is not None:
         seq = w.context_length
@@ -94,7 +104,7 @@ def resolve_job(view: CatalogView, w: LlmWorkload, trail: Trail) -> tuple[L.Job,
         raise InvalidRequest(
             f"context_length {seq} tokens is longer than the model's {arch.context_length}"
         )
-    batch = int(stated(trail, "batch_size", w.batch_size, defaults.LLM_BATCH_SIZE))
+    batch = int(trail.take(stated("batch_size", w.batch_size, defaults.LLM_BATCH_SIZE)))
     rank = int(w.lora_rank or defaults.LORA_RANK.number)
     if task.adapters and w.lora_rank is None:
         trail.assume("lora_rank", rank, defaults.LORA_RANK.source_text())
@@ -119,7 +129,7 @@ def resolve_job(view: CatalogView, w: LlmWorkload, trail: Trail) -> tuple[L.Job,
     )  # fmt: skip
     label |= {"task": task.value, "precision": precision.value, "tokens": w.tokens,
               "params_b": params / 1e9, "active_params_b": active / 1e9}  # fmt: skip
-    return job, label
+    return trail.sourced((job, label))
 
 
 def peak_tflops(gpu: Gpu, precision: L.Precision) -> float | None:
@@ -133,12 +143,15 @@ def peak_tflops(gpu: Gpu, precision: L.Precision) -> float | None:
     return gpu.bf16_tensor_tflops or gpu.fp16_tensor_tflops
 
 
-def utilizations(w: LlmWorkload, trail: Trail) -> tuple[float, float]:
+def utilizations(
+    w: LlmWorkload,
+) -> Sourced[tuple[float, float]]:
     """The job's MFU and (inference) MBU: given, else the sourced defaults, stated."""
-    mfu = float(stated(trail, "mfu", w.mfu, defaults.LLM_MFU))
+    trail = Trail()
+    mfu = float(trail.take(stated("mfu", w.mfu, defaults.LLM_MFU)))
     if L.Task(w.task) is not L.Task.INFERENCE:
-        return mfu, defaults.LLM_MBU.number
-    return mfu, float(stated(trail, "mbu", w.mbu, defaults.LLM_MBU))
+        return trail.sourced((mfu, defaults.LLM_MBU.number))
+    return trail.sourced((mfu, float(trail.take(stated("mbu", w.mbu, defaults.LLM_MBU)))))
 
 
 def job_speed(
@@ -180,12 +193,16 @@ class LlmTiming:
     note: str
 
 
-def resolve_run(view: CatalogView, w: LlmWorkload, trail: Trail) -> LlmRun:
+def resolve_run(
+    view: CatalogView,
+    w: LlmWorkload,
+) -> Sourced[LlmRun]:
     """The language-model workload's job, MFU, MBU and overhead, each default stated."""
-    job, _label = resolve_job(view, w, trail)
-    mfu, mbu = utilizations(w, trail)
-    overhead = float(stated(trail, "framework_overhead_gb", None, defaults.LLM_OVERHEAD))
-    return LlmRun(job, mfu, mbu, overhead)
+    trail = Trail()
+    job, _label = trail.take(resolve_job(view, w))
+    mfu, mbu = trail.take(utilizations(w))
+    overhead = float(trail.take(stated("framework_overhead_gb", None, defaults.LLM_OVERHEAD)))
+    return trail.sourced(LlmRun(job, mfu, mbu, overhead))
 
 
 def time_on(run: LlmRun, gpu: Gpu, count: int) -> LlmTiming:

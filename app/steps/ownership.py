@@ -7,17 +7,16 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 
 from app.catalog.view import CatalogView
 from app.costing import ownership as own
 from app.costing.money import ExchangeRate
+from app.costing.sourced import Sourced
 from app.errors import InvalidRequest
 from app.models import EmbodiedFactor, Gpu
 from app.models.answers import MemoryCheck
-
-if TYPE_CHECKING:
-    from app.steps.trail import Trail
+from app.steps.trail import Trail
 
 # ------------------------------------------------------------------------------------------
 # Multi-GPU scaling
@@ -27,10 +26,12 @@ if TYPE_CHECKING:
 Scaling = own.Scaling
 
 
-def note_scaling(trail: Trail, scaling: Scaling, counts: Iterable[int]) -> None:
+def note_scaling(scaling: Scaling, counts: Iterable[int]) -> Sourced[None]:
     """State ``scaling`` and its speed-ups in ``trail`` when a count above 1 was used."""
+    trail = Trail()
     if (stated := scaling.stated(counts)) is not None:
         trail.assume("multi_gpu_scaling", stated, scaling.source)
+    return trail.sourced(None)
 
 
 DEFAULT_SCALING = Scaling.preset(own.DEFAULT_SCALING)
@@ -105,11 +106,13 @@ def _factor(view: CatalogView, part: str) -> _Factor:
     return factors[part]
 
 
-def cite_embodied(view: CatalogView, trail: Trail, *parts: str) -> None:
+def cite_embodied(view: CatalogView, *parts: str) -> Sourced[None]:
     """Cite the embodied-carbon factors used."""
+    trail = Trail()
     for part in parts:
         f = _factor(view, part)
         trail.cite(f.what, f.row.source, f.row.as_of)
+    return trail.sourced(None)
 
 
 def gpu_part(gpu: Gpu | None) -> str:
@@ -120,24 +123,26 @@ def gpu_part(gpu: Gpu | None) -> str:
 
 
 def desktop_embodied(
-    view: CatalogView, gpu_count: int, trail: Trail, gpu: Gpu | None = None
-) -> own.Embodied:
+    view: CatalogView, gpu_count: int, gpu: Gpu | None = None
+) -> Sourced[own.Embodied]:
     """Manufacturing emissions of a desktop with ``gpu_count`` GPUs: the desktop (barebone)
     plus ``gpu_count`` GPUs of ``gpu``'s class (:func:`gpu_part`), kg CO2e with a one-sigma
     range."""
+    trail = Trail()
     part = gpu_part(gpu)
     desktop, card = _factor(view, "desktop").factor, _factor(view, part).factor
-    cite_embodied(view, trail, "desktop", part)
-    return own.embodied_total([(desktop, 1), (card, gpu_count)])
+    trail.take(cite_embodied(view, "desktop", part))
+    return trail.sourced(own.embodied_total([(desktop, 1), (card, gpu_count)]))
 
 
 def cloud_embodied(
-    view: CatalogView, gpu_count: int, trail: Trail, gpu: Gpu | None = None
-) -> tuple[own.Embodied, float]:
+    view: CatalogView, gpu_count: int, gpu: Gpu | None = None
+) -> Sourced[tuple[own.Embodied, float]]:
     """Manufacturing emissions of a cloud instance, ``gpu_count`` GPUs and its host, and the
     lifetime they are spread over, years. A datacenter accelerator's host is its share of an
     8-GPU server (``server``, ``gpu_count / 8`` of one); another GPU's host takes the
     catalog's machine-without-GPUs factor, a lower bound for a server."""
+    trail = Trail()
     part = gpu_part(gpu)
     card = _factor(view, part)
     row = card.row
@@ -147,8 +152,8 @@ def cloud_embodied(
     else:
         host, host_units = _factor(view, "desktop"), 1
         host_text = "1 host, counted as the catalog's machine without GPUs (a lower bound)"
-    cite_embodied(view, trail, part)
-    cite_embodied(view, trail, "server" if part == "gpu-datacenter" else "desktop")
+    trail.take(cite_embodied(view, part))
+    trail.take(cite_embodied(view, "server" if part == "gpu-datacenter" else "desktop"))
     trail.assume(
         "cloud.embodied",
         f"{gpu_count} GPU(s) ({part}) + {host_text}, spread over every hour of a "
@@ -156,7 +161,7 @@ def cloud_embodied(
         "the same boundary as the desktop's (machine + GPUs); " + row.source,
     )
     total = own.embodied_total([(host.factor, host_units), (card.factor, gpu_count)])
-    return total, row.lifetime_years
+    return trail.sourced((total, row.lifetime_years))
 
 
 # ------------------------------------------------------------------------------------------
@@ -184,12 +189,14 @@ def check_memory(need: MemoryNeed, gpus: Iterable[Gpu | None]) -> tuple[MemoryCh
 
 
 def memory_need(
-    preset_id: str | None, precision: str | None, trail: Trail | None = None
-) -> MemoryNeed | None:
+    preset_id: str | None,
+    precision: str | None,
+) -> Sourced[MemoryNeed | None]:
     """The need of preset ``preset_id`` at ``precision`` (default fp32), or None without a
     preset. Raises :class:`InvalidRequest` (422) for an unknown preset."""
+    trail = Trail()
     if preset_id is None:
-        return None
+        return trail.sourced(None)
     preset = own.MEMORY_PRESETS.get(preset_id)
     if preset is None:
         raise InvalidRequest(
@@ -202,7 +209,7 @@ def memory_need(
             f"; x 8/12 at 16-bit, {own.FP16_SOURCE}" if precision == "fp16" else ""
         )
         trail.assume("memory_need_gb", round(need.required_gb, 4), source)
-    return need
+    return trail.sourced(need)
 
 
 # ------------------------------------------------------------------------------------------
@@ -210,8 +217,9 @@ def memory_need(
 # ------------------------------------------------------------------------------------------
 
 
-def cite_rate(trail: Trail, rate: ExchangeRate, why: str) -> None:
+def cite_rate(rate: ExchangeRate, why: str) -> Sourced[None]:
     """Name an exchange rate used in an answer."""
+    trail = Trail()
     # USD itself has no rate to cite; every other rate is dated and sourced (the ECB's).
     if rate.currency != "USD" and rate.source is not None:
         trail.cite(
@@ -219,3 +227,4 @@ def cite_rate(trail: Trail, rate: ExchangeRate, why: str) -> None:
             rate.source,
             rate.as_of,
         )
+    return trail.sourced(None)

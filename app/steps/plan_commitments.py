@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from app import costing
 from app.catalog.view import CatalogView
 from app.costing.plan import PlanBuild
+from app.costing.sourced import Sourced
 from app.errors import InvalidRequest
 from app.models import CloudOffer, Gpu
 from app.models.offer import PricingModel
@@ -39,14 +40,14 @@ def resolve_commitments(
     cloud_offer: CloudOffer | None,
     max_u: float,
     tax: Tax,
-    trail: Trail,
-) -> tuple[CommitmentCandidate, ...]:
+) -> Sourced[tuple[CommitmentCandidate, ...]]:
     """The request's commitments (offer ids), else the committed-use offers of the plan's
     cloud machine in its region (stated, also when there are none). 404 for an unknown id,
     422 for an offer that is not a commitment."""
-    offers = _chosen(view, req, cloud_offer, trail)
+    trail = Trail()
+    offers = trail.take(_chosen(view, req, cloud_offer))
     if not offers:
-        return ()
+        return trail.sourced(())
     evidence = speed_evidence(view)
     out = []
     for i, offer in enumerate(offers):
@@ -76,12 +77,15 @@ def resolve_commitments(
         "a committed instance serves the lab's jobs at most as an owned GPU does "
         "(`max_utilization`); a term must end within the horizon",
     )
-    return tuple(out)
+    return trail.sourced(tuple(out))
 
 
 def _chosen(
-    view: CatalogView, req: PlanRequest, cloud_offer: CloudOffer | None, trail: Trail
-) -> list[CloudOffer]:
+    view: CatalogView,
+    req: PlanRequest,
+    cloud_offer: CloudOffer | None,
+) -> Sourced[list[CloudOffer]]:
+    trail = Trail()
     if req.commitments is not None:
         offers = [view.offer(i) for i in req.commitments]
         for i, offer in enumerate(offers):
@@ -92,9 +96,9 @@ def _chosen(
                     f"pricing_model={PricingModel.committed_use})"
                 )
         trail.assume("commitments", [o.id for o in offers], "requested")
-        return offers
+        return trail.sourced(offers)
     if cloud_offer is None:
-        return []
+        return trail.sourced([])
     same = sorted(
         (
             o
@@ -112,4 +116,4 @@ def _chosen(
         + ("" if same else f" (the catalog has none for {offer_label(cloud_offer)})")
         + "; list others in `commitments`, or [] for none",
     )
-    return same
+    return trail.sourced(same)

@@ -15,6 +15,7 @@ from typing import Any
 from app import costing
 from app.catalog.view import CatalogView
 from app.costing import defaults
+from app.costing.sourced import Sourced
 from app.errors import CatalogGap
 from app.models import Gpu
 from app.steps.desktop import ResolvedDesktop
@@ -123,13 +124,13 @@ def cloud_speed(
     normalize: bool | None,
     desk: ResolvedDesktop,
     cloud: ResolvedCloud,
-    trail: Trail,
     scaling: Scaling = DEFAULT_SCALING,
-) -> costing.SpeedRatio | None:
+) -> Sourced[costing.SpeedRatio | None]:
     """The cloud GPU's speed relative to the desktop's (cloud hours are then scaled by its
     ``time_factor``): by default (``normalize`` None) whenever both GPUs are known, so the
     two sides do the same work; None, with the assumption stated, when ``normalize`` is
     False (seed 001's 'similar performance') or a GPU is unknown."""
+    trail = Trail()
     desk_gpu, cloud_gpu = desk.gpu, cloud.gpu
     if normalize is False:
         trail.assume(
@@ -137,7 +138,7 @@ def cloud_speed(
             False,
             f"requested: cloud hours = desktop busy hours ('similar performance', {SEED_001})",
         )
-        return None
+        return trail.sourced(None)
     if desk_gpu is None or cloud_gpu is None:
         how = "requested, but skipped" if normalize else "default, but skipped"
         trail.assume(
@@ -146,7 +147,7 @@ def cloud_speed(
             f"{how}: name the desktop's gpu and the cloud's gpu (or offer) to scale cloud "
             "hours; cloud hours = desktop busy hours",
         )
-        return None
+        return trail.sourced(None)
     if normalize is None:
         trail.assume(
             "normalize_performance",
@@ -155,13 +156,15 @@ def cloud_speed(
             "factor (see `performance`); set normalize_performance false to price the same "
             "hours on both sides",
         )
-    return speed(
-        speed_evidence(view),
-        desk_gpu,
-        desk.desktop.gpu_count,
-        cloud_gpu,
-        cloud.gpu_count or 1,
-        scaling,
+    return trail.sourced(
+        speed(
+            speed_evidence(view),
+            desk_gpu,
+            desk.desktop.gpu_count,
+            cloud_gpu,
+            cloud.gpu_count or 1,
+            scaling,
+        )
     )
 
 

@@ -17,6 +17,7 @@ from app.catalog.sources.spot_advisor import (
 )
 from app.catalog.view import CatalogView
 from app.costing import HOURS_PER_DAY, defaults, vector
+from app.costing.sourced import Sourced
 from app.steps.trail import Trail
 
 CHECKPOINT_INTERVAL_H = defaults.SPOT_CHECKPOINT_INTERVAL.number / 60.0
@@ -83,8 +84,9 @@ def _build(view: CatalogView) -> SpotDefaults:
     return SpotDefaults(overhead, per_hour, basis)
 
 
-def note_spot_defaults(trail: Trail) -> None:
+def note_spot_defaults() -> Sourced[None]:
     """State the default interruption model in an answer's assumptions and sources."""
+    trail = Trail()
     trail.assume(
         "spot",
         f"checkpoint every {defaults.SPOT_CHECKPOINT_INTERVAL.shown()}, restart "
@@ -98,3 +100,4 @@ def note_spot_defaults(trail: Trail) -> None:
         + "; give `spot` to state your own",
     )
     trail.cite("spot interruption bands", SPOT_ADVISOR_SOURCE, SPOT_ADVISOR_AS_OF)
+    return trail.sourced(None)

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from app.catalog.view import CatalogView
+from app.costing.sourced import Sourced
 from app.models import Region
 from app.models.inputs import SiteInputs, Tariff
 from app.steps.trail import Trail
@@ -51,19 +52,23 @@ def electricity_is_net(req: SiteInputs, region: Region | None) -> bool:
 
 
 def resolve_tax(
-    view: CatalogView, tax_exempt: bool | None, req: SiteInputs, region: Region | None, trail: Trail
-) -> Tax:
+    view: CatalogView,
+    tax_exempt: bool | None,
+    req: SiteInputs,
+    region: Region | None,
+) -> Sourced[Tax]:
     """The VAT of a budget in ``region`` (its country's standard rate on the view's day),
     none when ``tax_exempt`` or when the catalog has no rate for it; stated either way."""
+    trail = Trail()
     if tax_exempt:
         trail.assume("tax_exempt", True, "requested: amounts without VAT or sales tax")
-        return Tax(0.0, False)
+        return trail.sourced(Tax(0.0, False))
     country = region.country_code if region else None
     vat = view.vat_rate(country) if country else None
     if vat is None:
         where = f"region {region.id}" if region else "no region"
         trail.assume("vat_rate", 0.0, f"none for {where}: {NO_TAX_TABLE}; amounts without tax")
-        return Tax(0.0, False)
+        return trail.sourced(Tax(0.0, False))
     net = electricity_is_net(req, region)
     what = "purchases, cloud rent" + (" and the non-household electricity price" if net else "")
     trail.assume(
@@ -74,4 +79,4 @@ def resolve_tax(
         "give tax_exempt: true if your institution is exempt or recovers it",
     )
     trail.cite(f"VAT {country}: standard rate", vat.source, vat.as_of)
-    return Tax(vat.standard_rate, net)
+    return trail.sourced(Tax(vat.standard_rate, net))

@@ -251,14 +251,18 @@ def in_currency(amount_usd: float | None, rate: ExchangeRate) -> float | None:
 
 
 def given_usd(
-    usd: float | None, neutral: float | None, rate: ExchangeRate, name: str, trail: Trail
-) -> float | None:
+    usd: float | None,
+    neutral: float | None,
+    rate: ExchangeRate,
+    name: str,
+) -> Sourced[float | None]:
     """A money input in USD: the ``_usd`` field as given, else the currency-neutral field
     converted at ``rate`` (and said so), else None."""
+    trail = Trail()
     if usd is not None or neutral is None:
-        return usd
+        return trail.sourced(usd)
     if rate.currency == "USD":
-        return neutral
+        return trail.sourced(neutral)
     value = to_usd(neutral, rate.usd_per_unit)
     trail.assume(
         name,
@@ -266,7 +270,7 @@ def given_usd(
         f"{neutral:g} {rate.currency} x {rate.usd_per_unit:g} USD/{rate.currency} "
         f"({rate.source}, {rate.as_of})",
     )
-    return value
+    return trail.sourced(value)
 
 
 def embodied_model(e: own.Embodied) -> EmbodiedCarbon:
@@ -276,9 +280,10 @@ def embodied_model(e: own.Embodied) -> EmbodiedCarbon:
     )
 
 
-def note_launch_overhead(trail: Trail, req: Any, how: str) -> float:
+def note_launch_overhead(req: Any, how: str) -> Sourced[float]:
     """State ``req.launch_overhead_min`` (requested, or the registry's default with ``how``
     it is billed) and return it in seconds."""
+    trail = Trail()
     trail.assume(
         "launch_overhead_min",
         req.launch_overhead_min,
@@ -286,4 +291,4 @@ def note_launch_overhead(trail: Trail, req: Any, how: str) -> float:
         if "launch_overhead_min" in req.model_fields_set
         else f"{defaults.LAUNCH_OVERHEAD.source_text()}; {how}",
     )
-    return float(req.launch_overhead_min) * 60.0
+    return trail.sourced(float(req.launch_overhead_min) * 60.0)

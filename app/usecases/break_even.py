@@ -16,6 +16,7 @@ from app.catalog.queries import find_offers
 from app.catalog.view import CatalogView
 from app.costing import ownership as own
 from app.costing.money import ExchangeRate
+from app.costing.sourced import Sourced
 from app.models import Region
 from app.models.answers import Performance, Resale, TotalCostOfOwnership
 from app.models.break_even import (
@@ -102,28 +103,30 @@ def resolve(view: CatalogView, req: BreakEvenRequest, settings: Settings) -> Bre
     """The scenario of ``req`` over ``view``. Raises the domain errors of the steps it calls
     (404 for unknown catalog names, 422 for inputs that do not make a computable request)."""
     trail = Trail()
-    rate = resolve_currency(view, req, trail)
+    rate = trail.take(resolve_currency(view, req))
     region = resolve_region(view, req.region)
-    desk = resolve_desktop(view, req.desktop, trail, rate=rate, region=region)
-    cloud = resolve_cloud(view, req.cloud, trail, rate=rate)
-    usage = resolve_usage(view, req, trail, idle_on_fraction=req.desktop.idle_on_fraction or 0.0)
-    price = request_electricity(view, req, region, settings, trail, rate)
-    ci_region = carbon_region(view, region, settings, trail)
+    desk = trail.take(resolve_desktop(view, req.desktop, rate=rate, region=region))
+    cloud = trail.take(resolve_cloud(view, req.cloud, rate=rate))
+    usage = trail.take(
+        resolve_usage(view, req, idle_on_fraction=req.desktop.idle_on_fraction or 0.0)
+    )
+    price = trail.take(request_electricity(view, req, region, settings, rate))
+    ci_region = trail.take(carbon_region(view, region, settings))
     scaling = resolve_scaling(req)
-    note_scaling(trail, scaling, (desk.desktop.gpu_count, cloud.gpu_count or 1))
-    perf = cloud_speed(view, req.normalize_performance, desk, cloud, trail, scaling)
-    need = memory_need(req.memory_preset, req.precision, trail)
+    trail.take(note_scaling(scaling, (desk.desktop.gpu_count, cloud.gpu_count or 1)))
+    perf = trail.take(cloud_speed(view, req.normalize_performance, desk, cloud, scaling))
+    need = trail.take(memory_need(req.memory_preset, req.precision))
     if desk.resale is None:
         trail.assume(
             "tco.horizon_years",
             desk.horizon_years,
             "no resale: the desktop's lifetime_years (seed 001 counts no resale value)",
         )
-    machine = desktop_embodied(view, desk.desktop.gpu_count, trail, desk.gpu)
+    machine = trail.take(desktop_embodied(view, desk.desktop.gpu_count, desk.gpu))
     same_count = None
     if (cloud.gpu_count or 1) > desk.desktop.gpu_count:
         same_count = _same_count(view, req, settings, cloud, desk.desktop.gpu_count)
-    footprint = _cloud_footprint(view, cloud, ci_region, trail)
+    footprint = trail.take(_cloud_footprint(view, cloud, ci_region))
     return BreakEvenScenario(
         rate=rate,
         desk=desk,
@@ -158,10 +161,13 @@ def _same_count(
 
 
 def _cloud_footprint(
-    view: CatalogView, cloud: ResolvedCloud, ci_region: Region, trail: Trail
-) -> CloudFootprint | None:
+    view: CatalogView,
+    cloud: ResolvedCloud,
+    ci_region: Region,
+) -> Sourced[CloudFootprint | None]:
+    trail = Trail()
     if cloud.gpu is None:
-        return None
+        return trail.sourced(None)
     trail.assume(
         "cloud.energy",
         "(GPU TDP x GPU count + host_power_w) x busy hours x PUE",
@@ -169,19 +175,21 @@ def _cloud_footprint(
         "counts its GPUs + base power (PUE 1, an office)",
     )
     count = cloud.gpu_count or 1
-    gpus_embodied, life = cloud_embodied(view, count, trail, cloud.gpu)
+    gpus_embodied, life = trail.take(cloud_embodied(view, count, cloud.gpu))
     if cloud.region is not None:
         trail.cite(
             f"region {cloud.region.id}: carbon_intensity_g_per_kwh",
             cloud.region.carbon_source,
             cloud.region.carbon_as_of,
         )
-    return CloudFootprint(
-        power_w=cloud.gpu.tdp_w * count + cloud.host_power_w,
-        pue=cloud.pue,
-        carbon_intensity_g_per_kwh=(cloud.region or ci_region).carbon_intensity_g_per_kwh,
-        embodied=gpus_embodied,
-        lifetime_years=life,
+    return trail.sourced(
+        CloudFootprint(
+            power_w=cloud.gpu.tdp_w * count + cloud.host_power_w,
+            pue=cloud.pue,
+            carbon_intensity_g_per_kwh=(cloud.region or ci_region).carbon_intensity_g_per_kwh,
+            embodied=gpus_embodied,
+            lifetime_years=life,
+        )
     )
 
 

@@ -10,6 +10,7 @@ from app import costing
 from app.catalog.sources.reference import PUE_UNKNOWN
 from app.catalog.view import CatalogView
 from app.costing import ownership as own
+from app.costing.sourced import Sourced
 from app.models import Gpu, Region
 from app.models.carbon import CarbonRequest, CarbonResult, Hardware
 from app.settings import Settings
@@ -59,7 +60,7 @@ def compute_carbon(view: CatalogView, req: CarbonRequest, settings: Settings) ->
 def resolve(view: CatalogView, req: CarbonRequest, settings: Settings) -> CarbonScenario:
     """The scenario of ``req`` over ``view``: 404 for unknown GPUs, regions or profiles."""
     trail = Trail()
-    gpu = gpu_or_none(view, req.gpu, trail)
+    gpu = trail.take(gpu_or_none(view, req.gpu))
     if req.gpu_power_w is not None:
         gpu_power = req.gpu_power_w
     else:
@@ -69,16 +70,16 @@ def resolve(view: CatalogView, req: CarbonRequest, settings: Settings) -> Carbon
     if req.hours is not None:
         busy = req.hours
     else:
-        usage = resolve_usage(view, req, trail)
+        usage = trail.take(resolve_usage(view, req))
         utilization = usage.utilization
         busy = req.days * usage.busy_hours_per_day
     region = resolve_region(view, req.region)
     if req.carbon_intensity_g_per_kwh is not None:
         ci = req.carbon_intensity_g_per_kwh
     else:
-        ci = carbon_region(view, region, settings, trail).carbon_intensity_g_per_kwh
-    pue = _pue(view, req, region, trail)
-    total, share = _embodied(view, req, gpu, busy, utilization, trail)
+        ci = trail.take(carbon_region(view, region, settings)).carbon_intensity_g_per_kwh
+    pue = trail.take(_pue(view, req, region))
+    total, share = trail.take(_embodied(view, req, gpu, busy, utilization))
     rented = req.hardware == Hardware.rented
     host_w = req.base_power_w
     if (
@@ -87,7 +88,7 @@ def resolve(view: CatalogView, req: CarbonRequest, settings: Settings) -> Carbon
         and is_datacenter(gpu)
         and "base_power_w" not in req.model_fields_set
     ):
-        host_w = rented_host_power_w(view, gpu, req.gpu_count, trail)
+        host_w = trail.take(rented_host_power_w(view, gpu, req.gpu_count))
     return CarbonScenario(
         gpu=gpu,
         gpu_count=req.gpu_count,
@@ -125,14 +126,19 @@ def compose(s: CarbonScenario) -> CarbonResult:
     )
 
 
-def _pue(view: CatalogView, req: CarbonRequest, region: Region | None, trail: Trail) -> float:
+def _pue(
+    view: CatalogView,
+    req: CarbonRequest,
+    region: Region | None,
+) -> Sourced[float]:
     """Datacenter overhead: given, else the region's, else for rented hardware the catalog's
     unknown-datacenter PUE, else 1.0 (an owned desktop in an office)."""
+    trail = Trail()
     if req.pue is not None:
-        return req.pue
+        return trail.sourced(req.pue)
     if region is not None and region.pue is not None:
         trail.cite(f"region {region.id}: pue", region.pue_source or region.source, region.as_of)
-        return region.pue
+        return trail.sourced(region.pue)
     if req.hardware == Hardware.rented:
         unknown = view.reference_value(PUE_UNKNOWN)
         trail.assume(
@@ -140,9 +146,9 @@ def _pue(view: CatalogView, req: CarbonRequest, region: Region | None, trail: Tr
             unknown.value,
             f"default for rented hardware in a region without a published PUE: {unknown.source}",
         )
-        return unknown.value
+        return trail.sourced(unknown.value)
     trail.assume("pue", 1.0, "default: no datacenter overhead (a desktop in an office)")
-    return 1.0
+    return trail.sourced(1.0)
 
 
 def _embodied(
@@ -151,14 +157,14 @@ def _embodied(
     gpu: Gpu | None,
     busy: float,
     utilization: float | None,
-    trail: Trail,
-) -> tuple[own.Embodied, float]:
+) -> Sourced[tuple[own.Embodied, float]]:
     """The hardware's embodied carbon (kg CO2e) and the share ``busy`` hours carry: an owned
     machine carries all of it over its life (per day owned, or per busy hour at its
     utilization); a rented GPU spreads it over every hour of its life."""
+    trail = Trail()
     hardware = req.hardware or "owned"
     if hardware == "owned":
-        total = desktop_embodied(view, req.gpu_count, trail, gpu)
+        total = trail.take(desktop_embodied(view, req.gpu_count, gpu))
         life = req.lifetime_years or costing.DEFAULT_LIFETIME_YEARS
         life_source = f"default: {LIFETIME_SOURCE}"
         if req.days is not None:
@@ -182,7 +188,7 @@ def _embodied(
             f"manufacturing emissions over its life; {how}",
         )
     else:
-        total, default_life = cloud_embodied(view, req.gpu_count, trail, gpu)
+        total, default_life = trail.take(cloud_embodied(view, req.gpu_count, gpu))
         life = req.lifetime_years or default_life
         life_source = f"default: EcoDiag's server life, {default_life:g} years"
         share = min(1.0, own.rented_share(busy, life))
@@ -193,4 +199,4 @@ def _embodied(
         )
     if req.lifetime_years is None:
         trail.assume("lifetime_years", life, life_source)
-    return total, share
+    return trail.sourced((total, share))

@@ -13,6 +13,7 @@ from app import costing
 from app.catalog.view import CatalogView
 from app.costing import defaults
 from app.costing.cash_flow import CashFlowInputs, CashFlowMonth, cash_flow
+from app.costing.sourced import Sourced
 from app.models.cash_flow import CashFlowRequest, CashFlowResult, CashFlowRow, OptionalCosts
 from app.settings import Settings
 from app.steps.desktop import note_catalog_gpu_price
@@ -63,15 +64,15 @@ def resolve(view: CatalogView, req: CashFlowRequest, settings: Settings) -> Cash
             f"({months} months asked)"
         )
         months = resale_month
-    rate = resolve_discount_rate(view, req.annual_discount_rate, trail)
+    rate = trail.take(resolve_discount_rate(view, req.annual_discount_rate))
     dep = req.depreciation_years
     if dep is None:
         dep = DEFAULT_DEPRECIATION_YEARS
         trail.assume("depreciation_years", dep, f"default: straight-line, {LIFETIME_SOURCE}")
-    gpu_value, decay = _market(view, s, req, trail)
-    tax = resolve_tax(view, req.tax_exempt, req, resolve_region(view, req.region), trail)
+    gpu_value, decay = trail.take(_market(view, s, req))
+    tax = trail.take(resolve_tax(view, req.tax_exempt, req, resolve_region(view, req.region)))
     power_month = result.desktop.cost_usd_per_day * MONTH_DAYS * tax.electricity_factor
-    desk_extra, cloud_extra = _optional(req.optional_costs, s, power_month, tax, trail)
+    desk_extra, cloud_extra = trail.take(_optional(req.optional_costs, s, power_month, tax))
     inputs = CashFlowInputs(
         upfront_usd=desk.desktop.upfront_usd * tax.factor,
         desktop_usd_per_month=power_month,
@@ -96,13 +97,13 @@ def _optional(
     s: break_even.BreakEvenScenario,
     power_month: float,
     tax: Tax,
-    trail: Trail,
-) -> tuple[float, float]:
+) -> Sourced[tuple[float, float]]:
     """Optional costs a month (USD), desktop then cloud side, each stated: admin time, cooling
     (a share of the electricity), expected GPU replacements (rate x the GPUs' price / 12, with
     VAT); cloud storage and egress (with VAT)."""
+    trail = Trail()
     if extra is None:
-        return 0.0, 0.0
+        return trail.sourced((0.0, 0.0))
     desk = cloud = 0.0
     if extra.admin is not None:
         desk += extra.admin.hours_per_month * extra.admin.usd_per_hour
@@ -128,21 +129,24 @@ def _optional(
     if extra.egress is not None:
         cloud += extra.egress.gb_per_month * extra.egress.usd_per_gb * tax.factor
         trail.assume("optional_costs.egress", "given", "GB a month x USD per GB, cloud side")
-    return desk, cloud
+    return trail.sourced((desk, cloud))
 
 
 def _market(
-    view: CatalogView, s: break_even.BreakEvenScenario, req: CashFlowRequest, trail: Trail
-) -> tuple[float, float]:
+    view: CatalogView,
+    s: break_even.BreakEvenScenario,
+    req: CashFlowRequest,
+) -> Sourced[tuple[float, float]]:
     """The GPUs' value when bought (USD) and the annual decay of their class's depreciation
     curve; (0, 0) when the GPUs' price is unknown (stated)."""
+    trail = Trail()
     desk = s.desk
     if desk.gpu_price_usd is None:
         trail.assume(
             "market_value_usd", 0, "no GPU price to value the machine: market value shown as 0"
         )
-        return 0.0, 0.0
-    note_catalog_gpu_price(req.desktop, desk.gpu, trail, "desktop")
+        return trail.sourced((0.0, 0.0))
+    trail.take(note_catalog_gpu_price(req.desktop, desk.gpu, "desktop"))
     curve, note = view.depreciation_curve(desk.gpu)
     trail.assume(
         "market_value_usd",
@@ -152,7 +156,7 @@ def _market(
         "used-price source)",
     )
     trail.cite(f"market value: depreciation curve ({note})", curve.source, None)
-    return desk.gpu_price_usd * desk.desktop.gpu_count, curve.annual_decay
+    return trail.sourced((desk.gpu_price_usd * desk.desktop.gpu_count, curve.annual_decay))
 
 
 def compute_cash_flow(

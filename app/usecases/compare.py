@@ -17,6 +17,7 @@ import numpy as np
 
 from app.catalog.view import CatalogView
 from app.costing import defaults, vector
+from app.costing.sourced import Sourced
 from app.models.answers import PriceAge
 from app.models.compare import CompareOption, CompareRequest, CompareResult, CompareSummary
 from app.settings import Settings
@@ -72,32 +73,32 @@ def compute_compare(snap: CatalogView, req: CompareRequest, settings: Settings) 
     """Rank every option; see :class:`CompareResult` and :func:`app.costing.vector.rank`."""
     trail = Trail()
     scaling = declared_scaling_only(req, req.workload.gpu_count)
-    run = resolve_run(snap, req.workload.llm, trail) if req.workload.llm is not None else None
+    run = trail.take(resolve_run(snap, req.workload.llm)) if req.workload.llm is not None else None
     if run is not None:
         gpu_speed, ref = llm_placeholder(len(snap.gpus)), Reference("one LLM job", None)
     elif req.workload.benchmark:
-        gpu_speed, ref = benchmark_speed(snap, req, trail, scaling)
+        gpu_speed, ref = trail.take(benchmark_speed(snap, req, scaling))
     else:
-        gpu_speed, ref = relative_speed(snap, req, trail, scaling)
-    ref_hours = _reference_hours(snap, req, ref, trail) if run is None else 0.0
+        gpu_speed, ref = trail.take(relative_speed(snap, req, scaling))
+    ref_hours = trail.take(_reference_hours(snap, req, ref)) if run is None else 0.0
     region = resolve_region(snap, req.region)
-    rate = resolve_currency(snap, req, trail)
-    price = request_electricity(snap, req, region, settings, trail, rate)
-    ci_default = carbon_region(snap, region, settings, trail).carbon_intensity_g_per_kwh
-    sel = _select(snap, req, gpu_speed, ref, trail)
+    rate = trail.take(resolve_currency(snap, req))
+    price = trail.take(request_electricity(snap, req, region, settings, rate))
+    ci_default = trail.take(carbon_region(snap, region, settings)).carbon_intensity_g_per_kwh
+    sel = trail.take(_select(snap, req, gpu_speed, ref))
     cand = _candidates(snap, req, sel, gpu_speed, scaling, ci_default, run)
     if cand.llm is not None:
-        ref, ref_hours = llm_reference(snap, req, cand.g, cand.count, cand.llm, trail)
+        ref, ref_hours = trail.take(llm_reference(snap, req, cand.g, cand.count, cand.llm))
     work = vector.Workload(ref_hours, ref.run_hours, req.horizon_months, price)
-    costs = vector.rank(cand.opts, work, _ranked_later(snap, req, cand, trail))
+    costs = vector.rank(cand.opts, work, trail.take(_ranked_later(snap, req, cand)))
     order, others = _one_per_family(snap, req, cand, costs.order)
     listing = Listing(snap, cand, costs, gpu_speed, ref, rate, others)
     listed = [listing.option(int(j), r + 1) for r, j in enumerate(order[: req.limit])]
     unfit = np.flatnonzero(cand.fits == 0)
     if req.filters.include_unfit and len(listed) < req.limit:
         listed += [listing.option(int(j), None) for j in unfit[: req.limit - len(listed)]]
-    warnings = trail.warnings + cand.warnings + _ranking_warnings(req, cand, order, ref, trail)
-    age, stale = _listed_price_age(settings, snap, listed, trail)
+    warnings = trail.warnings + cand.warnings + trail.take(_ranking_warnings(req, cand, order, ref))
+    age, stale = _listed_price_age(settings, snap, listed, trail.prices)
     if stale:
         warnings.append(
             f"{len(stale)} of the {age.prices_used} catalog prices behind the listed options "
@@ -105,7 +106,7 @@ def compute_compare(snap: CatalogView, req: CompareRequest, settings: Settings) 
             f"{age.oldest_price_date}); see `prices`"
         )
     if run is None:
-        note_scaling(trail, scaling, [req.workload.gpu_count, *(o.gpu_count for o in listed)])
+        trail.take(note_scaling(scaling, [req.workload.gpu_count, *(o.gpu_count for o in listed)]))
     desk_order = order[cand.is_desk[order]]
     return CompareResult(
         currency_rate=currency_rate(rate),
@@ -134,28 +135,37 @@ def compute_compare(snap: CatalogView, req: CompareRequest, settings: Settings) 
     )
 
 
-def _reference_hours(snap: CatalogView, req: CompareRequest, ref: Reference, trail: Trail) -> float:
+def _reference_hours(
+    snap: CatalogView,
+    req: CompareRequest,
+    ref: Reference,
+) -> Sourced[float]:
     """Work per month, in hours on the reference: given GPU-hours, runs x run time, or the
     utilization (given, or the default profile) of a 730-hour month."""
+    trail = Trail()
     if req.gpu_hours_per_month is not None:
-        return req.gpu_hours_per_month
+        return trail.sourced(req.gpu_hours_per_month)
     if req.runs_per_month is not None:
-        return req.runs_per_month * ref.run_hours
-    usage = resolve_usage(snap, req, trail)
+        return trail.sourced(req.runs_per_month * ref.run_hours)
+    usage = trail.take(resolve_usage(snap, req))
     trail.assume(
         "usage",
         f"{usage.utilization:g} x 730 h/month on {ref.label}",
         "utilization is the fraction of the month the reference is busy",
     )
-    return usage.utilization * vector.HOURS_PER_MONTH
+    return trail.sourced(usage.utilization * vector.HOURS_PER_MONTH)
 
 
 def _select(
-    snap: CatalogView, req: CompareRequest, speed: GpuSpeed, ref: Reference, trail: Trail
-) -> Selection:
+    snap: CatalogView,
+    req: CompareRequest,
+    speed: GpuSpeed,
+    ref: Reference,
+) -> Sourced[Selection]:
     """Masks over offers and builds from the request's filters and memory needs: the
     workload's ``memory_gb``, else (no memory preset or floor given) the reference GPU's
     memory, stated (work sized for an 80 GB card does not run on a 16 GB one)."""
+    trail = Trail()
     f, w = req.filters, req.workload
     offers, builds = snap.offers, snap.builds
     o_gpu, b_gpu = offers.gpu_index, builds.gpu_index
@@ -176,7 +186,7 @@ def _select(
         o_keep &= np.isin(o_gpu, wanted)
         b_keep &= np.isin(b_gpu, wanted)
     gpu_fits = speed.fits.copy()
-    need = memory_need(req.memory_preset, req.precision, trail)
+    need = trail.take(memory_need(req.memory_preset, req.precision))
     memory_gb = w.memory_gb
     if memory_gb is None and need is None and not f.min_gpu_memory_gb and ref.gpu is not None:
         memory_gb = ref.gpu.memory_gb
@@ -194,7 +204,9 @@ def _select(
         o_keep &= snap.gpu_memory_gb[o_gpu] >= max(floors) - 1e-9
         b_keep &= snap.gpu_memory_gb[b_gpu] >= max(floors) - 1e-9
     considered = len(offers.offers) * f.include_cloud + len(builds.builds) * f.include_desktop
-    return Selection(np.flatnonzero(o_keep), np.flatnonzero(b_keep), gpu_fits, considered)
+    return trail.sourced(
+        Selection(np.flatnonzero(o_keep), np.flatnonzero(b_keep), gpu_fits, considered)
+    )
 
 
 def _spot_risk(req: CompareRequest) -> vector.InterruptionRisk | None:
@@ -309,17 +321,20 @@ def _interruption_overhead(
 
 
 def _ranked_later(
-    snap: CatalogView, req: CompareRequest, cand: Candidates, trail: Trail
-) -> np.ndarray | None:
+    snap: CatalogView,
+    req: CompareRequest,
+    cand: Candidates,
+) -> Sourced[np.ndarray | None]:
     """Unless the caller asks for spot (``spot`` given, or ``spot`` among the pricing
     models), offers with guaranteed capacity (on-demand, committed) and desktops rank before
     spot and interruptible offers and Colab's compute-unit plans (GPUs as available, sessions
     capped), each group cheapest first: neither is capacity a lab can count on. The mask of
     options ranked later (None: all by cost); a desktop's break-even is measured against the
     first cloud of the ranking."""
+    trail = Trail()
     pricing = [str(p) for p in req.filters.pricing_models or []]
     if req.spot is not None or "spot" in pricing or "compute_units" in pricing:
-        return None
+        return trail.sourced(None)
     colab = np.concatenate(
         [
             snap.offers.pricing_model[cand.sel.oi] == "compute_units",
@@ -328,7 +343,7 @@ def _ranked_later(
     )
     later = cand.spot | colab
     if not later.any():
-        return None
+        return trail.sourced(None)
     trail.assume(
         "ranking",
         "guaranteed capacity first",
@@ -337,7 +352,7 @@ def _ranked_later(
         "as available, sessions capped), and a desktop's break-even is against the first "
         "cloud so ranked; give `spot` or filter pricing_models to rank all by cost",
     )
-    return np.asarray(later, dtype=bool)
+    return trail.sourced(np.asarray(later, dtype=bool))
 
 
 def _one_per_family(
@@ -359,14 +374,18 @@ def _one_per_family(
 
 
 def _ranking_warnings(
-    req: CompareRequest, cand: Candidates, order: np.ndarray, ref: Reference, trail: Trail
-) -> list[str]:
+    req: CompareRequest,
+    cand: Candidates,
+    order: np.ndarray,
+    ref: Reference,
+) -> Sourced[list[str]]:
     """What the ranking leaves out (warnings), and the assumptions behind it (trail)."""
+    trail = Trail()
     warnings = [PURCHASE_NOTE]
     spot_ranked = int(np.sum(cand.spot[order]))
     risk = cand.risk
     if risk is None and spot_ranked:
-        note_spot_defaults(trail)
+        trail.take(note_spot_defaults())
     if risk is not None and math.isfinite(risk.time_factor):
         trail.assume("spot.billed_hours_per_useful_hour", sig8(risk.time_factor), vector.DALY_2006)
     if ref.run_hours is None:
@@ -376,8 +395,10 @@ def _ranking_warnings(
             "a GPU-hours workload is billed as whole sessions, without per-run rounding",
         )
     else:
-        note_launch_overhead(
-            trail, req, "billed with each cloud run, before its increments and minimum"
+        trail.take(
+            note_launch_overhead(
+                req, "billed with each cloud run, before its increments and minimum"
+            )
         )
     trail.assume(
         "horizon_months",
@@ -386,18 +407,18 @@ def _ranking_warnings(
         if "horizon_months" in req.model_fields_set
         else f"default: {SEED_001}, 'if you do deep learning for more than a year, buy a desktop'",
     )
-    return warnings
+    return trail.sourced(warnings)
 
 
 def _listed_price_age(
     settings: Settings,
     snap: CatalogView,
     listed: list[CompareOption],
-    trail: Trail,
+    noted: dict[str, dt.date],
 ) -> tuple[PriceAge, list[str]]:
     """Age of the catalog prices behind the listed options (each offer's price, each
-    desktop's GPU and barebone prices) and of those the trail noted (electricity)."""
-    prices: dict[str, dt.date] = dict(trail.prices)
+    desktop's GPU and barebone prices) and of those ``noted`` while resolving (electricity)."""
+    prices: dict[str, dt.date] = dict(noted)
     for opt in listed:
         offer = snap.offer_by_id.get(opt.id)
         build = snap.build_by_id.get(opt.id)

@@ -44,13 +44,17 @@ def compute_electricity(
 def resolve(view: CatalogView, req: ElectricityRequest, settings: Settings) -> ElectricityScenario:
     """The scenario of ``req`` over ``view``: 404 for unknown GPUs, regions or profiles."""
     trail = Trail()
-    rate = resolve_currency(view, req, trail)
+    rate = trail.take(resolve_currency(view, req))
     region = resolve_region(view, req.region)
-    desk = resolve_desktop(
-        view, req.desktop, trail, rate=rate, with_resale=False, priced=False, region=region
+    desk = trail.take(
+        resolve_desktop(
+            view, req.desktop, rate=rate, with_resale=False, priced=False, region=region
+        )
     )
-    usage = resolve_usage(view, req, trail, idle_on_fraction=req.desktop.idle_on_fraction or 0.0)
-    price = request_electricity(view, req, region, settings, trail, rate)
+    usage = trail.take(
+        resolve_usage(view, req, idle_on_fraction=req.desktop.idle_on_fraction or 0.0)
+    )
+    price = trail.take(request_electricity(view, req, region, settings, rate))
     provenance = trail.freeze(price_rule(view, settings))
     return ElectricityScenario(desk, usage, price, req.days, rate, provenance)
 

@@ -13,6 +13,7 @@ from app import costing
 from app.catalog.view import CatalogView
 from app.costing import defaults, offers
 from app.costing import llm as L
+from app.costing.sourced import Sourced
 from app.errors import CatalogGap, InvalidRequest
 from app.models import CloudOffer, Gpu
 from app.models.inputs import DesktopSpec
@@ -108,14 +109,14 @@ def compute_llm_estimate(
 def resolve(view: CatalogView, req: LlmEstimateRequest, settings: Settings) -> LlmScenario:
     """The scenario of ``req`` over ``view`` (see :func:`resolve_job` for the 422s)."""
     trail = Trail()
-    job, label = resolve_job(view, req, trail)
+    job, label = trail.take(resolve_job(view, req))
     if req.gpus is not None:  # each GPU once, in the order first asked for
         gpus = tuple({g.id: g for g in (view.resolve_gpu(name) for name in req.gpus)}.values())
     else:
         gpus = tuple(g for g in view.gpus if g.fp16_tensor_tflops or g.bf16_tensor_tflops)
     region = resolve_region(view, req.region)
-    rate = resolve_currency(view, req, trail)
-    mfu, mbu = utilizations(req, trail)
+    rate = trail.take(resolve_currency(view, req))
+    mfu, mbu = trail.take(utilizations(req))
     trail.assume(
         "cloud_price",
         "cheapest comparable offer, per GPU-hour",
@@ -123,12 +124,12 @@ def resolve(view: CatalogView, req: LlmEstimateRequest, settings: Settings) -> L
         "more GPUs than the job needs runs it that much faster at the same cost under the "
         "linear FLOPs model (billing increments, minimums and multi-GPU losses not modelled)",
     )
-    overhead_gb = float(stated(trail, "framework_overhead_gb", None, defaults.LLM_OVERHEAD))
-    usage = resolve_usage(view, req, trail)
-    price = request_electricity(view, req, region, settings, trail, rate)
+    overhead_gb = float(trail.take(stated("framework_overhead_gb", None, defaults.LLM_OVERHEAD)))
+    usage = trail.take(resolve_usage(view, req))
+    price = trail.take(request_electricity(view, req, region, settings, rate))
     mem = L.memory(job)
     trail.assume("owned.desktop", OWNED_RULE, OWNED_SOURCES)
-    per_gpu = tuple(_choose(view, mem, g, req.gpu_count, overhead_gb, trail) for g in gpus)
+    per_gpu = tuple(trail.take(_choose(view, mem, g, req.gpu_count, overhead_gb)) for g in gpus)
     return LlmScenario(
         job=job,
         label=label,
@@ -157,36 +158,48 @@ OWNED_SOURCES = (
 
 
 def _choose(
-    view: CatalogView, mem: L.Memory, gpu: Gpu, asked: int, overhead_gb: float, trail: Trail
-) -> GpuChoice:
+    view: CatalogView,
+    mem: L.Memory,
+    gpu: Gpu,
+    asked: int,
+    overhead_gb: float,
+) -> Sourced[GpuChoice]:
     """One GPU's count, offer and owned desktop; the offer's and desktop's prices and sources
     are noted in ``trail``."""
+    trail = Trail()
     need = mem.gpus_needed(gpu.memory_gb, overhead_gb)
     count = asked if need is not None and need <= asked else need
     if count is None:
-        return GpuChoice(gpu, need, None, None, None)
+        return trail.sourced(GpuChoice(gpu, need, None, None, None))
     offer = cheapest_offer(view, gpu.id)
     if offer is not None:
         trail.price(f"offer {offer.id}", offer.as_of)
-    return GpuChoice(gpu, need, count, offer, _owned_desktop(view, gpu, count, trail))
+    return trail.sourced(
+        GpuChoice(gpu, need, count, offer, trail.take(_owned_desktop(view, gpu, count)))
+    )
 
 
-def _owned_desktop(view: CatalogView, gpu: Gpu, count: int, trail: Trail) -> ResolvedDesktop | None:
+def _owned_desktop(
+    view: CatalogView,
+    gpu: Gpu,
+    count: int,
+) -> Sourced[ResolvedDesktop | None]:
     """A desktop of ``count`` x ``gpu`` (catalog GPU price + cheapest barebone), or None when
     the catalog cannot build it. Its sources and price dates go to ``trail``; its defaults
     are stated once (:data:`OWNED_RULE`) and per estimate (``owned``)."""
+    trail = Trail()
     own_trail = Trail()
     try:
-        desk = resolve_desktop(
-            view, DesktopSpec(gpu=gpu.id, gpu_count=count), own_trail, with_resale=False
+        desk = own_trail.take(
+            resolve_desktop(view, DesktopSpec(gpu=gpu.id, gpu_count=count), with_resale=False)
         )
     except (CatalogGap, InvalidRequest, ValueError):
-        return None
+        return trail.sourced(None)
     for ref in own_trail.sources:
         trail.cite(ref.what, ref.source, ref.as_of)
     for what, when in own_trail.prices.items():
         trail.price(what, when)
-    return desk
+    return trail.sourced(desk)
 
 
 def cheapest_offer(view: CatalogView, gpu_id: str) -> CloudOffer | None:

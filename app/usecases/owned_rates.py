@@ -13,6 +13,7 @@ from app import costing
 from app.catalog.sources.skypilot_names import kubernetes_accelerator_name
 from app.catalog.view import CatalogView
 from app.costing.money import ExchangeRate
+from app.costing.sourced import Sourced
 from app.models import Gpu, Region
 from app.models.owned_rates import (
     OwnedGpuRate,
@@ -72,13 +73,14 @@ def resolve(view: CatalogView, req: OwnedRatesRequest, settings: Settings) -> Ow
     """The scenario of ``req`` over ``view``: 404 for an unknown GPU, barebone or region,
     422 for inputs the model cannot price (as break-even)."""
     trail = Trail()
-    rate = resolve_currency(view, req, trail)
+    rate = trail.take(resolve_currency(view, req))
     region = resolve_region(view, req.region)
-    price = request_electricity(view, req, region, settings, trail, rate)
+    price = trail.take(request_electricity(view, req, region, settings, rate))
     needs_default = any(m.utilization is None for m in req.machines)
-    default_usage = resolve_usage(view, req, trail) if needs_default else None
+    default_usage = trail.take(resolve_usage(view, req)) if needs_default else None
     machines = [
-        _machine(view, m, i, trail, rate, default_usage, region) for i, m in enumerate(req.machines)
+        trail.take(_machine(view, m, i, rate, default_usage, region))
+        for i, m in enumerate(req.machines)
     ]
     trail.assume("owned_rate", "capex + electricity + overhead", RATE_RULE)
     return OwnedRatesScenario(machines, price, rate, trail.freeze(price_rule(view, settings)))
@@ -88,13 +90,13 @@ def _machine(
     view: CatalogView,
     spec: OwnedMachine,
     i: int,
-    trail: Trail,
     rate: ExchangeRate,
     default_usage: costing.Usage | None,
     region: Region | None,
-) -> MachineScenario:
+) -> Sourced[MachineScenario]:
+    trail = Trail()
     prefix = f"machines[{i}]"
-    desk = resolve_desktop(view, spec, trail, prefix=prefix, rate=rate, region=region)
+    desk = trail.take(resolve_desktop(view, spec, prefix=prefix, rate=rate, region=region))
     owned = desk.desktop
     if desk.resale is not None:
         owned = replace(owned, resale_usd=desk.resale.value_usd, lifetime_years=desk.horizon_years)
@@ -103,18 +105,21 @@ def _machine(
         assert default_usage is not None  # resolved whenever a machine leaves it out
         utilization = default_usage.utilization
     usage = costing.Usage(utilization, spec.idle_on_fraction or 0.0)
-    overhead = given_usd(
-        spec.overhead_usd_per_year,
-        spec.overhead_per_year,
-        rate,
-        f"{prefix}.overhead_usd_per_year",
-        trail,
+    overhead = trail.take(
+        given_usd(
+            spec.overhead_usd_per_year,
+            spec.overhead_per_year,
+            rate,
+            f"{prefix}.overhead_usd_per_year",
+        )
     )
     name = spec.accelerator_name
     if name is None:
         label = desk.gpu.name if desk.gpu else f"{owned.gpu_power_w:g} W GPU"
         name = kubernetes_accelerator_name(label)
-    return MachineScenario(desk, owned, desk.gpu, spec.count, usage, overhead or 0.0, name)
+    return trail.sourced(
+        MachineScenario(desk, owned, desk.gpu, spec.count, usage, overhead or 0.0, name)
+    )
 
 
 def compute_owned_rates(

@@ -31,6 +31,7 @@ from app.costing.plan import (
     PlanSolution,
     solve_plan,
 )
+from app.costing.sourced import Sourced
 from app.errors import CatalogGap, InvalidRequest
 from app.models import CloudOffer, Gpu, Region
 from app.models.inputs import CloudSpec, DesktopSpec
@@ -135,21 +136,21 @@ def resolve(view: CatalogView, req: PlanRequest, settings: Settings) -> PlanScen
     """The scenario of ``req`` over ``view``: 404 for unknown names or a figure the catalog
     lacks, 422 for a desktop without a GPU or a cloud with a monthly fee."""
     trail = Trail()
-    rate = resolve_currency(view, req, trail)
+    rate = trail.take(resolve_currency(view, req))
     ref = view.resolve_gpu(req.gpu)
     trail.cite(f"gpu {ref.id}: specs and TDP", ref.source, ref.as_of)
-    start = _start(view, req, trail)
-    demand = _demand(req, start, trail)
+    start = trail.take(_start(view, req))
+    demand = trail.take(_demand(req, start))
     region = resolve_region(view, req.region)
-    price = request_electricity(view, req, region, settings, trail, rate)
-    max_u = _max_utilization(view, req, trail)
-    tax = resolve_tax(view, req.tax_exempt, req, region, trail)
-    candidates = _candidates(view, req, ref, price, max_u, rate, tax, trail, region)
-    cloud = _cloud(view, req, ref, rate, trail)
+    price = trail.take(request_electricity(view, req, region, settings, rate))
+    max_u = trail.take(_max_utilization(view, req))
+    tax = trail.take(resolve_tax(view, req.tax_exempt, req, region))
+    candidates = trail.take(_candidates(view, req, ref, price, max_u, rate, tax, region))
+    cloud = trail.take(_cloud(view, req, ref, rate))
     commitments = (
-        resolve_commitments(view, req, ref, cloud.offer, max_u, tax, trail) if cloud else ()
+        trail.take(resolve_commitments(view, req, ref, cloud.offer, max_u, tax)) if cloud else ()
     )
-    discount = resolve_discount_rate(view, req.annual_discount_rate, trail)
+    discount = trail.take(resolve_discount_rate(view, req.annual_discount_rate))
     c = req.constraints
     problem = PlanProblem(
         demand_gpu_hours=demand,
@@ -158,31 +159,39 @@ def resolve(view: CatalogView, req: PlanRequest, settings: Settings) -> PlanScen
         annual_discount_rate=discount,
         limits=PlanLimits(c.budget_usd, c.max_machines, c.max_power_w),
     )
-    _note_model(trail)
+    trail.take(_note_model())
     provenance = trail.freeze(price_rule(view, settings))
     return PlanScenario(
         ref, start, problem, candidates, cloud, price, max_u, tax, rate, provenance, commitments
     )
 
 
-def _start(view: CatalogView, req: PlanRequest, trail: Trail) -> tuple[int, int]:
+def _start(
+    view: CatalogView,
+    req: PlanRequest,
+) -> Sourced[tuple[int, int]]:
     """The first month: given, else the month after the prices' day (stated)."""
+    trail = Trail()
     if req.start_month is not None:
         year, month = req.start_month.split("-")
-        return int(year), int(month)
+        return trail.sourced((int(year), int(month)))
     carry, m = divmod(view.day.month, 12)
     start = (view.day.year + carry, m + 1)
     trail.assume(
         "start_month", f"{start[0]:04d}-{start[1]:02d}", "default: the month after the prices' day"
     )
-    return start
+    return trail.sourced(start)
 
 
-def _demand(req: PlanRequest, start: tuple[int, int], trail: Trail) -> tuple[float, ...]:
+def _demand(
+    req: PlanRequest,
+    start: tuple[int, int],
+) -> Sourced[tuple[float, ...]]:
     """Demand per month: the list as given, else the baseline with each calendar month's
     peak over ``months`` (default: one desktop lifetime, stated)."""
+    trail = Trail()
     if req.gpu_hours_per_month is not None:
-        return tuple(float(x) for x in req.gpu_hours_per_month)
+        return trail.sourced(tuple(float(x) for x in req.gpu_hours_per_month))
     months = req.months
     if months is None:
         months = DEFAULT_MONTHS
@@ -191,14 +200,20 @@ def _demand(req: PlanRequest, start: tuple[int, int], trail: Trail) -> tuple[flo
     for p in req.peaks or ():  # of two peaks in one month, the larger
         peaks[p.month] = max(p.gpu_hours, peaks.get(p.month, 0.0))
     base = float(req.baseline_gpu_hours_per_month)
-    return tuple(float(peaks.get((start[1] - 1 + t) % 12 + 1, base)) for t in range(months))
+    return trail.sourced(
+        tuple(float(peaks.get((start[1] - 1 + t) % 12 + 1, base)) for t in range(months))
+    )
 
 
-def _max_utilization(view: CatalogView, req: PlanRequest, trail: Trail) -> float:
+def _max_utilization(
+    view: CatalogView,
+    req: PlanRequest,
+) -> Sourced[float]:
     """The share of a month's hours an owned GPU serves: given, else seed 001's shared
     cluster profile (stated)."""
+    trail = Trail()
     if req.max_utilization is not None:
-        return req.max_utilization
+        return trail.sourced(req.max_utilization)
     profile = view.profile(CAPACITY_PROFILE)
     trail.assume(
         "max_utilization",
@@ -206,12 +221,16 @@ def _max_utilization(view: CatalogView, req: PlanRequest, trail: Trail) -> float
         f"default: an owned GPU is busy at most as a well-used shared cluster, profile "
         f"'{profile.id}' ({profile.description}): {profile.source}",
     )
-    return profile.utilization
+    return trail.sourced(profile.utilization)
 
 
-def _default_specs(view: CatalogView, ref: Gpu, trail: Trail) -> list[DesktopSpec]:
+def _default_specs(
+    view: CatalogView,
+    ref: Gpu,
+) -> Sourced[list[DesktopSpec]]:
     """The reference GPU in 1, 2, ... GPUs, as many as a desktop PSU carries (seed 001's
     rule: the GPUs' power + 300 W within a 1,600 W PSU) and a catalog barebone holds."""
+    trail = Trail()
     if ref.purchase_price() is None:
         raise CatalogGap(
             f"no catalog price for {ref.id} to build default desktops: give desktops with "
@@ -228,7 +247,7 @@ def _default_specs(view: CatalogView, ref: Gpu, trail: Trail) -> list[DesktopSpe
             "count a catalog server barebone holds, each in the cheapest server that holds it "
             "(a server's PSUs are sized for its GPUs, on a 208/240 V circuit)",
         )
-        return [DesktopSpec(gpu=ref.id, gpu_count=n) for n in counts]
+        return trail.sourced([DesktopSpec(gpu=ref.id, gpu_count=n) for n in counts])
     counts = [n for n in range(1, most + 1) if offers.fits_desktop_psu(n, ref.tdp_w)] or [1]
     trail.assume(
         "desktops",
@@ -238,7 +257,7 @@ def _default_specs(view: CatalogView, ref: Gpu, trail: Trail) -> list[DesktopSpe
         f"{defaults.LARGEST_DESKTOP_PSU.shown()}), each in the "
         "cheapest catalog barebone that holds it",
     )
-    return [DesktopSpec(gpu=ref.id, gpu_count=n) for n in counts]
+    return trail.sourced([DesktopSpec(gpu=ref.id, gpu_count=n) for n in counts])
 
 
 def _candidates(
@@ -249,18 +268,22 @@ def _candidates(
     max_u: float,
     rate: ExchangeRate,
     tax: Tax,
-    trail: Trail,
     region: Region | None,
-) -> tuple[Candidate, ...]:
+) -> Sourced[tuple[Candidate, ...]]:
     """Each candidate desktop priced for the model (with ``tax``'s VAT): capacity and
     electricity per reference GPU-hour (its GPU's speed relative to the reference), busy
     wall power and service life; its power held to ``region``'s socket circuit."""
-    specs = req.desktops or _default_specs(view, ref, trail)
+    trail = Trail()
+    specs: list[DesktopSpec] = list(req.desktops or [])
+    if not specs:
+        specs = list(trail.take(_default_specs(view, ref)))
     evidence = speed_evidence(view)
     out = []
     for i, spec in enumerate(specs):
         name = f"desktops[{i}]"
-        desk = resolve_desktop(view, spec, trail, name, rate=rate, with_resale=False, region=region)
+        desk = trail.take(
+            resolve_desktop(view, spec, name, rate=rate, with_resale=False, region=region)
+        )
         assert desk.gpu is not None  # a spec with a gpu resolves one
         d = desk.desktop
         ratio = speed(evidence, ref, 1, desk.gpu, 1)
@@ -283,7 +306,7 @@ def _candidates(
         barebone = spec.barebone or _barebone_id(view, spec)
         label = f"{d.gpu_count}x {desk.gpu.id}" + (f" ({barebone})" if barebone else "")
         out.append(Candidate(label, desk, ratio, build))
-    return tuple(out)
+    return trail.sourced(tuple(out))
 
 
 def _barebone_id(view: CatalogView, spec: DesktopSpec) -> str | None:
@@ -295,18 +318,24 @@ def _barebone_id(view: CatalogView, spec: DesktopSpec) -> str | None:
 
 
 def _cloud(
-    view: CatalogView, req: PlanRequest, ref: Gpu, rate: ExchangeRate, trail: Trail
-) -> CloudChoice | None:
+    view: CatalogView,
+    req: PlanRequest,
+    ref: Gpu,
+    rate: ExchangeRate,
+) -> Sourced[CloudChoice | None]:
     """The cloud side: the request's (an offer or a price per hour), else today's cheapest
     comparable on-demand offer; None for desktops only."""
+    trail = Trail()
     if not req.include_cloud:
         trail.assume("include_cloud", False, "requested: desktops only")
-        return None
+        return trail.sourced(None)
     if req.cloud is None:
-        offer = _default_offer(view, ref, trail)
-        c = resolve_cloud(view, CloudSpec(offer_id=offer.id), trail, rate=rate, footprint=False)
+        offer = trail.take(_default_offer(view, ref))
+        c = trail.take(
+            resolve_cloud(view, CloudSpec(offer_id=offer.id), rate=rate, footprint=False)
+        )
     else:
-        c = resolve_cloud(view, req.cloud, trail, rate=rate, footprint=False)
+        c = trail.take(resolve_cloud(view, req.cloud, rate=rate, footprint=False))
     if c.offer is not None and c.offer.commitment_term_months:
         raise InvalidRequest(
             f"cloud: {c.offer.id} is a commitment, not an hourly price: list it in "
@@ -327,12 +356,18 @@ def _cloud(
         trail.assume("cloud.time_factor", ratio.time_factor, f"{ratio.basis}: {ratio.detail}")
     per_gpu = c.rate.price_usd_per_hour / (c.gpu_count or 1)
     label = offer_label(c.offer) if c.offer else f"${c.rate.price_usd_per_hour:g}/h (given)"
-    return CloudChoice(c.offer, label, gpu, per_gpu, ratio, c.offer.as_of if c.offer else None)
+    return trail.sourced(
+        CloudChoice(c.offer, label, gpu, per_gpu, ratio, c.offer.as_of if c.offer else None)
+    )
 
 
-def _default_offer(view: CatalogView, ref: Gpu, trail: Trail) -> CloudOffer:
+def _default_offer(
+    view: CatalogView,
+    ref: Gpu,
+) -> Sourced[CloudOffer]:
     """The cheapest on-demand offer per GPU-hour of the reference GPU, else of a GPU with
     similar memory bandwidth; 1-GPU instances first; Colab and flagged outliers excluded."""
+    trail = Trail()
     outliers = price_outliers(view)
     tiers = (
         ("the reference GPU", (ref.id,)),
@@ -363,15 +398,16 @@ def _default_offer(view: CatalogView, ref: Gpu, trail: Trail) -> CloudOffer:
                     f"default: cheapest per GPU-hour of {len(found)} on-demand offers ({why}; "
                     f"{rule}; Colab and flagged price outliers excluded), as of {found[0].as_of}",
                 )
-                return found[0]
+                return trail.sourced(found[0])
     raise CatalogGap(
         f"no on-demand offer of {ref.id} or a similar GPU in the catalog: give cloud "
         "(offer_id or price_usd_per_hour) or include_cloud false"
     )
 
 
-def _note_model(trail: Trail) -> None:
+def _note_model() -> Sourced[None]:
     """The plan's modelling choices, stated once."""
+    trail = Trail()
     trail.assume(
         "demand",
         "a pool of 1-GPU jobs",
@@ -394,6 +430,7 @@ def _note_model(trail: Trail) -> None:
         f"desktops draw power only while serving work ({SEED_001}); cash is counted at the "
         "start of each month",
     )
+    return trail.sourced(None)
 
 
 def _attempt(p: PlanProblem, what: str) -> tuple[PlanSolution | None, str | None]:

@@ -12,6 +12,7 @@ from app import costing
 from app.catalog.view import CatalogView
 from app.costing import ownership as own
 from app.costing.money import USD, ExchangeRate
+from app.costing.sourced import Sourced
 from app.errors import InvalidRequest
 from app.models import Gpu, Region
 from app.models.inputs import CloudSpec
@@ -84,7 +85,6 @@ class _RunContext:
     """What one run-cost request resolves once and every option reuses."""
 
     req: RunCostRequest
-    trail: Trail
     usage: costing.Usage
     electricity_price_usd_per_kwh: float
     carbon: Region
@@ -204,27 +204,30 @@ def resolve(view: CatalogView, req: RunCostRequest, settings: Settings) -> RunCo
         trail.cite(f"benchmark {bench.id}", bench.source, bench.as_of)
         bench_results = {r.gpu_id: r for r in view.results_of(bench.id)}
         bench_reference = benchmark_reference(bench_results, view.gpu)
-    ref_gpu = gpu_or_none(view, w.gpu, trail)
+    ref_gpu = trail.take(gpu_or_none(view, w.gpu))
     region = resolve_region(view, req.region)
-    rate = resolve_currency(view, req, trail)
+    rate = trail.take(resolve_currency(view, req))
     ctx = _RunContext(
         req=req,
-        trail=trail,
-        usage=resolve_usage(view, req, trail),
-        electricity_price_usd_per_kwh=request_electricity(view, req, region, settings, trail, rate),
-        carbon=carbon_region(view, region, settings, trail),
+        usage=trail.take(resolve_usage(view, req)),
+        electricity_price_usd_per_kwh=trail.take(
+            request_electricity(view, req, region, settings, rate)
+        ),
+        carbon=trail.take(carbon_region(view, region, settings)),
         bench_results=bench_results,
         bench_reference=bench_reference,
         ref_gpu=ref_gpu,
         evidence=speed_evidence(view),
         scaling=resolve_scaling(req),
         rate=rate,
-        memory=memory_need(req.memory_preset, req.precision, trail),
-        llm=resolve_run(view, w.llm, trail) if w.llm is not None else None,
+        memory=trail.take(memory_need(req.memory_preset, req.precision)),
+        llm=trail.take(resolve_run(view, w.llm)) if w.llm is not None else None,
     )
-    options = tuple(_resolve_option(view, ctx, opt, i) for i, opt in enumerate(req.options))
-    note_scaling(trail, ctx.scaling, [w.gpu_count, *(o.gpu_count for o in options)])
-    launch_overhead_s = _launch_overhead_s(req, options, trail)
+    options = tuple(
+        trail.take(_resolve_option(view, ctx, opt, i)) for i, opt in enumerate(req.options)
+    )
+    trail.take(note_scaling(ctx.scaling, [w.gpu_count, *(o.gpu_count for o in options)]))
+    launch_overhead_s = trail.take(_launch_overhead_s(req, options))
     return RunCostScenario(
         workload=w.model_dump(exclude_none=True),
         items=w.items,
@@ -240,38 +243,46 @@ def resolve(view: CatalogView, req: RunCostRequest, settings: Settings) -> RunCo
 
 
 def _launch_overhead_s(
-    req: RunCostRequest, options: tuple[OptionScenario, ...], trail: Trail
-) -> float:
+    req: RunCostRequest,
+    options: tuple[OptionScenario, ...],
+) -> Sourced[float]:
     """The billed launch overhead of a cloud run, s (stated when a cloud option is costed)."""
+    trail = Trail()
     if any(o.cloud is not None for o in options):
-        return note_launch_overhead(
-            trail,
-            req,
-            "`cost_with_launch_usd` bills it with each cloud run, `cost_usd` is the run alone "
-            "(seed 004's figure)",
+        return trail.sourced(
+            trail.take(
+                note_launch_overhead(
+                    req,
+                    "`cost_with_launch_usd` bills it with each cloud run, `cost_usd` is the run alone "
+                    "(seed 004's figure)",
+                )
+            )
         )
-    return req.launch_overhead_min * 60.0
+    return trail.sourced(req.launch_overhead_min * 60.0)
 
 
-def _resolve_option(view: CatalogView, ctx: _RunContext, opt: RunOption, i: int) -> OptionScenario:
+def _resolve_option(
+    view: CatalogView, ctx: _RunContext, opt: RunOption, i: int
+) -> Sourced[OptionScenario]:
     """One option's inputs: its hardware, the run's runtime on it, its grid and embodied carbon."""
     if opt.desktop is not None:
         return _resolve_desktop_option(view, ctx, opt, i)
+    trail = Trail()
     if opt.offer_id is not None:
-        cloud = resolve_cloud(view, CloudSpec(offer_id=opt.offer_id), ctx.trail)
+        cloud = trail.take(resolve_cloud(view, CloudSpec(offer_id=opt.offer_id)))
         label = offer_label(cloud.offer)
     else:
         spec = CloudSpec(
             price_usd_per_hour=opt.price_usd_per_hour, gpu=opt.gpu, gpu_count=opt.gpu_count
         )
-        cloud = resolve_cloud(view, spec, ctx.trail, rate=ctx.rate)
+        cloud = trail.take(resolve_cloud(view, spec, rate=ctx.rate))
         label = f"{cloud.gpu_count}x {cloud.gpu.id} at ${opt.price_usd_per_hour:g}/h"
     gpu, count = cloud.gpu, cloud.gpu_count or 1
     runtime = _runtime_on(ctx, gpu, count)
     embodied, life = (None, 0.0)
     if runtime.seconds is not None:
-        embodied, life = cloud_embodied(view, count, ctx.trail, gpu)
-    return OptionScenario(
+        embodied, life = trail.take(cloud_embodied(view, count, gpu))
+    option = OptionScenario(
         label=label,
         gpu=gpu,
         gpu_count=count,
@@ -282,15 +293,17 @@ def _resolve_option(view: CatalogView, ctx: _RunContext, opt: RunOption, i: int)
         embodied=embodied or _NO_EMBODIED,
         embodied_life_years=life,
     )
+    return trail.sourced(option)
 
 
 def _resolve_desktop_option(
     view: CatalogView, ctx: _RunContext, opt: RunOption, i: int
-) -> OptionScenario:
+) -> Sourced[OptionScenario]:
     """A desktop option's inputs; its resale (if any) folded into the owned machine, whose
     lifetime becomes the holding period."""
-    desk = resolve_desktop(
-        view, opt.desktop, ctx.trail, prefix=f"options[{i}].desktop", rate=ctx.rate
+    trail = Trail()
+    desk = trail.take(
+        resolve_desktop(view, opt.desktop, prefix=f"options[{i}].desktop", rate=ctx.rate)
     )
     if desk.gpu is None:
         raise InvalidRequest(f"options[{i}].desktop: name the gpu to cost a run")
@@ -300,8 +313,8 @@ def _resolve_desktop_option(
         owned = replace(owned, resale_usd=desk.resale.value_usd, lifetime_years=desk.horizon_years)
     embodied = _NO_EMBODIED
     if runtime.seconds is not None:
-        embodied = desktop_embodied(view, owned.gpu_count, ctx.trail, desk.gpu)
-    return OptionScenario(
+        embodied = trail.take(desktop_embodied(view, owned.gpu_count, desk.gpu))
+    option = OptionScenario(
         label=f"desktop {owned.gpu_count}x {desk.gpu.id}",
         gpu=desk.gpu,
         gpu_count=owned.gpu_count,
@@ -312,6 +325,7 @@ def _resolve_desktop_option(
         embodied=embodied,
         embodied_life_years=owned.lifetime_years,
     )
+    return trail.sourced(option)
 
 
 def compose(s: RunCostScenario) -> RunCostResult:

@@ -56,7 +56,7 @@ def compute_sweep(view: CatalogView, req: SweepRequest, settings: Settings) -> S
 def resolve(view: CatalogView, req: SweepRequest, settings: Settings) -> SweepScenario:
     """The scenario of ``req`` over ``view``: 404 for unknown catalog names."""
     trail = Trail()
-    desk = resolve_desktop(view, req.desktop, trail, with_resale=False)
+    desk = trail.take(resolve_desktop(view, req.desktop, with_resale=False))
     d = req.desktop
     if any(v is not None for v in (d.resell_after_years, d.resale_value_usd, d.resale_value)):
         trail.assume(
@@ -64,14 +64,14 @@ def resolve(view: CatalogView, req: SweepRequest, settings: Settings) -> SweepSc
             0,
             "the sweep's totals count no resale (use /v1/break-even for resale and TCO)",
         )
-    cloud = resolve_cloud(view, req.cloud, trail)
+    cloud = trail.take(resolve_cloud(view, req.cloud))
     utilizations = req.utilizations or list(DEFAULT_UTILIZATIONS)
     if req.electricity_prices_usd_per_kwh:
         prices = req.electricity_prices_usd_per_kwh
     else:
         region = resolve_region(view, req.region)
-        prices = [resolve_electricity(view, None, region, settings, trail, req.tariff)]
-    perf = cloud_speed(view, req.normalize_performance, desk, cloud, trail)
+        prices = [trail.take(resolve_electricity(view, None, region, settings, req.tariff))]
+    perf = trail.take(cloud_speed(view, req.normalize_performance, desk, cloud))
     factor = perf.time_factor if perf else 1.0
     if perf:
         trail.assume("cloud_time_factor", sig8(factor), perf.detail)

@@ -29,27 +29,29 @@ def _assumed(trail: Trail, name: str) -> str:
 class TestUsage:
     def test_default_profile_is_the_seeds_phd_desktop(self) -> None:
         trail = Trail()
-        usage = inputs.resolve_usage(fakes.view(), UsageInputs(), trail)
+        usage = trail.take(inputs.resolve_usage(fakes.view(), UsageInputs()))
         assert usage.utilization == 0.15
         assert "default profile 'phd-desktop'" in _assumed(trail, "utilization")
 
     def test_given_utilization_is_used_as_is(self) -> None:
         trail = Trail()
         assert (
-            inputs.resolve_usage(fakes.view(), UsageInputs(utilization=0.4), trail).utilization
+            trail.take(inputs.resolve_usage(fakes.view(), UsageInputs(utilization=0.4))).utilization
             == 0.4
         )
         assert trail.assumptions == []
 
     def test_unknown_profile_is_not_found(self) -> None:
         with pytest.raises(NotFound):
-            inputs.resolve_usage(fakes.view(), UsageInputs(utilization_profile="nope"), Trail())
+            Trail().take(
+                inputs.resolve_usage(fakes.view(), UsageInputs(utilization_profile="nope"))
+            )
 
 
 class TestElectricity:
     def test_no_price_and_no_region_is_the_registrys_default(self) -> None:
         trail = Trail()
-        price = inputs.resolve_electricity(fakes.view(), None, None, _settings(), trail)
+        price = trail.take(inputs.resolve_electricity(fakes.view(), None, None, _settings()))
         assert price == 0.12
         assert _assumed(trail, "electricity_price_usd_per_kwh") == (
             defaults.ELECTRICITY_PRICE.source_text()
@@ -58,12 +60,12 @@ class TestElectricity:
     def test_a_deployments_own_default_is_not_credited_to_the_seed(self) -> None:
         trail = Trail()
         settings = _settings(default_electricity_price_usd_per_kwh=0.3)
-        assert inputs.resolve_electricity(fakes.view(), None, None, settings, trail) == 0.3
+        assert trail.take(inputs.resolve_electricity(fakes.view(), None, None, settings)) == 0.3
         assert "this deployment's setting" in _assumed(trail, "electricity_price_usd_per_kwh")
 
     def test_a_given_price_wins(self) -> None:
         trail = Trail()
-        assert inputs.resolve_electricity(fakes.view(), 0.25, None, _settings(), trail) == 0.25
+        assert trail.take(inputs.resolve_electricity(fakes.view(), 0.25, None, _settings())) == 0.25
         assert trail.assumptions == []
 
 
@@ -71,7 +73,7 @@ class TestDesktop:
     def test_the_seeds_desktop(self) -> None:
         trail = Trail()
         spec = DesktopSpec.model_validate(SEED_DESKTOP)
-        resolved = desktop.resolve_desktop(fakes.view(), spec, trail)
+        resolved = trail.take(desktop.resolve_desktop(fakes.view(), spec))
         d = resolved.desktop
         assert (d.upfront_usd, d.gpu_power_w, d.gpu_count) == (2200, 350, 1)
         assert d.base_power_w == 100  # the barebone's, as the seed's CPU
@@ -83,14 +85,16 @@ class TestDesktop:
     def test_four_3090s_warn_of_the_power_supply(self) -> None:
         trail = Trail()
         spec = DesktopSpec(gpu="rtx-3090", gpu_count=4, total_price_usd=8000)
-        desktop.resolve_desktop(fakes.view(), spec, trail)
+        trail.take(desktop.resolve_desktop(fakes.view(), spec))
         assert any("want a PSU of 1700 W" in w for w in trail.warnings)
 
 
 class TestCloud:
     def test_the_seeds_spot_offer(self) -> None:
         trail = Trail()
-        cloud = inputs.resolve_cloud(fakes.view(), CloudSpec(offer_id="aws-v100-spot-seed"), trail)
+        cloud = trail.take(
+            inputs.resolve_cloud(fakes.view(), CloudSpec(offer_id="aws-v100-spot-seed"))
+        )
         assert cloud.rate.price_usd_per_hour == pytest.approx(2.14)
         assert cloud.gpu is not None and cloud.gpu.id == "v100-16gb"
 
@@ -104,5 +108,5 @@ class TestCloud:
         view = fakes.view(peers)
         assert set(inputs.price_outliers(view)) == {"z2"}
         trail = Trail()
-        inputs.resolve_cloud(view, CloudSpec(offer_id="z2"), trail)
+        trail.take(inputs.resolve_cloud(view, CloudSpec(offer_id="z2")))
         assert any("check it before relying on it" in w for w in trail.warnings)
