@@ -7,7 +7,7 @@ Measured, each the median of ``--repeat`` calls after two warm-up calls:
 
 * ``POST /v1/break-even`` (seed 001's request);
 * ``POST /v1/llm/estimate`` over every GPU with a tensor figure (Llama 3.1 8B LoRA);
-* ``POST /v1/compare`` over the whole catalog (seed 001's workload).
+* ``POST /v1/compare`` over the whole catalog (the schema example: StyleGAN-XL, 200 runs a month).
 
 With ``--extra-offers N`` the catalog is then grown by N on-demand offers (an admin import
 of synthetic rows, in a scratch database) and the LLM estimate timed again: its growth per
@@ -35,7 +35,7 @@ SEED = {
     "electricity_price_usd_per_kwh": 0.12,
 }
 LLM = {"model": "llama-3.1-8b", "task": "lora", "tokens": 10_000_000}
-COMPARE = {"workload": {"gpu": "rtx-3090", "hours": 10}}
+COMPARE = {"workload": {"benchmark": "stylegan_xl"}, "runs_per_month": 200, "limit": 5}
 
 
 def _median_ms(call: Any, repeat: int) -> float:
@@ -79,7 +79,7 @@ def main() -> None:
         os.environ["GPUCOST_DATABASE_URL"] = f"sqlite:///{scratch}/bench.db"
         for step in (["migrate"], ["seed"]):
             subprocess.run([sys.executable, "-m", "app.cli", *step], check=True, cwd=ROOT)
-    os.environ["GPUCOST_RATE_LIMIT_ENABLED"] = "false"
+    os.environ["GPUCOST_RATE_LIMITS_ENABLED"] = "false"
     os.environ["GPUCOST_LOG_LEVEL"] = "WARNING"
     from fastapi.testclient import TestClient
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, NamedTuple, TypeVar
 
 T_co = TypeVar("T_co", covariant=True)
 
@@ -87,8 +87,7 @@ class CatalogDefault:
         )
 
 
-@dataclass(frozen=True)
-class Assumed:
+class Assumed(NamedTuple):
     """A value chosen for the caller: its name, the value, and why (given, a default with its
     source, a catalog row with its source and date, or a named formula)."""
 
@@ -97,8 +96,7 @@ class Assumed:
     source: str
 
 
-@dataclass(frozen=True)
-class Cited:
+class Cited(NamedTuple):
     """A source an answer rests on: what it gave, where from, and its date (None: undated)."""
 
     what: str
@@ -106,16 +104,14 @@ class Cited:
     as_of: dt.date | None
 
 
-@dataclass(frozen=True)
-class Priced:
+class Priced(NamedTuple):
     """A catalog price used, with its date (for the answer's price age)."""
 
     what: str
     as_of: dt.date
 
 
-@dataclass(frozen=True)
-class Caveat:
+class Caveat(NamedTuple):
     """A warning the answer must carry."""
 
     text: str
@@ -124,8 +120,7 @@ class Caveat:
 Note = Assumed | Cited | Priced | Caveat
 
 
-@dataclass(frozen=True)
-class Sourced(Generic[T_co]):
+class Sourced(NamedTuple, Generic[T_co]):
     """A value a resolution step chose and the notes that say how, in the order met."""
 
     value: T_co

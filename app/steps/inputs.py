@@ -17,7 +17,7 @@ from app.catalog.sources.reference import (
 from app.catalog.view import CatalogView
 from app.costing import defaults, offers
 from app.costing.money import USD, ExchangeRate, to_usd
-from app.costing.sourced import Sourced
+from app.costing.sourced import Cited, Sourced
 from app.errors import CatalogGap
 from app.models import CloudOffer, Gpu, Region
 from app.models.inputs import CloudSpec, SiteInputs, Tariff, UsageInputs
@@ -221,12 +221,10 @@ def gpu_or_none(
 ) -> Sourced[Gpu | None]:
     """The GPU ``name`` designates, its specs cited (None for no name); 404 or 422 as
     :meth:`CatalogView.resolve_gpu`."""
-    trail = Trail()
     if name is None:
-        return trail.sourced(None)
+        return Sourced(None)
     gpu = view.resolve_gpu(name)
-    trail.cite(f"gpu {gpu.id}: specs and TDP", gpu.source, gpu.as_of)
-    return trail.sourced(gpu)
+    return Sourced(gpu, (Cited(f"gpu {gpu.id}: specs and TDP", gpu.source, gpu.as_of),))
 
 
 @dataclass

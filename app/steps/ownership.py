@@ -12,7 +12,7 @@ from typing import Protocol
 from app.catalog.view import CatalogView
 from app.costing import ownership as own
 from app.costing.money import ExchangeRate
-from app.costing.sourced import Sourced
+from app.costing.sourced import Assumed, Cited, Sourced
 from app.errors import InvalidRequest
 from app.models import EmbodiedFactor, Gpu
 from app.models.answers import MemoryCheck
@@ -27,11 +27,10 @@ Scaling = own.Scaling
 
 
 def note_scaling(scaling: Scaling, counts: Iterable[int]) -> Sourced[None]:
-    """State ``scaling`` and its speed-ups in ``trail`` when a count above 1 was used."""
-    trail = Trail()
-    if (stated := scaling.stated(counts)) is not None:
-        trail.assume("multi_gpu_scaling", stated, scaling.source)
-    return trail.sourced(None)
+    """State ``scaling`` and its speed-ups when a count above 1 was used."""
+    if (stated := scaling.stated(counts)) is None:
+        return Sourced(None)
+    return Sourced(None, (Assumed("multi_gpu_scaling", stated, scaling.source),))
 
 
 DEFAULT_SCALING = Scaling.preset(own.DEFAULT_SCALING)
@@ -194,9 +193,9 @@ def memory_need(
 ) -> Sourced[MemoryNeed | None]:
     """The need of preset ``preset_id`` at ``precision`` (default fp32), or None without a
     preset. Raises :class:`InvalidRequest` (422) for an unknown preset."""
-    trail = Trail()
     if preset_id is None:
-        return trail.sourced(None)
+        return Sourced(None)
+    trail = Trail()
     preset = own.MEMORY_PRESETS.get(preset_id)
     if preset is None:
         raise InvalidRequest(
@@ -204,11 +203,10 @@ def memory_need(
         )
     precision = precision or "fp32"
     need = MemoryNeed(preset, precision, own.required_memory_gb(preset.min_memory_gb, precision))
-    if trail is not None:
-        source = preset.source + (
-            f"; x 8/12 at 16-bit, {own.FP16_SOURCE}" if precision == "fp16" else ""
-        )
-        trail.assume("memory_need_gb", round(need.required_gb, 4), source)
+    source = preset.source + (
+        f"; x 8/12 at 16-bit, {own.FP16_SOURCE}" if precision == "fp16" else ""
+    )
+    trail.assume("memory_need_gb", round(need.required_gb, 4), source)
     return trail.sourced(need)
 
 
@@ -219,12 +217,8 @@ def memory_need(
 
 def cite_rate(rate: ExchangeRate, why: str) -> Sourced[None]:
     """Name an exchange rate used in an answer."""
-    trail = Trail()
     # USD itself has no rate to cite; every other rate is dated and sourced (the ECB's).
-    if rate.currency != "USD" and rate.source is not None:
-        trail.cite(
-            f"exchange rate {rate.currency}: {rate.usd_per_unit:g} USD per {rate.currency} ({why})",
-            rate.source,
-            rate.as_of,
-        )
-    return trail.sourced(None)
+    if rate.currency == "USD" or rate.source is None:
+        return Sourced(None)
+    what = f"exchange rate {rate.currency}: {rate.usd_per_unit:g} USD per {rate.currency} ({why})"
+    return Sourced(None, (Cited(what, rate.source, rate.as_of),))

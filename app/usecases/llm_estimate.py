@@ -13,7 +13,7 @@ from app import costing
 from app.catalog.view import CatalogView
 from app.costing import defaults, offers
 from app.costing import llm as L
-from app.costing.sourced import Sourced
+from app.costing.sourced import Cited, Priced, Sourced
 from app.errors import CatalogGap, InvalidRequest
 from app.models import CloudOffer, Gpu
 from app.models.inputs import DesktopSpec
@@ -179,27 +179,21 @@ def _choose(
     )
 
 
-def _owned_desktop(
-    view: CatalogView,
-    gpu: Gpu,
-    count: int,
-) -> Sourced[ResolvedDesktop | None]:
+def _owned_desktop(view: CatalogView, gpu: Gpu, count: int) -> Sourced[ResolvedDesktop | None]:
     """A desktop of ``count`` x ``gpu`` (catalog GPU price + cheapest barebone), or None when
-    the catalog cannot build it. Its sources and price dates go to ``trail``; its defaults
-    are stated once (:data:`OWNED_RULE`) and per estimate (``owned``)."""
-    trail = Trail()
-    own_trail = Trail()
+    the catalog cannot build it, with its sources and price dates; its defaults are stated
+    once (:data:`OWNED_RULE`) and per estimate (``owned``). Built once per view and count."""
+    return view.memoized(
+        f"llm_estimate.owned:{gpu.id}:{count}", lambda: _build_owned(view, gpu, count)
+    )
+
+
+def _build_owned(view: CatalogView, gpu: Gpu, count: int) -> Sourced[ResolvedDesktop | None]:
     try:
-        desk = own_trail.take(
-            resolve_desktop(view, DesktopSpec(gpu=gpu.id, gpu_count=count), with_resale=False)
-        )
+        built = resolve_desktop(view, DesktopSpec(gpu=gpu.id, gpu_count=count), with_resale=False)
     except (CatalogGap, InvalidRequest, ValueError):
-        return trail.sourced(None)
-    for ref in own_trail.sources:
-        trail.cite(ref.what, ref.source, ref.as_of)
-    for what, when in own_trail.prices.items():
-        trail.price(what, when)
-    return trail.sourced(desk)
+        return Sourced(None)
+    return Sourced(built.value, tuple(n for n in built.notes if isinstance(n, Cited | Priced)))
 
 
 def cheapest_offer(view: CatalogView, gpu_id: str) -> CloudOffer | None:
