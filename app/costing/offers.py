@@ -8,6 +8,7 @@ nothing here reads the catalog.
 
 from __future__ import annotations
 
+import datetime as dt
 import statistics
 from collections.abc import Iterable, Sequence
 from decimal import Decimal
@@ -54,6 +55,28 @@ def is_comparable(offer: PricedOffer) -> bool:
     return (
         offer.pricing_model == COMPARABLE_PRICING and offer.provider not in NOT_COMPARABLE_PROVIDERS
     )
+
+
+class DatedOffer(PricedOffer, Protocol):
+    """An offer with the day its price was read."""
+
+    @property
+    def as_of(self) -> dt.date: ...
+
+
+DatedT = TypeVar("DatedT", bound=DatedOffer)
+
+
+def freshest_cheapest(
+    cheapest: Sequence[DatedT], day: dt.date, fresh_days: float = defaults.PRICE_FRESHNESS.number
+) -> tuple[DatedT, int] | None:
+    """The comparable offer's freshness preference (:data:`app.costing.defaults.PRICE_FRESHNESS`):
+    of ``cheapest`` (cheapest per GPU-hour first), the first priced within ``fresh_days`` of
+    ``day``, else the cheapest; with how many were that fresh. None when empty."""
+    if not cheapest:
+        return None
+    fresh = [o for o in cheapest if (day - o.as_of).days <= fresh_days]
+    return (fresh or cheapest)[0], len(fresh)
 
 
 def cheapest_first(offers: Iterable[OfferT]) -> list[OfferT]:

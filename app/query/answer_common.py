@@ -4,7 +4,6 @@ from an interpretation, money formatting, and the defaults for a desktop and a c
 
 from __future__ import annotations
 
-import datetime as dt
 import re
 from collections.abc import Sequence
 from typing import Any, TypeVar
@@ -21,6 +20,7 @@ from app.models.answers import Assumption, CurrencyRate
 from app.models.interpretation import GpuMention, Interpretation
 from app.models.query import Fact, QueryAnswer
 from app.steps import trail
+from app.steps.cloud_offer import COMPARABLE_RULE, comparable_offer
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -256,13 +256,6 @@ def pick_cloud_offer(
     no matching offer has is dropped; each widening is stated."""
     c = out.it.cloud
     typed = not c.is_empty()
-    # Typed words filter as given; with none, on-demand and no Colab (its usage limits make
-    # it no like-for-like substitute for a desktop).
-    filters = dict(
-        provider=c.provider,
-        pricing_model=c.pricing_model or (None if c.provider == "colab" else "on_demand"),
-        colab_plan=c.colab_plan,
-    )
     if c.gpu is not None:
         family = gpu_family(view, c.gpu.ids)
         tiers: list[tuple[str, tuple[str, ...] | None]] = [("the GPU asked for", c.gpu.ids)]
@@ -279,10 +272,9 @@ def pick_cloud_offer(
         ]
         if typed:  # "vs colab pro": the plan's own GPUs when none is comparable
             tiers.append(("any GPU (none comparable to the desktop's is offered)", None))
-    found = _first_tier(view, out, tiers, count, filters, typed)
+    found = _first_tier(view, out, tiers, count, any_pricing_model=False)
     if found is None and c.pricing_model is not None:
-        filters["pricing_model"] = None
-        found = _first_tier(view, out, tiers, count, filters, typed)
+        found = _first_tier(view, out, tiers, count, any_pricing_model=True)
         if found is not None:
             out.default(
                 "cloud.pricing_model",
@@ -297,44 +289,37 @@ def _first_tier(
     out: Answer,
     tiers: Sequence[tuple[str, tuple[str, ...] | None]],
     count: int,
-    filters: dict[str, Any],
-    typed: bool,
+    *,
+    any_pricing_model: bool,
 ) -> CloudOffer | None:
-    """The cheapest offer of the first tier (GPUs, then any GPU count) that has one, stated
+    """The comparable offer (:func:`app.steps.cloud_offer.comparable_offer`, with the words
+    typed as its filters) of the first tier (GPUs, then any GPU count) that has one, stated
     in the answer's defaults; None when no tier has one."""
+    c = out.it.cloud
+    filters: dict[str, Any] = dict(
+        provider=c.provider,
+        pricing_model=None if any_pricing_model else c.pricing_model,
+        colab_plan=c.colab_plan,
+        instance_type=c.instance_type,
+    )
     what = ", ".join(f"{k}={v}" for k, v in filters.items() if v) or "any provider"
     for why, ids in tiers:
         if ids is not None and not ids:
             continue
         for count_rule, n in (("same GPU count", count), ("any GPU count", None)):
-            found = catalog.find_offers(
-                view,
-                gpu_ids=ids,
-                gpu_count=n,
-                exclude_provider=None if typed else "colab",
-                **filters,
+            pick = comparable_offer(
+                view, gpu_ids=ids, gpu_count=n, any_pricing_model=any_pricing_model, **filters
             )
-            if instance := out.it.cloud.instance_type:
-                found = [o for o in found if o.instance_type.lower() == instance.lower()]
-            if found:
-                today = dt.datetime.now(dt.UTC).date()
-                fresh = [o for o in found if (today - o.as_of).days <= defaults.PRICE_FRESH_DAYS]
-                offer = (fresh or found)[0]
-                policy = (
-                    f"{len(fresh)} priced within {defaults.PRICE_FRESH_DAYS} days preferred"
-                    if fresh and fresh[0] is not found[0]
-                    else "none priced within the last year"
-                    if not fresh
-                    else "priced within the last year"
-                )
-                named = out.it.cloud.instance_type is not None  # the instance asked for
+            if pick is not None:
+                offer = pick.offer
+                named = c.instance_type is not None  # the instance asked for
                 if (why, count_rule) != (tiers[0][0], "same GPU count") and not named:
                     out.caveat(_substituted(out.it, tiers[0][1], count, offer))
                 out.default(
                     "cloud.offer_id",
                     offer.id,
-                    f"cheapest of {len(found)} offers ({what}; {why}; "
-                    f"{count_rule}; {policy}), per GPU-hour, as of {offer.as_of}",
+                    f"the comparable offer of {pick.considered} ({what}; {why}; {count_rule}; "
+                    f"{pick.policy}; {COMPARABLE_RULE}), as of {offer.as_of}",
                 )
                 return offer
     return None

@@ -28,6 +28,7 @@ from app.models.llm import (
     MemoryBreakdown,
 )
 from app.settings import Settings
+from app.steps.cloud_offer import COMPARABLE_RULE, comparable_offer_by_gpu
 from app.steps.desktop import ResolvedDesktop, resolve_desktop
 from app.steps.inputs import request_electricity, resolve_currency, resolve_region, resolve_usage
 from app.steps.llm import job_speed, resolve_job, stated, utilizations
@@ -119,10 +120,10 @@ def resolve(view: CatalogView, req: LlmEstimateRequest, settings: Settings) -> L
     mfu, mbu = trail.take(utilizations(req))
     trail.assume(
         "cloud_price",
-        "cheapest comparable offer, per GPU-hour",
-        "app.costing.offers: on-demand, not Colab; instance price / its GPUs. An instance with "
-        "more GPUs than the job needs runs it that much faster at the same cost under the "
-        "linear FLOPs model (billing increments, minimums and multi-GPU losses not modelled)",
+        "each GPU's comparable offer, per GPU-hour, any GPU count",
+        f"{COMPARABLE_RULE}; instance price / its GPUs. An instance with more GPUs than the job "
+        "needs runs it that much faster at the same cost under the linear FLOPs model "
+        "(billing increments, minimums and multi-GPU losses not modelled)",
     )
     overhead_gb = float(trail.take(stated("framework_overhead_gb", None, defaults.LLM_OVERHEAD)))
     usage = trail.take(resolve_usage(view, req))
@@ -171,7 +172,8 @@ def _choose(
     count = asked if need is not None and need <= asked else need
     if count is None:
         return trail.sourced(GpuChoice(gpu, need, None, None, None))
-    offer = cheapest_offer(view, gpu.id)
+    pick = comparable_offer_by_gpu(view).get(gpu.id)
+    offer = pick.offer if pick is not None else None
     if offer is not None:
         trail.price(f"offer {offer.id}", offer.as_of)
     return trail.sourced(
@@ -194,23 +196,6 @@ def _build_owned(view: CatalogView, gpu: Gpu, count: int) -> Sourced[ResolvedDes
     except (CatalogGap, InvalidRequest, ValueError):
         return Sourced(None)
     return Sourced(built.value, tuple(n for n in built.notes if isinstance(n, Cited | Priced)))
-
-
-def cheapest_offer(view: CatalogView, gpu_id: str) -> CloudOffer | None:
-    """The GPU's cheapest comparable offer per GPU-hour (on demand, not Colab), or None.
-    Every GPU's is found in one pass over the view's offers, kept with the view
-    (:meth:`CatalogView.memoized`): a request asking for every GPU reads each offer once
-    per catalog revision, not once per GPU."""
-    return view.memoized("llm_estimate.cheapest_offers", lambda: _cheapest_offers(view)).get(gpu_id)
-
-
-def _cheapest_offers(view: CatalogView) -> dict[str, CloudOffer]:
-    """``{gpu id: its cheapest comparable priced offer}`` over ``view``."""
-    rows: dict[str, list[CloudOffer]] = {}
-    for o in view.offers.offers:
-        if offers.is_comparable(o) and o.price_usd_per_hour > 0:
-            rows.setdefault(o.gpu_id, []).append(o)
-    return {gpu_id: offers.cheapest_first(found)[0] for gpu_id, found in rows.items()}
 
 
 def _owned(s: LlmScenario, desk: ResolvedDesktop, runtime_s: float) -> LlmOwnedCost:

@@ -19,7 +19,7 @@ import numpy as np
 
 from app import costing
 from app.catalog.layout import wants_server
-from app.catalog.queries import SIMILAR_BANDWIDTH, find_offers, similar_gpu_ids
+from app.catalog.queries import SIMILAR_BANDWIDTH, similar_gpu_ids
 from app.catalog.view import CatalogView
 from app.costing import defaults, offers
 from app.costing.money import ExchangeRate
@@ -31,12 +31,13 @@ from app.costing.plan import (
     PlanSolution,
     solve_plan,
 )
-from app.costing.sourced import Sourced
+from app.costing.sourced import Assumed, Sourced
 from app.errors import CatalogGap, InvalidRequest
 from app.models import CloudOffer, Gpu, Region
 from app.models.inputs import CloudSpec, DesktopSpec
 from app.models.plan import PlanRequest
 from app.settings import Settings
+from app.steps.cloud_offer import COMPARABLE_RULE, comparable_offer
 from app.steps.desktop import (
     ResolvedDesktop,
     resolve_desktop,
@@ -44,7 +45,6 @@ from app.steps.desktop import (
 from app.steps.discount import resolve_discount_rate
 from app.steps.inputs import (
     offer_label,
-    price_outliers,
     request_electricity,
     resolve_cloud,
     resolve_currency,
@@ -361,14 +361,9 @@ def _cloud(
     )
 
 
-def _default_offer(
-    view: CatalogView,
-    ref: Gpu,
-) -> Sourced[CloudOffer]:
-    """The cheapest on-demand offer per GPU-hour of the reference GPU, else of a GPU with
-    similar memory bandwidth; 1-GPU instances first; Colab and flagged outliers excluded."""
-    trail = Trail()
-    outliers = price_outliers(view)
+def _default_offer(view: CatalogView, ref: Gpu) -> Sourced[CloudOffer]:
+    """The comparable offer (:func:`app.steps.cloud_offer.comparable_offer`) of the reference
+    GPU, else of a GPU with similar memory bandwidth; 1-GPU instances first."""
     tiers = (
         ("the reference GPU", (ref.id,)),
         (
@@ -381,24 +376,13 @@ def _default_offer(
         for rule, count in (("1-GPU instances", 1), ("any GPU count", None)):
             if not ids:
                 continue
-            found = [
-                o
-                for o in find_offers(
-                    view,
-                    gpu_ids=ids,
-                    gpu_count=count,
-                    comparable=True,
+            pick = comparable_offer(view, gpu_ids=ids, gpu_count=count)
+            if pick is not None:
+                how = (
+                    f"default: the comparable offer of {pick.considered} ({why}; {rule}; "
+                    f"{pick.policy}; {COMPARABLE_RULE}), as of {pick.offer.as_of}"
                 )
-                if o.id not in outliers
-            ]
-            if found:
-                trail.assume(
-                    "cloud.offer_id",
-                    found[0].id,
-                    f"default: cheapest per GPU-hour of {len(found)} on-demand offers ({why}; "
-                    f"{rule}; Colab and flagged price outliers excluded), as of {found[0].as_of}",
-                )
-                return trail.sourced(found[0])
+                return Sourced(pick.offer, (Assumed("cloud.offer_id", pick.offer.id, how),))
     raise CatalogGap(
         f"no on-demand offer of {ref.id} or a similar GPU in the catalog: give cloud "
         "(offer_id or price_usd_per_hour) or include_cloud false"

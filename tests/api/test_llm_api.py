@@ -273,12 +273,15 @@ class TestBoundedWork:
         assert is_heavy("/v1/llm/estimate")
         assert not is_heavy("/v1/llm/models")
 
-    def test_each_gpus_offer_is_the_cheapest_comparable_one(self, view) -> None:
-        """The per-view lookup gives, for every GPU, what a scan of every offer gives:
-        the lowest price per GPU-hour among on-demand, non-Colab, priced offers."""
-        from app.costing import offers
-        from app.usecases.llm_estimate import cheapest_offer
+    def test_each_gpus_offer_is_the_comparable_one(self, view) -> None:
+        """The per-view lookup gives, for every GPU, what a scan of every offer gives: among
+        on-demand, non-Colab, priced offers that are not flagged outliers, the lowest price
+        per GPU-hour of those priced within the freshness window, else of all."""
+        from app.costing import defaults, offers
+        from app.steps.cloud_offer import comparable_offer_by_gpu
+        from app.steps.inputs import price_outliers
 
+        flagged = price_outliers(view)
         for gpu in view.gpus:
             scanned = [
                 o
@@ -287,11 +290,14 @@ class TestBoundedWork:
                 and o.pricing_model == "on_demand"
                 and o.provider != "colab"
                 and o.price_usd_per_hour > 0
+                and o.id not in flagged
             ]
-            found = cheapest_offer(view, gpu.id)
+            pick = comparable_offer_by_gpu(view).get(gpu.id)
             if not scanned:
-                assert found is None
+                assert pick is None
                 continue
-            assert found is not None
-            low = min(offers.price_per_gpu_hour(o) for o in scanned)
-            assert offers.price_per_gpu_hour(found) == low
+            assert pick is not None
+            fresh = [o for o in scanned if (view.day - o.as_of).days <= defaults.PRICE_FRESH_DAYS]
+            low = min(offers.price_per_gpu_hour(o) for o in (fresh or scanned))
+            assert offers.price_per_gpu_hour(pick.offer) == low
+            assert pick.fresh == len(fresh) and pick.considered == len(scanned)

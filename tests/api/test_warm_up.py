@@ -12,7 +12,7 @@ from app.settings import get_settings
 def test_warm_up_builds_what_the_first_answers_reuse(view):
     fresh = dataclasses.replace(view, memo={})
     warm.warm_up(fresh, get_settings())
-    assert {"speed_evidence", "price_outliers", "llm_estimate.cheapest_offers"} <= set(fresh.memo)
+    assert {"speed_evidence", "price_outliers", "comparable_offer_by_gpu"} <= set(fresh.memo)
 
 
 def test_a_failed_warm_up_is_logged_not_raised(view, monkeypatch, caplog):

@@ -1,0 +1,125 @@
+"""The comparable cloud offer: the one rule every use case and chat apply when a question
+names a GPU (or a family of them) but not the offer to rent.
+
+Rule (:func:`comparable_offer`): of the offers of the GPUs asked for, in the GPU count
+asked for (None: any), on demand unless a pricing model is named, Colab only when it is
+named (its usage limits make it no like-for-like rental), free and flagged price outliers
+left out; the cheapest per GPU-hour, preferring one priced within the registry's freshness
+window (:data:`app.costing.defaults.PRICE_FRESHNESS`) of the prices' day.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from app.catalog.queries import find_offers
+from app.catalog.view import CatalogView
+from app.costing import defaults, offers
+from app.models import CloudOffer
+from app.steps.inputs import price_outliers
+
+FRESH_DAYS = defaults.PRICE_FRESH_DAYS
+COMPARABLE_RULE = (
+    "the comparable offer (app.steps.cloud_offer): on demand, not Colab, free and flagged "
+    f"price outliers left out, the cheapest per GPU-hour, one priced within {FRESH_DAYS} days "
+    "preferred"
+)
+
+
+@dataclass(frozen=True)
+class OfferPick:
+    """The offer chosen, how many matched the filters (``considered``) and how many of them
+    were priced within the freshness window (``fresh``)."""
+
+    offer: CloudOffer
+    considered: int
+    fresh: int
+    cheapest: bool = True  # the cheapest of all that matched, fresh or not
+
+    @property
+    def policy(self) -> str:
+        """The freshness preference as it applied, for the answer's assumption."""
+        if not self.fresh:
+            return f"none priced within {FRESH_DAYS} days"
+        if self.cheapest:
+            return f"priced within {FRESH_DAYS} days"
+        return f"{self.fresh} priced within {FRESH_DAYS} days preferred"
+
+
+def comparable_offers(
+    view: CatalogView,
+    *,
+    gpu_ids: Sequence[str] | None,
+    gpu_count: int | None = None,
+    provider: str | None = None,
+    pricing_model: str | None = None,
+    colab_plan: str | None = None,
+    instance_type: str | None = None,
+    any_pricing_model: bool = False,
+) -> list[CloudOffer]:
+    """The offers the rule chooses among, cheapest per GPU-hour first (see the module);
+    ``any_pricing_model``: spot and reserved offers too (a question whose pricing model no
+    offer has)."""
+    colab = provider == "colab" or colab_plan is not None
+    default_model = None if colab or any_pricing_model else offers.COMPARABLE_PRICING
+    found = find_offers(
+        view,
+        gpu_ids=gpu_ids,
+        gpu_count=gpu_count,
+        provider=provider,
+        pricing_model=pricing_model or default_model,
+        colab_plan=colab_plan,
+        exclude_provider=None if colab else "colab",
+    )
+    outliers = price_outliers(view)
+    kept = [o for o in found if o.price_usd_per_hour > 0 and o.id not in outliers]
+    if instance_type:
+        kept = [o for o in kept if o.instance_type.lower() == instance_type.lower()]
+    return kept
+
+
+def comparable_offer(
+    view: CatalogView,
+    *,
+    gpu_ids: Sequence[str] | None,
+    gpu_count: int | None = None,
+    provider: str | None = None,
+    pricing_model: str | None = None,
+    colab_plan: str | None = None,
+    instance_type: str | None = None,
+    any_pricing_model: bool = False,
+) -> OfferPick | None:
+    """The comparable offer (see the module and :func:`comparable_offers`), or None when no
+    offer matches."""
+    found = comparable_offers(
+        view,
+        gpu_ids=gpu_ids,
+        gpu_count=gpu_count,
+        provider=provider,
+        pricing_model=pricing_model,
+        colab_plan=colab_plan,
+        instance_type=instance_type,
+        any_pricing_model=any_pricing_model,
+    )
+    return _pick(found, view)
+
+
+def _pick(found: list[CloudOffer], view: CatalogView) -> OfferPick | None:
+    chosen = offers.freshest_cheapest(found, view.day, FRESH_DAYS)
+    if chosen is None:
+        return None
+    return OfferPick(chosen[0], len(found), chosen[1], cheapest=chosen[0] is found[0])
+
+
+def comparable_offer_by_gpu(view: CatalogView) -> dict[str, OfferPick]:
+    """Every GPU's comparable offer in any GPU count, in one pass over the view's offers,
+    kept with the view (:meth:`CatalogView.memoized`)."""
+
+    def build() -> dict[str, OfferPick]:
+        rows: dict[str, list[CloudOffer]] = {}
+        for o in comparable_offers(view, gpu_ids=None):
+            rows.setdefault(o.gpu_id, []).append(o)
+        return {gpu_id: pick for gpu_id, found in rows.items() if (pick := _pick(found, view))}
+
+    return view.memoized("comparable_offer_by_gpu", build)
