@@ -162,22 +162,32 @@ def redis_server() -> Iterator[str]:
         proc.wait(timeout=10)
 
 
-# How many times its quiet p99 a /healthz p99 may reach under a flood before a flood test
-# calls it starved: a busy machine (other jobs on its cores) slows the quiet probe as much as
-# the flooded one, so a budget taken from a baseline in the same test holds on any machine.
+# The /healthz percentile a flood test holds to a budget, and how many times its quiet value
+# (taken in the same test, so a busy machine slows both) it may reach before the test calls
+# the probe starved. p95, not p99: with other jobs on the machine's cores the slowest 1 % of
+# ~100 probes is the operating system's scheduling, not the service; a load balancer's check
+# also tolerates one slow probe in a row of them. The p99 and its targets on a quiet machine
+# are the benchmark's (``make bench-flood`` prints them).
+HEALTHZ_PERCENTILE = "p95_ms"
 BASELINE_FACTOR = 5.0
 
 
-def healthz_baseline_p99_ms(base: str, pid: int, seconds: float = 3.0) -> float:
-    """``/healthz`` p99 (ms) of the server at ``base`` with no flood, probed as the flood
-    tests probe it (``scripts/bench_flood.py``'s probe process, every 20 ms)."""
-    from scripts.bench_flood import endpoint_flood
+def healthz_baseline_ms(
+    base: str, pid: int, seconds: float = 3.0, *, control: bool = False
+) -> float:
+    """``/healthz`` :data:`HEALTHZ_PERCENTILE` (ms) of the server at ``base``, probed as the
+    flood tests probe it (``scripts/bench_flood.py``'s probe process, every 20 ms): with no
+    flood, or with ``control`` under the control flood (40 addresses asking seed 001's
+    break-even at the pace a flood test's callers keep: what this machine, with whatever
+    else runs on it, gives a worker answering that many cheap requests)."""
+    from scripts.bench_flood import ADDRESSES, endpoint_flood
 
-    out = endpoint_flood(base, pid, "break_even", seconds=seconds, addresses=0)
-    return float(out["healthz"]["p99_ms"])
+    callers = ADDRESSES if control else 0
+    out = endpoint_flood(base, pid, "break_even", seconds=seconds, addresses=callers)
+    return float(out["healthz"][HEALTHZ_PERCENTILE])
 
 
-def p99_budget_ms(target_ms: float, baseline_p99_ms: float) -> float:
-    """The /healthz p99 a flood test allows: its target on a quiet machine, or
+def healthz_budget_ms(target_ms: float, baseline_ms: float) -> float:
+    """The /healthz :data:`HEALTHZ_PERCENTILE` a flood test allows: its target, or
     :data:`BASELINE_FACTOR` times the baseline taken in the same test, whichever is more."""
-    return max(target_ms, BASELINE_FACTOR * baseline_p99_ms)
+    return max(target_ms, BASELINE_FACTOR * baseline_ms)

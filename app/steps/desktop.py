@@ -201,7 +201,9 @@ def resolve_desktop(
             _upfront(view, spec, gpu, gpu_price, total_price, barebone, prefix)
         )
     else:
-        upfront, barebone = 0.0, barebone or trail.take(_default_barebone(view, spec, gpu, prefix))
+        upfront = 0.0
+        if barebone is None:
+            barebone = trail.take(_default_barebone(view, spec, gpu, prefix))
     base_power, idle, psu = trail.take(_powers(spec, barebone, prefix))
     lifetime = spec.lifetime_years
     if lifetime is None:

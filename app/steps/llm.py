@@ -84,16 +84,18 @@ def resolve_job(
         precision = L.Precision.INT4
         trail.assume("precision", "int4", defaults.LLM_PRECISION.source_text())
     else:
-        precision = L.Precision(trail.take(stated("precision", None, defaults.LLM_PRECISION)))
+        named = trail.take(stated("precision", None, defaults.LLM_PRECISION))
+        precision = L.Precision(named)
     L.check_precision(task, precision)
     prompt = output = 0
     if task is L.Task.INFERENCE:
-        prompt = int(
-            trail.take(stated("prompt_tokens", w.prompt_tokens, defaults.LLM_PROMPT_TOKENS))
+        prompt_stated = trail.take(
+            stated("prompt_tokens", w.prompt_tokens, defaults.LLM_PROMPT_TOKENS)
         )
-        output = int(
-            trail.take(stated("output_tokens", w.output_tokens, defaults.LLM_OUTPUT_TOKENS))
+        output_stated = trail.take(
+            stated("output_tokens", w.output_tokens, defaults.LLM_OUTPUT_TOKENS)
         )
+        prompt, output = int(prompt_stated), int(output_stated)
         seq = w.context_length or prompt + output
     elif w.context_length is not None:
         seq = w.context_length
@@ -104,7 +106,8 @@ def resolve_job(
         raise InvalidRequest(
             f"context_length {seq} tokens is longer than the model's {arch.context_length}"
         )
-    batch = int(trail.take(stated("batch_size", w.batch_size, defaults.LLM_BATCH_SIZE)))
+    batch_stated = trail.take(stated("batch_size", w.batch_size, defaults.LLM_BATCH_SIZE))
+    batch = int(batch_stated)
     rank = int(w.lora_rank or defaults.LORA_RANK.number)
     if task.adapters and w.lora_rank is None:
         trail.assume("lora_rank", rank, defaults.LORA_RANK.source_text())
@@ -148,10 +151,12 @@ def utilizations(
 ) -> Sourced[tuple[float, float]]:
     """The job's MFU and (inference) MBU: given, else the sourced defaults, stated."""
     trail = Trail()
-    mfu = float(trail.take(stated("mfu", w.mfu, defaults.LLM_MFU)))
+    mfu_stated = trail.take(stated("mfu", w.mfu, defaults.LLM_MFU))
+    mfu = float(mfu_stated)
     if L.Task(w.task) is not L.Task.INFERENCE:
         return trail.sourced((mfu, defaults.LLM_MBU.number))
-    return trail.sourced((mfu, float(trail.take(stated("mbu", w.mbu, defaults.LLM_MBU)))))
+    mbu_stated = trail.take(stated("mbu", w.mbu, defaults.LLM_MBU))
+    return trail.sourced((mfu, float(mbu_stated)))
 
 
 def job_speed(
@@ -201,7 +206,8 @@ def resolve_run(
     trail = Trail()
     job, _label = trail.take(resolve_job(view, w))
     mfu, mbu = trail.take(utilizations(w))
-    overhead = float(trail.take(stated("framework_overhead_gb", None, defaults.LLM_OVERHEAD)))
+    overhead_stated = trail.take(stated("framework_overhead_gb", None, defaults.LLM_OVERHEAD))
+    overhead = float(overhead_stated)
     return trail.sourced(LlmRun(job, mfu, mbu, overhead))
 
 

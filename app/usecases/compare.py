@@ -90,15 +90,19 @@ def compute_compare(snap: CatalogView, req: CompareRequest, settings: Settings) 
     if cand.llm is not None:
         ref, ref_hours = trail.take(llm_reference(snap, req, cand.g, cand.count, cand.llm))
     work = vector.Workload(ref_hours, ref.run_hours, req.horizon_months, price)
-    costs = vector.rank(cand.opts, work, trail.take(_ranked_later(snap, req, cand)))
+    later = trail.take(_ranked_later(snap, req, cand))
+    costs = vector.rank(cand.opts, work, later)
     order, others = _one_per_family(snap, req, cand, costs.order)
     listing = Listing(snap, cand, costs, gpu_speed, ref, rate, others)
     listed = [listing.option(int(j), r + 1) for r, j in enumerate(order[: req.limit])]
     unfit = np.flatnonzero(cand.fits == 0)
     if req.filters.include_unfit and len(listed) < req.limit:
         listed += [listing.option(int(j), None) for j in unfit[: req.limit - len(listed)]]
-    warnings = trail.warnings + cand.warnings + trail.take(_ranking_warnings(req, cand, order, ref))
-    age, stale = _listed_price_age(settings, snap, listed, trail.prices)
+    noted_caveats = [n.text for n in trail if isinstance(n, Caveat)]
+    ranking = trail.take(_ranking_warnings(req, cand, order, ref))
+    warnings = noted_caveats + cand.warnings + ranking
+    noted_prices = {n.what: n.as_of for n in trail if isinstance(n, Priced)}
+    age, stale = _listed_price_age(settings, snap, listed, noted_prices)
     if stale:
         warnings.append(
             f"{len(stale)} of the {age.prices_used} catalog prices behind the listed options "

@@ -125,12 +125,17 @@ def resolve(view: CatalogView, req: LlmEstimateRequest, settings: Settings) -> L
         "needs runs it that much faster at the same cost under the linear FLOPs model "
         "(billing increments, minimums and multi-GPU losses not modelled)",
     )
-    overhead_gb = float(trail.take(stated("framework_overhead_gb", None, defaults.LLM_OVERHEAD)))
+    overhead = trail.take(stated("framework_overhead_gb", None, defaults.LLM_OVERHEAD))
+    overhead_gb = float(overhead)
     usage = trail.take(resolve_usage(view, req))
     price = trail.take(request_electricity(view, req, region, settings, rate))
     mem = L.memory(job)
     trail.assume("owned.desktop", OWNED_RULE, OWNED_SOURCES)
-    per_gpu = tuple(trail.take(_choose(view, mem, g, req.gpu_count, overhead_gb)) for g in gpus)
+    chosen = []
+    for g in gpus:
+        choice = trail.take(_choose(view, mem, g, req.gpu_count, overhead_gb))
+        chosen.append(choice)
+    per_gpu = tuple(chosen)
     return LlmScenario(
         job=job,
         label=label,
@@ -176,9 +181,8 @@ def _choose(
     offer = pick.offer if pick is not None else None
     if offer is not None:
         trail.price(f"offer {offer.id}", offer.as_of)
-    return trail.sourced(
-        GpuChoice(gpu, need, count, offer, trail.take(_owned_desktop(view, gpu, count)))
-    )
+    owned = trail.take(_owned_desktop(view, gpu, count))
+    return trail.sourced(GpuChoice(gpu, need, count, offer, owned))
 
 
 def _owned_desktop(view: CatalogView, gpu: Gpu, count: int) -> Sourced[ResolvedDesktop | None]:

@@ -276,7 +276,8 @@ def _candidates(
     trail = Trail()
     specs: list[DesktopSpec] = list(req.desktops or [])
     if not specs:
-        specs = list(trail.take(_default_specs(view, ref)))
+        default_specs = trail.take(_default_specs(view, ref))
+        specs = list(default_specs)
     evidence = speed_evidence(view)
     out = []
     for i, spec in enumerate(specs):

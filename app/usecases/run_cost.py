@@ -207,25 +207,32 @@ def resolve(view: CatalogView, req: RunCostRequest, settings: Settings) -> RunCo
     ref_gpu = trail.take(gpu_or_none(view, w.gpu))
     region = resolve_region(view, req.region)
     rate = trail.take(resolve_currency(view, req))
+    usage = trail.take(resolve_usage(view, req))
+    price = trail.take(request_electricity(view, req, region, settings, rate))
+    carbon = trail.take(carbon_region(view, region, settings))
+    memory = trail.take(memory_need(req.memory_preset, req.precision))
+    llm = None
+    if w.llm is not None:
+        llm = trail.take(resolve_run(view, w.llm))
     ctx = _RunContext(
         req=req,
-        usage=trail.take(resolve_usage(view, req)),
-        electricity_price_usd_per_kwh=trail.take(
-            request_electricity(view, req, region, settings, rate)
-        ),
-        carbon=trail.take(carbon_region(view, region, settings)),
+        usage=usage,
+        electricity_price_usd_per_kwh=price,
+        carbon=carbon,
         bench_results=bench_results,
         bench_reference=bench_reference,
         ref_gpu=ref_gpu,
         evidence=speed_evidence(view),
         scaling=resolve_scaling(req),
         rate=rate,
-        memory=trail.take(memory_need(req.memory_preset, req.precision)),
-        llm=trail.take(resolve_run(view, w.llm)) if w.llm is not None else None,
+        memory=memory,
+        llm=llm,
     )
-    options = tuple(
-        trail.take(_resolve_option(view, ctx, opt, i)) for i, opt in enumerate(req.options)
-    )
+    resolved = []
+    for i, opt in enumerate(req.options):
+        option = trail.take(_resolve_option(view, ctx, opt, i))
+        resolved.append(option)
+    options = tuple(resolved)
     trail.take(note_scaling(ctx.scaling, [w.gpu_count, *(o.gpu_count for o in options)]))
     launch_overhead_s = trail.take(_launch_overhead_s(req, options))
     return RunCostScenario(

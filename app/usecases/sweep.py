@@ -70,7 +70,8 @@ def resolve(view: CatalogView, req: SweepRequest, settings: Settings) -> SweepSc
         prices = req.electricity_prices_usd_per_kwh
     else:
         region = resolve_region(view, req.region)
-        prices = [trail.take(resolve_electricity(view, None, region, settings, req.tariff))]
+        price = trail.take(resolve_electricity(view, None, region, settings, req.tariff))
+        prices = [price]
     perf = trail.take(cloud_speed(view, req.normalize_performance, desk, cloud))
     factor = perf.time_factor if perf else 1.0
     if perf:

@@ -4,14 +4,16 @@ configured) PostgreSQL, driven as an outside caller would drive them.
 * a flood of anonymous creates stops at the rate limit with 429 and stores nothing; a keyed
   flood stops at the key's quota, and the database holds exactly the quota;
 * another key can neither list nor delete a lab's scenario;
-* a chart flood from many addresses keeps ``/healthz`` fast (p99 < 50 ms) and every answer is
-  200, 429 or 503;
+* a chart flood from many addresses keeps ``/healthz`` fast (p95 under 50 ms, or 5x its quiet
+  p95 in the same test on a busy machine) and every answer is 200, 429 or 503;
 * rate limits kept in Redis hold across two workers;
 * a worker's drawing processes end with it, even after ``kill -9``;
 * (issue 36) 4 MB API keys are 431s that leave the worker's memory as it was; a subnormal
   number is a 422 in a request and in an admin write (compare keeps answering), a NUL in an
   admin note a 422; 50 concurrent keyed creates on one worker all succeed; query, as_of, plan
-  and mixed floods from 40 loopback addresses keep ``/healthz`` p99 under 100 ms.
+  and mixed floods from 40 loopback addresses keep ``/healthz`` p95 under 100 ms (or 5x quiet).
+
+The floods' p99 on a quiet machine is the benchmark's (``make bench-flood``), not a test's.
 """
 
 from __future__ import annotations
@@ -31,9 +33,10 @@ from scripts.loadlib import children
 from tests.dbs import backends
 from tests.factories import scenario
 from tests.servers import (
+    HEALTHZ_PERCENTILE,
     create_key,
-    healthz_baseline_p99_ms,
-    p99_budget_ms,
+    healthz_baseline_ms,
+    healthz_budget_ms,
     redis_server,
     seeded_database,
     server,
@@ -108,7 +111,7 @@ def test_a_chart_flood_keeps_health_checks_fast(tmp_path):
         env = {k: v for k, v in env.items() if not k.startswith("GPUCOST_RATE_LIMIT")}
         env.pop("GPUCOST_RENDER_PROCESSES", None)
         with server(env) as srv:
-            quiet = healthz_baseline_p99_ms(srv.base, srv.proc.pid)
+            quiet = healthz_baseline_ms(srv.base, srv.proc.pid)
             out = flood(
                 srv.base, srv.proc.pid, clients=8, seconds=8, probe_every_s=0.02, addresses=True
             )
@@ -118,10 +121,10 @@ def test_a_chart_flood_keeps_health_checks_fast(tmp_path):
     assert set(answers) <= {200, 429, 503}, answers
     assert answers[200] > 0
     assert probe["n"] > 100
-    p99 = probe["p99_ms"]
-    budget = p99_budget_ms(50, quiet)
-    print(f"chart flood: {answers}, /healthz p99 {p99:.1f} ms over {probe['n']} probes")
-    assert p99 < budget, f"/healthz p99 {p99:.1f} ms (quiet {quiet:.1f}) under the flood"
+    slow = probe[HEALTHZ_PERCENTILE]
+    budget = healthz_budget_ms(50, quiet)
+    print(f"chart flood: {answers}, /healthz {probe} over {probe['n']} probes")
+    assert slow < budget, f"/healthz {HEALTHZ_PERCENTILE} {slow:.1f} ms (quiet {quiet:.1f})"
 
 
 def test_rate_limits_in_redis_hold_across_workers(tmp_path):
@@ -310,10 +313,11 @@ def test_fifty_concurrent_keyed_creates_all_succeed(database):
 @pytest.mark.parametrize("kind", ["query", "as_of", "plan", "mixed"])
 def test_a_flood_from_forty_addresses_keeps_health_checks_fast(tmp_path, kind):
     """40 callers at 40 loopback addresses, each within its address's budget, flood one
-    endpoint for 6 s (``scripts/bench_flood.py --endpoints``); ``/healthz`` p99 stays under
-    100 ms (as_of: from its first flood, which builds a dated view per price change, ~2 ms
-    each since issue 36's second part), no answer is a 500, and the worker's
-    memory stays bounded. Timings on a machine shared with other heavy work are noisy."""
+    endpoint for 6 s (``scripts/bench_flood.py --endpoints``); ``/healthz`` p95 stays under
+    100 ms, or 5x its p95 under the control flood (the same callers asking a cheap
+    break-even) on a busy machine (as_of: from its second flood; the first builds a dated
+    view per price change), every caller gets an answer and none is a 500, and the
+    worker's memory stays bounded."""
     from scripts.bench_flood import endpoint_flood
 
     with seeded_database("sqlite", tmp_path) as env:
@@ -323,7 +327,7 @@ def test_a_flood_from_forty_addresses_keeps_health_checks_fast(tmp_path, kind):
         # it stops: the worker would block on its log writes.
         env["GPUCOST_LOG_LEVEL"] = "WARNING"
         with server(env) as srv:
-            quiet = healthz_baseline_p99_ms(srv.base, srv.proc.pid)
+            quiet = healthz_baseline_ms(srv.base, srv.proc.pid, control=True)
             out = endpoint_flood(srv.base, srv.proc.pid, kind, seconds=6)
             if kind == "as_of":
                 # The first seconds build a dated view per price change (48 in the shipped
@@ -332,7 +336,7 @@ def test_a_flood_from_forty_addresses_keeps_health_checks_fast(tmp_path, kind):
                 first = out
                 assert isinstance(first["healthz"], dict), f"too few /healthz samples: {first}"
                 assert not first["hung"] and not first["healthz_timeouts"], first
-                assert first["healthz"]["p99_ms"] < 2000, first
+                assert first["healthz"][HEALTHZ_PERCENTILE] < 2000, first
                 out = endpoint_flood(srv.base, srv.proc.pid, kind, seconds=6)
     answers, probe = out["answers"], out["healthz"]
     print(f"{kind} flood: {out}")
@@ -341,8 +345,9 @@ def test_a_flood_from_forty_addresses_keeps_health_checks_fast(tmp_path, kind):
     assert isinstance(probe, dict), f"too few /healthz samples: {out}"
     assert set(answers) <= {200, 404, 429, 503}, answers
     assert answers.get(200, 0) > 0
-    budget = p99_budget_ms(100, quiet)
-    assert probe["p99_ms"] < budget, f"/healthz p99 {probe['p99_ms']:.1f} (quiet {quiet:.1f})"
+    budget = healthz_budget_ms(100, quiet)
+    slow = probe[HEALTHZ_PERCENTILE]
+    assert slow < budget, f"/healthz {HEALTHZ_PERCENTILE} {slow:.1f} (quiet {quiet:.1f})"
     assert out["worker_rss_after_mb"] < 250, out
 
 
