@@ -105,10 +105,11 @@ class Cited(NamedTuple):
 
 
 class Priced(NamedTuple):
-    """A catalog price used, with its date (for the answer's price age)."""
+    """A catalog price used, with its date (for the answer's price age; None: undated, left
+    out of it)."""
 
     what: str
-    as_of: dt.date
+    as_of: dt.date | None
 
 
 class Caveat(NamedTuple):

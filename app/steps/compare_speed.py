@@ -11,7 +11,7 @@ import numpy as np
 
 from app.catalog.view import CatalogView
 from app.costing import defaults
-from app.costing.sourced import Sourced
+from app.costing.sourced import Assumed, Caveat, Cited, Note, Sourced
 from app.errors import Ambiguous, CatalogGap, InvalidRequest
 from app.models import Gpu
 from app.models.compare import (
@@ -20,7 +20,6 @@ from app.models.compare import (
 from app.steps.llm import LlmRun, LlmTiming, stated, time_on
 from app.steps.ownership import Scaling
 from app.steps.speed import benchmark_reference, benchmark_time, speed, speed_evidence
-from app.steps.trail import Trail
 
 
 @dataclass
@@ -53,10 +52,10 @@ def benchmark_speed(
 ) -> Sourced[tuple[GpuSpeed, Reference]]:
     """Seconds per GPU from :func:`benchmark_time` (the rule ``/v1/run-cost`` uses), as
     hours per hour of the reference's work."""
-    trail = Trail()
+    notes: list[Note] = []
     w = req.workload
     bench = snap.benchmark(w.benchmark)
-    trail.cite(f"benchmark {bench.id}", bench.source, bench.as_of)
+    notes.append(Cited(f"benchmark {bench.id}", bench.source, bench.as_of))
     results = snap.benchmark_results.get(bench.id, {})
     n = len(snap.gpus)
     seconds = np.full(n, np.nan)
@@ -89,19 +88,22 @@ def benchmark_speed(
     else:
         ref_gpu = reference[1]
         ref_i = snap.gpu_position[ref_gpu.id]
-        trail.assume(
-            "workload.gpu",
-            ref_gpu.id,
-            f"default reference: the GPU with the most memory bandwidth measured on {bench.id}",
+        notes.append(
+            Assumed(
+                "workload.gpu",
+                ref_gpu.id,
+                f"default reference: the GPU with the most memory bandwidth measured on {bench.id}",
+            )
         )
     ref_speedup = scaling.speedup(w.gpu_count)
     ref_s = seconds[ref_i] / ref_speedup
     hours = seconds * ref_speedup / seconds[ref_i]
-    return trail.sourced(
+    return Sourced(
         (
             GpuSpeed(hours, fits, basis, note, batch),
             Reference(f"{w.gpu_count}x {ref_gpu.id} running {bench.id}", ref_s / 3600.0),
-        )
+        ),
+        tuple(notes),
     )
 
 
@@ -111,33 +113,38 @@ def relative_speed(
     """A runtime or GPU-hours on a reference GPU, scaled to every GPU by measured benchmark
     ratios where both ran the same benchmark, else by memory bandwidth; with no reference
     GPU, every GPU takes the same hours."""
-    trail = Trail()
+    notes: list[Note] = []
     w = req.workload
     n = len(snap.gpus)
     run_h = w.runtime_s / 3600.0 if w.runtime_s is not None else None
     batch = np.full(n, float(w.max_batch_size or 0))
     if w.gpu is None:
-        trail.assume(
-            "workload.gpu",
-            None,
-            "no reference GPU: every option takes the same hours (name workload.gpu to scale "
-            "by measured or estimated speed)",
+        notes.append(
+            Assumed(
+                "workload.gpu",
+                None,
+                "no reference GPU: every option takes the same hours (name workload.gpu to scale "
+                "by measured or estimated speed)",
+            )
         )
-        trail.warn(
-            "not like-for-like: without workload.gpu an hour on any GPU counts as the same "
-            "work, so slow GPUs rank as cheap as fast ones; name the GPU the hours were "
-            "measured on (workload.gpu) to compare equal work"
+        notes.append(
+            Caveat(
+                "not like-for-like: without workload.gpu an hour on any GPU counts as the same "
+                "work, so slow GPUs rank as cheap as fast ones; name the GPU the hours were "
+                "measured on (workload.gpu) to compare equal work"
+            )
         )
-        return trail.sourced(
+        return Sourced(
             (
                 GpuSpeed(
                     np.ones(n), np.full(n, -1, dtype=np.int8), ["given"] * n, [None] * n, batch
                 ),
                 Reference("the same hours on every option", run_h),
-            )
+            ),
+            tuple(notes),
         )
     ref = snap.resolve_gpu(w.gpu)
-    trail.cite(f"gpu {ref.id}: specs and TDP", ref.source, ref.as_of)
+    notes.append(Cited(f"gpu {ref.id}: specs and TDP", ref.source, ref.as_of))
     evidence = speed_evidence(snap)
     hours = np.full(n, np.nan)
     band = np.full(n, np.nan)
@@ -154,11 +161,12 @@ def relative_speed(
             band[i] = ratio.error_band
         basis[i] = "given" if gpu.id == ref.id else ratio.basis
         note[i] = None if gpu.id == ref.id else ratio.detail
-    return trail.sourced(
+    return Sourced(
         (
             GpuSpeed(hours, np.full(n, -1, dtype=np.int8), basis, note, batch, band),
             Reference(f"{w.gpu_count}x {ref.id}", run_h, ref),
-        )
+        ),
+        tuple(notes),
     )
 
 
@@ -257,23 +265,24 @@ def llm_reference(
     """A language-model workload's reference: the fastest option that holds the job (its
     time is one run; every option's ``time_factor`` is its job time over that), and the work
     a month, h: ``runs_per_month`` jobs (default 1, stated) x that time."""
-    trail = Trail()
-    runs = float(
-        trail.take(stated("runs_per_month", req.runs_per_month, defaults.LLM_JOBS_PER_MONTH))
-    )
+    notes: list[Note] = []
+    runs_stated, noted = stated("runs_per_month", req.runs_per_month, defaults.LLM_JOBS_PER_MONTH)
+    notes += noted
+    runs = float(runs_stated)
     llm = req.workload.llm
     assert llm is not None  # a plan exists only for an LLM workload
     what = f"{llm.model or 'the given architecture'} {llm.task}, {llm.tokens:g} tokens"
     if (plan.nodes > 1).any():
         node = defaults.LLM_CLUSTER_NODE_GPUS
-        trail.assume("cluster_node_gpus", node.value, node.source_text())
+        notes.append(Assumed("cluster_node_gpus", node.value, node.source_text()))
     j = plan.fastest
     if j < 0:
-        return trail.sourced(
-            (Reference(f"one LLM job ({what}): no option holds and times it", 1.0), runs)
+        return Sourced(
+            (Reference(f"one LLM job ({what}): no option holds and times it", 1.0), runs),
+            tuple(notes),
         )
     gpu = snap.gpus[int(g[j])]
     gpus = int(count[j] * plan.nodes[j])
     label = f"{gpus}x {gpu.id} running one LLM job ({what}; the fastest option)"
     hours = float(plan.hours[j])
-    return trail.sourced((Reference(label, hours, gpu), runs * hours))
+    return Sourced((Reference(label, hours, gpu), runs * hours), tuple(notes))

@@ -11,9 +11,8 @@ from dataclasses import dataclass
 
 from app.catalog.sources.servers import load_server_power
 from app.catalog.view import CatalogView
-from app.costing.sourced import Sourced
+from app.costing.sourced import Assumed, Cited, Note, Sourced
 from app.models import Gpu
-from app.steps.trail import Trail
 
 DATACENTER_FORM_FACTORS = frozenset({"datacenter_sxm", "datacenter_pcie"})
 
@@ -66,16 +65,18 @@ def rented_host_power_w(
     gpu_count: int,
 ) -> Sourced[float]:
     """The host power (W) of ``gpu_count`` rented datacenter ``gpu``s: their server share,
-    stated in ``trail``."""
-    trail = Trail()
+    stated in ``notes``."""
+    notes: list[Note] = []
     share = server_share(view, gpu)
     host = share.ratio * (gpu.tdp_w or 0.0) * gpu_count
-    trail.assume(
-        "base_power_w",
-        round(host, 1),
-        f"default for rented datacenter GPUs: the server's share, {gpu_count} x "
-        f"{gpu.tdp_w:g} W x {share.ratio:.3g} ({share.basis}; the nameplate maximum, an "
-        "upper bound: give base_power_w for a measured figure)",
+    notes.append(
+        Assumed(
+            "base_power_w",
+            round(host, 1),
+            f"default for rented datacenter GPUs: the server's share, {gpu_count} x "
+            f"{gpu.tdp_w:g} W x {share.ratio:.3g} ({share.basis}; the nameplate maximum, an "
+            "upper bound: give base_power_w for a measured figure)",
+        )
     )
-    trail.cite("server power", share.source, None)
-    return trail.sourced(host)
+    notes.append(Cited("server power", share.source, None))
+    return Sourced(host, tuple(notes))

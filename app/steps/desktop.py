@@ -11,7 +11,7 @@ from app import costing
 from app.catalog.view import CatalogView
 from app.costing import offers
 from app.costing.money import USD, ExchangeRate
-from app.costing.sourced import Sourced
+from app.costing.sourced import Assumed, Caveat, Cited, Note, Priced, Sourced
 from app.errors import CatalogGap, InvalidRequest
 from app.models import Barebone, Gpu, Region
 from app.models.inputs import DesktopSpec
@@ -20,7 +20,6 @@ from app.steps.trail import (
     DEFAULT_BASE_POWER_W,
     LIFETIME_SOURCE,
     SEED_001,
-    Trail,
     given_usd,
     sig8,
 )
@@ -65,7 +64,7 @@ def note_catalog_gpu_price(spec: DesktopSpec, gpu: Gpu | None, prefix: str) -> S
     """State the GPU's catalog purchase price (:meth:`Gpu.purchase_price`: the newer of its
     dated street price and its launch price), what that price is and its date (for price age),
     when it stands in for a ``gpu_price_usd`` the request did not give."""
-    trail = Trail()
+    notes: list[Note] = []
     price = gpu.purchase_price() if gpu is not None else None
     if spec.gpu_price_usd is None and gpu is not None and price is not None:
         other = (
@@ -75,16 +74,18 @@ def note_catalog_gpu_price(spec: DesktopSpec, gpu: Gpu | None, prefix: str) -> S
             if price.kind == "launch price"
             else ""
         )
-        trail.assume(
-            f"{prefix}.gpu_price_usd",
-            price.usd,
-            f"default: {price.describe()}, the newest dated price in the catalog{other} "
-            f"(give gpu_price_usd or total_price_usd for your own quote): "
-            f"{price.source or gpu.source}",
+        notes.append(
+            Assumed(
+                f"{prefix}.gpu_price_usd",
+                price.usd,
+                f"default: {price.describe()}, the newest dated price in the catalog{other} "
+                f"(give gpu_price_usd or total_price_usd for your own quote): "
+                f"{price.source or gpu.source}",
+            )
         )
         field = "price_street_usd" if price.kind != "launch price" else "price_new_usd"
-        trail.price(f"gpu {gpu.id}: {field}", price.as_of)
-    return trail.sourced(None)
+        notes.append(Priced(f"gpu {gpu.id}: {field}", price.as_of))
+    return Sourced(None, tuple(notes))
 
 
 def _add_years(day: dt.date, years: float) -> dt.date | None:
@@ -110,17 +111,20 @@ def resolve_resale(
     any age ``a`` at purchase, so the holding period ``h`` applied to the price paid is the
     age-relative value. A GPU whose class has no used prices gets the pooled curve and a
     warning."""
-    trail = Trail()
-    given = trail.take(
-        given_usd(spec.resale_value_usd, spec.resale_value, rate, f"{prefix}.resale_value_usd")
+    notes: list[Note] = []
+    given, noted = given_usd(
+        spec.resale_value_usd, spec.resale_value, rate, f"{prefix}.resale_value_usd"
     )
+    notes += noted
     years = spec.resell_after_years
     if given is None and years is None:
-        return trail.sourced(None)
+        return Sourced(None, tuple(notes))
     purchase = spec.purchase_date or view.day
     resale_on = _add_years(purchase, years) if years is not None else None
     if given is not None:
-        return trail.sourced(ResolvedResale(purchase, years, resale_on, given, "given", None, None))
+        return Sourced(
+            ResolvedResale(purchase, years, resale_on, given, "given", None, None), tuple(notes)
+        )
     if desk.gpu_price_usd is None and desk.gpu is not None:
         raise CatalogGap(
             f"{prefix}: {desk.gpu.id} has no catalog price to value its resale; give "
@@ -131,30 +135,35 @@ def resolve_resale(
             f"{prefix}: the depreciation curve values the GPUs; give gpu or gpu_price_usd, or "
             "give resale_value_usd"
         )
-    trail.take(note_catalog_gpu_price(spec, desk.gpu, prefix))
+    notes += note_catalog_gpu_price(spec, desk.gpu, prefix).notes
     curve, note = view.depreciation_curve(desk.gpu)
     if desk.gpu is not None and note.startswith("no used prices"):
-        trail.warn(
-            f"{prefix}: the resale of {desk.gpu.id} ({desk.gpu.form_factor}) is valued with "
-            f"another class's depreciation curve ({note}); datacenter and workstation GPUs "
-            "resell differently from consumer cards: give resale_value_usd if you know it"
+        notes.append(
+            Caveat(
+                f"{prefix}: the resale of {desk.gpu.id} ({desk.gpu.form_factor}) is valued with "
+                f"another class's depreciation curve ({note}); datacenter and workstation GPUs "
+                "resell differently from consumer cards: give resale_value_usd if you know it"
+            )
         )
     if years is None:  # pragma: no cover - a given resale value returned above
         raise InvalidRequest(f"{prefix}: give resell_after_years to value the resale")
     kept = curve.retained_fraction(years)
     value = desk.gpu_price_usd * desk.desktop.gpu_count * kept
-    trail.assume(
-        f"{prefix}.resale_value_usd",
-        sig8(value),
-        f"{desk.desktop.gpu_count} x ${desk.gpu_price_usd:g} x exp(-{curve.annual_decay:.4f} x "
-        f"{years:g} y) = {kept:.4f} of the GPUs' price ({note}); the barebone is counted at 0 "
-        "(no used-price source)",
+    notes.append(
+        Assumed(
+            f"{prefix}.resale_value_usd",
+            sig8(value),
+            f"{desk.desktop.gpu_count} x ${desk.gpu_price_usd:g} x exp(-{curve.annual_decay:.4f} x "
+            f"{years:g} y) = {kept:.4f} of the GPUs' price ({note}); the barebone is counted at 0 "
+            "(no used-price source)",
+        )
     )
-    trail.cite(f"depreciation curve ({note})", curve.source, None)
-    return trail.sourced(
+    notes.append(Cited(f"depreciation curve ({note})", curve.source, None))
+    return Sourced(
         ResolvedResale(
             purchase, years, resale_on, value, "depreciation curve", kept, curve.annual_decay
-        )
+        ),
+        tuple(notes),
     )
 
 
@@ -174,41 +183,46 @@ def resolve_desktop(
     purchase is not resolved (``upfront_usd`` 0, no price defaults, no catalog price needed):
     only the power model, with the barebone a priced build would get. ``region`` (its
     country) decides which socket circuit a build's wall power is held to (None: the US's)."""
-    trail = Trail()
-    gpu = trail.take(gpu_or_none(view, spec.gpu))
+    notes: list[Note] = []
+    gpu, noted = gpu_or_none(view, spec.gpu)
+    notes += noted
     gpu_price: float | None = spec.gpu_price_usd
     catalog_price = gpu.purchase_price() if gpu is not None else None
     if gpu_price is None and catalog_price is not None:
         gpu_price = catalog_price.usd  # noted below where it is used
-    total_price = trail.take(
-        given_usd(spec.total_price_usd, spec.total_price, rate, f"{prefix}.total_price_usd")
+    total_price, noted = given_usd(
+        spec.total_price_usd, spec.total_price, rate, f"{prefix}.total_price_usd"
     )
+    notes += noted
     barebone: Barebone | None = None
     if spec.barebone:
         barebone = view.barebone(spec.barebone)
-        trail.cite(f"barebone {barebone.id}", barebone.source, barebone.as_of)
+        notes.append(Cited(f"barebone {barebone.id}", barebone.source, barebone.as_of))
 
     if spec.gpu_power_w is not None:
         gpu_power = spec.gpu_power_w
     elif gpu is not None:
         gpu_power = gpu.tdp_w
-        trail.assume(f"{prefix}.gpu_power_w", gpu_power, f"TDP of {gpu.id} ({gpu.source})")
+        notes.append(Assumed(f"{prefix}.gpu_power_w", gpu_power, f"TDP of {gpu.id} ({gpu.source})"))
     else:
         raise InvalidRequest(f"{prefix}: give gpu or gpu_power_w")
 
     if priced:
-        upfront, barebone = trail.take(
-            _upfront(view, spec, gpu, gpu_price, total_price, barebone, prefix)
+        (upfront, barebone), noted = _upfront(
+            view, spec, gpu, gpu_price, total_price, barebone, prefix
         )
+        notes += noted
     else:
         upfront = 0.0
         if barebone is None:
-            barebone = trail.take(_default_barebone(view, spec, gpu, prefix))
-    base_power, idle, psu = trail.take(_powers(spec, barebone, prefix))
+            barebone, noted = _default_barebone(view, spec, gpu, prefix)
+            notes += noted
+    (base_power, idle, psu), noted = _powers(spec, barebone, prefix)
+    notes += noted
     lifetime = spec.lifetime_years
     if lifetime is None:
         lifetime = costing.DEFAULT_LIFETIME_YEARS
-        trail.assume(f"{prefix}.lifetime_years", lifetime, f"default: {LIFETIME_SOURCE}")
+        notes.append(Assumed(f"{prefix}.lifetime_years", lifetime, f"default: {LIFETIME_SOURCE}"))
     desktop = costing.Desktop(
         upfront_usd=upfront,
         gpu_power_w=gpu_power,
@@ -218,11 +232,12 @@ def resolve_desktop(
         psu_efficiency=psu,
         lifetime_years=lifetime,
     )
-    trail.take(_power_checks(desktop, barebone, prefix, region))
+    notes += _power_checks(desktop, barebone, prefix, region).notes
     resolved = ResolvedDesktop(desktop, gpu, gpu_price, barebone=barebone)
     if with_resale:
-        resolved.resale = trail.take(resolve_resale(view, spec, resolved, rate, prefix))
-    return trail.sourced(resolved)
+        resolved.resale, noted = resolve_resale(view, spec, resolved, rate, prefix)
+        notes += noted
+    return Sourced(resolved, tuple(notes))
 
 
 def _upfront(
@@ -236,25 +251,28 @@ def _upfront(
 ) -> Sourced[tuple[float, Barebone | None]]:
     """The purchase, USD: the given total, else GPUs x price + the barebone (given price, the
     named one, or the cheapest catalog barebone that holds them); and the barebone used."""
-    trail = Trail()
+    notes: list[Note] = []
     if total_price is not None:
-        return trail.sourced((total_price, barebone))
+        return Sourced((total_price, barebone), tuple(notes))
     if gpu_price is None:
         raise CatalogGap(
             f"{prefix}: no catalog price for this GPU; give total_price_usd or gpu_price_usd"
         )
-    trail.take(note_catalog_gpu_price(spec, gpu, prefix))
+    notes += note_catalog_gpu_price(spec, gpu, prefix).notes
     if spec.barebone_price_usd is not None:
-        return trail.sourced((gpu_price * spec.gpu_count + spec.barebone_price_usd, barebone))
+        return Sourced(
+            (gpu_price * spec.gpu_count + spec.barebone_price_usd, barebone), tuple(notes)
+        )
     if barebone is None:
-        barebone = trail.take(_default_barebone(view, spec, gpu, prefix))
+        barebone, noted = _default_barebone(view, spec, gpu, prefix)
+        notes += noted
         if barebone is None:
             raise CatalogGap(
                 f"{prefix}: no catalog barebone takes {spec.gpu_count} GPUs; give "
                 "barebone_price_usd or total_price_usd"
             )
-    trail.price(f"barebone {barebone.id}", barebone.as_of)
-    return trail.sourced((gpu_price * spec.gpu_count + float(barebone.price_usd), barebone))
+    notes.append(Priced(f"barebone {barebone.id}", barebone.as_of))
+    return Sourced((gpu_price * spec.gpu_count + float(barebone.price_usd), barebone), tuple(notes))
 
 
 def _default_barebone(
@@ -262,7 +280,7 @@ def _default_barebone(
 ) -> Sourced[Barebone | None]:
     """The cheapest catalog barebone that holds the GPUs, of the kind the GPU wants (a
     server for datacenter GPUs), stated as a default; None when none does."""
-    trail = Trail()
+    notes: list[Note] = []
     barebone = view.cheapest_barebone(spec.gpu_count, gpu)
     if barebone is not None:
         kind = (
@@ -270,13 +288,15 @@ def _default_barebone(
             if str(barebone.kind) == "server"
             else "desktop barebone"
         )
-        trail.assume(
-            f"{prefix}.barebone",
-            barebone.id,
-            f"default: cheapest catalog {kind} for {spec.gpu_count} GPU(s), dated "
-            f"{barebone.as_of}: {barebone.source}",
+        notes.append(
+            Assumed(
+                f"{prefix}.barebone",
+                barebone.id,
+                f"default: cheapest catalog {kind} for {spec.gpu_count} GPU(s), dated "
+                f"{barebone.as_of}: {barebone.source}",
+            )
         )
-    return trail.sourced(barebone)
+    return Sourced(barebone, tuple(notes))
 
 
 def _powers(
@@ -284,14 +304,16 @@ def _powers(
 ) -> Sourced[tuple[float, float, float]]:
     """Base power while busy (W), idle wall power (W) and PSU efficiency: given, else the
     barebone's, else seed 001's 100 W, 0 W (off when idle) and 1.0 (TDP as wall power)."""
-    trail = Trail()
+    notes: list[Note] = []
     if spec.base_power_w is not None:
         base_power = spec.base_power_w
     elif barebone is not None:
         base_power = barebone.base_power_w
     else:
         base_power = DEFAULT_BASE_POWER_W
-        trail.assume(f"{prefix}.base_power_w", base_power, f"default: {SEED_001}, '100 W (CPU)'")
+        notes.append(
+            Assumed(f"{prefix}.base_power_w", base_power, f"default: {SEED_001}, '100 W (CPU)'")
+        )
     idle = spec.idle_power_w
     if idle is None:
         idle = barebone.idle_power_w if barebone and barebone.idle_power_w is not None else 0.0
@@ -299,12 +321,14 @@ def _powers(
     if psu is None:
         psu = barebone.psu_efficiency if barebone and barebone.psu_efficiency else 1.0
         if psu == 1.0:
-            trail.assume(
-                f"{prefix}.psu_efficiency",
-                1.0,
-                f"default: component power counted as wall power, as {SEED_001}",
+            notes.append(
+                Assumed(
+                    f"{prefix}.psu_efficiency",
+                    1.0,
+                    f"default: component power counted as wall power, as {SEED_001}",
+                )
             )
-    return trail.sourced((base_power, idle, psu))
+    return Sourced((base_power, idle, psu), tuple(notes))
 
 
 def _power_checks(
@@ -317,20 +341,22 @@ def _power_checks(
     socket circuit carries (:func:`app.costing.offers.power_warnings`,
     :func:`app.costing.offers.household_circuit`); a server barebone is held to neither
     rule, and its 208/240 V circuit is stated instead."""
-    trail = Trail()
+    notes: list[Note] = []
     server = barebone is not None and str(barebone.kind) == "server"
     circuit = offers.household_circuit(region.country_code if region is not None else None)
     for why in offers.power_warnings(
         desktop.gpu_count, desktop.gpu_power_w, desktop.busy_power_w, server=server,
         circuit=circuit,
     ):  # fmt: skip
-        trail.warn(f"{prefix}: {why}")
+        notes.append(Caveat(f"{prefix}: {why}"))
     if server and barebone is not None:
-        trail.assume(
-            f"{prefix}.circuit",
-            "208/240 V",
-            f"server barebone {barebone.id}: {desktop.busy_power_w:,.0f} W at the wall busy, "
-            "on a 208/240 V circuit with PSUs sized for its GPUs (the desktop PSU and US "
-            f"household-circuit rules do not apply): {barebone.notes or barebone.source}",
+        notes.append(
+            Assumed(
+                f"{prefix}.circuit",
+                "208/240 V",
+                f"server barebone {barebone.id}: {desktop.busy_power_w:,.0f} W at the wall busy, "
+                "on a 208/240 V circuit with PSUs sized for its GPUs (the desktop PSU and US "
+                f"household-circuit rules do not apply): {barebone.notes or barebone.source}",
+            )
         )
-    return trail.sourced(None)
+    return Sourced(None, tuple(notes))

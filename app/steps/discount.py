@@ -7,8 +7,7 @@ from __future__ import annotations
 
 from app.catalog.sources.reference import DISCOUNT_RATE
 from app.catalog.view import CatalogView
-from app.costing.sourced import Sourced
-from app.steps.trail import Trail
+from app.costing.sourced import Assumed, Cited, Note, Sourced
 
 
 def resolve_discount_rate(
@@ -20,17 +19,19 @@ def resolve_discount_rate(
     ``requested`` is used as given (0 = undiscounted). Otherwise the catalog's
     ``discount-rate-real`` reference value, named a default with its source and date.
     Raises :class:`CatalogGap` (503) when the catalog lacks that value."""
-    trail = Trail()
+    notes: list[Note] = []
     if requested is not None:
-        trail.assume("annual_discount_rate", requested, "requested")
-        return trail.sourced(requested)
+        notes.append(Assumed("annual_discount_rate", requested, "requested"))
+        return Sourced(requested, tuple(notes))
     ref = view.reference_value(DISCOUNT_RATE)
-    trail.assume(
-        "annual_discount_rate",
-        ref.value,
-        f"default: {ref.value:.1%}/yr real (amounts are in today's prices), "
-        "HM Treasury Green Book's standard rate for appraisals of up to 30 years; give your "
-        "institution's rate (US federal: OMB Circular A-94 Appendix C), or 0 for undiscounted",
+    notes.append(
+        Assumed(
+            "annual_discount_rate",
+            ref.value,
+            f"default: {ref.value:.1%}/yr real (amounts are in today's prices), "
+            "HM Treasury Green Book's standard rate for appraisals of up to 30 years; give your "
+            "institution's rate (US federal: OMB Circular A-94 Appendix C), or 0 for undiscounted",
+        )
     )
-    trail.cite("discount rate", ref.source, ref.as_of)
-    return trail.sourced(ref.value)
+    notes.append(Cited("discount rate", ref.source, ref.as_of))
+    return Sourced(ref.value, tuple(notes))

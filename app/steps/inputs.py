@@ -1,6 +1,6 @@
 """Resolution steps shared by the use cases: the answer's currency, utilization, region,
 electricity price, carbon region, GPUs named in a request, and the cloud side. Every default
-is decided here and stated in the trail (given / catalog id, source, as-of / default, source)."""
+is decided here and stated in the notes (given / catalog id, source, as-of / default, source)."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from app.catalog.sources.reference import (
 from app.catalog.view import CatalogView
 from app.costing import defaults, offers
 from app.costing.money import USD, ExchangeRate, to_usd
-from app.costing.sourced import Cited, Sourced
+from app.costing.sourced import Assumed, Caveat, Cited, Note, Priced, Sourced
 from app.errors import CatalogGap
 from app.models import CloudOffer, Gpu, Region
 from app.models.inputs import CloudSpec, SiteInputs, Tariff, UsageInputs
@@ -30,7 +30,6 @@ from app.steps.trail import (
     DEFAULT_BASE_POWER_W,
     DEFAULT_UTILIZATION_PROFILE,
     SEED_001,
-    Trail,
     given_usd,
 )
 
@@ -51,17 +50,17 @@ def resolve_currency(
     req: HasCurrency,
 ) -> Sourced[ExchangeRate]:
     """The rate of the request's ``currency`` in force on the prices' day (USD: 1), cited."""
-    trail = Trail()
+    notes: list[Note] = []
     rate = view.fx_rate(req.currency)
-    trail.take(cite_rate(rate, "the answer's currency"))
-    return trail.sourced(rate)
+    notes += cite_rate(rate, "the answer's currency").notes
+    return Sourced(rate, tuple(notes))
 
 
 def resolve_usage(
     view: CatalogView, req: UsageInputs, *, idle_on_fraction: float = 0.0
 ) -> Sourced[costing.Usage]:
     """Utilization from the request, its named profile, or the seed's 15 % default."""
-    trail = Trail()
+    notes: list[Note] = []
     if req.utilization is not None:
         u = req.utilization
     else:
@@ -69,8 +68,8 @@ def resolve_usage(
         profile = view.profile(profile_id)
         u = profile.utilization
         how = "requested profile" if req.utilization_profile else "default profile"
-        trail.assume("utilization", u, f"{how} '{profile.id}': {profile.source}")
-    return trail.sourced(costing.Usage(u, idle_on_fraction))
+        notes.append(Assumed("utilization", u, f"{how} '{profile.id}': {profile.source}"))
+    return Sourced(costing.Usage(u, idle_on_fraction), tuple(notes))
 
 
 def resolve_region(view: CatalogView, region_id: str | None) -> Region | None:
@@ -95,34 +94,35 @@ def resolve_electricity(
     shows is the published one, converted nowhere (0.2264 EUR/kWh, not 0.2264 EUR taken to
     USD at 2025's rate and back at 2026's). Raises :class:`CatalogGap` (404) for a region
     without a price."""
-    trail = Trail()
+    notes: list[Note] = []
     if given_usd_per_kwh is not None:
-        return trail.sourced(given_usd_per_kwh)
+        return Sourced(given_usd_per_kwh, tuple(notes))
     if region is None:
         price = settings.default_electricity_price_usd_per_kwh
-        trail.assume("electricity_price_usd_per_kwh", price, _price_default(price))
-        return trail.sourced(price)
-    found = trail.take(_tariff_price(region, tariff))
+        notes.append(Assumed("electricity_price_usd_per_kwh", price, _price_default(price)))
+        return Sourced(price, tuple(notes))
+    found, noted = _tariff_price(region, tariff)
+    notes += noted
     if found is None:
         raise CatalogGap(
             f"region '{region.id}' has no electricity price in the catalog; "
             "give electricity_price_usd_per_kwh",
         )
     name = f"region {region.id}: {found.tariff.replace('_', '-')} electricity price"
-    trail.price(name, found.as_of)
+    notes.append(Priced(name, found.as_of))
     source = found.source or region.source
     currency = region.electricity_currency
     if found.local_per_kwh is not None and currency and currency != "USD":
-        trail.cite(f"{name} {found.local_per_kwh:g} {currency}/kWh", source, found.as_of)
+        notes.append(Cited(f"{name} {found.local_per_kwh:g} {currency}/kWh", source, found.as_of))
         if answer_rate is not None and answer_rate.currency == currency:
-            return trail.sourced(
-                to_usd(found.local_per_kwh, answer_rate.usd_per_unit)
+            return Sourced(
+                to_usd(found.local_per_kwh, answer_rate.usd_per_unit), tuple(notes)
             )  # the answer's rate
         rate = view.fx_rate(currency, found.as_of)
-        trail.take(cite_rate(rate, f"region {region.id}'s electricity price"))
-        return trail.sourced(to_usd(found.local_per_kwh, rate.usd_per_unit))
-    trail.cite(f"{name} USD/kWh", source, found.as_of)
-    return trail.sourced(found.usd_per_kwh)
+        notes += cite_rate(rate, f"region {region.id}'s electricity price").notes
+        return Sourced(to_usd(found.local_per_kwh, rate.usd_per_unit), tuple(notes))
+    notes.append(Cited(f"{name} USD/kWh", source, found.as_of))
+    return Sourced(found.usd_per_kwh, tuple(notes))
 
 
 def _price_default(price_usd_per_kwh: float) -> str:
@@ -141,30 +141,34 @@ def _tariff_price(
     tariff: Tariff | None,
 ) -> Sourced[TariffPrice | None]:
     """The region's price at ``tariff`` (default non-household; the household price where the
-    region has no other), the default and the fallback stated in ``trail``."""
-    trail = Trail()
+    region has no other), the default and the fallback stated in ``notes``."""
+    notes: list[Note] = []
     if tariff is Tariff.household:
-        return trail.sourced(region.electricity(Tariff.household))
+        return Sourced(region.electricity(Tariff.household), tuple(notes))
     found = region.electricity(Tariff.non_household)
     if found is None:
         home = region.electricity(Tariff.household)
         if home is not None:
-            trail.assume(
-                "tariff",
-                "household",
-                f"region {region.id} has no non-household price in the catalog: its household "
-                "price is used (give tariff or electricity_price_usd_per_kwh)",
+            notes.append(
+                Assumed(
+                    "tariff",
+                    "household",
+                    f"region {region.id} has no non-household price in the catalog: its household "
+                    "price is used (give tariff or electricity_price_usd_per_kwh)",
+                )
             )
-        return trail.sourced(home)
+        return Sourced(home, tuple(notes))
     if tariff is None:
-        trail.assume(
-            "tariff",
-            "non_household",
-            "default: a lab buys electricity as an institution (Eurostat band IC excluding "
-            "VAT; EIA commercial sector, which includes educational institutions); give "
-            "tariff: household for a home desktop",
+        notes.append(
+            Assumed(
+                "tariff",
+                "non_household",
+                "default: a lab buys electricity as an institution (Eurostat band IC excluding "
+                "VAT; EIA commercial sector, which includes educational institutions); give "
+                "tariff: household for a home desktop",
+            )
         )
-    return trail.sourced(found)
+    return Sourced(found, tuple(notes))
 
 
 def request_electricity(
@@ -178,18 +182,17 @@ def request_electricity(
     its ``electricity_price_usd_per_kwh``, else its ``electricity_price_per_kwh`` converted
     at ``rate``, else :func:`resolve_electricity`'s region (at the request's ``tariff``) or
     default, on the prices' day."""
-    trail = Trail()
-    given = trail.take(
-        given_usd(
-            req.electricity_price_usd_per_kwh,
-            req.electricity_price_per_kwh,
-            rate,
-            "electricity_price_usd_per_kwh",
-        )
+    notes: list[Note] = []
+    given, noted = given_usd(
+        req.electricity_price_usd_per_kwh,
+        req.electricity_price_per_kwh,
+        rate,
+        "electricity_price_usd_per_kwh",
     )
-    return trail.sourced(
-        trail.take(resolve_electricity(view, given, region, settings, req.tariff, rate))
-    )
+    notes += noted
+    price, noted = resolve_electricity(view, given, region, settings, req.tariff, rate)
+    notes += noted
+    return Sourced(price, tuple(notes))
 
 
 def carbon_region(
@@ -198,21 +201,25 @@ def carbon_region(
     settings: Settings,
 ) -> Sourced[Region]:
     """The region whose carbon intensity applies: the given one or the default (world)."""
-    trail = Trail()
+    notes: list[Note] = []
     if region is not None:
-        trail.cite(
-            f"region {region.id}: carbon_intensity_g_per_kwh",
-            region.carbon_source,
-            region.carbon_as_of,
+        notes.append(
+            Cited(
+                f"region {region.id}: carbon_intensity_g_per_kwh",
+                region.carbon_source,
+                region.carbon_as_of,
+            )
         )
-        return trail.sourced(region)
+        return Sourced(region, tuple(notes))
     default = view.region(settings.default_region)
-    trail.assume(
-        "carbon_intensity_g_per_kwh",
-        default.carbon_intensity_g_per_kwh,
-        f"default region '{default.id}': {default.carbon_source}",
+    notes.append(
+        Assumed(
+            "carbon_intensity_g_per_kwh",
+            default.carbon_intensity_g_per_kwh,
+            f"default region '{default.id}': {default.carbon_source}",
+        )
     )
-    return trail.sourced(default)
+    return Sourced(default, tuple(notes))
 
 
 def gpu_or_none(
@@ -273,10 +280,12 @@ def _host(
     view: CatalogView,
     offer: CloudOffer | None,
 ) -> Sourced[float]:
-    trail = Trail()
+    notes: list[Note] = []
     w, how = host_power(view, offer)
-    trail.assume("cloud.host_power_w", round(w, 4), f"offer {offer.id}: {how}" if offer else how)
-    return trail.sourced(w)
+    notes.append(
+        Assumed("cloud.host_power_w", round(w, 4), f"offer {offer.id}: {how}" if offer else how)
+    )
+    return Sourced(w, tuple(notes))
 
 
 def offer_label(offer: CloudOffer) -> str:
@@ -322,42 +331,43 @@ def resolve_cloud(
     or ``price_per_hour`` in the request's currency converted at ``rate``). Without
     ``footprint`` (a calculation of money only) the PUE and host power are left at their
     defaults and not stated."""
-    trail = Trail()
+    notes: list[Note] = []
     if spec.offer_id is not None:
         offer = view.offer(spec.offer_id)
-        trail.cite(f"offer {offer.id}: price_usd_per_hour", offer.source, offer.as_of)
-        trail.price(f"offer {offer.id}", offer.as_of)
+        notes.append(Cited(f"offer {offer.id}: price_usd_per_hour", offer.source, offer.as_of))
+        notes.append(Priced(f"offer {offer.id}", offer.as_of))
         if offer.id in (outliers := price_outliers(view)):
-            trail.warn(outliers[offer.id])
+            notes.append(Caveat(outliers[offer.id]))
         if offer.commitment_term_months:
-            trail.warn(commitment_note(offer))
+            notes.append(Caveat(commitment_note(offer)))
         gpu = view.gpu(offer.gpu_id)
         provider = view.provider(offer.provider)
         region = view.offer_region(offer)
         pue = region.pue if region and region.pue else (provider.pue if provider else 1.0)
         if provider and footprint:
-            trail.assume(
-                "cloud.pue",
-                pue,
-                (region.pue_source or region.source)
-                if region and region.pue
-                else provider.pue_source,
+            notes.append(
+                Assumed(
+                    "cloud.pue",
+                    pue,
+                    (region.pue_source or region.source)
+                    if region and region.pue
+                    else provider.pue_source,
+                )
             )
-        return trail.sourced(
-            ResolvedCloud(
-                rate_for_offer(offer),
-                offer,
-                gpu,
-                offer.gpu_count,
-                pue,
-                region,
-                trail.take(_host(view, offer)) if footprint else DEFAULT_HOST_POWER_W,
-            )
+        host_w = DEFAULT_HOST_POWER_W
+        if footprint:
+            host_w, noted = _host(view, offer)
+            notes += noted
+        resolved = ResolvedCloud(
+            rate_for_offer(offer), offer, gpu, offer.gpu_count, pue, region, host_w
         )
-    gpu = trail.take(gpu_or_none(view, spec.gpu))
-    price = trail.take(
-        given_usd(spec.price_usd_per_hour, spec.price_per_hour, rate, "cloud.price_usd_per_hour")
+        return Sourced(resolved, tuple(notes))
+    gpu, noted = gpu_or_none(view, spec.gpu)
+    notes += noted
+    price, noted = given_usd(
+        spec.price_usd_per_hour, spec.price_per_hour, rate, "cloud.price_usd_per_hour"
     )
+    notes += noted
     billing = costing.CloudRate(
         price_usd_per_hour=price or 0.0,
         monthly_fee_usd=spec.monthly_fee_usd or 0.0,
@@ -365,7 +375,12 @@ def resolve_cloud(
     unknown = view.reference_value(PUE_UNKNOWN)
     pue = unknown.value
     if footprint:
-        trail.assume("cloud.pue", pue, f"default for an unnamed provider: {unknown.source}")
+        notes.append(
+            Assumed("cloud.pue", pue, f"default for an unnamed provider: {unknown.source}")
+        )
     count = spec.gpu_count or (1 if gpu else None)
-    host = trail.take(_host(view, None)) if gpu and footprint else DEFAULT_HOST_POWER_W
-    return trail.sourced(ResolvedCloud(billing, None, gpu, count, pue, None, host))
+    host = DEFAULT_HOST_POWER_W
+    if gpu and footprint:
+        host, noted = _host(view, None)
+        notes += noted
+    return Sourced(ResolvedCloud(billing, None, gpu, count, pue, None, host), tuple(notes))

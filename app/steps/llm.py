@@ -11,19 +11,18 @@ from typing import Any
 from app.catalog.view import CatalogView
 from app.costing import defaults
 from app.costing import llm as L
-from app.costing.sourced import Sourced
+from app.costing.sourced import Assumed, Cited, Note, Sourced
 from app.errors import InvalidRequest
 from app.models import Gpu
 from app.models.llm import LlmArchitecture, LlmWorkload
-from app.steps.trail import Trail
 
 
 def stated(name: str, given: Any, d: defaults.Default) -> Sourced[Any]:
-    trail = Trail()
+    notes: list[Note] = []
     if given is not None:
-        return trail.sourced(given)
-    trail.assume(name, d.value, d.source_text())
-    return trail.sourced(d.value)
+        return Sourced(given, tuple(notes))
+    notes.append(Assumed(name, d.value, d.source_text()))
+    return Sourced(d.value, tuple(notes))
 
 
 def given_architecture(a: LlmArchitecture) -> tuple[L.Architecture, float, float]:
@@ -67,11 +66,11 @@ def resolve_job(
     """The job ``w`` describes, every default stated: 422 for an unknown model (with the
     closest ids), a precision the task cannot run in, or a sequence longer than the model's
     context."""
-    trail = Trail()
+    notes: list[Note] = []
     if w.model is not None:
         m = view.resolve_llm(w.model)
-        trail.cite(f"model {m.id}: shape", m.config_source, m.as_of)
-        trail.cite(f"model {m.id}: parameters", m.params_source, m.as_of)
+        notes.append(Cited(f"model {m.id}: shape", m.config_source, m.as_of))
+        notes.append(Cited(f"model {m.id}: parameters", m.params_source, m.as_of))
         arch, params, active = m.arch, m.params, m.active_params
         label: dict[str, Any] = {"model": m.id, "name": m.name}
     else:
@@ -82,49 +81,55 @@ def resolve_job(
         precision = L.Precision(w.precision)
     elif task is L.Task.QLORA:
         precision = L.Precision.INT4
-        trail.assume("precision", "int4", defaults.LLM_PRECISION.source_text())
+        notes.append(Assumed("precision", "int4", defaults.LLM_PRECISION.source_text()))
     else:
-        named = trail.take(stated("precision", None, defaults.LLM_PRECISION))
+        named, noted = stated("precision", None, defaults.LLM_PRECISION)
+        notes += noted
         precision = L.Precision(named)
     L.check_precision(task, precision)
     prompt = output = 0
     if task is L.Task.INFERENCE:
-        prompt_stated = trail.take(
-            stated("prompt_tokens", w.prompt_tokens, defaults.LLM_PROMPT_TOKENS)
-        )
-        output_stated = trail.take(
-            stated("output_tokens", w.output_tokens, defaults.LLM_OUTPUT_TOKENS)
-        )
+        prompt_stated, noted = stated("prompt_tokens", w.prompt_tokens, defaults.LLM_PROMPT_TOKENS)
+        notes += noted
+        output_stated, noted = stated("output_tokens", w.output_tokens, defaults.LLM_OUTPUT_TOKENS)
+        notes += noted
         prompt, output = int(prompt_stated), int(output_stated)
         seq = w.context_length or prompt + output
     elif w.context_length is not None:
         seq = w.context_length
     else:
         seq = min(int(defaults.LLM_SEQUENCE_LENGTH.number), arch.context_length)
-        trail.assume("context_length", seq, defaults.LLM_SEQUENCE_LENGTH.source_text())
+        notes.append(Assumed("context_length", seq, defaults.LLM_SEQUENCE_LENGTH.source_text()))
     if seq > arch.context_length:
         raise InvalidRequest(
             f"context_length {seq} tokens is longer than the model's {arch.context_length}"
         )
-    batch_stated = trail.take(stated("batch_size", w.batch_size, defaults.LLM_BATCH_SIZE))
+    batch_stated, noted = stated("batch_size", w.batch_size, defaults.LLM_BATCH_SIZE)
+    notes += noted
     batch = int(batch_stated)
     rank = int(w.lora_rank or defaults.LORA_RANK.number)
     if task.adapters and w.lora_rank is None:
-        trail.assume("lora_rank", rank, defaults.LORA_RANK.source_text())
+        notes.append(Assumed("lora_rank", rank, defaults.LORA_RANK.source_text()))
     if task.trains:
         how = "full activation recomputation" if w.activation_checkpointing else "none"
-        trail.assume("activation_checkpointing", how, defaults.LLM_CHECKPOINTING.source_text())
-        trail.assume(
-            "attention_kernel",
-            "FlashAttention (no s x s scores stored)",
-            "Dao et al. 2022, 'FlashAttention' (arXiv 2205.14135): memory linear in sequence "
-            "length; PyTorch's scaled_dot_product_attention, transformers' default",
+        notes.append(
+            Assumed("activation_checkpointing", how, defaults.LLM_CHECKPOINTING.source_text())
         )
-        trail.assume(
-            "optimizer",
-            "Adam, mixed precision",
-            "16 bytes per trained parameter: Rajbhandari et al. 2020 (ZeRO) §3.1; QLoRA "
-            "adapters 12 (bf16 weights and gradients, paged 32-bit AdamW)",
+        notes.append(
+            Assumed(
+                "attention_kernel",
+                "FlashAttention (no s x s scores stored)",
+                "Dao et al. 2022, 'FlashAttention' (arXiv 2205.14135): memory linear in sequence "
+                "length; PyTorch's scaled_dot_product_attention, transformers' default",
+            )
+        )
+        notes.append(
+            Assumed(
+                "optimizer",
+                "Adam, mixed precision",
+                "16 bytes per trained parameter: Rajbhandari et al. 2020 (ZeRO) §3.1; QLoRA "
+                "adapters 12 (bf16 weights and gradients, paged 32-bit AdamW)",
+            )
         )
     job = L.Job(
         arch, task, precision, w.tokens, seq, batch, rank, w.activation_checkpointing,
@@ -132,7 +137,7 @@ def resolve_job(
     )  # fmt: skip
     label |= {"task": task.value, "precision": precision.value, "tokens": w.tokens,
               "params_b": params / 1e9, "active_params_b": active / 1e9}  # fmt: skip
-    return trail.sourced((job, label))
+    return Sourced((job, label), tuple(notes))
 
 
 def peak_tflops(gpu: Gpu, precision: L.Precision) -> float | None:
@@ -150,13 +155,15 @@ def utilizations(
     w: LlmWorkload,
 ) -> Sourced[tuple[float, float]]:
     """The job's MFU and (inference) MBU: given, else the sourced defaults, stated."""
-    trail = Trail()
-    mfu_stated = trail.take(stated("mfu", w.mfu, defaults.LLM_MFU))
+    notes: list[Note] = []
+    mfu_stated, noted = stated("mfu", w.mfu, defaults.LLM_MFU)
+    notes += noted
     mfu = float(mfu_stated)
     if L.Task(w.task) is not L.Task.INFERENCE:
-        return trail.sourced((mfu, defaults.LLM_MBU.number))
-    mbu_stated = trail.take(stated("mbu", w.mbu, defaults.LLM_MBU))
-    return trail.sourced((mfu, float(mbu_stated)))
+        return Sourced((mfu, defaults.LLM_MBU.number), tuple(notes))
+    mbu_stated, noted = stated("mbu", w.mbu, defaults.LLM_MBU)
+    notes += noted
+    return Sourced((mfu, float(mbu_stated)), tuple(notes))
 
 
 def job_speed(
@@ -203,12 +210,15 @@ def resolve_run(
     w: LlmWorkload,
 ) -> Sourced[LlmRun]:
     """The language-model workload's job, MFU, MBU and overhead, each default stated."""
-    trail = Trail()
-    job, _label = trail.take(resolve_job(view, w))
-    mfu, mbu = trail.take(utilizations(w))
-    overhead_stated = trail.take(stated("framework_overhead_gb", None, defaults.LLM_OVERHEAD))
+    notes: list[Note] = []
+    (job, _label), noted = resolve_job(view, w)
+    notes += noted
+    (mfu, mbu), noted = utilizations(w)
+    notes += noted
+    overhead_stated, noted = stated("framework_overhead_gb", None, defaults.LLM_OVERHEAD)
+    notes += noted
     overhead = float(overhead_stated)
-    return trail.sourced(LlmRun(job, mfu, mbu, overhead))
+    return Sourced(LlmRun(job, mfu, mbu, overhead), tuple(notes))
 
 
 def time_on(run: LlmRun, gpu: Gpu, count: int) -> LlmTiming:

@@ -12,11 +12,10 @@ from typing import Protocol
 from app.catalog.view import CatalogView
 from app.costing import ownership as own
 from app.costing.money import ExchangeRate
-from app.costing.sourced import Assumed, Cited, Sourced
+from app.costing.sourced import Assumed, Cited, Note, Sourced
 from app.errors import InvalidRequest
 from app.models import EmbodiedFactor, Gpu
 from app.models.answers import MemoryCheck
-from app.steps.trail import Trail
 
 # ------------------------------------------------------------------------------------------
 # Multi-GPU scaling
@@ -107,11 +106,11 @@ def _factor(view: CatalogView, part: str) -> _Factor:
 
 def cite_embodied(view: CatalogView, *parts: str) -> Sourced[None]:
     """Cite the embodied-carbon factors used."""
-    trail = Trail()
+    notes: list[Note] = []
     for part in parts:
         f = _factor(view, part)
-        trail.cite(f.what, f.row.source, f.row.as_of)
-    return trail.sourced(None)
+        notes.append(Cited(f.what, f.row.source, f.row.as_of))
+    return Sourced(None, tuple(notes))
 
 
 def gpu_part(gpu: Gpu | None) -> str:
@@ -127,11 +126,11 @@ def desktop_embodied(
     """Manufacturing emissions of a desktop with ``gpu_count`` GPUs: the desktop (barebone)
     plus ``gpu_count`` GPUs of ``gpu``'s class (:func:`gpu_part`), kg CO2e with a one-sigma
     range."""
-    trail = Trail()
+    notes: list[Note] = []
     part = gpu_part(gpu)
     desktop, card = _factor(view, "desktop").factor, _factor(view, part).factor
-    trail.take(cite_embodied(view, "desktop", part))
-    return trail.sourced(own.embodied_total([(desktop, 1), (card, gpu_count)]))
+    notes += cite_embodied(view, "desktop", part).notes
+    return Sourced(own.embodied_total([(desktop, 1), (card, gpu_count)]), tuple(notes))
 
 
 def cloud_embodied(
@@ -141,7 +140,7 @@ def cloud_embodied(
     lifetime they are spread over, years. A datacenter accelerator's host is its share of an
     8-GPU server (``server``, ``gpu_count / 8`` of one); another GPU's host takes the
     catalog's machine-without-GPUs factor, a lower bound for a server."""
-    trail = Trail()
+    notes: list[Note] = []
     part = gpu_part(gpu)
     card = _factor(view, part)
     row = card.row
@@ -151,16 +150,18 @@ def cloud_embodied(
     else:
         host, host_units = _factor(view, "desktop"), 1
         host_text = "1 host, counted as the catalog's machine without GPUs (a lower bound)"
-    trail.take(cite_embodied(view, part))
-    trail.take(cite_embodied(view, "server" if part == "gpu-datacenter" else "desktop"))
-    trail.assume(
-        "cloud.embodied",
-        f"{gpu_count} GPU(s) ({part}) + {host_text}, spread over every hour of a "
-        f"{row.lifetime_years:g}-year life",
-        "the same boundary as the desktop's (machine + GPUs); " + row.source,
+    notes += cite_embodied(view, part).notes
+    notes += cite_embodied(view, "server" if part == "gpu-datacenter" else "desktop").notes
+    notes.append(
+        Assumed(
+            "cloud.embodied",
+            f"{gpu_count} GPU(s) ({part}) + {host_text}, spread over every hour of a "
+            f"{row.lifetime_years:g}-year life",
+            "the same boundary as the desktop's (machine + GPUs); " + row.source,
+        )
     )
     total = own.embodied_total([(host.factor, host_units), (card.factor, gpu_count)])
-    return trail.sourced((total, row.lifetime_years))
+    return Sourced((total, row.lifetime_years), tuple(notes))
 
 
 # ------------------------------------------------------------------------------------------
@@ -195,7 +196,7 @@ def memory_need(
     preset. Raises :class:`InvalidRequest` (422) for an unknown preset."""
     if preset_id is None:
         return Sourced(None)
-    trail = Trail()
+    notes: list[Note] = []
     preset = own.MEMORY_PRESETS.get(preset_id)
     if preset is None:
         raise InvalidRequest(
@@ -206,8 +207,8 @@ def memory_need(
     source = preset.source + (
         f"; x 8/12 at 16-bit, {own.FP16_SOURCE}" if precision == "fp16" else ""
     )
-    trail.assume("memory_need_gb", round(need.required_gb, 4), source)
-    return trail.sourced(need)
+    notes.append(Assumed("memory_need_gb", round(need.required_gb, 4), source))
+    return Sourced(need, tuple(notes))
 
 
 # ------------------------------------------------------------------------------------------

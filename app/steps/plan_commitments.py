@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from app import costing
 from app.catalog.view import CatalogView
 from app.costing.plan import PlanBuild
-from app.costing.sourced import Sourced
+from app.costing.sourced import Assumed, Cited, Note, Priced, Sourced
 from app.errors import InvalidRequest
 from app.models import CloudOffer, Gpu
 from app.models.offer import PricingModel
@@ -19,7 +19,6 @@ from app.models.plan import PlanRequest
 from app.steps.inputs import commitment_note, offer_label
 from app.steps.speed import speed, speed_evidence
 from app.steps.tax import Tax
-from app.steps.trail import Trail
 
 
 @dataclass(frozen=True)
@@ -44,10 +43,11 @@ def resolve_commitments(
     """The request's commitments (offer ids), else the committed-use offers of the plan's
     cloud machine in its region (stated, also when there are none). 404 for an unknown id,
     422 for an offer that is not a commitment."""
-    trail = Trail()
-    offers = trail.take(_chosen(view, req, cloud_offer))
+    notes: list[Note] = []
+    offers, noted = _chosen(view, req, cloud_offer)
+    notes += noted
     if not offers:
-        return trail.sourced(())
+        return Sourced((), tuple(notes))
     evidence = speed_evidence(view)
     out = []
     for i, offer in enumerate(offers):
@@ -55,10 +55,12 @@ def resolve_commitments(
         ratio = speed(evidence, ref, 1, gpu, 1)
         name = f"commitments[{i}]"
         if gpu.id != ref.id:
-            trail.assume(f"{name}.time_factor", ratio.time_factor, f"{ratio.basis}: {ratio.detail}")
-        trail.cite(f"offer {offer.id}: monthly_fee_usd", offer.source, offer.as_of)
-        trail.price(f"offer {offer.id}", offer.as_of)
-        trail.assume(f"{name}.terms", commitment_note(offer), "catalog offer")
+            notes.append(
+                Assumed(f"{name}.time_factor", ratio.time_factor, f"{ratio.basis}: {ratio.detail}")
+            )
+        notes.append(Cited(f"offer {offer.id}: monthly_fee_usd", offer.source, offer.as_of))
+        notes.append(Priced(f"offer {offer.id}", offer.as_of))
+        notes.append(Assumed(f"{name}.terms", commitment_note(offer), "catalog offer"))
         hours = offer.gpu_count * costing.COMMITTED_HOURS_PER_MONTH * max_u
         build = PlanBuild(
             id=name,
@@ -71,13 +73,15 @@ def resolve_commitments(
             committed=True,
         )
         out.append(CommitmentCandidate(offer, offer_label(offer), ratio, build))
-    trail.assume(
-        "commitments.capacity",
-        f"{costing.COMMITTED_HOURS_PER_MONTH:.0f} h x GPUs x max_utilization a month",
-        "a committed instance serves the lab's jobs at most as an owned GPU does "
-        "(`max_utilization`); a term must end within the horizon",
+    notes.append(
+        Assumed(
+            "commitments.capacity",
+            f"{costing.COMMITTED_HOURS_PER_MONTH:.0f} h x GPUs x max_utilization a month",
+            "a committed instance serves the lab's jobs at most as an owned GPU does "
+            "(`max_utilization`); a term must end within the horizon",
+        )
     )
-    return trail.sourced(tuple(out))
+    return Sourced(tuple(out), tuple(notes))
 
 
 def _chosen(
@@ -85,7 +89,7 @@ def _chosen(
     req: PlanRequest,
     cloud_offer: CloudOffer | None,
 ) -> Sourced[list[CloudOffer]]:
-    trail = Trail()
+    notes: list[Note] = []
     if req.commitments is not None:
         offers = [view.offer(i) for i in req.commitments]
         for i, offer in enumerate(offers):
@@ -95,10 +99,10 @@ def _chosen(
                     f"commitment: list {PricingModel.committed_use} offers (GET /v1/cloud-offers?"
                     f"pricing_model={PricingModel.committed_use})"
                 )
-        trail.assume("commitments", [o.id for o in offers], "requested")
-        return trail.sourced(offers)
+        notes.append(Assumed("commitments", [o.id for o in offers], "requested"))
+        return Sourced(offers, tuple(notes))
     if cloud_offer is None:
-        return trail.sourced([])
+        return Sourced([], tuple(notes))
     same = sorted(
         (
             o
@@ -109,11 +113,13 @@ def _chosen(
         ),
         key=lambda o: o.commitment_term_months or 0,
     )
-    trail.assume(
-        "commitments",
-        [o.id for o in same],
-        "default: the committed-use offers of the cloud's machine in its region"
-        + ("" if same else f" (the catalog has none for {offer_label(cloud_offer)})")
-        + "; list others in `commitments`, or [] for none",
+    notes.append(
+        Assumed(
+            "commitments",
+            [o.id for o in same],
+            "default: the committed-use offers of the cloud's machine in its region"
+            + ("" if same else f" (the catalog has none for {offer_label(cloud_offer)})")
+            + "; list others in `commitments`, or [] for none",
+        )
     )
-    return trail.sourced(same)
+    return Sourced(same, tuple(notes))

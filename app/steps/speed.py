@@ -15,7 +15,7 @@ from typing import Any
 from app import costing
 from app.catalog.view import CatalogView
 from app.costing import defaults
-from app.costing.sourced import Sourced
+from app.costing.sourced import Assumed, Note, Sourced
 from app.errors import CatalogGap
 from app.models import Gpu
 from app.steps.desktop import ResolvedDesktop
@@ -24,7 +24,7 @@ from app.steps.ownership import (
     DEFAULT_SCALING,
     Scaling,
 )
-from app.steps.trail import SEED_001, Trail
+from app.steps.trail import SEED_001
 
 SPEED_RIDGE = defaults.SPEED_RIDGE.number
 
@@ -130,33 +130,39 @@ def cloud_speed(
     ``time_factor``): by default (``normalize`` None) whenever both GPUs are known, so the
     two sides do the same work; None, with the assumption stated, when ``normalize`` is
     False (seed 001's 'similar performance') or a GPU is unknown."""
-    trail = Trail()
+    notes: list[Note] = []
     desk_gpu, cloud_gpu = desk.gpu, cloud.gpu
     if normalize is False:
-        trail.assume(
-            "normalize_performance",
-            False,
-            f"requested: cloud hours = desktop busy hours ('similar performance', {SEED_001})",
+        notes.append(
+            Assumed(
+                "normalize_performance",
+                False,
+                f"requested: cloud hours = desktop busy hours ('similar performance', {SEED_001})",
+            )
         )
-        return trail.sourced(None)
+        return Sourced(None, tuple(notes))
     if desk_gpu is None or cloud_gpu is None:
         how = "requested, but skipped" if normalize else "default, but skipped"
-        trail.assume(
-            "normalize_performance",
-            False,
-            f"{how}: name the desktop's gpu and the cloud's gpu (or offer) to scale cloud "
-            "hours; cloud hours = desktop busy hours",
+        notes.append(
+            Assumed(
+                "normalize_performance",
+                False,
+                f"{how}: name the desktop's gpu and the cloud's gpu (or offer) to scale cloud "
+                "hours; cloud hours = desktop busy hours",
+            )
         )
-        return trail.sourced(None)
+        return Sourced(None, tuple(notes))
     if normalize is None:
-        trail.assume(
-            "normalize_performance",
-            True,
-            "default: like-for-like, cloud hours = desktop busy hours x the cloud GPU's time "
-            "factor (see `performance`); set normalize_performance false to price the same "
-            "hours on both sides",
+        notes.append(
+            Assumed(
+                "normalize_performance",
+                True,
+                "default: like-for-like, cloud hours = desktop busy hours x the cloud GPU's time "
+                "factor (see `performance`); set normalize_performance false to price the same "
+                "hours on both sides",
+            )
         )
-    return trail.sourced(
+    return Sourced(
         speed(
             speed_evidence(view),
             desk_gpu,
@@ -164,7 +170,8 @@ def cloud_speed(
             cloud_gpu,
             cloud.gpu_count or 1,
             scaling,
-        )
+        ),
+        tuple(notes),
     )
 
 

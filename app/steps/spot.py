@@ -17,8 +17,7 @@ from app.catalog.sources.spot_advisor import (
 )
 from app.catalog.view import CatalogView
 from app.costing import HOURS_PER_DAY, defaults, vector
-from app.costing.sourced import Sourced
-from app.steps.trail import Trail
+from app.costing.sourced import Assumed, Cited, Note, Sourced
 
 CHECKPOINT_INTERVAL_H = defaults.SPOT_CHECKPOINT_INTERVAL.number / 60.0
 RESTART_H = defaults.SPOT_RESTART.number / 60.0
@@ -86,18 +85,20 @@ def _build(view: CatalogView) -> SpotDefaults:
 
 def note_spot_defaults() -> Sourced[None]:
     """State the default interruption model in an answer's assumptions and sources."""
-    trail = Trail()
-    trail.assume(
-        "spot",
-        f"checkpoint every {defaults.SPOT_CHECKPOINT_INTERVAL.shown()}, restart "
-        f"{defaults.SPOT_RESTART.shown()}",
-        "default: spot and interruptible offers re-do the work lost at each interruption "
-        "(Daly 2006), at AWS Spot Instance Advisor's band for the instance type and region "
-        "(the band's upper bound a month), else "
-        + defaults.SPOT_PREEMPTION_PER_DAY.source_text()
-        + "; "
-        + defaults.SPOT_CHECKPOINT_INTERVAL.source_text()
-        + "; give `spot` to state your own",
+    notes: list[Note] = []
+    notes.append(
+        Assumed(
+            "spot",
+            f"checkpoint every {defaults.SPOT_CHECKPOINT_INTERVAL.shown()}, restart "
+            f"{defaults.SPOT_RESTART.shown()}",
+            "default: spot and interruptible offers re-do the work lost at each interruption "
+            "(Daly 2006), at AWS Spot Instance Advisor's band for the instance type and region "
+            "(the band's upper bound a month), else "
+            + defaults.SPOT_PREEMPTION_PER_DAY.source_text()
+            + "; "
+            + defaults.SPOT_CHECKPOINT_INTERVAL.source_text()
+            + "; give `spot` to state your own",
+        )
     )
-    trail.cite("spot interruption bands", SPOT_ADVISOR_SOURCE, SPOT_ADVISOR_AS_OF)
-    return trail.sourced(None)
+    notes.append(Cited("spot interruption bands", SPOT_ADVISOR_SOURCE, SPOT_ADVISOR_AS_OF))
+    return Sourced(None, tuple(notes))

@@ -9,10 +9,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from app.catalog.view import CatalogView
-from app.costing.sourced import Sourced
+from app.costing.sourced import Assumed, Cited, Note, Sourced
 from app.models import Region
 from app.models.inputs import SiteInputs, Tariff
-from app.steps.trail import Trail
 
 NO_TAX_TABLE = (
     "the catalog's VAT table covers the EU member states and the UK (ibericode/vat-rates); "
@@ -59,24 +58,28 @@ def resolve_tax(
 ) -> Sourced[Tax]:
     """The VAT of a budget in ``region`` (its country's standard rate on the view's day),
     none when ``tax_exempt`` or when the catalog has no rate for it; stated either way."""
-    trail = Trail()
+    notes: list[Note] = []
     if tax_exempt:
-        trail.assume("tax_exempt", True, "requested: amounts without VAT or sales tax")
-        return trail.sourced(Tax(0.0, False))
+        notes.append(Assumed("tax_exempt", True, "requested: amounts without VAT or sales tax"))
+        return Sourced(Tax(0.0, False), tuple(notes))
     country = region.country_code if region else None
     vat = view.vat_rate(country) if country else None
     if vat is None:
         where = f"region {region.id}" if region else "no region"
-        trail.assume("vat_rate", 0.0, f"none for {where}: {NO_TAX_TABLE}; amounts without tax")
-        return trail.sourced(Tax(0.0, False))
+        notes.append(
+            Assumed("vat_rate", 0.0, f"none for {where}: {NO_TAX_TABLE}; amounts without tax")
+        )
+        return Sourced(Tax(0.0, False), tuple(notes))
     net = electricity_is_net(req, region)
     what = "purchases, cloud rent" + (" and the non-household electricity price" if net else "")
-    trail.assume(
-        "vat_rate",
-        vat.standard_rate,
-        f"default: {country}'s standard VAT rate in force on {view.day} (from "
-        f"{vat.effective_from}) added to {what}, as a lab that cannot recover VAT pays it; "
-        "give tax_exempt: true if your institution is exempt or recovers it",
+    notes.append(
+        Assumed(
+            "vat_rate",
+            vat.standard_rate,
+            f"default: {country}'s standard VAT rate in force on {view.day} (from "
+            f"{vat.effective_from}) added to {what}, as a lab that cannot recover VAT pays it; "
+            "give tax_exempt: true if your institution is exempt or recovers it",
+        )
     )
-    trail.cite(f"VAT {country}: standard rate", vat.source, vat.as_of)
-    return trail.sourced(Tax(vat.standard_rate, net))
+    notes.append(Cited(f"VAT {country}: standard rate", vat.source, vat.as_of))
+    return Sourced(Tax(vat.standard_rate, net), tuple(notes))

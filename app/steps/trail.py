@@ -1,12 +1,13 @@
-"""What an answer rests on: the assumptions and sources collected while a request is resolved
-(:class:`Trail`), the age of the catalog prices used, and the edge's one rounding rule
-(:func:`sig8`). Shared by every use case."""
+"""What an answer rests on, as its scenario holds it (:class:`Provenance`: the notes its
+steps returned with their values, :class:`app.costing.sourced.Sourced`, and the
+:class:`PriceRule` its prices' age is judged by), the age of the catalog prices used, and the
+edge's one rounding rule (:func:`sig8`). Shared by every use case."""
 
 from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass
-from typing import Any, TypeVar, cast, overload
+from typing import Any, TypeVar, overload
 
 import numpy as np
 
@@ -14,7 +15,7 @@ from app.catalog.view import CatalogView
 from app.costing import defaults
 from app.costing import ownership as own
 from app.costing.money import ExchangeRate, from_usd, to_usd
-from app.costing.sourced import Assumed, Caveat, Cited, Note, Priced, Sourced
+from app.costing.sourced import Assumed, Cited, Note, Priced, Sourced
 from app.models.answers import Assumption, CurrencyRate, EmbodiedCarbon, PriceAge, SourceRef
 from app.settings import Settings
 
@@ -23,7 +24,6 @@ DEFAULT_BASE_POWER_W = defaults.BASE_POWER.number
 DEFAULT_UTILIZATION_PROFILE = str(defaults.UTILIZATION_PROFILE.value)
 LIFETIME_SOURCE = defaults.IRS_946
 T = TypeVar("T")
-_TUPLE_NEW = tuple.__new__
 
 
 @overload
@@ -64,126 +64,6 @@ def round2_array(x: np.ndarray) -> list[list[float | None]]:
     return rows
 
 
-class Trail:
-    r"""What one resolve step or use case noted while it chose its values (plain
-    :mod:`app.costing.sourced` notes, in the order met). A step makes its own and returns
-    :meth:`sourced`; its caller :meth:`take`\ s the value and the notes; a use case's
-    ``resolve`` :meth:`freeze`\ s what it gathered into the scenario. Notes are kept as met
-    (a step's notes are appended whole, in C); each is listed once when read."""
-
-    __slots__ = ("_notes",)
-
-    def __init__(self) -> None:
-        self._notes: list[Note] = []
-
-    def assume(self, name: str, value: Any, source: str) -> None:
-        self._notes.append(Assumed(name, value, source))
-
-    def cite(self, what: str, source: str, as_of: dt.date | None) -> None:
-        self._notes.append(Cited(what, source, as_of))
-
-    def warn(self, text: str) -> None:
-        """A caveat the answer must carry in its ``warnings``."""
-        self._notes.append(Caveat(text))
-
-    def price(self, what: str, as_of: dt.date | None) -> None:
-        """Note a catalog price used, with its date, for :func:`price_age` (a later date for
-        the same ``what`` replaces the earlier one)."""
-        if as_of is not None:
-            self._notes.append(Priced(what, as_of))
-
-    def sourced(self, value: T) -> Sourced[T]:
-        """``value`` with what was noted choosing it."""
-        # tuple.__new__ skips the named tuple's keyword-aware constructor: ~0.5 us a step.
-        return cast("Sourced[T]", _TUPLE_NEW(Sourced, (value, tuple(self._notes))))
-
-    def take(self, chosen: Sourced[T]) -> T:
-        """Note what ``chosen`` was chosen with, and return its value."""
-        value, notes = chosen
-        self._notes.extend(notes)
-        return value
-
-    def _distinct(self) -> tuple[list[Assumed], list[Cited], dict[str, dt.date], list[str]]:
-        """The notes by kind, each once, in the order first met: a source or caveat is its own
-        key; an assumption is keyed with its value's type (1 and 1.0 are two), or by its text
-        when the value cannot be hashed (a list). Of a price noted twice, the last date is the
-        one its age is counted from."""
-        assumed: list[Assumed] = []
-        cited: list[Cited] = []
-        priced: dict[str, dt.date] = {}
-        caveats: list[str] = []
-        seen: set[Any] = set()
-        for n in self._notes:
-            if type(n) is Priced:
-                priced[n.what] = n.as_of
-                continue
-            key: Any = (n, type(n.value)) if type(n) is Assumed else n
-            try:
-                if key in seen:
-                    continue
-            except TypeError:
-                key = repr(n)
-                if key in seen:
-                    continue
-            seen.add(key)
-            if type(n) is Assumed:
-                assumed.append(n)
-            elif type(n) is Cited:
-                cited.append(n)
-            else:
-                caveats.append(n.text)  # type: ignore[union-attr]
-        return assumed, cited, priced, caveats
-
-    @property
-    def assumptions(self) -> list[Assumption]:
-        """The assumptions noted, as the answer lists them."""
-        return [
-            Assumption(name=a.name, value=a.value, source=a.source) for a in self._distinct()[0]
-        ]
-
-    @property
-    def sources(self) -> list[SourceRef]:
-        """The sources cited, as the answer lists them."""
-        return [SourceRef(what=c.what, source=c.source, as_of=c.as_of) for c in self._distinct()[1]]
-
-    @property
-    def prices(self) -> dict[str, dt.date]:
-        """The catalog prices used: {what: as-of date}."""
-        return self._distinct()[2]
-
-    @property
-    def warnings(self) -> list[str]:
-        """The caveats noted."""
-        return self._distinct()[3]
-
-    @classmethod
-    def resume(cls, p: Provenance) -> Trail:
-        """A trail that goes on from ``p`` (a use case built on another's scenario)."""
-        trail = cls()
-        for a in p.assumptions:
-            trail.assume(a.name, a.value, a.source)
-        for c in p.sources:
-            trail.cite(c.what, c.source, c.as_of)
-        for what, when in p.prices:
-            trail.price(what, when)
-        for w in p.warnings:
-            trail.warn(w)
-        return trail
-
-    def freeze(self, rule: PriceRule) -> Provenance:
-        """What has been noted so far, fixed, with the price rule it is judged by."""
-        assumed, cited, priced, caveats = self._distinct()
-        return Provenance(
-            assumptions=tuple(
-                Assumption(name=a.name, value=a.value, source=a.source) for a in assumed
-            ),
-            sources=tuple(SourceRef(what=c.what, source=c.source, as_of=c.as_of) for c in cited),
-            prices=tuple(priced.items()),
-            warnings=tuple(caveats),
-            rule=rule,
-        )
-
-
 @dataclass(frozen=True)
 class PriceRule:
     """The day an answer reads its prices on (the pinned ``as_of``, else today, UTC) and the
@@ -200,15 +80,64 @@ def price_rule(view: CatalogView, settings: Settings) -> PriceRule:
 
 @dataclass(frozen=True)
 class Provenance:
-    """What an answer rests on, fixed when its scenario is resolved: the assumptions and
-    sources in the order first met, the catalog prices used ({what: as-of date} as pairs),
-    the caveats, and the :class:`PriceRule` the prices' age is judged by."""
+    """What an answer rests on, fixed when its scenario is resolved: the notes its steps
+    made, in the order met (:mod:`app.costing.sourced`), and the :class:`PriceRule` its
+    prices' age is judged by. Each note is listed once when read."""
 
-    assumptions: tuple[Assumption, ...]
-    sources: tuple[SourceRef, ...]
-    prices: tuple[tuple[str, dt.date], ...]
-    warnings: tuple[str, ...]
+    notes: tuple[Note, ...]
     rule: PriceRule
+
+    def distinct(self) -> tuple[list[Assumed], list[Cited], dict[str, dt.date], list[str]]:
+        """The notes by kind, each once, in the order first met: a source or caveat is its own
+        key; an assumption is keyed with its value's type (1 and 1.0 are two), or by its text
+        when the value cannot be hashed (a list). Of a price noted twice, the last date is the
+        one its age is counted from; a price without a date is left out."""
+        assumed: list[Assumed] = []
+        cited: list[Cited] = []
+        priced: dict[str, dt.date] = {}
+        caveats: list[str] = []
+        seen: set[Any] = set()
+        for n in self.notes:
+            if isinstance(n, Priced):
+                if n.as_of is not None:
+                    priced[n.what] = n.as_of
+                continue
+            key: Any = (n, type(n.value)) if isinstance(n, Assumed) else n
+            try:
+                if key in seen:
+                    continue
+            except TypeError:
+                key = repr(n)
+                if key in seen:
+                    continue
+            seen.add(key)
+            if isinstance(n, Assumed):
+                assumed.append(n)
+            elif isinstance(n, Cited):
+                cited.append(n)
+            else:
+                caveats.append(n.text)
+        return assumed, cited, priced, caveats
+
+    @property
+    def assumptions(self) -> list[Assumption]:
+        """The assumptions, as the answer lists them."""
+        return [Assumption(name=a.name, value=a.value, source=a.source) for a in self.distinct()[0]]
+
+    @property
+    def sources(self) -> list[SourceRef]:
+        """The sources cited, as the answer lists them."""
+        return [SourceRef(what=c.what, source=c.source, as_of=c.as_of) for c in self.distinct()[1]]
+
+    @property
+    def prices(self) -> dict[str, dt.date]:
+        """The catalog prices used: {what: as-of date}."""
+        return self.distinct()[2]
+
+    @property
+    def warnings(self) -> list[str]:
+        """The caveats noted."""
+        return self.distinct()[3]
 
     def fields(
         self, *, warnings_first: list[str] | None = None, warnings_after: list[str] | None = None
@@ -216,13 +145,16 @@ class Provenance:
         """A result's ``assumptions``, ``sources``, ``prices`` and ``warnings`` fields: the
         caveats (``warnings_first``, those noted, then ``warnings_after``, each once), then
         the prices older than the limit."""
-        age, stale = price_age(self.rule, dict(self.prices))
-        caveats = [*(warnings_first or []), *self.warnings, *(warnings_after or [])]
+        assumed, cited, priced, caveats = self.distinct()
+        age, stale = price_age(self.rule, priced)
+        listed = [*(warnings_first or []), *caveats, *(warnings_after or [])]
         return {
-            "assumptions": list(self.assumptions),
-            "sources": list(self.sources),
+            "assumptions": [
+                Assumption(name=a.name, value=a.value, source=a.source) for a in assumed
+            ],
+            "sources": [SourceRef(what=c.what, source=c.source, as_of=c.as_of) for c in cited],
             "prices": age,
-            "warnings": list(dict.fromkeys(caveats)) + stale,
+            "warnings": list(dict.fromkeys(listed)) + stale,
         }
 
 
@@ -298,12 +230,10 @@ def embodied_model(e: own.Embodied) -> EmbodiedCarbon:
 def note_launch_overhead(req: Any, how: str) -> Sourced[float]:
     """State ``req.launch_overhead_min`` (requested, or the registry's default with ``how``
     it is billed) and return it in seconds."""
-    trail = Trail()
-    trail.assume(
-        "launch_overhead_min",
-        req.launch_overhead_min,
+    how = (
         "requested"
         if "launch_overhead_min" in req.model_fields_set
-        else f"{defaults.LAUNCH_OVERHEAD.source_text()}; {how}",
+        else f"{defaults.LAUNCH_OVERHEAD.source_text()}; {how}"
     )
-    return trail.sourced(float(req.launch_overhead_min) * 60.0)
+    note = Assumed("launch_overhead_min", req.launch_overhead_min, how)
+    return Sourced(float(req.launch_overhead_min) * 60.0, (note,))

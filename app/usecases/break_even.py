@@ -4,7 +4,7 @@ answer lists them), :func:`compose` computes the answer from it with the pure mo
 
 Every default a break-even can take is decided in :func:`resolve` and the helpers it calls
 (:mod:`app.steps.inputs`, :mod:`app.steps.desktop`, :mod:`app.steps.speed`), and
-the answer's ``assumptions`` and ``sources`` are the scenario's trail.
+the answer's ``assumptions`` and ``sources`` are the scenario's notes.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from app.catalog.queries import find_offers
 from app.catalog.view import CatalogView
 from app.costing import ownership as own
 from app.costing.money import ExchangeRate
-from app.costing.sourced import Sourced
+from app.costing.sourced import Assumed, Cited, Note, Sourced
 from app.models import Region
 from app.models.answers import Performance, Resale, TotalCostOfOwnership
 from app.models.break_even import (
@@ -51,7 +51,6 @@ from app.steps.ownership import (
 from app.steps.speed import cloud_speed
 from app.steps.trail import (
     Provenance,
-    Trail,
     currency_rate,
     embodied_model,
     in_currency,
@@ -102,31 +101,41 @@ class BreakEvenScenario:
 def resolve(view: CatalogView, req: BreakEvenRequest, settings: Settings) -> BreakEvenScenario:
     """The scenario of ``req`` over ``view``. Raises the domain errors of the steps it calls
     (404 for unknown catalog names, 422 for inputs that do not make a computable request)."""
-    trail = Trail()
-    rate = trail.take(resolve_currency(view, req))
+    notes: list[Note] = []
+    rate, noted = resolve_currency(view, req)
+    notes += noted
     region = resolve_region(view, req.region)
-    desk = trail.take(resolve_desktop(view, req.desktop, rate=rate, region=region))
-    cloud = trail.take(resolve_cloud(view, req.cloud, rate=rate))
-    usage = trail.take(
-        resolve_usage(view, req, idle_on_fraction=req.desktop.idle_on_fraction or 0.0)
-    )
-    price = trail.take(request_electricity(view, req, region, settings, rate))
-    ci_region = trail.take(carbon_region(view, region, settings))
+    desk, noted = resolve_desktop(view, req.desktop, rate=rate, region=region)
+    notes += noted
+    cloud, noted = resolve_cloud(view, req.cloud, rate=rate)
+    notes += noted
+    usage, noted = resolve_usage(view, req, idle_on_fraction=req.desktop.idle_on_fraction or 0.0)
+    notes += noted
+    price, noted = request_electricity(view, req, region, settings, rate)
+    notes += noted
+    ci_region, noted = carbon_region(view, region, settings)
+    notes += noted
     scaling = resolve_scaling(req)
-    trail.take(note_scaling(scaling, (desk.desktop.gpu_count, cloud.gpu_count or 1)))
-    perf = trail.take(cloud_speed(view, req.normalize_performance, desk, cloud, scaling))
-    need = trail.take(memory_need(req.memory_preset, req.precision))
+    notes += note_scaling(scaling, (desk.desktop.gpu_count, cloud.gpu_count or 1)).notes
+    perf, noted = cloud_speed(view, req.normalize_performance, desk, cloud, scaling)
+    notes += noted
+    need, noted = memory_need(req.memory_preset, req.precision)
+    notes += noted
     if desk.resale is None:
-        trail.assume(
-            "tco.horizon_years",
-            desk.horizon_years,
-            "no resale: the desktop's lifetime_years (seed 001 counts no resale value)",
+        notes.append(
+            Assumed(
+                "tco.horizon_years",
+                desk.horizon_years,
+                "no resale: the desktop's lifetime_years (seed 001 counts no resale value)",
+            )
         )
-    machine = trail.take(desktop_embodied(view, desk.desktop.gpu_count, desk.gpu))
+    machine, noted = desktop_embodied(view, desk.desktop.gpu_count, desk.gpu)
+    notes += noted
     same_count = None
     if (cloud.gpu_count or 1) > desk.desktop.gpu_count:
         same_count = _same_count(view, req, settings, cloud, desk.desktop.gpu_count)
-    footprint = trail.take(_cloud_footprint(view, cloud, ci_region))
+    footprint, noted = _cloud_footprint(view, cloud, ci_region)
+    notes += noted
     return BreakEvenScenario(
         rate=rate,
         desk=desk,
@@ -138,7 +147,7 @@ def resolve(view: CatalogView, req: BreakEvenRequest, settings: Settings) -> Bre
         memory=need,
         machine_embodied=machine,
         cloud_footprint=footprint,
-        provenance=trail.freeze(price_rule(view, settings)),
+        provenance=Provenance(tuple(notes), price_rule(view, settings)),
         same_count=same_count,
     )
 
@@ -165,31 +174,37 @@ def _cloud_footprint(
     cloud: ResolvedCloud,
     ci_region: Region,
 ) -> Sourced[CloudFootprint | None]:
-    trail = Trail()
+    notes: list[Note] = []
     if cloud.gpu is None:
-        return trail.sourced(None)
-    trail.assume(
-        "cloud.energy",
-        "(GPU TDP x GPU count + host_power_w) x busy hours x PUE",
-        "one system boundary on both sides: GPUs + host (CPU, memory), x PUE; the desktop "
-        "counts its GPUs + base power (PUE 1, an office)",
+        return Sourced(None, tuple(notes))
+    notes.append(
+        Assumed(
+            "cloud.energy",
+            "(GPU TDP x GPU count + host_power_w) x busy hours x PUE",
+            "one system boundary on both sides: GPUs + host (CPU, memory), x PUE; the desktop "
+            "counts its GPUs + base power (PUE 1, an office)",
+        )
     )
     count = cloud.gpu_count or 1
-    gpus_embodied, life = trail.take(cloud_embodied(view, count, cloud.gpu))
+    (gpus_embodied, life), noted = cloud_embodied(view, count, cloud.gpu)
+    notes += noted
     if cloud.region is not None:
-        trail.cite(
-            f"region {cloud.region.id}: carbon_intensity_g_per_kwh",
-            cloud.region.carbon_source,
-            cloud.region.carbon_as_of,
+        notes.append(
+            Cited(
+                f"region {cloud.region.id}: carbon_intensity_g_per_kwh",
+                cloud.region.carbon_source,
+                cloud.region.carbon_as_of,
+            )
         )
-    return trail.sourced(
+    return Sourced(
         CloudFootprint(
             power_w=cloud.gpu.tdp_w * count + cloud.host_power_w,
             pue=cloud.pue,
             carbon_intensity_g_per_kwh=(cloud.region or ci_region).carbon_intensity_g_per_kwh,
             embodied=gpus_embodied,
             lifetime_years=life,
-        )
+        ),
+        tuple(notes),
     )
 
 

@@ -10,7 +10,7 @@ from app import costing
 from app.catalog.sources.reference import PUE_UNKNOWN
 from app.catalog.view import CatalogView
 from app.costing import ownership as own
-from app.costing.sourced import Sourced
+from app.costing.sourced import Assumed, Cited, Note, Sourced
 from app.models import Gpu, Region
 from app.models.carbon import CarbonRequest, CarbonResult, Hardware
 from app.settings import Settings
@@ -24,7 +24,6 @@ from app.steps.trail import (
     DEFAULT_UTILIZATION_PROFILE,
     LIFETIME_SOURCE,
     Provenance,
-    Trail,
     embodied_model,
     price_rule,
     sig8,
@@ -37,7 +36,7 @@ class CarbonScenario:
     given), ``gpu_count``, the machine's busy power ``power_w`` (W: GPUs x power + base),
     ``busy_hours`` (h), datacenter ``pue``, grid ``carbon_intensity_g_per_kwh``, whether the
     hardware is ``owned`` or ``rented``, the hardware's embodied carbon and the share of it
-    the period carries (0..1), and the trail of assumptions and sources."""
+    the period carries (0..1), and the notes of assumptions and sources."""
 
     gpu: Gpu | None
     gpu_count: int
@@ -59,27 +58,33 @@ def compute_carbon(view: CatalogView, req: CarbonRequest, settings: Settings) ->
 
 def resolve(view: CatalogView, req: CarbonRequest, settings: Settings) -> CarbonScenario:
     """The scenario of ``req`` over ``view``: 404 for unknown GPUs, regions or profiles."""
-    trail = Trail()
-    gpu = trail.take(gpu_or_none(view, req.gpu))
+    notes: list[Note] = []
+    gpu, noted = gpu_or_none(view, req.gpu)
+    notes += noted
     if req.gpu_power_w is not None:
         gpu_power = req.gpu_power_w
     else:
         gpu_power = gpu.tdp_w
-        trail.assume("gpu_power_w", gpu_power, f"TDP of {gpu.id}")
+        notes.append(Assumed("gpu_power_w", gpu_power, f"TDP of {gpu.id}"))
     utilization: float | None = None
     if req.hours is not None:
         busy = req.hours
     else:
-        usage = trail.take(resolve_usage(view, req))
+        usage, noted = resolve_usage(view, req)
+        notes += noted
         utilization = usage.utilization
         busy = req.days * usage.busy_hours_per_day
     region = resolve_region(view, req.region)
     if req.carbon_intensity_g_per_kwh is not None:
         ci = req.carbon_intensity_g_per_kwh
     else:
-        ci = trail.take(carbon_region(view, region, settings)).carbon_intensity_g_per_kwh
-    pue = trail.take(_pue(view, req, region))
-    total, share = trail.take(_embodied(view, req, gpu, busy, utilization))
+        grid, noted = carbon_region(view, region, settings)
+        notes += noted
+        ci = grid.carbon_intensity_g_per_kwh
+    pue, noted = _pue(view, req, region)
+    notes += noted
+    (total, share), noted = _embodied(view, req, gpu, busy, utilization)
+    notes += noted
     rented = req.hardware == Hardware.rented
     host_w = req.base_power_w
     if (
@@ -88,7 +93,8 @@ def resolve(view: CatalogView, req: CarbonRequest, settings: Settings) -> Carbon
         and is_datacenter(gpu)
         and "base_power_w" not in req.model_fields_set
     ):
-        host_w = trail.take(rented_host_power_w(view, gpu, req.gpu_count))
+        host_w, noted = rented_host_power_w(view, gpu, req.gpu_count)
+        notes += noted
     return CarbonScenario(
         gpu=gpu,
         gpu_count=req.gpu_count,
@@ -99,7 +105,7 @@ def resolve(view: CatalogView, req: CarbonRequest, settings: Settings) -> Carbon
         hardware=req.hardware or Hardware.owned,
         embodied=total,
         embodied_share=share,
-        provenance=trail.freeze(price_rule(view, settings)),
+        provenance=Provenance(tuple(notes), price_rule(view, settings)),
     )
 
 
@@ -133,22 +139,26 @@ def _pue(
 ) -> Sourced[float]:
     """Datacenter overhead: given, else the region's, else for rented hardware the catalog's
     unknown-datacenter PUE, else 1.0 (an owned desktop in an office)."""
-    trail = Trail()
+    notes: list[Note] = []
     if req.pue is not None:
-        return trail.sourced(req.pue)
+        return Sourced(req.pue, tuple(notes))
     if region is not None and region.pue is not None:
-        trail.cite(f"region {region.id}: pue", region.pue_source or region.source, region.as_of)
-        return trail.sourced(region.pue)
+        notes.append(
+            Cited(f"region {region.id}: pue", region.pue_source or region.source, region.as_of)
+        )
+        return Sourced(region.pue, tuple(notes))
     if req.hardware == Hardware.rented:
         unknown = view.reference_value(PUE_UNKNOWN)
-        trail.assume(
-            "pue",
-            unknown.value,
-            f"default for rented hardware in a region without a published PUE: {unknown.source}",
+        notes.append(
+            Assumed(
+                "pue",
+                unknown.value,
+                f"default for rented hardware in a region without a published PUE: {unknown.source}",
+            )
         )
-        return trail.sourced(unknown.value)
-    trail.assume("pue", 1.0, "default: no datacenter overhead (a desktop in an office)")
-    return trail.sourced(1.0)
+        return Sourced(unknown.value, tuple(notes))
+    notes.append(Assumed("pue", 1.0, "default: no datacenter overhead (a desktop in an office)"))
+    return Sourced(1.0, tuple(notes))
 
 
 def _embodied(
@@ -161,10 +171,11 @@ def _embodied(
     """The hardware's embodied carbon (kg CO2e) and the share ``busy`` hours carry: an owned
     machine carries all of it over its life (per day owned, or per busy hour at its
     utilization); a rented GPU spreads it over every hour of its life."""
-    trail = Trail()
+    notes: list[Note] = []
     hardware = req.hardware or "owned"
     if hardware == "owned":
-        total = trail.take(desktop_embodied(view, req.gpu_count, gpu))
+        total, noted = desktop_embodied(view, req.gpu_count, gpu)
+        notes += noted
         life = req.lifetime_years or costing.DEFAULT_LIFETIME_YEARS
         life_source = f"default: {LIFETIME_SOURCE}"
         if req.days is not None:
@@ -173,30 +184,37 @@ def _embodied(
         else:
             if utilization is None:
                 utilization = view.profile(DEFAULT_UTILIZATION_PROFILE).utilization
-                trail.assume(
-                    "utilization",
-                    utilization,
-                    f"for the embodied share of {req.hours:g} busy hours: default profile "
-                    f"'{DEFAULT_UTILIZATION_PROFILE}'",
+                notes.append(
+                    Assumed(
+                        "utilization",
+                        utilization,
+                        f"for the embodied share of {req.hours:g} busy hours: default profile "
+                        f"'{DEFAULT_UTILIZATION_PROFILE}'",
+                    )
                 )
             share = min(1.0, own.owned_share_of_run(busy, life, utilization))
             how = f"{busy:g} h / ({life:g} y x 8760 h x {utilization:g}), capped at 1"
-        trail.assume(
-            "embodied_share",
-            sig8(share),
-            f"owned: the machine (barebone + {req.gpu_count} GPU(s)) carries all its "
-            f"manufacturing emissions over its life; {how}",
+        notes.append(
+            Assumed(
+                "embodied_share",
+                sig8(share),
+                f"owned: the machine (barebone + {req.gpu_count} GPU(s)) carries all its "
+                f"manufacturing emissions over its life; {how}",
+            )
         )
     else:
-        total, default_life = trail.take(cloud_embodied(view, req.gpu_count, gpu))
+        (total, default_life), noted = cloud_embodied(view, req.gpu_count, gpu)
+        notes += noted
         life = req.lifetime_years or default_life
         life_source = f"default: EcoDiag's server life, {default_life:g} years"
         share = min(1.0, own.rented_share(busy, life))
-        trail.assume(
-            "embodied_share",
-            sig8(share),
-            f"rented: {busy:g} busy hours / ({life:g} y x 8760 h), capped at 1",
+        notes.append(
+            Assumed(
+                "embodied_share",
+                sig8(share),
+                f"rented: {busy:g} busy hours / ({life:g} y x 8760 h), capped at 1",
+            )
         )
     if req.lifetime_years is None:
-        trail.assume("lifetime_years", life, life_source)
-    return trail.sourced((total, share))
+        notes.append(Assumed("lifetime_years", life, life_source))
+    return Sourced((total, share), tuple(notes))

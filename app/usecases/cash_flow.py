@@ -13,14 +13,14 @@ from app import costing
 from app.catalog.view import CatalogView
 from app.costing import defaults
 from app.costing.cash_flow import CashFlowInputs, CashFlowMonth, cash_flow
-from app.costing.sourced import Sourced
+from app.costing.sourced import Assumed, Caveat, Cited, Note, Sourced
 from app.models.cash_flow import CashFlowRequest, CashFlowResult, CashFlowRow, OptionalCosts
 from app.settings import Settings
 from app.steps.desktop import note_catalog_gpu_price
 from app.steps.discount import resolve_discount_rate
 from app.steps.inputs import resolve_region
 from app.steps.tax import Tax, resolve_tax
-from app.steps.trail import LIFETIME_SOURCE, Provenance, Trail, currency_rate, sig8
+from app.steps.trail import LIFETIME_SOURCE, Provenance, currency_rate, sig8
 from app.usecases import break_even
 
 DEFAULT_DEPRECIATION_YEARS = round(defaults.DEPRECIATION.number)
@@ -44,7 +44,7 @@ class CashFlowScenario:
 def resolve(view: CatalogView, req: CashFlowRequest, settings: Settings) -> CashFlowScenario:
     """The scenario of ``req``: the break-even's, then the months, rate and write-off."""
     s = break_even.resolve(view, req, settings)
-    trail, desk = Trail.resume(s.provenance), s.desk
+    notes, desk = list(s.provenance.notes), s.desk
     result = costing.break_even(
         desk.desktop,
         s.cloud.rate,
@@ -59,20 +59,28 @@ def resolve(view: CatalogView, req: CashFlowRequest, settings: Settings) -> Cash
     )
     months = req.months or resale_month or max(1, round(desk.desktop.lifetime_years * 12))
     if resale_month is not None and months > resale_month:
-        trail.warn(
+        sold = (
             f"the machine is sold at the end of month {resale_month}: the cash flow stops there "
             f"({months} months asked)"
         )
+        notes.append(Caveat(sold))
         months = resale_month
-    rate = trail.take(resolve_discount_rate(view, req.annual_discount_rate))
+    rate, noted = resolve_discount_rate(view, req.annual_discount_rate)
+    notes += noted
     dep = req.depreciation_years
     if dep is None:
         dep = DEFAULT_DEPRECIATION_YEARS
-        trail.assume("depreciation_years", dep, f"default: straight-line, {LIFETIME_SOURCE}")
-    gpu_value, decay = trail.take(_market(view, s, req))
-    tax = trail.take(resolve_tax(view, req.tax_exempt, req, resolve_region(view, req.region)))
+        notes.append(
+            Assumed("depreciation_years", dep, f"default: straight-line, {LIFETIME_SOURCE}")
+        )
+    (gpu_value, decay), noted = _market(view, s, req)
+    notes += noted
+    region = resolve_region(view, req.region)
+    tax, noted = resolve_tax(view, req.tax_exempt, req, region)
+    notes += noted
     power_month = result.desktop.cost_usd_per_day * MONTH_DAYS * tax.electricity_factor
-    desk_extra, cloud_extra = trail.take(_optional(req.optional_costs, s, power_month, tax))
+    (desk_extra, cloud_extra), noted = _optional(req.optional_costs, s, power_month, tax)
+    notes += noted
     inputs = CashFlowInputs(
         upfront_usd=desk.desktop.upfront_usd * tax.factor,
         desktop_usd_per_month=power_month,
@@ -88,7 +96,7 @@ def resolve(view: CatalogView, req: CashFlowRequest, settings: Settings) -> Cash
         resale_value_usd=desk.resale.value_usd if desk.resale else 0.0,
     )
     start = desk.resale.purchase_date if desk.resale else view.day
-    provenance = trail.freeze(s.provenance.rule)
+    provenance = Provenance(tuple(notes), s.provenance.rule)
     return CashFlowScenario(s, start, inputs, tax.rate, req.period, provenance)
 
 
@@ -101,35 +109,45 @@ def _optional(
     """Optional costs a month (USD), desktop then cloud side, each stated: admin time, cooling
     (a share of the electricity), expected GPU replacements (rate x the GPUs' price / 12, with
     VAT); cloud storage and egress (with VAT)."""
-    trail = Trail()
+    notes: list[Note] = []
     if extra is None:
-        return trail.sourced((0.0, 0.0))
+        return Sourced((0.0, 0.0), tuple(notes))
     desk = cloud = 0.0
     if extra.admin is not None:
         desk += extra.admin.hours_per_month * extra.admin.usd_per_hour
-        trail.assume("optional_costs.admin", "given", "staff time x its cost, desktop side")
+        notes.append(
+            Assumed("optional_costs.admin", "given", "staff time x its cost, desktop side")
+        )
     if extra.cooling_overhead is not None:
         desk += power_month * extra.cooling_overhead
-        trail.assume("optional_costs.cooling_overhead", extra.cooling_overhead, "given")
+        notes.append(Assumed("optional_costs.cooling_overhead", extra.cooling_overhead, "given"))
     if extra.annual_failure_rate is not None:
         d = s.desk
         if d.gpu_price_usd is None:
-            trail.warn("annual_failure_rate given, but the GPUs' price is unknown: not costed")
+            notes.append(
+                Caveat("annual_failure_rate given, but the GPUs' price is unknown: not costed")
+            )
         else:
             gpus = d.gpu_price_usd * d.desktop.gpu_count * tax.factor
             desk += extra.annual_failure_rate * gpus / 12.0
-            trail.assume(
-                "optional_costs.annual_failure_rate",
-                extra.annual_failure_rate,
-                f"given; replacements at the GPUs' price (${gpus:,.2f} for all of them)",
+            notes.append(
+                Assumed(
+                    "optional_costs.annual_failure_rate",
+                    extra.annual_failure_rate,
+                    f"given; replacements at the GPUs' price (${gpus:,.2f} for all of them)",
+                )
             )
     if extra.storage is not None:
         cloud += extra.storage.gb * extra.storage.usd_per_gb_month * tax.factor
-        trail.assume("optional_costs.storage", "given", "GB x USD per GB-month, cloud side")
+        notes.append(
+            Assumed("optional_costs.storage", "given", "GB x USD per GB-month, cloud side")
+        )
     if extra.egress is not None:
         cloud += extra.egress.gb_per_month * extra.egress.usd_per_gb * tax.factor
-        trail.assume("optional_costs.egress", "given", "GB a month x USD per GB, cloud side")
-    return trail.sourced((desk, cloud))
+        notes.append(
+            Assumed("optional_costs.egress", "given", "GB a month x USD per GB, cloud side")
+        )
+    return Sourced((desk, cloud), tuple(notes))
 
 
 def _market(
@@ -139,24 +157,28 @@ def _market(
 ) -> Sourced[tuple[float, float]]:
     """The GPUs' value when bought (USD) and the annual decay of their class's depreciation
     curve; (0, 0) when the GPUs' price is unknown (stated)."""
-    trail = Trail()
+    notes: list[Note] = []
     desk = s.desk
     if desk.gpu_price_usd is None:
-        trail.assume(
-            "market_value_usd", 0, "no GPU price to value the machine: market value shown as 0"
+        notes.append(
+            Assumed(
+                "market_value_usd", 0, "no GPU price to value the machine: market value shown as 0"
+            )
         )
-        return trail.sourced((0.0, 0.0))
-    trail.take(note_catalog_gpu_price(req.desktop, desk.gpu, "desktop"))
+        return Sourced((0.0, 0.0), tuple(notes))
+    notes += note_catalog_gpu_price(req.desktop, desk.gpu, "desktop").notes
     curve, note = view.depreciation_curve(desk.gpu)
-    trail.assume(
-        "market_value_usd",
-        f"{desk.desktop.gpu_count} x ${desk.gpu_price_usd:g} x exp(-{curve.annual_decay:.4f} x "
-        "years owned)",
-        f"the GPUs' class depreciation curve ({note}); the barebone is counted at 0 (no "
-        "used-price source)",
+    notes.append(
+        Assumed(
+            "market_value_usd",
+            f"{desk.desktop.gpu_count} x ${desk.gpu_price_usd:g} x exp(-{curve.annual_decay:.4f} x "
+            "years owned)",
+            f"the GPUs' class depreciation curve ({note}); the barebone is counted at 0 (no "
+            "used-price source)",
+        )
     )
-    trail.cite(f"market value: depreciation curve ({note})", curve.source, None)
-    return trail.sourced((desk.gpu_price_usd * desk.desktop.gpu_count, curve.annual_decay))
+    notes.append(Cited(f"market value: depreciation curve ({note})", curve.source, None))
+    return Sourced((desk.gpu_price_usd * desk.desktop.gpu_count, curve.annual_decay), tuple(notes))
 
 
 def compute_cash_flow(

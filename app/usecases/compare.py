@@ -17,7 +17,7 @@ import numpy as np
 
 from app.catalog.view import CatalogView
 from app.costing import defaults, vector
-from app.costing.sourced import Sourced
+from app.costing.sourced import Assumed, Caveat, Note, Priced, Sourced
 from app.models.answers import PriceAge
 from app.models.compare import CompareOption, CompareRequest, CompareResult, CompareSummary
 from app.settings import Settings
@@ -44,7 +44,7 @@ from app.steps.ownership import Scaling, declared_scaling_only, memory_need, not
 from app.steps.spot import note_spot_defaults, spot_defaults
 from app.steps.trail import (
     SEED_001,
-    Trail,
+    Provenance,
     currency_rate,
     note_launch_overhead,
     price_age,
@@ -71,26 +71,41 @@ def offer_host_power_w(snap: CatalogView) -> np.ndarray:
 
 def compute_compare(snap: CatalogView, req: CompareRequest, settings: Settings) -> CompareResult:
     """Rank every option; see :class:`CompareResult` and :func:`app.costing.vector.rank`."""
-    trail = Trail()
+    notes: list[Note] = []
     scaling = declared_scaling_only(req, req.workload.gpu_count)
-    run = trail.take(resolve_run(snap, req.workload.llm)) if req.workload.llm is not None else None
+    run = None
+    if req.workload.llm is not None:
+        run, noted = resolve_run(snap, req.workload.llm)
+        notes += noted
     if run is not None:
         gpu_speed, ref = llm_placeholder(len(snap.gpus)), Reference("one LLM job", None)
     elif req.workload.benchmark:
-        gpu_speed, ref = trail.take(benchmark_speed(snap, req, scaling))
+        (gpu_speed, ref), noted = benchmark_speed(snap, req, scaling)
+        notes += noted
     else:
-        gpu_speed, ref = trail.take(relative_speed(snap, req, scaling))
-    ref_hours = trail.take(_reference_hours(snap, req, ref)) if run is None else 0.0
+        (gpu_speed, ref), noted = relative_speed(snap, req, scaling)
+        notes += noted
+    ref_hours = 0.0
+    if run is None:
+        ref_hours, noted = _reference_hours(snap, req, ref)
+        notes += noted
     region = resolve_region(snap, req.region)
-    rate = trail.take(resolve_currency(snap, req))
-    price = trail.take(request_electricity(snap, req, region, settings, rate))
-    ci_default = trail.take(carbon_region(snap, region, settings)).carbon_intensity_g_per_kwh
-    sel = trail.take(_select(snap, req, gpu_speed, ref))
+    rate, noted = resolve_currency(snap, req)
+    notes += noted
+    price, noted = request_electricity(snap, req, region, settings, rate)
+    notes += noted
+    grid, noted = carbon_region(snap, region, settings)
+    notes += noted
+    ci_default = grid.carbon_intensity_g_per_kwh
+    sel, noted = _select(snap, req, gpu_speed, ref)
+    notes += noted
     cand = _candidates(snap, req, sel, gpu_speed, scaling, ci_default, run)
     if cand.llm is not None:
-        ref, ref_hours = trail.take(llm_reference(snap, req, cand.g, cand.count, cand.llm))
+        (ref, ref_hours), noted = llm_reference(snap, req, cand.g, cand.count, cand.llm)
+        notes += noted
     work = vector.Workload(ref_hours, ref.run_hours, req.horizon_months, price)
-    later = trail.take(_ranked_later(snap, req, cand))
+    later, noted = _ranked_later(snap, req, cand)
+    notes += noted
     costs = vector.rank(cand.opts, work, later)
     order, others = _one_per_family(snap, req, cand, costs.order)
     listing = Listing(snap, cand, costs, gpu_speed, ref, rate, others)
@@ -98,10 +113,11 @@ def compute_compare(snap: CatalogView, req: CompareRequest, settings: Settings) 
     unfit = np.flatnonzero(cand.fits == 0)
     if req.filters.include_unfit and len(listed) < req.limit:
         listed += [listing.option(int(j), None) for j in unfit[: req.limit - len(listed)]]
-    noted_caveats = [n.text for n in trail if isinstance(n, Caveat)]
-    ranking = trail.take(_ranking_warnings(req, cand, order, ref))
+    noted_caveats = list(dict.fromkeys(n.text for n in notes if isinstance(n, Caveat)))
+    ranking, noted = _ranking_warnings(req, cand, order, ref)
+    notes += noted
     warnings = noted_caveats + cand.warnings + ranking
-    noted_prices = {n.what: n.as_of for n in trail if isinstance(n, Priced)}
+    noted_prices = {n.what: n.as_of for n in notes if isinstance(n, Priced) and n.as_of is not None}
     age, stale = _listed_price_age(settings, snap, listed, noted_prices)
     if stale:
         warnings.append(
@@ -110,8 +126,11 @@ def compute_compare(snap: CatalogView, req: CompareRequest, settings: Settings) 
             f"{age.oldest_price_date}); see `prices`"
         )
     if run is None:
-        trail.take(note_scaling(scaling, [req.workload.gpu_count, *(o.gpu_count for o in listed)]))
+        notes += note_scaling(
+            scaling, [req.workload.gpu_count, *(o.gpu_count for o in listed)]
+        ).notes
     desk_order = order[cand.is_desk[order]]
+    provenance = Provenance(tuple(notes), price_rule(snap, settings))
     return CompareResult(
         currency_rate=currency_rate(rate),
         reference=ref.label,
@@ -133,8 +152,8 @@ def compute_compare(snap: CatalogView, req: CompareRequest, settings: Settings) 
         ),
         options=listed,
         warnings=warnings,
-        assumptions=trail.assumptions,
-        sources=trail.sources,
+        assumptions=provenance.assumptions,
+        sources=provenance.sources,
         prices=age,
     )
 
@@ -146,18 +165,21 @@ def _reference_hours(
 ) -> Sourced[float]:
     """Work per month, in hours on the reference: given GPU-hours, runs x run time, or the
     utilization (given, or the default profile) of a 730-hour month."""
-    trail = Trail()
+    notes: list[Note] = []
     if req.gpu_hours_per_month is not None:
-        return trail.sourced(req.gpu_hours_per_month)
+        return Sourced(req.gpu_hours_per_month, tuple(notes))
     if req.runs_per_month is not None:
-        return trail.sourced(req.runs_per_month * ref.run_hours)
-    usage = trail.take(resolve_usage(snap, req))
-    trail.assume(
-        "usage",
-        f"{usage.utilization:g} x 730 h/month on {ref.label}",
-        "utilization is the fraction of the month the reference is busy",
+        return Sourced(req.runs_per_month * ref.run_hours, tuple(notes))
+    usage, noted = resolve_usage(snap, req)
+    notes += noted
+    notes.append(
+        Assumed(
+            "usage",
+            f"{usage.utilization:g} x 730 h/month on {ref.label}",
+            "utilization is the fraction of the month the reference is busy",
+        )
     )
-    return trail.sourced(usage.utilization * vector.HOURS_PER_MONTH)
+    return Sourced(usage.utilization * vector.HOURS_PER_MONTH, tuple(notes))
 
 
 def _select(
@@ -169,7 +191,7 @@ def _select(
     """Masks over offers and builds from the request's filters and memory needs: the
     workload's ``memory_gb``, else (no memory preset or floor given) the reference GPU's
     memory, stated (work sized for an 80 GB card does not run on a 16 GB one)."""
-    trail = Trail()
+    notes: list[Note] = []
     f, w = req.filters, req.workload
     offers, builds = snap.offers, snap.builds
     o_gpu, b_gpu = offers.gpu_index, builds.gpu_index
@@ -190,16 +212,19 @@ def _select(
         o_keep &= np.isin(o_gpu, wanted)
         b_keep &= np.isin(b_gpu, wanted)
     gpu_fits = speed.fits.copy()
-    need = trail.take(memory_need(req.memory_preset, req.precision))
+    need, noted = memory_need(req.memory_preset, req.precision)
+    notes += noted
     memory_gb = w.memory_gb
     if memory_gb is None and need is None and not f.min_gpu_memory_gb and ref.gpu is not None:
         memory_gb = ref.gpu.memory_gb
         if memory_gb:
-            trail.assume(
-                "workload.memory_gb",
-                memory_gb,
-                f"default: the reference GPU's memory ({ref.gpu.id}), per GPU; GPUs with less "
-                "do not fit (give workload.memory_gb for what the job really needs)",
+            notes.append(
+                Assumed(
+                    "workload.memory_gb",
+                    memory_gb,
+                    f"default: the reference GPU's memory ({ref.gpu.id}), per GPU; GPUs with less "
+                    "do not fit (give workload.memory_gb for what the job really needs)",
+                )
             )
     if memory_gb is not None:
         gpu_fits = np.where(snap.gpu_memory_gb < memory_gb - 1e-9, 0, gpu_fits).astype(np.int8)
@@ -208,8 +233,9 @@ def _select(
         o_keep &= snap.gpu_memory_gb[o_gpu] >= max(floors) - 1e-9
         b_keep &= snap.gpu_memory_gb[b_gpu] >= max(floors) - 1e-9
     considered = len(offers.offers) * f.include_cloud + len(builds.builds) * f.include_desktop
-    return trail.sourced(
-        Selection(np.flatnonzero(o_keep), np.flatnonzero(b_keep), gpu_fits, considered)
+    return Sourced(
+        Selection(np.flatnonzero(o_keep), np.flatnonzero(b_keep), gpu_fits, considered),
+        tuple(notes),
     )
 
 
@@ -335,10 +361,10 @@ def _ranked_later(
     capped), each group cheapest first: neither is capacity a lab can count on. The mask of
     options ranked later (None: all by cost); a desktop's break-even is measured against the
     first cloud of the ranking."""
-    trail = Trail()
+    notes: list[Note] = []
     pricing = [str(p) for p in req.filters.pricing_models or []]
     if req.spot is not None or "spot" in pricing or "compute_units" in pricing:
-        return trail.sourced(None)
+        return Sourced(None, tuple(notes))
     colab = np.concatenate(
         [
             snap.offers.pricing_model[cand.sel.oi] == "compute_units",
@@ -347,16 +373,18 @@ def _ranked_later(
     )
     later = cand.spot | colab
     if not later.any():
-        return trail.sourced(None)
-    trail.assume(
-        "ranking",
-        "guaranteed capacity first",
-        "default: on-demand and committed offers and desktops rank before spot or "
-        "interruptible offers (reclaimable at any time) and Colab's compute-unit plans (GPUs "
-        "as available, sessions capped), and a desktop's break-even is against the first "
-        "cloud so ranked; give `spot` or filter pricing_models to rank all by cost",
+        return Sourced(None, tuple(notes))
+    notes.append(
+        Assumed(
+            "ranking",
+            "guaranteed capacity first",
+            "default: on-demand and committed offers and desktops rank before spot or "
+            "interruptible offers (reclaimable at any time) and Colab's compute-unit plans (GPUs "
+            "as available, sessions capped), and a desktop's break-even is against the first "
+            "cloud so ranked; give `spot` or filter pricing_models to rank all by cost",
+        )
     )
-    return trail.sourced(np.asarray(later, dtype=bool))
+    return Sourced(np.asarray(later, dtype=bool), tuple(notes))
 
 
 def _one_per_family(
@@ -383,35 +411,39 @@ def _ranking_warnings(
     order: np.ndarray,
     ref: Reference,
 ) -> Sourced[list[str]]:
-    """What the ranking leaves out (warnings), and the assumptions behind it (trail)."""
-    trail = Trail()
+    """What the ranking leaves out (warnings), and the assumptions behind it (notes)."""
+    notes: list[Note] = []
     warnings = [PURCHASE_NOTE]
     spot_ranked = int(np.sum(cand.spot[order]))
     risk = cand.risk
     if risk is None and spot_ranked:
-        trail.take(note_spot_defaults())
+        notes += note_spot_defaults().notes
     if risk is not None and math.isfinite(risk.time_factor):
-        trail.assume("spot.billed_hours_per_useful_hour", sig8(risk.time_factor), vector.DALY_2006)
-    if ref.run_hours is None:
-        trail.assume(
-            "billing",
-            "continuous",
-            "a GPU-hours workload is billed as whole sessions, without per-run rounding",
+        notes.append(
+            Assumed("spot.billed_hours_per_useful_hour", sig8(risk.time_factor), vector.DALY_2006)
         )
-    else:
-        trail.take(
-            note_launch_overhead(
-                req, "billed with each cloud run, before its increments and minimum"
+    if ref.run_hours is None:
+        notes.append(
+            Assumed(
+                "billing",
+                "continuous",
+                "a GPU-hours workload is billed as whole sessions, without per-run rounding",
             )
         )
-    trail.assume(
-        "horizon_months",
-        req.horizon_months,
-        "requested"
-        if "horizon_months" in req.model_fields_set
-        else f"default: {SEED_001}, 'if you do deep learning for more than a year, buy a desktop'",
+    else:
+        notes += note_launch_overhead(
+            req, "billed with each cloud run, before its increments and minimum"
+        ).notes
+    notes.append(
+        Assumed(
+            "horizon_months",
+            req.horizon_months,
+            "requested"
+            if "horizon_months" in req.model_fields_set
+            else f"default: {SEED_001}, 'if you do deep learning for more than a year, buy a desktop'",
+        )
     )
-    return trail.sourced(warnings)
+    return Sourced(warnings, tuple(notes))
 
 
 def _listed_price_age(

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from app import costing
 from app.catalog.view import CatalogView
 from app.costing.money import ExchangeRate
+from app.costing.sourced import Note
 from app.models.electricity import ElectricityRequest, ElectricityResult
 from app.settings import Settings
 from app.steps.desktop import ResolvedDesktop, resolve_desktop
@@ -18,7 +19,7 @@ from app.steps.inputs import (
     resolve_region,
     resolve_usage,
 )
-from app.steps.trail import Provenance, Trail, currency_rate, in_currency, price_rule, sig8
+from app.steps.trail import Provenance, currency_rate, in_currency, price_rule, sig8
 
 
 @dataclass(frozen=True)
@@ -43,19 +44,19 @@ def compute_electricity(
 
 def resolve(view: CatalogView, req: ElectricityRequest, settings: Settings) -> ElectricityScenario:
     """The scenario of ``req`` over ``view``: 404 for unknown GPUs, regions or profiles."""
-    trail = Trail()
-    rate = trail.take(resolve_currency(view, req))
+    notes: list[Note] = []
+    rate, noted = resolve_currency(view, req)
+    notes += noted
     region = resolve_region(view, req.region)
-    desk = trail.take(
-        resolve_desktop(
-            view, req.desktop, rate=rate, with_resale=False, priced=False, region=region
-        )
+    desk, noted = resolve_desktop(
+        view, req.desktop, rate=rate, with_resale=False, priced=False, region=region
     )
-    usage = trail.take(
-        resolve_usage(view, req, idle_on_fraction=req.desktop.idle_on_fraction or 0.0)
-    )
-    price = trail.take(request_electricity(view, req, region, settings, rate))
-    provenance = trail.freeze(price_rule(view, settings))
+    notes += noted
+    usage, noted = resolve_usage(view, req, idle_on_fraction=req.desktop.idle_on_fraction or 0.0)
+    notes += noted
+    price, noted = request_electricity(view, req, region, settings, rate)
+    notes += noted
+    provenance = Provenance(tuple(notes), price_rule(view, settings))
     return ElectricityScenario(desk, usage, price, req.days, rate, provenance)
 
 

@@ -13,7 +13,7 @@ from app import costing
 from app.catalog.view import CatalogView
 from app.costing import defaults, offers
 from app.costing import llm as L
-from app.costing.sourced import Cited, Priced, Sourced
+from app.costing.sourced import Assumed, Cited, Note, Priced, Sourced
 from app.errors import CatalogGap, InvalidRequest
 from app.models import CloudOffer, Gpu
 from app.models.inputs import DesktopSpec
@@ -32,7 +32,7 @@ from app.steps.cloud_offer import COMPARABLE_RULE, comparable_offer_by_gpu
 from app.steps.desktop import ResolvedDesktop, resolve_desktop
 from app.steps.inputs import request_electricity, resolve_currency, resolve_region, resolve_usage
 from app.steps.llm import job_speed, resolve_job, stated, utilizations
-from app.steps.trail import Provenance, Trail, price_rule, sig8
+from app.steps.trail import Provenance, price_rule, sig8
 
 
 def list_models(view: CatalogView) -> LlmModelsPublic:
@@ -109,31 +109,40 @@ def compute_llm_estimate(
 
 def resolve(view: CatalogView, req: LlmEstimateRequest, settings: Settings) -> LlmScenario:
     """The scenario of ``req`` over ``view`` (see :func:`resolve_job` for the 422s)."""
-    trail = Trail()
-    job, label = trail.take(resolve_job(view, req))
+    notes: list[Note] = []
+    (job, label), noted = resolve_job(view, req)
+    notes += noted
     if req.gpus is not None:  # each GPU once, in the order first asked for
         gpus = tuple({g.id: g for g in (view.resolve_gpu(name) for name in req.gpus)}.values())
     else:
         gpus = tuple(g for g in view.gpus if g.fp16_tensor_tflops or g.bf16_tensor_tflops)
     region = resolve_region(view, req.region)
-    rate = trail.take(resolve_currency(view, req))
-    mfu, mbu = trail.take(utilizations(req))
-    trail.assume(
-        "cloud_price",
-        "each GPU's comparable offer, per GPU-hour, any GPU count",
-        f"{COMPARABLE_RULE}; instance price / its GPUs. An instance with more GPUs than the job "
-        "needs runs it that much faster at the same cost under the linear FLOPs model "
-        "(billing increments, minimums and multi-GPU losses not modelled)",
+    rate, noted = resolve_currency(view, req)
+    notes += noted
+    (mfu, mbu), noted = utilizations(req)
+    notes += noted
+    notes.append(
+        Assumed(
+            "cloud_price",
+            "each GPU's comparable offer, per GPU-hour, any GPU count",
+            f"{COMPARABLE_RULE}; instance price / its GPUs. An instance with more GPUs than the job "
+            "needs runs it that much faster at the same cost under the linear FLOPs model "
+            "(billing increments, minimums and multi-GPU losses not modelled)",
+        )
     )
-    overhead = trail.take(stated("framework_overhead_gb", None, defaults.LLM_OVERHEAD))
+    overhead, noted = stated("framework_overhead_gb", None, defaults.LLM_OVERHEAD)
+    notes += noted
     overhead_gb = float(overhead)
-    usage = trail.take(resolve_usage(view, req))
-    price = trail.take(request_electricity(view, req, region, settings, rate))
+    usage, noted = resolve_usage(view, req)
+    notes += noted
+    price, noted = request_electricity(view, req, region, settings, rate)
+    notes += noted
     mem = L.memory(job)
-    trail.assume("owned.desktop", OWNED_RULE, OWNED_SOURCES)
+    notes.append(Assumed("owned.desktop", OWNED_RULE, OWNED_SOURCES))
     chosen = []
     for g in gpus:
-        choice = trail.take(_choose(view, mem, g, req.gpu_count, overhead_gb))
+        choice, noted = _choose(view, mem, g, req.gpu_count, overhead_gb)
+        notes += noted
         chosen.append(choice)
     per_gpu = tuple(chosen)
     return LlmScenario(
@@ -148,7 +157,7 @@ def resolve(view: CatalogView, req: LlmEstimateRequest, settings: Settings) -> L
         electricity_price_usd_per_kwh=price,
         memory=mem,
         per_gpu=per_gpu,
-        provenance=trail.freeze(price_rule(view, settings)),
+        provenance=Provenance(tuple(notes), price_rule(view, settings)),
     )
 
 
@@ -171,18 +180,19 @@ def _choose(
     overhead_gb: float,
 ) -> Sourced[GpuChoice]:
     """One GPU's count, offer and owned desktop; the offer's and desktop's prices and sources
-    are noted in ``trail``."""
-    trail = Trail()
+    are noted in ``notes``."""
+    notes: list[Note] = []
     need = mem.gpus_needed(gpu.memory_gb, overhead_gb)
     count = asked if need is not None and need <= asked else need
     if count is None:
-        return trail.sourced(GpuChoice(gpu, need, None, None, None))
+        return Sourced(GpuChoice(gpu, need, None, None, None), tuple(notes))
     pick = comparable_offer_by_gpu(view).get(gpu.id)
     offer = pick.offer if pick is not None else None
     if offer is not None:
-        trail.price(f"offer {offer.id}", offer.as_of)
-    owned = trail.take(_owned_desktop(view, gpu, count))
-    return trail.sourced(GpuChoice(gpu, need, count, offer, owned))
+        notes.append(Priced(f"offer {offer.id}", offer.as_of))
+    owned, noted = _owned_desktop(view, gpu, count)
+    notes += noted
+    return Sourced(GpuChoice(gpu, need, count, offer, owned), tuple(notes))
 
 
 def _owned_desktop(view: CatalogView, gpu: Gpu, count: int) -> Sourced[ResolvedDesktop | None]:

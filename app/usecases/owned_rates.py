@@ -13,7 +13,7 @@ from app import costing
 from app.catalog.sources.skypilot_names import kubernetes_accelerator_name
 from app.catalog.view import CatalogView
 from app.costing.money import ExchangeRate
-from app.costing.sourced import Sourced
+from app.costing.sourced import Assumed, Note, Sourced
 from app.models import Gpu, Region
 from app.models.owned_rates import (
     OwnedGpuRate,
@@ -27,7 +27,6 @@ from app.steps.desktop import ResolvedDesktop, resolve_desktop
 from app.steps.inputs import request_electricity, resolve_currency, resolve_region, resolve_usage
 from app.steps.trail import (
     Provenance,
-    Trail,
     currency_rate,
     given_usd,
     in_currency,
@@ -72,18 +71,26 @@ class OwnedRatesScenario:
 def resolve(view: CatalogView, req: OwnedRatesRequest, settings: Settings) -> OwnedRatesScenario:
     """The scenario of ``req`` over ``view``: 404 for an unknown GPU, barebone or region,
     422 for inputs the model cannot price (as break-even)."""
-    trail = Trail()
-    rate = trail.take(resolve_currency(view, req))
+    notes: list[Note] = []
+    rate, noted = resolve_currency(view, req)
+    notes += noted
     region = resolve_region(view, req.region)
-    price = trail.take(request_electricity(view, req, region, settings, rate))
+    price, noted = request_electricity(view, req, region, settings, rate)
+    notes += noted
     needs_default = any(m.utilization is None for m in req.machines)
-    default_usage = trail.take(resolve_usage(view, req)) if needs_default else None
-    machines = [
-        trail.take(_machine(view, m, i, rate, default_usage, region))
-        for i, m in enumerate(req.machines)
-    ]
-    trail.assume("owned_rate", "capex + electricity + overhead", RATE_RULE)
-    return OwnedRatesScenario(machines, price, rate, trail.freeze(price_rule(view, settings)))
+    default_usage = None
+    if needs_default:
+        default_usage, noted = resolve_usage(view, req)
+        notes += noted
+    machines = []
+    for i, m in enumerate(req.machines):
+        machine, noted = _machine(view, m, i, rate, default_usage, region)
+        notes += noted
+        machines.append(machine)
+    notes.append(Assumed("owned_rate", "capex + electricity + overhead", RATE_RULE))
+    return OwnedRatesScenario(
+        machines, price, rate, Provenance(tuple(notes), price_rule(view, settings))
+    )
 
 
 def _machine(
@@ -94,9 +101,10 @@ def _machine(
     default_usage: costing.Usage | None,
     region: Region | None,
 ) -> Sourced[MachineScenario]:
-    trail = Trail()
+    notes: list[Note] = []
     prefix = f"machines[{i}]"
-    desk = trail.take(resolve_desktop(view, spec, prefix=prefix, rate=rate, region=region))
+    desk, noted = resolve_desktop(view, spec, prefix=prefix, rate=rate, region=region)
+    notes += noted
     owned = desk.desktop
     if desk.resale is not None:
         owned = replace(owned, resale_usd=desk.resale.value_usd, lifetime_years=desk.horizon_years)
@@ -105,20 +113,20 @@ def _machine(
         assert default_usage is not None  # resolved whenever a machine leaves it out
         utilization = default_usage.utilization
     usage = costing.Usage(utilization, spec.idle_on_fraction or 0.0)
-    overhead = trail.take(
-        given_usd(
-            spec.overhead_usd_per_year,
-            spec.overhead_per_year,
-            rate,
-            f"{prefix}.overhead_usd_per_year",
-        )
+    overhead, noted = given_usd(
+        spec.overhead_usd_per_year,
+        spec.overhead_per_year,
+        rate,
+        f"{prefix}.overhead_usd_per_year",
     )
+    notes += noted
     name = spec.accelerator_name
     if name is None:
         label = desk.gpu.name if desk.gpu else f"{owned.gpu_power_w:g} W GPU"
         name = kubernetes_accelerator_name(label)
-    return trail.sourced(
-        MachineScenario(desk, owned, desk.gpu, spec.count, usage, overhead or 0.0, name)
+    return Sourced(
+        MachineScenario(desk, owned, desk.gpu, spec.count, usage, overhead or 0.0, name),
+        tuple(notes),
     )
 
 

@@ -31,7 +31,7 @@ from app.costing.plan import (
     PlanSolution,
     solve_plan,
 )
-from app.costing.sourced import Assumed, Sourced
+from app.costing.sourced import Assumed, Cited, Note, Sourced
 from app.errors import CatalogGap, InvalidRequest
 from app.models import CloudOffer, Gpu, Region
 from app.models.inputs import CloudSpec, DesktopSpec
@@ -53,7 +53,7 @@ from app.steps.inputs import (
 from app.steps.plan_commitments import CommitmentCandidate, resolve_commitments
 from app.steps.speed import speed, speed_evidence
 from app.steps.tax import Tax, resolve_tax
-from app.steps.trail import LIFETIME_SOURCE, SEED_001, Provenance, Trail, price_rule
+from app.steps.trail import LIFETIME_SOURCE, SEED_001, Provenance, price_rule
 
 HOURS_PER_MONTH = costing.HOURS_PER_DAY * costing.DAYS_PER_YEAR / 12.0  # 730 h
 # The solver's wall-clock budget per solve: sized so a 60-month plan over 8 candidates solves
@@ -135,22 +135,32 @@ class PlanOutcome:
 def resolve(view: CatalogView, req: PlanRequest, settings: Settings) -> PlanScenario:
     """The scenario of ``req`` over ``view``: 404 for unknown names or a figure the catalog
     lacks, 422 for a desktop without a GPU or a cloud with a monthly fee."""
-    trail = Trail()
-    rate = trail.take(resolve_currency(view, req))
+    notes: list[Note] = []
+    rate, noted = resolve_currency(view, req)
+    notes += noted
     ref = view.resolve_gpu(req.gpu)
-    trail.cite(f"gpu {ref.id}: specs and TDP", ref.source, ref.as_of)
-    start = trail.take(_start(view, req))
-    demand = trail.take(_demand(req, start))
+    notes.append(Cited(f"gpu {ref.id}: specs and TDP", ref.source, ref.as_of))
+    start, noted = _start(view, req)
+    notes += noted
+    demand, noted = _demand(req, start)
+    notes += noted
     region = resolve_region(view, req.region)
-    price = trail.take(request_electricity(view, req, region, settings, rate))
-    max_u = trail.take(_max_utilization(view, req))
-    tax = trail.take(resolve_tax(view, req.tax_exempt, req, region))
-    candidates = trail.take(_candidates(view, req, ref, price, max_u, rate, tax, region))
-    cloud = trail.take(_cloud(view, req, ref, rate))
-    commitments = (
-        trail.take(resolve_commitments(view, req, ref, cloud.offer, max_u, tax)) if cloud else ()
-    )
-    discount = trail.take(resolve_discount_rate(view, req.annual_discount_rate))
+    price, noted = request_electricity(view, req, region, settings, rate)
+    notes += noted
+    max_u, noted = _max_utilization(view, req)
+    notes += noted
+    tax, noted = resolve_tax(view, req.tax_exempt, req, region)
+    notes += noted
+    candidates, noted = _candidates(view, req, ref, price, max_u, rate, tax, region)
+    notes += noted
+    cloud, noted = _cloud(view, req, ref, rate)
+    notes += noted
+    commitments: tuple[CommitmentCandidate, ...] = ()
+    if cloud:
+        commitments, noted = resolve_commitments(view, req, ref, cloud.offer, max_u, tax)
+        notes += noted
+    discount, noted = resolve_discount_rate(view, req.annual_discount_rate)
+    notes += noted
     c = req.constraints
     problem = PlanProblem(
         demand_gpu_hours=demand,
@@ -159,8 +169,8 @@ def resolve(view: CatalogView, req: PlanRequest, settings: Settings) -> PlanScen
         annual_discount_rate=discount,
         limits=PlanLimits(c.budget_usd, c.max_machines, c.max_power_w),
     )
-    trail.take(_note_model())
-    provenance = trail.freeze(price_rule(view, settings))
+    notes += _note_model().notes
+    provenance = Provenance(tuple(notes), price_rule(view, settings))
     return PlanScenario(
         ref, start, problem, candidates, cloud, price, max_u, tax, rate, provenance, commitments
     )
@@ -171,16 +181,20 @@ def _start(
     req: PlanRequest,
 ) -> Sourced[tuple[int, int]]:
     """The first month: given, else the month after the prices' day (stated)."""
-    trail = Trail()
+    notes: list[Note] = []
     if req.start_month is not None:
         year, month = req.start_month.split("-")
-        return trail.sourced((int(year), int(month)))
+        return Sourced((int(year), int(month)), tuple(notes))
     carry, m = divmod(view.day.month, 12)
     start = (view.day.year + carry, m + 1)
-    trail.assume(
-        "start_month", f"{start[0]:04d}-{start[1]:02d}", "default: the month after the prices' day"
+    notes.append(
+        Assumed(
+            "start_month",
+            f"{start[0]:04d}-{start[1]:02d}",
+            "default: the month after the prices' day",
+        )
     )
-    return trail.sourced(start)
+    return Sourced(start, tuple(notes))
 
 
 def _demand(
@@ -189,19 +203,20 @@ def _demand(
 ) -> Sourced[tuple[float, ...]]:
     """Demand per month: the list as given, else the baseline with each calendar month's
     peak over ``months`` (default: one desktop lifetime, stated)."""
-    trail = Trail()
+    notes: list[Note] = []
     if req.gpu_hours_per_month is not None:
-        return trail.sourced(tuple(float(x) for x in req.gpu_hours_per_month))
+        return Sourced(tuple(float(x) for x in req.gpu_hours_per_month), tuple(notes))
     months = req.months
     if months is None:
         months = DEFAULT_MONTHS
-        trail.assume("months", months, f"default: one desktop lifetime, {LIFETIME_SOURCE}")
+        notes.append(Assumed("months", months, f"default: one desktop lifetime, {LIFETIME_SOURCE}"))
     peaks: dict[int, float] = {}
     for p in req.peaks or ():  # of two peaks in one month, the larger
         peaks[p.month] = max(p.gpu_hours, peaks.get(p.month, 0.0))
     base = float(req.baseline_gpu_hours_per_month)
-    return trail.sourced(
-        tuple(float(peaks.get((start[1] - 1 + t) % 12 + 1, base)) for t in range(months))
+    return Sourced(
+        tuple(float(peaks.get((start[1] - 1 + t) % 12 + 1, base)) for t in range(months)),
+        tuple(notes),
     )
 
 
@@ -211,17 +226,19 @@ def _max_utilization(
 ) -> Sourced[float]:
     """The share of a month's hours an owned GPU serves: given, else seed 001's shared
     cluster profile (stated)."""
-    trail = Trail()
+    notes: list[Note] = []
     if req.max_utilization is not None:
-        return trail.sourced(req.max_utilization)
+        return Sourced(req.max_utilization, tuple(notes))
     profile = view.profile(CAPACITY_PROFILE)
-    trail.assume(
-        "max_utilization",
-        profile.utilization,
-        f"default: an owned GPU is busy at most as a well-used shared cluster, profile "
-        f"'{profile.id}' ({profile.description}): {profile.source}",
+    notes.append(
+        Assumed(
+            "max_utilization",
+            profile.utilization,
+            f"default: an owned GPU is busy at most as a well-used shared cluster, profile "
+            f"'{profile.id}' ({profile.description}): {profile.source}",
+        )
     )
-    return trail.sourced(profile.utilization)
+    return Sourced(profile.utilization, tuple(notes))
 
 
 def _default_specs(
@@ -230,7 +247,7 @@ def _default_specs(
 ) -> Sourced[list[DesktopSpec]]:
     """The reference GPU in 1, 2, ... GPUs, as many as a desktop PSU carries (seed 001's
     rule: the GPUs' power + 300 W within a 1,600 W PSU) and a catalog barebone holds."""
-    trail = Trail()
+    notes: list[Note] = []
     if ref.purchase_price() is None:
         raise CatalogGap(
             f"no catalog price for {ref.id} to build default desktops: give desktops with "
@@ -240,24 +257,28 @@ def _default_specs(
     servers = max((b.gpu_slots for b in view.barebones if str(b.kind) == "server"), default=0)
     if wants_server(ref) and servers:
         counts = list(range(1, servers + 1))
-        trail.assume(
+        notes.append(
+            Assumed(
+                "desktops",
+                [f"{n}x {ref.id}" for n in counts],
+                "default: the reference GPU (a passively cooled datacenter card) in every GPU "
+                "count a catalog server barebone holds, each in the cheapest server that holds it "
+                "(a server's PSUs are sized for its GPUs, on a 208/240 V circuit)",
+            )
+        )
+        return Sourced([DesktopSpec(gpu=ref.id, gpu_count=n) for n in counts], tuple(notes))
+    counts = [n for n in range(1, most + 1) if offers.fits_desktop_psu(n, ref.tdp_w)] or [1]
+    notes.append(
+        Assumed(
             "desktops",
             [f"{n}x {ref.id}" for n in counts],
-            "default: the reference GPU (a passively cooled datacenter card) in every GPU "
-            "count a catalog server barebone holds, each in the cheapest server that holds it "
-            "(a server's PSUs are sized for its GPUs, on a 208/240 V circuit)",
+            f"default: the reference GPU in every GPU count a desktop PSU carries ({SEED_001}: "
+            f"GPUs' power + {defaults.PSU_HEADROOM.shown()} <= "
+            f"{defaults.LARGEST_DESKTOP_PSU.shown()}), each in the "
+            "cheapest catalog barebone that holds it",
         )
-        return trail.sourced([DesktopSpec(gpu=ref.id, gpu_count=n) for n in counts])
-    counts = [n for n in range(1, most + 1) if offers.fits_desktop_psu(n, ref.tdp_w)] or [1]
-    trail.assume(
-        "desktops",
-        [f"{n}x {ref.id}" for n in counts],
-        f"default: the reference GPU in every GPU count a desktop PSU carries ({SEED_001}: "
-        f"GPUs' power + {defaults.PSU_HEADROOM.shown()} <= "
-        f"{defaults.LARGEST_DESKTOP_PSU.shown()}), each in the "
-        "cheapest catalog barebone that holds it",
     )
-    return trail.sourced([DesktopSpec(gpu=ref.id, gpu_count=n) for n in counts])
+    return Sourced([DesktopSpec(gpu=ref.id, gpu_count=n) for n in counts], tuple(notes))
 
 
 def _candidates(
@@ -273,23 +294,25 @@ def _candidates(
     """Each candidate desktop priced for the model (with ``tax``'s VAT): capacity and
     electricity per reference GPU-hour (its GPU's speed relative to the reference), busy
     wall power and service life; its power held to ``region``'s socket circuit."""
-    trail = Trail()
+    notes: list[Note] = []
     specs: list[DesktopSpec] = list(req.desktops or [])
     if not specs:
-        default_specs = trail.take(_default_specs(view, ref))
+        default_specs, noted = _default_specs(view, ref)
+        notes += noted
         specs = list(default_specs)
     evidence = speed_evidence(view)
     out = []
     for i, spec in enumerate(specs):
         name = f"desktops[{i}]"
-        desk = trail.take(
-            resolve_desktop(view, spec, name, rate=rate, with_resale=False, region=region)
-        )
+        desk, noted = resolve_desktop(view, spec, name, rate=rate, with_resale=False, region=region)
+        notes += noted
         assert desk.gpu is not None  # a spec with a gpu resolves one
         d = desk.desktop
         ratio = speed(evidence, ref, 1, desk.gpu, 1)
         if desk.gpu.id != ref.id:
-            trail.assume(f"{name}.time_factor", ratio.time_factor, f"{ratio.basis}: {ratio.detail}")
+            notes.append(
+                Assumed(f"{name}.time_factor", ratio.time_factor, f"{ratio.basis}: {ratio.detail}")
+            )
         life = max(1, round(d.lifetime_years * 12))
         build = PlanBuild(
             id=name,
@@ -307,7 +330,7 @@ def _candidates(
         barebone = spec.barebone or _barebone_id(view, spec)
         label = f"{d.gpu_count}x {desk.gpu.id}" + (f" ({barebone})" if barebone else "")
         out.append(Candidate(label, desk, ratio, build))
-    return trail.sourced(tuple(out))
+    return Sourced(tuple(out), tuple(notes))
 
 
 def _barebone_id(view: CatalogView, spec: DesktopSpec) -> str | None:
@@ -326,17 +349,18 @@ def _cloud(
 ) -> Sourced[CloudChoice | None]:
     """The cloud side: the request's (an offer or a price per hour), else today's cheapest
     comparable on-demand offer; None for desktops only."""
-    trail = Trail()
+    notes: list[Note] = []
     if not req.include_cloud:
-        trail.assume("include_cloud", False, "requested: desktops only")
-        return trail.sourced(None)
+        notes.append(Assumed("include_cloud", False, "requested: desktops only"))
+        return Sourced(None, tuple(notes))
     if req.cloud is None:
-        offer = trail.take(_default_offer(view, ref))
-        c = trail.take(
-            resolve_cloud(view, CloudSpec(offer_id=offer.id), rate=rate, footprint=False)
-        )
+        offer, noted = _default_offer(view, ref)
+        notes += noted
+        c, noted = resolve_cloud(view, CloudSpec(offer_id=offer.id), rate=rate, footprint=False)
+        notes += noted
     else:
-        c = trail.take(resolve_cloud(view, req.cloud, rate=rate, footprint=False))
+        c, noted = resolve_cloud(view, req.cloud, rate=rate, footprint=False)
+        notes += noted
     if c.offer is not None and c.offer.commitment_term_months:
         raise InvalidRequest(
             f"cloud: {c.offer.id} is a commitment, not an hourly price: list it in "
@@ -351,14 +375,19 @@ def _cloud(
     gpu = c.gpu
     if gpu is None:
         gpu = ref
-        trail.assume("cloud.gpu", ref.id, "default: a price without a GPU rents the reference GPU")
+        notes.append(
+            Assumed("cloud.gpu", ref.id, "default: a price without a GPU rents the reference GPU")
+        )
     ratio = speed(speed_evidence(view), ref, 1, gpu, 1)
     if gpu.id != ref.id:
-        trail.assume("cloud.time_factor", ratio.time_factor, f"{ratio.basis}: {ratio.detail}")
+        notes.append(
+            Assumed("cloud.time_factor", ratio.time_factor, f"{ratio.basis}: {ratio.detail}")
+        )
     per_gpu = c.rate.price_usd_per_hour / (c.gpu_count or 1)
     label = offer_label(c.offer) if c.offer else f"${c.rate.price_usd_per_hour:g}/h (given)"
-    return trail.sourced(
-        CloudChoice(c.offer, label, gpu, per_gpu, ratio, c.offer.as_of if c.offer else None)
+    return Sourced(
+        CloudChoice(c.offer, label, gpu, per_gpu, ratio, c.offer.as_of if c.offer else None),
+        tuple(notes),
     )
 
 
@@ -392,30 +421,38 @@ def _default_offer(view: CatalogView, ref: Gpu) -> Sourced[CloudOffer]:
 
 def _note_model() -> Sourced[None]:
     """The plan's modelling choices, stated once."""
-    trail = Trail()
-    trail.assume(
-        "demand",
-        "a pool of 1-GPU jobs",
-        "a k-GPU desktop serves k GPU-hours per hour; multi-GPU scaling does not enter",
+    notes: list[Note] = []
+    notes.append(
+        Assumed(
+            "demand",
+            "a pool of 1-GPU jobs",
+            "a k-GPU desktop serves k GPU-hours per hour; multi-GPU scaling does not enter",
+        )
     )
-    trail.assume(
-        "cloud.billing",
-        "per GPU-hour of work",
-        "rented hours are billed as worked: no per-job rounding, launch time or billing minimum",
+    notes.append(
+        Assumed(
+            "cloud.billing",
+            "per GPU-hour of work",
+            "rented hours are billed as worked: no per-job rounding, launch time or billing minimum",
+        )
     )
-    trail.assume(
-        "desktop.residual_value_usd",
-        0,
-        f"no resale or residual value at the horizon's end, as {SEED_001}: a desktop bought "
-        "late in the plan is counted in full",
+    notes.append(
+        Assumed(
+            "desktop.residual_value_usd",
+            0,
+            f"no resale or residual value at the horizon's end, as {SEED_001}: a desktop bought "
+            "late in the plan is counted in full",
+        )
     )
-    trail.assume(
-        "desktop.idle",
-        "off",
-        f"desktops draw power only while serving work ({SEED_001}); cash is counted at the "
-        "start of each month",
+    notes.append(
+        Assumed(
+            "desktop.idle",
+            "off",
+            f"desktops draw power only while serving work ({SEED_001}); cash is counted at the "
+            "start of each month",
+        )
     )
-    return trail.sourced(None)
+    return Sourced(None, tuple(notes))
 
 
 def _attempt(p: PlanProblem, what: str) -> tuple[PlanSolution | None, str | None]:

@@ -12,7 +12,7 @@ from app import costing
 from app.catalog.view import CatalogView
 from app.costing import ownership as own
 from app.costing.money import USD, ExchangeRate
-from app.costing.sourced import Sourced
+from app.costing.sourced import Cited, Note, Sourced
 from app.errors import InvalidRequest
 from app.models import Gpu, Region
 from app.models.inputs import CloudSpec
@@ -51,7 +51,6 @@ from app.steps.speed import (
 )
 from app.steps.trail import (
     Provenance,
-    Trail,
     currency_rate,
     in_currency,
     note_launch_overhead,
@@ -173,7 +172,7 @@ class OptionScenario:
 class RunCostScenario:
     """A run-cost request with every input explicit: the workload (as given), the answer's
     currency, usage, the desktops' electricity price (USD/kWh), the options in request order,
-    the workload's memory need and the GPUs it is checked on, and the trail."""
+    the workload's memory need and the GPUs it is checked on, and the notes."""
 
     workload: dict[str, Any]
     items: int | None
@@ -195,25 +194,32 @@ def compute_run_cost(view: CatalogView, req: RunCostRequest, settings: Settings)
 def resolve(view: CatalogView, req: RunCostRequest, settings: Settings) -> RunCostScenario:
     """The scenario of ``req`` over ``view``: 404 for unknown catalog names, 422 for an
     option that cannot be costed (a desktop without a GPU)."""
-    trail = Trail()
+    notes: list[Note] = []
     w = req.workload
     bench_results: dict[str, Any] = {}
     bench_reference = None
     if w.benchmark:
         bench = view.benchmark(w.benchmark)
-        trail.cite(f"benchmark {bench.id}", bench.source, bench.as_of)
+        notes.append(Cited(f"benchmark {bench.id}", bench.source, bench.as_of))
         bench_results = {r.gpu_id: r for r in view.results_of(bench.id)}
         bench_reference = benchmark_reference(bench_results, view.gpu)
-    ref_gpu = trail.take(gpu_or_none(view, w.gpu))
+    ref_gpu, noted = gpu_or_none(view, w.gpu)
+    notes += noted
     region = resolve_region(view, req.region)
-    rate = trail.take(resolve_currency(view, req))
-    usage = trail.take(resolve_usage(view, req))
-    price = trail.take(request_electricity(view, req, region, settings, rate))
-    carbon = trail.take(carbon_region(view, region, settings))
-    memory = trail.take(memory_need(req.memory_preset, req.precision))
+    rate, noted = resolve_currency(view, req)
+    notes += noted
+    usage, noted = resolve_usage(view, req)
+    notes += noted
+    price, noted = request_electricity(view, req, region, settings, rate)
+    notes += noted
+    carbon, noted = carbon_region(view, region, settings)
+    notes += noted
+    memory, noted = memory_need(req.memory_preset, req.precision)
+    notes += noted
     llm = None
     if w.llm is not None:
-        llm = trail.take(resolve_run(view, w.llm))
+        llm, noted = resolve_run(view, w.llm)
+        notes += noted
     ctx = _RunContext(
         req=req,
         usage=usage,
@@ -230,11 +236,13 @@ def resolve(view: CatalogView, req: RunCostRequest, settings: Settings) -> RunCo
     )
     resolved = []
     for i, opt in enumerate(req.options):
-        option = trail.take(_resolve_option(view, ctx, opt, i))
+        option, noted = _resolve_option(view, ctx, opt, i)
+        notes += noted
         resolved.append(option)
     options = tuple(resolved)
-    trail.take(note_scaling(ctx.scaling, [w.gpu_count, *(o.gpu_count for o in options)]))
-    launch_overhead_s = trail.take(_launch_overhead_s(req, options))
+    notes += note_scaling(ctx.scaling, [w.gpu_count, *(o.gpu_count for o in options)]).notes
+    launch_overhead_s, noted = _launch_overhead_s(req, options)
+    notes += noted
     return RunCostScenario(
         workload=w.model_dump(exclude_none=True),
         items=w.items,
@@ -244,7 +252,7 @@ def resolve(view: CatalogView, req: RunCostRequest, settings: Settings) -> RunCo
         options=options,
         memory=ctx.memory,
         memory_gpus=(ref_gpu, *(o.gpu for o in options)),
-        provenance=trail.freeze(price_rule(view, settings)),
+        provenance=Provenance(tuple(notes), price_rule(view, settings)),
         launch_overhead_s=launch_overhead_s,
     )
 
@@ -254,18 +262,13 @@ def _launch_overhead_s(
     options: tuple[OptionScenario, ...],
 ) -> Sourced[float]:
     """The billed launch overhead of a cloud run, s (stated when a cloud option is costed)."""
-    trail = Trail()
     if any(o.cloud is not None for o in options):
-        return trail.sourced(
-            trail.take(
-                note_launch_overhead(
-                    req,
-                    "`cost_with_launch_usd` bills it with each cloud run, `cost_usd` is the run alone "
-                    "(seed 004's figure)",
-                )
-            )
+        return note_launch_overhead(
+            req,
+            "`cost_with_launch_usd` bills it with each cloud run, `cost_usd` is the run alone "
+            "(seed 004's figure)",
         )
-    return trail.sourced(req.launch_overhead_min * 60.0)
+    return Sourced(req.launch_overhead_min * 60.0)
 
 
 def _resolve_option(
@@ -274,21 +277,24 @@ def _resolve_option(
     """One option's inputs: its hardware, the run's runtime on it, its grid and embodied carbon."""
     if opt.desktop is not None:
         return _resolve_desktop_option(view, ctx, opt, i)
-    trail = Trail()
+    notes: list[Note] = []
     if opt.offer_id is not None:
-        cloud = trail.take(resolve_cloud(view, CloudSpec(offer_id=opt.offer_id)))
+        cloud, noted = resolve_cloud(view, CloudSpec(offer_id=opt.offer_id))
+        notes += noted
         label = offer_label(cloud.offer)
     else:
         spec = CloudSpec(
             price_usd_per_hour=opt.price_usd_per_hour, gpu=opt.gpu, gpu_count=opt.gpu_count
         )
-        cloud = trail.take(resolve_cloud(view, spec, rate=ctx.rate))
+        cloud, noted = resolve_cloud(view, spec, rate=ctx.rate)
+        notes += noted
         label = f"{cloud.gpu_count}x {cloud.gpu.id} at ${opt.price_usd_per_hour:g}/h"
     gpu, count = cloud.gpu, cloud.gpu_count or 1
     runtime = _runtime_on(ctx, gpu, count)
     embodied, life = (None, 0.0)
     if runtime.seconds is not None:
-        embodied, life = trail.take(cloud_embodied(view, count, gpu))
+        (embodied, life), noted = cloud_embodied(view, count, gpu)
+        notes += noted
     option = OptionScenario(
         label=label,
         gpu=gpu,
@@ -300,7 +306,7 @@ def _resolve_option(
         embodied=embodied or _NO_EMBODIED,
         embodied_life_years=life,
     )
-    return trail.sourced(option)
+    return Sourced(option, tuple(notes))
 
 
 def _resolve_desktop_option(
@@ -308,10 +314,9 @@ def _resolve_desktop_option(
 ) -> Sourced[OptionScenario]:
     """A desktop option's inputs; its resale (if any) folded into the owned machine, whose
     lifetime becomes the holding period."""
-    trail = Trail()
-    desk = trail.take(
-        resolve_desktop(view, opt.desktop, prefix=f"options[{i}].desktop", rate=ctx.rate)
-    )
+    notes: list[Note] = []
+    desk, noted = resolve_desktop(view, opt.desktop, prefix=f"options[{i}].desktop", rate=ctx.rate)
+    notes += noted
     if desk.gpu is None:
         raise InvalidRequest(f"options[{i}].desktop: name the gpu to cost a run")
     runtime = _runtime_on(ctx, desk.gpu, desk.desktop.gpu_count)
@@ -320,7 +325,8 @@ def _resolve_desktop_option(
         owned = replace(owned, resale_usd=desk.resale.value_usd, lifetime_years=desk.horizon_years)
     embodied = _NO_EMBODIED
     if runtime.seconds is not None:
-        embodied = trail.take(desktop_embodied(view, owned.gpu_count, desk.gpu))
+        embodied, noted = desktop_embodied(view, owned.gpu_count, desk.gpu)
+        notes += noted
     option = OptionScenario(
         label=f"desktop {owned.gpu_count}x {desk.gpu.id}",
         gpu=desk.gpu,
@@ -332,7 +338,7 @@ def _resolve_desktop_option(
         embodied=embodied,
         embodied_life_years=owned.lifetime_years,
     )
-    return trail.sourced(option)
+    return Sourced(option, tuple(notes))
 
 
 def compose(s: RunCostScenario) -> RunCostResult:

@@ -9,6 +9,7 @@ import numpy as np
 
 from app.catalog.view import CatalogView
 from app.costing import vector
+from app.costing.sourced import Assumed, Note
 from app.models.compare import (
     SweepRequest,
     SweepResult,
@@ -22,7 +23,7 @@ from app.steps.inputs import (
     resolve_region,
 )
 from app.steps.speed import cloud_speed
-from app.steps.trail import Provenance, Trail, price_rule, round2_array, sig8, sig8_array
+from app.steps.trail import Provenance, price_rule, round2_array, sig8, sig8_array
 
 # ------------------------------------------------------------------------------------------
 # Break-even sweep
@@ -55,27 +56,33 @@ def compute_sweep(view: CatalogView, req: SweepRequest, settings: Settings) -> S
 
 def resolve(view: CatalogView, req: SweepRequest, settings: Settings) -> SweepScenario:
     """The scenario of ``req`` over ``view``: 404 for unknown catalog names."""
-    trail = Trail()
-    desk = trail.take(resolve_desktop(view, req.desktop, with_resale=False))
+    notes: list[Note] = []
+    desk, noted = resolve_desktop(view, req.desktop, with_resale=False)
+    notes += noted
     d = req.desktop
     if any(v is not None for v in (d.resell_after_years, d.resale_value_usd, d.resale_value)):
-        trail.assume(
-            "desktop.resale_value_usd",
-            0,
-            "the sweep's totals count no resale (use /v1/break-even for resale and TCO)",
+        notes.append(
+            Assumed(
+                "desktop.resale_value_usd",
+                0,
+                "the sweep's totals count no resale (use /v1/break-even for resale and TCO)",
+            )
         )
-    cloud = trail.take(resolve_cloud(view, req.cloud))
+    cloud, noted = resolve_cloud(view, req.cloud)
+    notes += noted
     utilizations = req.utilizations or list(DEFAULT_UTILIZATIONS)
     if req.electricity_prices_usd_per_kwh:
         prices = req.electricity_prices_usd_per_kwh
     else:
         region = resolve_region(view, req.region)
-        price = trail.take(resolve_electricity(view, None, region, settings, req.tariff))
+        price, noted = resolve_electricity(view, None, region, settings, req.tariff)
+        notes += noted
         prices = [price]
-    perf = trail.take(cloud_speed(view, req.normalize_performance, desk, cloud))
+    perf, noted = cloud_speed(view, req.normalize_performance, desk, cloud)
+    notes += noted
     factor = perf.time_factor if perf else 1.0
     if perf:
-        trail.assume("cloud_time_factor", sig8(factor), perf.detail)
+        notes.append(Assumed("cloud_time_factor", sig8(factor), perf.detail))
     return SweepScenario(
         desk=desk,
         cloud=cloud,
@@ -84,7 +91,7 @@ def resolve(view: CatalogView, req: SweepRequest, settings: Settings) -> SweepSc
         time_factor=factor,
         idle_on_fraction=req.desktop.idle_on_fraction or 0.0,
         horizon_days=req.horizon_days,
-        provenance=trail.freeze(price_rule(view, settings)),
+        provenance=Provenance(tuple(notes), price_rule(view, settings)),
     )
 
 

@@ -1,16 +1,17 @@
 """Resolution steps tested directly against a small in-memory catalog view (tests/fakes.py),
-not through HTTP: each step decides one input and records its default and source."""
+not through HTTP: each step returns the input it decided with the notes that say how
+(:class:`app.costing.sourced.Sourced`): its default and source, or nothing when given."""
 
 from __future__ import annotations
 
 import pytest
 
 from app.costing import defaults
+from app.costing.sourced import Caveat, Sourced
 from app.errors import NotFound
 from app.models.inputs import CloudSpec, DesktopSpec, UsageInputs
 from app.settings import Settings
 from app.steps import desktop, inputs
-from app.steps.trail import Trail
 from tests import fakes
 from tests.factories import SEED_DESKTOP
 
@@ -22,79 +23,74 @@ def _settings(**overrides: object) -> Settings:
     return Settings(_env_file=None, **overrides)  # type: ignore[call-arg]  # pydantic-settings kwarg
 
 
-def _assumed(trail: Trail, name: str) -> str:
-    return next(a.source for a in trail.assumptions if a.name == name)
+def _assumed(chosen: Sourced[object], name: str) -> str:
+    note = chosen.assumed(name)
+    assert note is not None, f"no assumption on {name}: {chosen.notes}"
+    return note.source
+
+
+def _caveats(chosen: Sourced[object]) -> list[str]:
+    return [n.text for n in chosen.notes if isinstance(n, Caveat)]
 
 
 class TestUsage:
     def test_default_profile_is_the_seeds_phd_desktop(self) -> None:
-        trail = Trail()
-        usage = trail.take(inputs.resolve_usage(fakes.view(), UsageInputs()))
-        assert usage.utilization == 0.15
-        assert "default profile 'phd-desktop'" in _assumed(trail, "utilization")
+        chosen = inputs.resolve_usage(fakes.view(), UsageInputs())
+        assert chosen.value.utilization == 0.15
+        assert "default profile 'phd-desktop'" in _assumed(chosen, "utilization")
 
     def test_given_utilization_is_used_as_is(self) -> None:
-        trail = Trail()
-        assert (
-            trail.take(inputs.resolve_usage(fakes.view(), UsageInputs(utilization=0.4))).utilization
-            == 0.4
-        )
-        assert trail.assumptions == []
+        chosen = inputs.resolve_usage(fakes.view(), UsageInputs(utilization=0.4))
+        assert chosen.value.utilization == 0.4
+        assert chosen.notes == ()
 
     def test_unknown_profile_is_not_found(self) -> None:
         with pytest.raises(NotFound):
-            Trail().take(
-                inputs.resolve_usage(fakes.view(), UsageInputs(utilization_profile="nope"))
-            )
+            inputs.resolve_usage(fakes.view(), UsageInputs(utilization_profile="nope"))
 
 
 class TestElectricity:
     def test_no_price_and_no_region_is_the_registrys_default(self) -> None:
-        trail = Trail()
-        price = trail.take(inputs.resolve_electricity(fakes.view(), None, None, _settings()))
-        assert price == 0.12
-        assert _assumed(trail, "electricity_price_usd_per_kwh") == (
+        chosen = inputs.resolve_electricity(fakes.view(), None, None, _settings())
+        assert chosen.value == 0.12
+        assert _assumed(chosen, "electricity_price_usd_per_kwh") == (
             defaults.ELECTRICITY_PRICE.source_text()
         )
 
     def test_a_deployments_own_default_is_not_credited_to_the_seed(self) -> None:
-        trail = Trail()
         settings = _settings(default_electricity_price_usd_per_kwh=0.3)
-        assert trail.take(inputs.resolve_electricity(fakes.view(), None, None, settings)) == 0.3
-        assert "this deployment's setting" in _assumed(trail, "electricity_price_usd_per_kwh")
+        chosen = inputs.resolve_electricity(fakes.view(), None, None, settings)
+        assert chosen.value == 0.3
+        assert "this deployment's setting" in _assumed(chosen, "electricity_price_usd_per_kwh")
 
     def test_a_given_price_wins(self) -> None:
-        trail = Trail()
-        assert trail.take(inputs.resolve_electricity(fakes.view(), 0.25, None, _settings())) == 0.25
-        assert trail.assumptions == []
+        chosen = inputs.resolve_electricity(fakes.view(), 0.25, None, _settings())
+        assert chosen.value == 0.25
+        assert chosen.notes == ()
 
 
 class TestDesktop:
     def test_the_seeds_desktop(self) -> None:
-        trail = Trail()
         spec = DesktopSpec.model_validate(SEED_DESKTOP)
-        resolved = trail.take(desktop.resolve_desktop(fakes.view(), spec))
-        d = resolved.desktop
+        chosen = desktop.resolve_desktop(fakes.view(), spec)
+        d = chosen.value.desktop
         assert (d.upfront_usd, d.gpu_power_w, d.gpu_count) == (2200, 350, 1)
         assert d.base_power_w == 100  # the barebone's, as the seed's CPU
         assert d.busy_power_w == 450
         assert d.lifetime_years == defaults.LIFETIME.value
-        assert defaults.IRS_946 in _assumed(trail, "desktop.lifetime_years")
-        assert trail.warnings == []
+        assert defaults.IRS_946 in _assumed(chosen, "desktop.lifetime_years")
+        assert _caveats(chosen) == []
 
     def test_four_3090s_warn_of_the_power_supply(self) -> None:
-        trail = Trail()
         spec = DesktopSpec(gpu="rtx-3090", gpu_count=4, total_price_usd=8000)
-        trail.take(desktop.resolve_desktop(fakes.view(), spec))
-        assert any("want a PSU of 1700 W" in w for w in trail.warnings)
+        chosen = desktop.resolve_desktop(fakes.view(), spec)
+        assert any("want a PSU of 1700 W" in w for w in _caveats(chosen))
 
 
 class TestCloud:
     def test_the_seeds_spot_offer(self) -> None:
-        trail = Trail()
-        cloud = trail.take(
-            inputs.resolve_cloud(fakes.view(), CloudSpec(offer_id="aws-v100-spot-seed"))
-        )
+        chosen = inputs.resolve_cloud(fakes.view(), CloudSpec(offer_id="aws-v100-spot-seed"))
+        cloud = chosen.value
         assert cloud.rate.price_usd_per_hour == pytest.approx(2.14)
         assert cloud.gpu is not None and cloud.gpu.id == "v100-16gb"
 
@@ -107,6 +103,5 @@ class TestCloud:
         ]
         view = fakes.view(peers)
         assert set(inputs.price_outliers(view)) == {"z2"}
-        trail = Trail()
-        trail.take(inputs.resolve_cloud(view, CloudSpec(offer_id="z2")))
-        assert any("check it before relying on it" in w for w in trail.warnings)
+        chosen = inputs.resolve_cloud(view, CloudSpec(offer_id="z2"))
+        assert any("check it before relying on it" in w for w in _caveats(chosen))
