@@ -15,14 +15,9 @@ from app.costing.sourced import Assumed, Caveat, Cited, Note, Priced, Sourced
 from app.errors import CatalogGap, InvalidRequest
 from app.models import Barebone, Gpu, Region
 from app.models.inputs import DesktopSpec
+from app.steps.currency import given_usd
 from app.steps.inputs import gpu_or_none
-from app.steps.trail import (
-    DEFAULT_BASE_POWER_W,
-    LIFETIME_SOURCE,
-    SEED_001,
-    given_usd,
-    sig8,
-)
+from app.steps.trail import DEFAULT_BASE_POWER_W, LIFETIME_SOURCE, SEED_001, sig8
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,6 @@ is decided here and stated in the notes (given / catalog id, source, as-of / def
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Protocol
 
 from app import costing
 from app.catalog.sources.reference import (
@@ -23,37 +22,12 @@ from app.models import CloudOffer, Gpu, Region
 from app.models.inputs import CloudSpec, SiteInputs, Tariff, UsageInputs
 from app.models.region import TariffPrice
 from app.settings import Settings
-from app.steps.ownership import (
-    cite_rate,
-)
-from app.steps.trail import (
-    DEFAULT_BASE_POWER_W,
-    DEFAULT_UTILIZATION_PROFILE,
-    SEED_001,
-    given_usd,
-)
+from app.steps.currency import cite_rate, given_usd
+from app.steps.trail import DEFAULT_BASE_POWER_W, DEFAULT_UTILIZATION_PROFILE, SEED_001
 
 # A cloud host whose vCPUs and memory are unknown gets the desktop's base power (seed 001).
 DEFAULT_HOST_POWER_W = DEFAULT_BASE_POWER_W
 HOST_SOURCE = f"{SEED_001}, '100 W (CPU)', the same base power a desktop gets"
-
-
-class HasCurrency(Protocol):
-    """A request with an answer currency (ISO 4217)."""
-
-    @property
-    def currency(self) -> str: ...
-
-
-def resolve_currency(
-    view: CatalogView,
-    req: HasCurrency,
-) -> Sourced[ExchangeRate]:
-    """The rate of the request's ``currency`` in force on the prices' day (USD: 1), cited."""
-    notes: list[Note] = []
-    rate = view.fx_rate(req.currency)
-    notes += cite_rate(rate, "the answer's currency").notes
-    return Sourced(rate, tuple(notes))
 
 
 def resolve_usage(

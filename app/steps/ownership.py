@@ -11,7 +11,6 @@ from typing import Protocol
 
 from app.catalog.view import CatalogView
 from app.costing import ownership as own
-from app.costing.money import ExchangeRate
 from app.costing.sourced import Assumed, Cited, Note, Sourced
 from app.errors import InvalidRequest
 from app.models import EmbodiedFactor, Gpu
@@ -214,12 +213,3 @@ def memory_need(
 # ------------------------------------------------------------------------------------------
 # Currency
 # ------------------------------------------------------------------------------------------
-
-
-def cite_rate(rate: ExchangeRate, why: str) -> Sourced[None]:
-    """Name an exchange rate used in an answer."""
-    # USD itself has no rate to cite; every other rate is dated and sourced (the ECB's).
-    if rate.currency == "USD" or rate.source is None:
-        return Sourced(None)
-    what = f"exchange rate {rate.currency}: {rate.usd_per_unit:g} USD per {rate.currency} ({why})"
-    return Sourced(None, (Cited(what, rate.source, rate.as_of),))

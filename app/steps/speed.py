@@ -20,10 +20,7 @@ from app.errors import CatalogGap
 from app.models import Gpu
 from app.steps.desktop import ResolvedDesktop
 from app.steps.inputs import ResolvedCloud
-from app.steps.ownership import (
-    DEFAULT_SCALING,
-    Scaling,
-)
+from app.steps.ownership import DEFAULT_SCALING, Scaling
 from app.steps.trail import SEED_001
 
 SPEED_RIDGE = defaults.SPEED_RIDGE.number

@@ -14,7 +14,7 @@ import numpy as np
 from app.catalog.view import CatalogView
 from app.costing import defaults
 from app.costing import ownership as own
-from app.costing.money import ExchangeRate, from_usd, to_usd
+from app.costing.money import ExchangeRate, from_usd
 from app.costing.sourced import Assumed, Cited, Note, Priced, Sourced
 from app.models.answers import Assumption, CurrencyRate, EmbodiedCarbon, PriceAge, SourceRef
 from app.settings import Settings
@@ -198,26 +198,6 @@ def in_currency(amount_usd: float | None, rate: ExchangeRate) -> float | None: .
 def in_currency(amount_usd: float | None, rate: ExchangeRate) -> float | None:
     """``amount_usd`` in the rate's currency (8 significant digits); None stays None."""
     return None if amount_usd is None else sig8(from_usd(amount_usd, rate.usd_per_unit))
-
-
-def given_usd(
-    usd: float | None,
-    neutral: float | None,
-    rate: ExchangeRate,
-    name: str,
-) -> Sourced[float | None]:
-    """A money input in USD: the ``_usd`` field as given, else the currency-neutral field
-    converted at ``rate`` (and said so), else None."""
-    if usd is not None or neutral is None:
-        return Sourced(usd)
-    if rate.currency == "USD":
-        return Sourced(neutral)
-    value = to_usd(neutral, rate.usd_per_unit)
-    how = (
-        f"{neutral:g} {rate.currency} x {rate.usd_per_unit:g} USD/{rate.currency} "
-        f"({rate.source}, {rate.as_of})"
-    )
-    return Sourced(value, (Assumed(name, sig8(value), how),))
 
 
 def embodied_model(e: own.Embodied) -> EmbodiedCarbon:

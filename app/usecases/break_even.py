@@ -29,13 +29,13 @@ from app.models.break_even import (
 )
 from app.models.inputs import CloudSpec
 from app.settings import Settings
+from app.steps.currency import resolve_currency
 from app.steps.desktop import ResolvedDesktop, resolve_desktop
 from app.steps.inputs import (
     ResolvedCloud,
     carbon_region,
     request_electricity,
     resolve_cloud,
-    resolve_currency,
     resolve_region,
     resolve_usage,
 )
@@ -49,14 +49,7 @@ from app.steps.ownership import (
     resolve_scaling,
 )
 from app.steps.speed import cloud_speed
-from app.steps.trail import (
-    Provenance,
-    currency_rate,
-    embodied_model,
-    in_currency,
-    price_rule,
-    sig8,
-)
+from app.steps.trail import Provenance, currency_rate, embodied_model, in_currency, price_rule, sig8
 
 
 @dataclass(frozen=True)

@@ -16,10 +16,7 @@ from app.models.carbon import CarbonRequest, CarbonResult, Hardware
 from app.settings import Settings
 from app.steps.datacenter import is_datacenter, rented_host_power_w
 from app.steps.inputs import carbon_region, gpu_or_none, resolve_region, resolve_usage
-from app.steps.ownership import (
-    cloud_embodied,
-    desktop_embodied,
-)
+from app.steps.ownership import cloud_embodied, desktop_embodied
 from app.steps.trail import (
     DEFAULT_UTILIZATION_PROFILE,
     LIFETIME_SOURCE,

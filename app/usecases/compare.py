@@ -31,11 +31,11 @@ from app.steps.compare_speed import (
     llm_reference,
     relative_speed,
 )
+from app.steps.currency import resolve_currency
 from app.steps.inputs import (
     carbon_region,
     host_power,
     request_electricity,
-    resolve_currency,
     resolve_region,
     resolve_usage,
 )

@@ -18,14 +18,9 @@ from app.steps.compare_speed import (
     GpuSpeed,
     Reference,
 )
-from app.steps.inputs import (
-    offer_label,
-)
+from app.steps.inputs import offer_label
 from app.steps.spot import spot_defaults
-from app.steps.trail import (
-    in_currency,
-    sig8,
-)
+from app.steps.trail import in_currency, sig8
 from app.usecases.compare_candidates import Candidates
 
 MULTI_GPU_NOTE = (

@@ -23,16 +23,10 @@ from app.models.owned_rates import (
     OwnedRatesResult,
 )
 from app.settings import Settings
+from app.steps.currency import given_usd, resolve_currency
 from app.steps.desktop import ResolvedDesktop, resolve_desktop
-from app.steps.inputs import request_electricity, resolve_currency, resolve_region, resolve_usage
-from app.steps.trail import (
-    Provenance,
-    currency_rate,
-    given_usd,
-    in_currency,
-    price_rule,
-    sig8,
-)
+from app.steps.inputs import request_electricity, resolve_region, resolve_usage
+from app.steps.trail import Provenance, currency_rate, in_currency, price_rule, sig8
 
 RATE_RULE = (
     "per GPU-hour: max(0, purchase - resale) / (holding years x GPUs x utilization x 8,760 h) "

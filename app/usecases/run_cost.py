@@ -18,6 +18,7 @@ from app.models import Gpu, Region
 from app.models.inputs import CloudSpec
 from app.models.run_cost import RunCostRequest, RunCostResult, RunOption, RunOptionResult
 from app.settings import Settings
+from app.steps.currency import resolve_currency
 from app.steps.desktop import resolve_desktop
 from app.steps.inputs import (
     ResolvedCloud,
@@ -26,7 +27,6 @@ from app.steps.inputs import (
     offer_label,
     request_electricity,
     resolve_cloud,
-    resolve_currency,
     resolve_region,
     resolve_usage,
 )
