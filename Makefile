@@ -8,7 +8,7 @@ HOST   ?= 127.0.0.1
 PORT   ?= 8000
 export GPUCOST_DATABASE_URL ?= sqlite:///./gpucost.db
 
-.PHONY: install db run test test-fast contract lint openapi lock bench bench-slack bench-compare bench-flood clean check docs
+.PHONY: install db run test test-fast test-busy contract lint openapi lock bench bench-slack bench-compare bench-flood clean check docs
 
 $(BIN)/.installed: requirements.lock pyproject.toml
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "need $(PYTHON)"; exit 1; }
@@ -33,6 +33,11 @@ test: install
 # The edit-test loop: unit and in-process API tests on SQLite, in two processes (~26 s here).
 test-fast: install
 	$(BIN)/pytest -q -n 2 -p no:cacheprovider tests/unit tests/api
+
+# The system tests (real servers, floods, faults) with two CPU-bound processes beside them:
+# the suite must hold on a busy machine (.ci/run runs it once, before `make test`).
+test-busy: install
+	bash scripts/with_cpu_load.sh 2 $(BIN)/pytest -q -p no:cacheprovider tests/system
 
 contract: install
 	bash scripts/contract_ci.sh
