@@ -17,7 +17,7 @@ import numpy as np
 
 from app.catalog.view import CatalogView
 from app.costing import defaults, vector
-from app.costing.sourced import Assumed, Caveat, Note, Priced, Sourced
+from app.costing.sourced import Assumed, Note, Sourced
 from app.models.answers import PriceAge
 from app.models.compare import CompareOption, CompareRequest, CompareResult, CompareSummary
 from app.settings import Settings
@@ -113,18 +113,11 @@ def compute_compare(snap: CatalogView, req: CompareRequest, settings: Settings) 
     unfit = np.flatnonzero(cand.fits == 0)
     if req.filters.include_unfit and len(listed) < req.limit:
         listed += [listing.option(int(j), None) for j in unfit[: req.limit - len(listed)]]
-    noted_caveats = list(dict.fromkeys(n.text for n in notes if isinstance(n, Caveat)))
+    so_far = Provenance(tuple(notes), price_rule(snap, settings))
     ranking, noted = _ranking_warnings(req, cand, order, ref)
     notes += noted
-    warnings = noted_caveats + cand.warnings + ranking
-    noted_prices = {n.what: n.as_of for n in notes if isinstance(n, Priced) and n.as_of is not None}
-    age, stale = _listed_price_age(settings, snap, listed, noted_prices)
-    if stale:
-        warnings.append(
-            f"{len(stale)} of the {age.prices_used} catalog prices behind the listed options "
-            f"are older than {age.max_age_days} days (oldest: {age.oldest_price}, dated "
-            f"{age.oldest_price_date}); see `prices`"
-        )
+    age, stale = _listed_price_age(settings, snap, listed, so_far.prices)
+    warnings = so_far.warnings + cand.warnings + ranking + stale
     if run is None:
         notes += note_scaling(
             scaling, [req.workload.gpu_count, *(o.gpu_count for o in listed)]
@@ -453,7 +446,8 @@ def _listed_price_age(
     noted: dict[str, dt.date],
 ) -> tuple[PriceAge, list[str]]:
     """Age of the catalog prices behind the listed options (each offer's price, each
-    desktop's GPU and barebone prices) and of those ``noted`` while resolving (electricity)."""
+    desktop's GPU and barebone prices) and of those ``noted`` while resolving (electricity),
+    with the one warning the answer carries when any is older than the limit."""
     prices: dict[str, dt.date] = dict(noted)
     for opt in listed:
         offer = snap.offer_by_id.get(opt.id)
@@ -465,4 +459,11 @@ def _listed_price_age(
             if price is not None and price.as_of is not None:
                 prices[f"gpu {build.gpu.id}: {price.kind}"] = price.as_of
             prices[f"barebone {build.barebone.id}"] = build.barebone.as_of
-    return price_age(price_rule(snap, settings), prices)
+    age, stale = price_age(price_rule(snap, settings), prices)
+    if not stale:
+        return age, []
+    return age, [
+        f"{len(stale)} of the {age.prices_used} catalog prices behind the listed options "
+        f"are older than {age.max_age_days} days (oldest: {age.oldest_price}, dated "
+        f"{age.oldest_price_date}); see `prices`"
+    ]
