@@ -39,7 +39,6 @@ from app.query.answer_common import (
     MAX_OPTIONS,
     Answer,
     cloud_text,
-    matching_offers,
     money,
     refuse,
 )
@@ -56,6 +55,7 @@ from app.query.lexicon import Lexicon
 from app.query.llm_words import llm_answer, read_llm
 from app.query.parser import parse
 from app.settings import Settings
+from app.steps.offer_search import matching_offers
 
 
 def lexicon(view: CatalogView) -> Lexicon:
@@ -191,15 +191,17 @@ def _offers_answer(view: CatalogView, settings: Settings, out: Answer) -> QueryA
     count = mention.count if mention and mention.count > 1 else None
     # GPUs chosen by memory are not widened (a family holds smaller cards) and skip Colab
     by_memory = bool(ids and it.min_gpu_memory_gb and not mention)
-    found = matching_offers(
-        view,
-        out,
-        ids,
-        count,
-        # on demand unless asked; a price ceiling ("under $30/h") takes any pricing under it
-        pricing=None if c.price_usd_per_hour is not None else "on_demand",
-        widen=not by_memory,
-        exclude_colab=by_memory,
+    found = out.take(
+        matching_offers(
+            view,
+            c,
+            ids,
+            count,
+            # on demand unless asked; a price ceiling ("under $30/h") takes any pricing under it
+            pricing=None if c.price_usd_per_hour is not None else "on_demand",
+            widen=not by_memory,
+            exclude_colab=by_memory,
+        )
     )
     if c.price_usd_per_hour is not None:
         found = [o for o in found if float(o.price_usd_per_hour) <= c.price_usd_per_hour]

@@ -4,33 +4,28 @@ from an interpretation, money formatting, and the defaults for a desktop and a c
 
 from __future__ import annotations
 
-import re
-from collections.abc import Sequence
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from app.catalog import queries as catalog
 from app.catalog.layout import wants_server
 from app.catalog.view import CatalogView
 from app.costing import defaults
+from app.costing.sourced import Assumed, Caveat, Sourced
 from app.errors import NotUnderstood
-from app.models import CloudOffer, Gpu
+from app.models import Gpu
 from app.models.answers import Assumption, CurrencyRate
 from app.models.interpretation import GpuMention, Interpretation
 from app.models.query import Fact, QueryAnswer
 from app.steps import trail
-from app.steps.cloud_offer import COMPARABLE_RULE, comparable_offer
 
 M = TypeVar("M", bound=BaseModel)
+T = TypeVar("T")
 
 SEED_001 = trail.SEED_001
 
 
 SEED_BAREBONE = str(defaults.SEED_BAREBONE.value)
-
-
-SIMILAR_BANDWIDTH = catalog.SIMILAR_BANDWIDTH
 
 
 CARBON_DEFAULT_DAYS = defaults.CARBON_DAYS.number
@@ -68,6 +63,16 @@ class Answer:
 
     def default(self, name: str, value: Any, source: str) -> None:
         self.defaults.append(Assumption(name=name, value=value, source=source))
+
+    def take(self, found: Sourced[T]) -> T:
+        """A step's value, its notes kept: each default it chose as one of the answer's
+        defaults, each caveat for the headline (citations and prices are the use cases')."""
+        for note in found.notes:
+            if isinstance(note, Assumed):
+                self.default(note.name, note.value, note.source)
+            elif isinstance(note, Caveat):
+                self.caveat(note.text)
+        return found.value
 
     def fact(self, label: str, value: str) -> None:
         self.facts.append(Fact(label=label, value=value))
@@ -235,113 +240,6 @@ def in_currency_text(amount_usd: float | None, rate: CurrencyRate) -> str:
     return f"{x:,.2f} {rate.currency}" if abs(x) >= 1 else f"{x:.4g} {rate.currency}"
 
 
-# A GPU id's family: the model before its memory or form factor ("a100-sxm4-80gb" -> "a100",
-# "h100-nvl" -> "h100"); consumer and workstation names keep their prefix ("rtx-3090").
-_FAMILY = re.compile(r"(?:rtx-pro|rtx|gtx|quadro-rtx|quadro|tesla|titan)-[a-z]*\d*|[a-z]+\d+[a-z]?")
-
-
-def gpu_family(view: CatalogView, ids: Sequence[str]) -> tuple[str, ...]:
-    """Every catalog GPU of the same family as any of ``ids``, sorted."""
-    keys = {m.group(0) for i in ids if (m := _FAMILY.match(i))}
-    return tuple(
-        sorted(g.id for g in view.gpus if (m := _FAMILY.match(g.id)) and m.group(0) in keys)
-    )
-
-
-def pick_cloud_offer(
-    view: CatalogView, out: Answer, desktop_gpu: Gpu, count: int
-) -> CloudOffer | None:
-    """The cloud offer a break-even compares against (see the module docstring). A GPU asked
-    for widens to its family ("a100" reaches the SXM4 parts GCP sells), and a pricing model
-    no matching offer has is dropped; each widening is stated."""
-    c = out.it.cloud
-    typed = not c.is_empty()
-    if c.gpu is not None:
-        family = gpu_family(view, c.gpu.ids)
-        tiers: list[tuple[str, tuple[str, ...] | None]] = [("the GPU asked for", c.gpu.ids)]
-        if set(family) != set(c.gpu.ids):
-            tiers.append((f"'{c.gpu.text}' as its family: {', '.join(family)}", family))
-    else:
-        tiers = [
-            ("the desktop's GPU", (desktop_gpu.id,)),
-            (
-                f"a GPU with memory bandwidth within {SIMILAR_BANDWIDTH:.0%} of the desktop's and "
-                "as much memory (the engine's speed estimate)",
-                catalog.similar_gpu_ids(view, desktop_gpu, SIMILAR_BANDWIDTH),
-            ),
-        ]
-        if typed:  # "vs colab pro": the plan's own GPUs when none is comparable
-            tiers.append(("any GPU (none comparable to the desktop's is offered)", None))
-    found = _first_tier(view, out, tiers, count, any_pricing_model=False)
-    if found is None and c.pricing_model is not None:
-        found = _first_tier(view, out, tiers, count, any_pricing_model=True)
-        if found is not None:
-            out.default(
-                "cloud.pricing_model",
-                found.pricing_model,
-                f"no matching {c.pricing_model} offer in the catalog: any pricing model",
-            )
-    return found
-
-
-def _first_tier(
-    view: CatalogView,
-    out: Answer,
-    tiers: Sequence[tuple[str, tuple[str, ...] | None]],
-    count: int,
-    *,
-    any_pricing_model: bool,
-) -> CloudOffer | None:
-    """The comparable offer (:func:`app.steps.cloud_offer.comparable_offer`, with the words
-    typed as its filters) of the first tier (GPUs, then any GPU count) that has one, stated
-    in the answer's defaults; None when no tier has one."""
-    c = out.it.cloud
-    filters: dict[str, Any] = dict(
-        provider=c.provider,
-        pricing_model=None if any_pricing_model else c.pricing_model,
-        colab_plan=c.colab_plan,
-        instance_type=c.instance_type,
-    )
-    what = ", ".join(f"{k}={v}" for k, v in filters.items() if v) or "any provider"
-    for why, ids in tiers:
-        if ids is not None and not ids:
-            continue
-        for count_rule, n in (("same GPU count", count), ("any GPU count", None)):
-            pick = comparable_offer(
-                view, gpu_ids=ids, gpu_count=n, any_pricing_model=any_pricing_model, **filters
-            )
-            if pick is not None:
-                offer = pick.offer
-                named = c.instance_type is not None  # the instance asked for
-                if (why, count_rule) != (tiers[0][0], "same GPU count") and not named:
-                    out.caveat(_substituted(out.it, tiers[0][1], count, offer))
-                out.default(
-                    "cloud.offer_id",
-                    offer.id,
-                    f"the comparable offer of {pick.considered} ({what}; {why}; {count_rule}; "
-                    f"{pick.policy}; {COMPARABLE_RULE}), as of {offer.as_of}",
-                )
-                return offer
-    return None
-
-
-def _substituted(
-    it: Interpretation, asked: tuple[str, ...] | None, count: int, offer: CloudOffer
-) -> str:
-    """The headline's words for an offer that is not the GPU (or GPU count) asked for."""
-    c = it.cloud
-    where = " ".join(w for w in (c.provider, c.colab_plan) if w) or "the catalog"
-    gpu = "/".join(asked or ()) or "that GPU"
-    if offer.gpu_id in (asked or ()):
-        what = f"no {count}-GPU offer of {gpu} at {where}"
-    else:
-        what = f"{where} has no offer of {gpu}"
-    return (
-        f"{what}: compared with {offer.provider} {offer.instance_type} "
-        f"({offer.gpu_count}x {offer.gpu_id}), scaled by the speed model"
-    )
-
-
 def money(x: float | None) -> str:
     if x is None:
         return "n/a"
@@ -375,72 +273,3 @@ def cloud_words(it: Interpretation) -> dict[str, str]:
 
 def dump(result: BaseModel) -> dict[str, Any]:
     return result.model_dump(mode="json")
-
-
-def matching_offers(
-    view: CatalogView,
-    out: Answer,
-    ids: Sequence[str] | None,
-    count: int | None = None,
-    *,
-    pricing: str | None = None,
-    widen: bool = True,
-    exclude_colab: bool = False,
-) -> list[CloudOffer]:
-    """The offers matching the question's cloud words for GPU ``ids`` (None: any GPU),
-    cheapest first; a question naming no pricing model takes ``pricing`` (stated) when
-    given. When none match: "spot" reads as a provider's interruptible capacity (RunPod);
-    with ``widen``, the GPUs widen to their family ("a100" reaches the SXM4 parts AWS and GCP
-    sell), then any pricing model, then every provider (Colab left out). Each widening is
-    stated in the answer's defaults."""
-    c = out.it.cloud
-    model = c.pricing_model
-    if model is None and pricing is not None and c.provider != "colab":
-        model = pricing
-        out.default("pricing_model", pricing, "no pricing model named: say `spot` for spot")
-    named = dict(
-        provider=c.provider,
-        colab_plan=c.colab_plan,
-        exclude_provider="colab" if exclude_colab else None,
-    )
-    steps: list[tuple[Any, dict[str, Any], tuple[str, Any, str] | None]] = [
-        (ids, {**named, "pricing_model": model}, None)
-    ]
-    if model == "spot":
-        why = "'spot' as the provider's interruptible capacity"
-        steps.append(
-            (
-                ids,
-                {**named, "pricing_model": "interruptible"},
-                ("pricing_model", "interruptible", why),
-            )
-        )
-    if widen and ids:
-        what = ", ".join(ids)
-        family = gpu_family(view, ids)
-        if set(family) != set(ids):
-            why = f"'{what}' as its family: no offer of it matched"
-            steps.append((family, {**named, "pricing_model": model}, ("gpu", list(family), why)))
-        if model is not None:
-            why = (
-                f"no {model} offer of {what} at {c.provider or 'any provider'}: every pricing model"
-            )
-            steps.append((family, named, ("pricing_model", None, why)))
-        if c.provider is not None:
-            why = (
-                f"the catalog has no {c.provider} offer of {what}: offers at every provider "
-                "(Colab left out: its usage limits make it no like-for-like rental)"
-            )
-            anywhere = {"pricing_model": model, "exclude_provider": "colab"}
-            steps.append((family, anywhere, ("provider", None, why)))
-    for gpu_ids, filters, said in steps:
-        found = catalog.find_offers(view, gpu_ids=gpu_ids, gpu_count=count, **filters)
-        if c.instance_type is not None:
-            found = [o for o in found if o.instance_type.lower() == c.instance_type.lower()]
-        if found:
-            if said is not None:
-                out.default(*said)
-                if said[0] == "provider" or said[0] == "pricing_model" and c.pricing_model:
-                    out.caveat(said[2])
-            return found
-    return []

@@ -25,9 +25,7 @@ from app.query.answer_common import (
     desktop_spec,
     dump,
     in_currency_text,
-    matching_offers,
     one_gpu,
-    pick_cloud_offer,
     place_fields,
     refuse,
     usage_fields,
@@ -36,6 +34,7 @@ from app.query.answer_common import (
 )
 from app.query.names import UNLISTED
 from app.settings import Settings
+from app.steps.offer_search import matching_offers, offer_for_desktop
 
 # Seed 004's metric in words a budget officer does not misread.
 PER_ITEM_MEANING = (
@@ -67,7 +66,7 @@ def _break_even_body(view: CatalogView, out: Answer) -> dict[str, Any]:
         if it.cloud.gpu is not None and len(it.cloud.gpu.ids) == 1:
             cloud["gpu"] = it.cloud.gpu.ids[0]
     else:
-        offer = pick_cloud_offer(view, out, gpu, count)
+        offer = out.take(offer_for_desktop(view, it.cloud, gpu, count))
         if offer is None:
             raise refuse(
                 it,
@@ -245,7 +244,7 @@ def _options(view: CatalogView, out: Answer, gpu: Gpu | None, count: int) -> lis
         return [{"price_usd_per_hour": c.price_usd_per_hour, "gpu": target}]
     if not c.is_empty():
         ids = c.gpu.ids if c.gpu else ((gpu.id,) if gpu else None)
-        found = matching_offers(view, out, ids, pricing="on_demand")
+        found = out.take(matching_offers(view, c, ids, pricing="on_demand"))
         if not found:
             raise refuse(it, f"no cloud offer matches {cloud_text(it)}")
         distinct: dict[tuple[str, str], CloudOffer] = {}  # one region per instance type

@@ -10,6 +10,7 @@ from app.models import CloudOffer, Gpu
 from app.models.query import QueryAnswer
 from app.query.answer_common import MAX_OPTIONS, Answer, money, one_gpu, refuse
 from app.settings import Settings
+from app.steps.cloud_offer import COMPARABLE_RULE, comparable_offer_by_gpu
 from app.steps.speed import speed, speed_evidence
 
 
@@ -33,11 +34,10 @@ def gpu_list_answer(view: CatalogView, settings: Settings, out: Answer) -> Query
 
 
 def _cheapest(view: CatalogView, gpu: Gpu) -> CloudOffer | None:
-    """The cheapest on-demand offer per GPU-hour of ``gpu`` (Colab left out: its usage limits
-    make it no like-for-like rental); a single-GPU offer when there is one."""
-    found = catalog.find_offers(view, gpu_ids=(gpu.id,), comparable=True)
-    single = [o for o in found if o.gpu_count == 1]
-    return (single or found)[0] if found else None
+    """``gpu``'s comparable offer in any GPU count (:mod:`app.steps.cloud_offer`: the rule
+    the API applies), None when it has none."""
+    pick = comparable_offer_by_gpu(view).get(gpu.id)
+    return pick.offer if pick else None
 
 
 def gpu_compare_answer(view: CatalogView, settings: Settings, out: Answer) -> QueryAnswer:
@@ -56,8 +56,7 @@ def gpu_compare_answer(view: CatalogView, settings: Settings, out: Answer) -> Qu
     out.default(
         "offers",
         [offer_a.id, offer_b.id],
-        "each GPU's cheapest on-demand offer per GPU-hour (single-GPU where there is one; "
-        "Colab left out)",
+        f"each GPU's {COMPARABLE_RULE}, in any GPU count",
     )
     ratio = speed(speed_evidence(view), a, 1, b, 1)  # b hours per hour of a's work
     price_a = offers.price_per_gpu_hour(offer_a)

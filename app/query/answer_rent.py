@@ -20,22 +20,21 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from app.catalog import queries as catalog
 from app.catalog.view import CatalogView
 from app.costing import offers
-from app.models import CloudOffer, Gpu
+from app.models import CloudOffer
 from app.models.answers import CurrencyRate
 from app.models.query import QueryAnswer
 from app.query.answer_common import (
     MAX_OPTIONS,
     Answer,
-    gpu_family,
     in_currency_text,
     one_gpu,
     refuse,
 )
 from app.settings import Settings
 from app.steps import trail
+from app.steps.offer_search import rental_offers
 from app.steps.spot import offer_overhead
 
 SPOT_NOTE = (
@@ -87,49 +86,6 @@ def _rentals(
     return sorted(best.values(), key=lambda r: (r.cost_usd, r.offer.id))
 
 
-def _offers(view: CatalogView, out: Answer, gpu: Gpu, n: int) -> list[CloudOffer]:
-    """The offers to price: the GPU at the provider and pricing asked (on demand by default,
-    stated); a named instance only. When the provider has none, every provider, said."""
-    it, c = out.it, out.it.cloud
-    pricing = c.pricing_model or "on_demand"
-    if c.pricing_model is None:
-        out.default("pricing_model", pricing, "no pricing model named: say `spot` for spot")
-    exclude = None if c.provider == "colab" else "colab"
-    found = catalog.find_offers(
-        view,
-        gpu_ids=(gpu.id,),
-        provider=c.provider,
-        pricing_model=pricing,
-        colab_plan=c.colab_plan,
-        exclude_provider=exclude,
-    )
-    if c.instance_type is not None:
-        found = [o for o in found if o.instance_type.lower() == c.instance_type.lower()]
-        if not found:
-            raise refuse(it, f"no {pricing} offer of {c.instance_type} in the catalog")
-    family = gpu_family(view, (gpu.id,))
-    if not found and c.provider is not None and set(family) != {gpu.id}:
-        found = catalog.find_offers(
-            view,
-            gpu_ids=family,
-            provider=c.provider,
-            pricing_model=pricing,
-            exclude_provider=exclude,
-        )
-        if found:
-            used = ", ".join(sorted({o.gpu_id for o in found}))
-            out.caveat(f"{c.provider} has no {pricing} {gpu.id}: its family ({used}) instead")
-    if not found and c.provider is not None:
-        found = catalog.find_offers(
-            view, gpu_ids=(gpu.id,), pricing_model=pricing, exclude_provider="colab"
-        )
-        if found:
-            out.caveat(f"the catalog has no {pricing} {c.provider} offer of {gpu.id}: other clouds")
-    if not found:
-        raise refuse(it, f"no {pricing} offer of {gpu.id} in the catalog")
-    return found
-
-
 def _rate(view: CatalogView, out: Answer) -> CurrencyRate:
     return trail.currency_rate(view.fx_rate(out.it.currency or "USD"))
 
@@ -144,7 +100,12 @@ def rental_answer(view: CatalogView, settings: Settings, out: Answer) -> QueryAn
     hours = (it.horizon_days or 0) * 24 * busy
     if it.gpu_hours is None and it.utilization is None:
         out.default("hours", hours, f"{it.horizon_days:g} days around the clock (say `at 25%`)")
-    found = _offers(view, out, gpu, n)
+    found = out.take(rental_offers(view, out.it.cloud, gpu))
+    if not found:
+        what = out.it.cloud.instance_type or gpu.id
+        raise refuse(
+            out.it, f"no {out.it.cloud.pricing_model or 'on_demand'} offer of {what} in the catalog"
+        )
     ranked = _rentals(view, found, n, it.gpu_hours, hours)
     rate = _rate(view, out)
     best = ranked[0]

@@ -10,8 +10,10 @@ from app.costing import defaults
 from app.costing.sourced import Caveat, Sourced
 from app.errors import NotFound
 from app.models.inputs import CloudSpec, DesktopSpec, UsageInputs
+from app.models.interpretation import CloudQuery, GpuMention
 from app.settings import Settings
 from app.steps import desktop, inputs
+from app.steps.offer_search import matching_offers, offer_for_desktop, rental_offers
 from tests import fakes
 from tests.factories import SEED_DESKTOP
 
@@ -105,3 +107,46 @@ class TestCloud:
         assert set(inputs.price_outliers(view)) == {"z2"}
         chosen = inputs.resolve_cloud(view, CloudSpec(offer_id="z2"))
         assert any("check it before relying on it" in w for w in _caveats(chosen))
+
+
+class TestOfferSearch:
+    """The offers a question in words reaches (app.steps.offer_search), over seed 001's
+    world: its only offer is AWS's V100 spot at $2.14/h."""
+
+    def test_a_desktop_is_compared_with_the_gpu_asked_for(self) -> None:
+
+        view = fakes.view()
+        cloud = CloudQuery(provider="aws", gpu=GpuMention(text="v100", ids=("v100-16gb",)))
+        found = offer_for_desktop(view, cloud, view.gpu("rtx-3090"), 1)
+        # The seed's offer is spot: no on-demand V100 exists, and none was named: the
+        # rule's on-demand default finds nothing, so no offer is chosen.
+        assert found.value is None
+        spot = CloudQuery(provider="aws", pricing_model="spot", gpu=cloud.gpu)
+        found = offer_for_desktop(view, spot, view.gpu("rtx-3090"), 1)
+        assert found.value is not None and found.value.id == "aws-v100-spot-seed"
+        chosen = found.assumed("cloud.offer_id")
+        assert chosen is not None and "the comparable offer of 1" in chosen.source
+        assert not [n for n in found.notes if isinstance(n, Caveat)]  # the GPU asked for
+
+    def test_a_rental_names_its_default_pricing_and_other_clouds(self) -> None:
+
+        extra = fakes.offer("lambda-3090", "lambda", "rtx-3090", "0.50")
+        view = fakes.view([extra])
+        found = rental_offers(view, CloudQuery(provider="runpod"), view.gpu("rtx-3090"))
+        assert [o.id for o in found.value] == ["lambda-3090"]
+        pricing = found.assumed("pricing_model")
+        assert pricing is not None and pricing.value == "on_demand"
+        assert Caveat("the catalog has no on_demand runpod offer of rtx-3090: other clouds") in (
+            found.notes
+        )
+
+    def test_spot_reads_as_interruptible_capacity(self) -> None:
+
+        pod = fakes.offer("runpod-3090-int", "runpod", "rtx-3090", "0.22")
+        view = fakes.view([pod.model_copy(update={"pricing_model": "interruptible"})])
+        found = matching_offers(
+            view, CloudQuery(provider="runpod", pricing_model="spot"), ["rtx-3090"]
+        )
+        assert [o.id for o in found.value] == ["runpod-3090-int"]
+        said = found.assumed("pricing_model")
+        assert said is not None and said.value == "interruptible"
