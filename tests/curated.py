@@ -27,3 +27,10 @@ def purchase_usd(row: dict[str, str]) -> float:
     ):
         return float(street)
     return float(launch)
+
+
+def marketplaces() -> frozenset[str]:
+    """The providers ``curated/providers.csv`` marks ``marketplace`` or ``broker``: the
+    comparable-offer rule leaves their offers out of a default unless named."""
+    with (CURATED / "providers.csv").open(encoding="utf-8") as f:
+        return frozenset(r["provider"] for r in csv.DictReader(f) if r["kind"] != "cloud")

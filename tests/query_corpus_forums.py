@@ -89,7 +89,7 @@ FORUMS: list[tuple[str, dict]] = [
             intent="break_even",
             gpu="rtx-4090",
             currency="EUR",
-            declined=[f"Vast.ai {UNLISTED}"],
+            cloud=dict(provider="vast"),  # in the catalog since issue 43 (SkyPilot's Vast file)
         ),
     ),
     (
@@ -358,7 +358,7 @@ FORUMS: list[tuple[str, dict]] = [
     ),
     (
         "h100 price on vast",
-        dict(src="forum", intent="offers", gpu=H100, declined=[f"Vast.ai {UNLISTED}"]),
+        dict(src="forum", intent="offers", gpu=H100, cloud=dict(provider="vast")),
     ),
     (
         "break-even 4090 vs jarvislabs at 30%",
@@ -367,7 +367,7 @@ FORUMS: list[tuple[str, dict]] = [
             intent="break_even",
             gpu="rtx-4090",
             util=0.3,
-            declined=[f"JarvisLabs {UNLISTED}"],
+            cloud=dict(provider="jarvislabs"),
         ),
     ),
     (
@@ -375,9 +375,10 @@ FORUMS: list[tuple[str, dict]] = [
         dict(
             src="forum",
             intent="run_cost",
-            gpu="a100-40gb",
+            cloud_gpu="a100-40gb",  # rented on the provider named ("on oracle")
             days=MONTH,
-            declined=[f"Hetzner {UNLISTED}", f"Oracle Cloud {UNLISTED}"],
+            cloud=dict(provider="oci"),
+            declined=[f"Hetzner {UNLISTED}"],
         ),
     ),
     # --- typos and unknowns ---------------------------------------------------------------

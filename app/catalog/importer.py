@@ -34,7 +34,7 @@ from app.models.offer import CloudOfferPublic, PricingModel, Provider, commitmen
 
 SKYPILOT_COLUMNS = {"InstanceType", "AcceleratorName", "AcceleratorCount", "Price", "Region"}
 SKYPILOT_NUMBERS = ("AcceleratorCount", "vCPUs", "MemoryGiB", "Price", "SpotPrice")
-SKYPILOT_PROVIDERS = ("aws", "gcp", "azure", "lambda", "runpod", "paperspace")
+SKYPILOT_PROVIDERS = tuple(skypilot.SKYPILOT_FILES)
 
 
 class ImportError_(ValueError):

@@ -12,8 +12,16 @@ from sqlmodel import AutoString, Field, SQLModel
 from app.models.common import Provenance
 
 
+class ProviderKind(StrEnum):
+    """How a provider rents: its own machines, hosts' machines on a market, or other clouds'."""
+
+    cloud = "cloud"
+    marketplace = "marketplace"
+    broker = "broker"
+
+
 class ProviderInfo(SQLModel, table=True):
-    """Per-provider billing rules and default datacenter PUE."""
+    """Per-provider billing rules, default datacenter PUE and kind."""
 
     __tablename__ = "provider"
 
@@ -25,6 +33,15 @@ class ProviderInfo(SQLModel, table=True):
     pue: float = Field(description="Default power usage effectiveness of its datacenters.")
     pue_source: str = Field(max_length=2000, description="Source of `pue`.")
     as_of: dt.date = Field(description="Date of the PUE figure.")
+    kind: ProviderKind = Field(
+        default=ProviderKind.cloud,
+        sa_type=AutoString(length=16),
+        description="`cloud` (rents its own machines), `marketplace` (hosts list their "
+        "machines at their own prices; reliability varies by host: Vast.ai, Lium) or `broker` "
+        "(resells other clouds' machines: Shadeform, Prime Intellect). Marketplaces and "
+        "brokers enter a default offer only when named or asked for "
+        "(`include_marketplaces`).",
+    )
 
 
 class ColabPlanBase(Provenance):

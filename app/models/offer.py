@@ -46,6 +46,20 @@ class Provider(StrEnum):
     runpod = "runpod"
     paperspace = "paperspace"
     colab = "colab"
+    vast = "vast"
+    shadeform = "shadeform"
+    verda = "verda"
+    nebius = "nebius"
+    hyperstack = "hyperstack"
+    cudo = "cudo"
+    oci = "oci"
+    primeintellect = "primeintellect"
+    jarvislabs = "jarvislabs"
+    hyperbolic = "hyperbolic"
+    yotta = "yotta"
+    lium = "lium"
+    daytona = "daytona"
+    do = "do"
 
 
 class CloudOfferBase(Provenance):

@@ -34,17 +34,15 @@ _SCHEMES: dict[str, re.Pattern[str]] = {
 
 # GPU clouds people name that the catalog has no prices for (lower case -> as written).
 UNLISTED_PROVIDERS = {
-    "vast.ai": "Vast.ai", "vastai": "Vast.ai", "vast ai": "Vast.ai", "vast": "Vast.ai",
-    "coreweave": "CoreWeave", "jarvislabs": "JarvisLabs", "jarvis labs": "JarvisLabs",
+    "coreweave": "CoreWeave",
     "tensordock": "TensorDock", "hetzner": "Hetzner", "ovhcloud": "OVHcloud", "ovh": "OVHcloud",
-    "oracle cloud": "Oracle Cloud", "oracle": "Oracle Cloud", "oci": "Oracle Cloud",
     "vultr": "Vultr", "fluidstack": "FluidStack", "together ai": "Together AI",
     "together.ai": "Together AI", "modal labs": "Modal", "modal.com": "Modal",
-    "salad": "Salad", "genesis cloud": "Genesis Cloud", "datacrunch": "DataCrunch",
-    "crusoe": "Crusoe", "nebius": "Nebius", "hyperstack": "Hyperstack", "scaleway": "Scaleway",
+    "salad": "Salad", "genesis cloud": "Genesis Cloud",
+    "crusoe": "Crusoe", "scaleway": "Scaleway",
     "sagemaker": "SageMaker", "alibaba cloud": "Alibaba Cloud", "ibm cloud": "IBM Cloud",
-    "digitalocean": "DigitalOcean", "linode": "Linode", "kaggle kernels": "Kaggle",
-    "lightning ai": "Lightning AI", "brev": "Brev", "cudo compute": "Cudo Compute",
+    "linode": "Linode", "kaggle kernels": "Kaggle",
+    "lightning ai": "Lightning AI", "brev": "Brev",
 }  # fmt: skip
 _UNLISTED = "|".join(re.escape(k) for k in sorted(UNLISTED_PROVIDERS, key=len, reverse=True))
 

@@ -27,6 +27,13 @@ PROVIDERS = {
     "runpod": "runpod", "run pod": "runpod",
     "paperspace": "paperspace", "gradient": "paperspace",
     "colab": "colab", "google colab": "colab", "collab": "colab",
+    "vast.ai": "vast", "vastai": "vast", "vast ai": "vast", "vast": "vast",
+    "shadeform": "shadeform", "verda": "verda", "datacrunch": "verda", "data crunch": "verda",
+    "nebius": "nebius", "hyperstack": "hyperstack", "cudo": "cudo", "cudo compute": "cudo",
+    "oracle cloud": "oci", "oracle": "oci", "oci": "oci", "prime intellect": "primeintellect",
+    "primeintellect": "primeintellect", "jarvislabs": "jarvislabs", "jarvis labs": "jarvislabs",
+    "hyperbolic": "hyperbolic", "yotta": "yotta", "lium": "lium", "daytona": "daytona",
+    "digitalocean": "do", "digital ocean": "do",
 }  # fmt: skip
 
 PRICING = {

@@ -3,9 +3,11 @@ names a GPU (or a family of them) but not the offer to rent.
 
 Rule (:func:`comparable_offer`): of the offers of the GPUs asked for, in the GPU count
 asked for (None: any), on demand unless a pricing model is named, Colab only when it is
-named (its usage limits make it no like-for-like rental), free and flagged price outliers
-left out; the cheapest per GPU-hour, preferring one priced within the registry's freshness
-window (:data:`app.costing.defaults.PRICE_FRESHNESS`) of the prices' day.
+named (its usage limits make it no like-for-like rental), marketplaces and brokers
+(:class:`~app.models.catalog_misc.ProviderKind`: hosts' or other clouds' machines, whose
+reliability varies) only when named or ``include_marketplaces``, free offers left out, and
+flagged price outliers unless the provider or instance is named (the answer warns of them); the cheapest per GPU-hour, preferring one priced within the registry's
+freshness window (:data:`app.costing.defaults.PRICE_FRESHNESS`) of the prices' day.
 """
 
 from __future__ import annotations
@@ -17,13 +19,14 @@ from app.catalog.queries import find_offers
 from app.catalog.view import CatalogView
 from app.costing import defaults, offers
 from app.models import CloudOffer
+from app.models.catalog_misc import ProviderKind
 from app.steps.inputs import price_outliers
 
 FRESH_DAYS = defaults.PRICE_FRESH_DAYS
 COMPARABLE_RULE = (
-    "the comparable offer (app.steps.cloud_offer): on demand, not Colab, free and flagged "
-    f"price outliers left out, the cheapest per GPU-hour, one priced within {FRESH_DAYS} days "
-    "preferred"
+    "the comparable offer (app.steps.cloud_offer): on demand, not Colab, marketplaces and "
+    "brokers only when named, free and flagged price outliers left out, the cheapest per "
+    f"GPU-hour, one priced within {FRESH_DAYS} days preferred"
 )
 
 
@@ -57,10 +60,12 @@ def comparable_offers(
     colab_plan: str | None = None,
     instance_type: str | None = None,
     any_pricing_model: bool = False,
+    include_marketplaces: bool = False,
 ) -> list[CloudOffer]:
     """The offers the rule chooses among, cheapest per GPU-hour first (see the module);
     ``any_pricing_model``: spot and reserved offers too (a question whose pricing model no
-    offer has)."""
+    offer has); ``include_marketplaces``: marketplaces' and brokers' offers too (they are
+    whenever ``provider`` names one)."""
     colab = provider == "colab" or colab_plan is not None
     default_model = None if colab or any_pricing_model else offers.COMPARABLE_PRICING
     found = find_offers(
@@ -72,11 +77,25 @@ def comparable_offers(
         colab_plan=colab_plan,
         exclude_provider=None if colab else "colab",
     )
-    outliers = price_outliers(view)
+    # a named provider or instance keeps its outliers: the answer warns of them
+    outliers = price_outliers(view) if provider is None and not instance_type else {}
     kept = [o for o in found if o.price_usd_per_hour > 0 and o.id not in outliers]
     if instance_type:
         kept = [o for o in kept if o.instance_type.lower() == instance_type.lower()]
+    if provider is None and not include_marketplaces:
+        clouds = own_machines(view)
+        kept = [o for o in kept if o.provider in clouds]
     return kept
+
+
+def own_machines(view: CatalogView) -> frozenset[str]:
+    """The providers that rent their own machines (kind ``cloud``), kept with the view."""
+
+    def build() -> frozenset[str]:
+        known = {p.id for p in view.providers.values() if p.kind != ProviderKind.cloud}
+        return frozenset({o.provider for o in view.offers.offers} - known)
+
+    return view.memoized("own_machines", build)
 
 
 def comparable_offer(
@@ -89,6 +108,7 @@ def comparable_offer(
     colab_plan: str | None = None,
     instance_type: str | None = None,
     any_pricing_model: bool = False,
+    include_marketplaces: bool = False,
 ) -> OfferPick | None:
     """The comparable offer (see the module and :func:`comparable_offers`), or None when no
     offer matches."""
@@ -101,6 +121,7 @@ def comparable_offer(
         colab_plan=colab_plan,
         instance_type=instance_type,
         any_pricing_model=any_pricing_model,
+        include_marketplaces=include_marketplaces,
     )
     return _pick(found, view)
 

@@ -8,6 +8,8 @@ import math
 
 import pytest
 
+from tests.curated import marketplaces
+
 
 def _estimate(client, **body):
     return client.post("/v1/llm/estimate", json=body)
@@ -289,6 +291,7 @@ class TestBoundedWork:
                 if o.gpu_id == gpu.id
                 and o.pricing_model == "on_demand"
                 and o.provider != "colab"
+                and o.provider not in marketplaces()
                 and o.price_usd_per_hour > 0
                 and o.id not in flagged
             ]

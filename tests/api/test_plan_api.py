@@ -11,7 +11,7 @@ import pytest
 
 from app.catalog.sources.files import SOURCES
 from tests import ecb
-from tests.curated import purchase_usd, rows
+from tests.curated import marketplaces, purchase_usd, rows
 from tests.electricity_sources import eurostat_eur_per_kwh
 
 # Seed 001 (Tim Dettmers, 2020-09-07): a company-wide slurm research cluster is busy '> 60 %'
@@ -61,7 +61,8 @@ def test_worked_plan_owns_the_base_and_rents_the_peak(client):
     listed = client.get(
         "/v1/cloud-offers", params={"gpu": "rtx-4090", "pricing_model": "on_demand", "limit": 500}
     ).json()["data"]
-    ones = [o for o in listed if o["gpu_count"] == 1 and o["provider"] != "colab"]
+    kept = {"colab", *marketplaces()}  # the comparable rule: no Colab, marketplaces or brokers
+    ones = [o for o in listed if o["gpu_count"] == 1 and o["provider"] not in kept]
     c = min(o["price_usd_per_hour"] for o in ones)
     assert res["cloud"]["price_usd_per_gpu_hour"] == c
     # three Mays in 2027-2029; 33 baseline months. One desktop bought in the first month

@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 from app.cli import app as cli
 from tests import ecb
 from tests.clock import ages_days, around
-from tests.curated import purchase_usd, rows
+from tests.curated import marketplaces, purchase_usd, rows
 from tests.electricity_sources import eurostat_eur_per_kwh
 from tests.seed_values import BATCH_ITEM_USD, GPUS, SEED_001, printed
 
@@ -69,7 +69,8 @@ def test_default_cloud_is_todays_comparable_offer_not_the_2020_seed_rate(client)
         "/v1/cloud-offers",
         params={"gpu": "rtx-3090", "pricing_model": "on_demand", "limit": 500},
     ).json()["data"]
-    singles = [o for o in listed if o["gpu_count"] == 1 and o["provider"] != "colab"]
+    left_out = {"colab", *marketplaces()}  # the comparable rule: no Colab, marketplaces, brokers
+    singles = [o for o in listed if o["gpu_count"] == 1 and o["provider"] not in left_out]
     assert offer["price_usd_per_hour"] == min(o["price_usd_per_hour"] for o in singles)
     assert f"as of {offer['as_of']}" in chosen["source"]
     assert body["result"]["cloud"]["price_usd_per_hour"] == offer["price_usd_per_hour"]

@@ -194,7 +194,7 @@ def test_replies_people_read(engine):
     replies = {}
     for q in (
         "break-even for 3090 vs $2.14/h at 15% util",
-        "Buy a 5090 box or rent on RunPod?",
+        "Buy a 5080 box or rent on RunPod?",
         "8 H100s for a week",
     ):
         msg = replies[q] = slack_router.reply_for(view, Settings(), q)
@@ -205,7 +205,7 @@ def test_replies_people_read(engine):
         assert "Assumed" in " ".join(context)
     # the normalized speed's basis is among the facts; the RunPod offer's price, over a year
     # old, is named with its date (the catalog's)
-    msg = replies["Buy a 5090 box or rent on RunPod?"]
+    msg = replies["Buy a 5080 box or rent on RunPod?"]
     labels = [f["text"].split("\n")[0] for f in msg["blocks"][1]["fields"]]
     assert "*Speed*" in labels
     context = " ".join(b["elements"][0]["text"] for b in msg["blocks"] if b["type"] == "context")

@@ -218,6 +218,7 @@ def load_providers() -> list[Row]:
                 "pue": pue,
                 "pue_source": pue_source,
                 "as_of": parse_date(r["as_of"]),
+                "kind": r["kind"],
             }
         )
     return rows

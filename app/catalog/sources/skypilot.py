@@ -12,6 +12,7 @@ from typing import Any, TypedDict
 
 from app.catalog.sources.files import SOURCES, CatalogDataError, Row, opt_float, read_csv, slug
 from app.catalog.sources.skypilot_names import gpu_for
+from app.catalog.sources.skypilot_providers import PROVIDER_FILES, gpu_of_row, resold, upstream
 from app.catalog.sources.spot import is_real_spot, region_spot
 
 
@@ -54,6 +55,10 @@ SKYPILOT_FILES = {
         ),
         ("runpod", "v6/runpod/vms.csv", _MID_2024, f"{_V6_2024} (commit 098741e7); SECURE cloud"),
         ("paperspace", "v6/paperspace/vms.csv", _MID_2024, f"{_V6_2024} (commit e5200541)"),
+        *(
+            (p, path, day, f"{basis} (SkyPilot catalog, commit {commit}); GPU subset")
+            for p, (path, day, basis, commit) in PROVIDER_FILES.items()
+        ),
     )
 }
 
@@ -358,6 +363,18 @@ def _one_per_region(
     return list(best.values())
 
 
+def _flat_gpu(provider: str, r: dict[str, str], report: LoadReport) -> str | None:
+    """Our GPU id for a flat file's row, or None (the reason counted)."""
+    if provider in PROVIDER_FILES:
+        why = resold(provider, r["InstanceType"])
+        gpu_id, why = (None, why) if why else gpu_of_row(provider, r["AcceleratorName"], r)
+    else:
+        gpu_id, why = gpu_for(provider, r["AcceleratorName"], r["InstanceType"]), None
+    if gpu_id is None:
+        report.skip(why or f"{provider}: no catalog GPU for {r['AcceleratorName']}")
+    return gpu_id
+
+
 def _load_flat_provider(
     provider: str, interruptible: bool, report: LoadReport, given: SkyPilotInput | None = None
 ) -> list[Row]:
@@ -367,13 +384,17 @@ def _load_flat_provider(
         if not r["AcceleratorName"]:
             report.skip(f"{provider}: CPU-only instance")
             continue
-        gpu_id = gpu_for(provider, r["AcceleratorName"], r["InstanceType"])
+        gpu_id = _flat_gpu(provider, r, report)
         if gpu_id is None:
-            report.skip(f"{provider}: no catalog GPU for {r['AcceleratorName']}")
+            continue
+        price, spot = opt_float(r["Price"]), opt_float(r.get("SpotPrice", ""))
+        if price is None or price <= 0:
+            report.skip(f"{provider}: no on-demand price")
             continue
         count = int(float(r["AcceleratorCount"]))
-        price, spot = float(r["Price"]), opt_float(r["SpotPrice"])
-        common = _CommonNoted(**_common(r, source, meta), notes=meta.note)
+        up = upstream(provider, r["InstanceType"])
+        notes = f"resold from {up}; {meta.note}" if up else meta.note
+        common = _CommonNoted(**_common(r, source, meta), notes=notes)
         row = functools.partial(
             offer_row, provider, r["InstanceType"], gpu_id, count, region=r["Region"], **common
         )
@@ -400,4 +421,9 @@ def load_skypilot(
 
 # Providers whose SkyPilot file has one row per instance and region; True: its SpotPrice is
 # RunPod's interruptible ("community spot") price.
-FLAT_PROVIDERS = {"lambda": False, "runpod": True, "paperspace": False}
+FLAT_PROVIDERS = {
+    "lambda": False,
+    "runpod": True,
+    "paperspace": False,
+    **{provider: False for provider in PROVIDER_FILES},
+}

@@ -43,6 +43,31 @@ ACCELERATOR_GPU = {
     "P4000": "quadro-p4000",
     "A4000": "rtx-a4000",
     "H100-NVL": "h100-nvl",
+    # Names of the GPU clouds' files (app.catalog.sources.skypilot_providers), 2025-2026.
+    "RTX5090": "rtx-5090",
+    "RTX3080": "rtx-3080",
+    "RTX3070": "rtx-3070",
+    "RTX4060": "rtx-4060",
+    "RTXPRO6000": "rtx-pro-6000-blackwell",
+    "RTXPro6000": "rtx-pro-6000-blackwell",
+    "RTX-PRO-6000": "rtx-pro-6000-blackwell",
+    "RTXPRO6000S": "rtx-pro-6000-blackwell",
+    "RTXPRO6000WS": "rtx-pro-6000-blackwell",
+    "RTXPRO6000-WK": "rtx-pro-6000-blackwell",
+    "H200-SXM": "h200",
+    "RTX6000Ada": "rtx-6000-ada",
+    "RTX-6000-Ada": "rtx-6000-ada",
+    "RTX-A6000": "rtx-a6000",
+    "RTX-A4000": "rtx-a4000",
+    "A5000": "rtx-a5000",
+    "Tesla-V100": "v100-16gb",
+    "A30": "a30",
+    "RTX4000Ada": "rtx-4000-ada",
+    "A100-80G-PCIe": "a100-80gb",
+    "A100-80G-PCIe-NVLink": "a100-80gb",
+    "H100-80G-PCIe": "h100-pcie",
+    "H100-80G-PCIe-NVLink": "h100-pcie",  # PCIe cards with NVLink bridges (80 GB)
+    "H100-80G-SXM5": "h100-sxm",
 }
 
 
