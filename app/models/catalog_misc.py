@@ -42,6 +42,12 @@ class ProviderInfo(SQLModel, table=True):
         "brokers enter a default offer only when named or asked for "
         "(`include_marketplaces`).",
     )
+    historical_note: str | None = Field(
+        default=None,
+        max_length=2000,
+        description="Why this provider's prices are historical (no current source can be "
+        "read), said wherever an answer uses one; null for a current provider.",
+    )
 
 
 class ColabPlanBase(Provenance):

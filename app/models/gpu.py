@@ -24,7 +24,7 @@ class FormFactor(StrEnum):
 @dataclass(frozen=True)
 class PurchasePrice:
     """A GPU's price for a purchase: ``usd`` (USD, one card), its date, its source and what it
-    is (``kind``: ``street price (new)`` or ``launch price``)."""
+    is (``kind``: ``street price (new)``, ``launch price`` or ``used price``)."""
 
     usd: float
     as_of: dt.date | None
@@ -96,12 +96,46 @@ class GpuBase(Provenance):
     price_street_source: str | None = Field(
         default=None, description="Source of `price_street_usd`."
     )
+    production_ended_as_of: dt.date | None = Field(
+        default=None,
+        description="Day its maker stopped producing it (as reported, see "
+        "`production_ended_source`); null while in production or unknown. A default purchase "
+        "of a card out of production uses its used price.",
+    )
+    production_ended_source: str | None = Field(
+        default=None, description="Source of `production_ended_as_of`."
+    )
     notes: str | None = Field(default=None, description="Conflicts resolved and caveats.")
 
-    def purchase_price(self) -> PurchasePrice | None:
-        """The price a default purchase uses: the newer dated of the street price and the
-        launch list price (a street price without a date counts as older than any dated
-        list price); None when the GPU has neither."""
+    def out_of_production(self, day: dt.date | None = None) -> bool:
+        """Whether production had ended by ``day`` (None: by now)."""
+        ended = self.production_ended_as_of
+        return ended is not None and (day is None or ended <= day)
+
+    def used_price(self) -> PurchasePrice | None:
+        """The catalog's used price of one card, dated and sourced; None without one."""
+        if self.price_used_usd is None:
+            return None
+        return PurchasePrice(
+            self.price_used_usd, self.price_used_as_of, self.price_used_source, "used price"
+        )
+
+    def purchase_price(
+        self, condition: str | None = None, day: dt.date | None = None
+    ) -> PurchasePrice | None:
+        """The price a purchase uses. ``condition`` ``used``: the used price; ``new``: the
+        newer dated of the street price and the launch list price (a street price without a
+        date counts as older than any dated list price); None (the default rule): the used
+        price of a card out of production by ``day`` that has one, else the new price. None
+        when the GPU has no such price."""
+        if condition == "used":
+            return self.used_price()
+        if condition is None and self.out_of_production(day) and self.price_used_usd:
+            return self.used_price()
+        return self.new_price()
+
+    def new_price(self) -> PurchasePrice | None:
+        """The newer dated of the street price (new) and the launch list price."""
         street = None
         if self.price_street_usd is not None:
             street = PurchasePrice(

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from enum import StrEnum
 from types import UnionType
-from typing import Annotated, Any, Self, Union, get_args, get_origin
+from typing import Annotated, Any, Literal, Self, Union, get_args, get_origin
 
 from pydantic import (
     BaseModel,
@@ -212,7 +212,14 @@ class DesktopSpec(StrictBody):
     gpu_count: int = Field(default=1, ge=1, le=16, description="GPUs in the desktop.")
     total_price_usd: float = amount_field("Price of the whole machine, USD.", le=10_000_000)
     gpu_price_usd: float = amount_field(
-        "Price of one GPU, USD; default: the GPU's launch MSRP in the catalog.", le=1_000_000
+        "Price of one GPU, USD; default: the GPU's catalog price by `condition`.", le=1_000_000
+    )
+    condition: Literal["new", "used"] | None = Field(
+        default=None,
+        description="Whether the GPUs are bought `new` (the catalog's newest new price: a "
+        "dated street price, else the launch list price) or `used` (its dated used price). "
+        "Default: used for a card out of production (the catalog's "
+        "`production_ended_as_of`) that has a used price, else new; the answer states which.",
     )
     barebone: str | None = name_field(
         "Barebone id (`GET /v1/barebones`).",

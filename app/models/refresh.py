@@ -37,6 +37,14 @@ class ProviderStatus(BaseModel):
     """One provider's prices: their age and the last refresh."""
 
     provider: str = PydanticField(description="Provider id.")
+    kind: str | None = PydanticField(
+        default=None,
+        description="`cloud`, `marketplace` or `broker` (the provider table's `kind`).",
+    )
+    historical_note: str | None = PydanticField(
+        default=None,
+        description="Why its prices are historical (no current source); null when current.",
+    )
     offers: int = PydanticField(description="Offers in the catalog now (count).")
     newest_price_as_of: dt.date | None = PydanticField(
         description="The newest as-of date among the provider's current prices."

@@ -14,6 +14,7 @@ from app.costing.money import USD, ExchangeRate
 from app.costing.sourced import Assumed, Caveat, Cited, Note, Priced, Sourced
 from app.errors import CatalogGap, InvalidRequest
 from app.models import Barebone, Gpu, Region
+from app.models.gpu import PurchasePrice
 from app.models.inputs import DesktopSpec
 from app.steps.currency import given_usd
 from app.steps.inputs import gpu_or_none
@@ -55,31 +56,57 @@ class ResolvedDesktop:
         return self.desktop.lifetime_years
 
 
-def note_catalog_gpu_price(spec: DesktopSpec, gpu: Gpu | None, prefix: str) -> Sourced[None]:
-    """State the GPU's catalog purchase price (:meth:`Gpu.purchase_price`: the newer of its
-    dated street price and its launch price), what that price is and its date (for price age),
-    when it stands in for a ``gpu_price_usd`` the request did not give."""
-    notes: list[Note] = []
-    price = gpu.purchase_price() if gpu is not None else None
-    if spec.gpu_price_usd is None and gpu is not None and price is not None:
-        other = (
-            f"; launch price ${gpu.price_new_usd:,.0f} of {gpu.price_new_as_of}"
-            if price.kind != "launch price" and gpu.price_new_usd is not None
-            else "; no newer street price in the catalog"
-            if price.kind == "launch price"
-            else ""
+def catalog_gpu_price(spec: DesktopSpec, gpu: Gpu | None, day: dt.date) -> PurchasePrice | None:
+    """The catalog price a purchase of ``spec``'s GPU uses (:meth:`Gpu.purchase_price`): its
+    ``condition`` when given, else the default rule (used when out of production by
+    ``day``, else the newest new price)."""
+    return gpu.purchase_price(spec.condition, day) if gpu is not None else None
+
+
+def _price_rule(gpu: Gpu, price: PurchasePrice, condition: str | None) -> str:
+    """Why this price of ``gpu`` was chosen, for the answer's assumption."""
+    if condition is not None:
+        return f"condition {condition} as asked"
+    if price.kind == "used price":
+        return (
+            f"out of production since {gpu.production_ended_as_of} "
+            f"({gpu.production_ended_source}): the used price (say condition new for a new card)"
         )
+    if price.kind != "launch price" and gpu.price_new_usd is not None:
+        return (
+            f"the newest new price; launch price ${gpu.price_new_usd:,.0f} of {gpu.price_new_as_of}"
+        )
+    if price.kind == "launch price":
+        return "the newest new price; no newer street price in the catalog"
+    return "the newest new price"
+
+
+_PRICE_FIELD = {
+    "launch price": "price_new_usd",
+    "street price (new)": "price_street_usd",
+    "used price": "price_used_usd",
+}
+
+
+def note_catalog_gpu_price(
+    spec: DesktopSpec, gpu: Gpu | None, prefix: str, day: dt.date
+) -> Sourced[None]:
+    """State the GPU's catalog purchase price (:func:`catalog_gpu_price`), the rule that chose
+    it and its date (for price age), when it stands in for a ``gpu_price_usd`` the request
+    did not give."""
+    notes: list[Note] = []
+    price = catalog_gpu_price(spec, gpu, day)
+    if spec.gpu_price_usd is None and gpu is not None and price is not None:
         notes.append(
             Assumed(
                 f"{prefix}.gpu_price_usd",
                 price.usd,
-                f"default: {price.describe()}, the newest dated price in the catalog{other} "
-                f"(give gpu_price_usd or total_price_usd for your own quote): "
+                f"default: {price.describe()} ({_price_rule(gpu, price, spec.condition)}; "
+                f"give gpu_price_usd or total_price_usd for your own quote): "
                 f"{price.source or gpu.source}",
             )
         )
-        field = "price_street_usd" if price.kind != "launch price" else "price_new_usd"
-        notes.append(Priced(f"gpu {gpu.id}: {field}", price.as_of))
+        notes.append(Priced(f"gpu {gpu.id}: {_PRICE_FIELD[price.kind]}", price.as_of))
     return Sourced(None, tuple(notes))
 
 
@@ -130,7 +157,7 @@ def resolve_resale(
             f"{prefix}: the depreciation curve values the GPUs; give gpu or gpu_price_usd, or "
             "give resale_value_usd"
         )
-    notes += note_catalog_gpu_price(spec, desk.gpu, prefix).notes
+    notes += note_catalog_gpu_price(spec, desk.gpu, prefix, view.day).notes
     curve, note = view.depreciation_curve(desk.gpu)
     if desk.gpu is not None and note.startswith("no used prices"):
         notes.append(
@@ -182,7 +209,7 @@ def resolve_desktop(
     gpu, noted = gpu_or_none(view, spec.gpu)
     notes += noted
     gpu_price: float | None = spec.gpu_price_usd
-    catalog_price = gpu.purchase_price() if gpu is not None else None
+    catalog_price = catalog_gpu_price(spec, gpu, view.day)
     if gpu_price is None and catalog_price is not None:
         gpu_price = catalog_price.usd  # noted below where it is used
     total_price, noted = given_usd(
@@ -253,7 +280,7 @@ def _upfront(
         raise CatalogGap(
             f"{prefix}: no catalog price for this GPU; give total_price_usd or gpu_price_usd"
         )
-    notes += note_catalog_gpu_price(spec, gpu, prefix).notes
+    notes += note_catalog_gpu_price(spec, gpu, prefix, view.day).notes
     if spec.barebone_price_usd is not None:
         return Sourced(
             (gpu_price * spec.gpu_count + spec.barebone_price_usd, barebone), tuple(notes)

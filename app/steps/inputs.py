@@ -316,6 +316,8 @@ def resolve_cloud(
             notes.append(Caveat(commitment_note(offer)))
         gpu = view.gpu(offer.gpu_id)
         provider = view.provider(offer.provider)
+        if provider is not None and provider.historical_note:
+            notes.append(Caveat(f"offer {offer.id}: {provider.historical_note}"))
         region = view.offer_region(offer)
         pue = region.pue if region and region.pue else (provider.pue if provider else 1.0)
         if provider and footprint:

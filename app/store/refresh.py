@@ -27,6 +27,7 @@ from app.catalog.refresh import (
 )
 from app.db import write_transaction
 from app.models import CloudOffer
+from app.models.catalog_misc import ProviderInfo
 from app.models.common import table_of
 from app.models.refresh import CatalogRefresh, CatalogStatus, ProviderStatus, RefreshOutcome
 from app.store.imports import ImportReport, apply
@@ -35,6 +36,7 @@ log = logging.getLogger("gpucost.catalog")
 
 _OFFERS = table_of(CloudOffer)
 _RUNS = table_of(CatalogRefresh)
+_PROVIDERS = table_of(ProviderInfo)
 
 
 @dataclass(frozen=True)
@@ -200,6 +202,7 @@ def catalog_status(engine: Engine, stale_after_days: int, today: dt.date) -> Cat
             ).group_by(_OFFERS.c.provider)
         ).all()
         runs = {r.provider: r for r in conn.execute(select(_RUNS))}
+        kinds = {r.id: r for r in conn.execute(select(_PROVIDERS))}
     out = []
     for provider, count, newest, oldest in sorted(ages):
         newest = _day(newest)
@@ -207,6 +210,8 @@ def catalog_status(engine: Engine, stale_after_days: int, today: dt.date) -> Cat
         out.append(
             ProviderStatus(
                 provider=provider,
+                kind=kinds[provider].kind if provider in kinds else None,
+                historical_note=kinds[provider].historical_note if provider in kinds else None,
                 offers=int(count),
                 newest_price_as_of=newest,
                 newest_price_age_days=(today - newest).days if newest else None,

@@ -166,7 +166,7 @@ def _market(
             )
         )
         return Sourced((0.0, 0.0), tuple(notes))
-    notes += note_catalog_gpu_price(req.desktop, desk.gpu, "desktop").notes
+    notes += note_catalog_gpu_price(req.desktop, desk.gpu, "desktop", view.day).notes
     curve, note = view.depreciation_curve(desk.gpu)
     notes.append(
         Assumed(

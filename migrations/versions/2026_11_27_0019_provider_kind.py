@@ -1,4 +1,5 @@
-"""provider.kind: `cloud`, `marketplace` or `broker` (gpucost issue 43 "Today's market").
+"""provider.kind: `cloud`, `marketplace` or `broker`, and provider.historical_note: why a
+provider's prices are historical (gpucost issue 43 "Today's market").
 
 A marketplace (Vast.ai, Lium) lists hosts' machines at their own prices and a broker
 (Shadeform, Prime Intellect) resells other clouds' machines: neither enters a default offer
@@ -27,7 +28,9 @@ def upgrade() -> None:
         "provider",
         sa.Column("kind", sa.String(length=16), nullable=False, server_default="cloud"),
     )
+    op.add_column("provider", sa.Column("historical_note", sa.String(), nullable=True))
 
 
 def downgrade() -> None:
+    op.execute(sa.text("ALTER TABLE provider DROP COLUMN historical_note"))
     op.execute(sa.text("ALTER TABLE provider DROP COLUMN kind"))

@@ -97,6 +97,8 @@ def load_gpus() -> list[Row]:
                 "price_street_usd": opt_float(cur["price_street_usd"]),
                 "price_street_as_of": parse_date(cur["price_street_as_of"]),
                 "price_street_source": cur["price_street_source"] or None,
+                "production_ended_as_of": parse_date(cur.get("production_ended_as_of", "")),
+                "production_ended_source": cur.get("production_ended_source") or None,
                 "source": "; ".join(sources),
                 # gpu.json's data commit (03a6b34a, 2025-06-16), the newest spec source used.
                 "as_of": GPU_SPECS_AS_OF,

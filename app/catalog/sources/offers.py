@@ -219,6 +219,7 @@ def load_providers() -> list[Row]:
                 "pue_source": pue_source,
                 "as_of": parse_date(r["as_of"]),
                 "kind": r["kind"],
+                "historical_note": r["historical_note"] or None,
             }
         )
     return rows
