@@ -4,6 +4,7 @@ derived figures checked against the raw upstream files."""
 from __future__ import annotations
 
 import csv
+import datetime as dt
 import json
 import math
 import statistics
@@ -15,6 +16,7 @@ from sqlmodel import select
 
 from app.catalog.resolve import NameIndex
 from app.catalog.sources import skypilot
+from app.catalog.sources.files import SOURCES
 from app.models import CloudOffer, Gpu, Region
 from tests import ecb
 from tests.electricity_sources import eia_usd_per_kwh, eurostat_eur_per_kwh
@@ -272,12 +274,34 @@ class TestRegions:
         )
         assert de.electricity_non_household_as_of.isoformat() == "2025-12-31"
 
-    def test_country_carbon_from_codecarbon(self, session):
-        # cloud-and-colab-notes.md: USA 369, FRA 56, DEU 381, IND 713.
-        for rid, g in {"us": 369, "fr": 56, "de": 381, "in": 713}.items():
-            assert round(session.get(Region, rid).carbon_intensity_g_per_kwh) == pytest.approx(
-                g, abs=1
-            )
+    def test_country_carbon_is_the_newest_year_of_owid_and_codecarbon(self, session):
+        # OWID's export (Ember): DEU 2024 344.14, POL 2024 614.98, FRA 2024 44.18; codecarbon's
+        # mix (2022) where OWID has no newer year. Read from both shipped files.
+        owid: dict[str, tuple[int, float]] = {}
+        for r in source_rows("owid/carbon-intensity-electricity.csv"):
+            if len(r["Code"]) == 3 and int(r["Year"]) >= owid.get(r["Code"], (0, 0.0))[0]:
+                owid[r["Code"]] = (
+                    int(r["Year"]),
+                    float(r["Carbon intensity of electricity - gCO2/kWh"]),
+                )
+        mix = json.loads(
+            (
+                SOURCES / "codecarbon/codecarbon/data/private_infra/global_energy_mix.json"
+            ).read_text()
+        )
+        for rid, iso3 in {"us": "USA", "fr": "FRA", "de": "DEU", "in": "IND", "pl": "POL"}.items():
+            year, value = owid[iso3]
+            old_year = int(mix[iso3].get("year", 2022))
+            region = session.get(Region, rid)
+            if year > old_year:
+                assert region.carbon_intensity_g_per_kwh == pytest.approx(value, abs=1e-3)
+                assert region.carbon_as_of == dt.date(year, 12, 31)
+                assert "Our World in Data" in region.carbon_source
+            else:
+                assert region.carbon_intensity_g_per_kwh == pytest.approx(
+                    mix[iso3]["carbon_intensity"], abs=1e-3
+                )
+        assert session.get(Region, "de").carbon_as_of.year >= 2024
 
     def test_cloud_region_has_pue(self, session):
         assert session.get(Region, "aws:us-east-1").pue == 1.2

@@ -24,6 +24,25 @@ CODECARBON_MIX = (
 
 
 GA_CI = "https://github.com/GreenAlgorithms/green-algorithms-tool data/latest/CI_aggregated.csv"
+OWID_CI = (
+    "Our World in Data, 'Carbon intensity of electricity' (gCO2e/kWh; Ember and Energy "
+    "Institute; CC BY 4.0), {year}: the grapher's CSV export as copied in "
+    "github.com/twsaf1-sys/math_331_cryptocurrency_project carbon-intensity-electricity.csv "
+    "(commit 7149bf49, 2025-12-09)"
+)
+
+
+@cache
+def owid_latest() -> dict[str, tuple[int, float]]:
+    """Each country's newest carbon intensity in OWID's export, ``{ISO3: (year, g/kWh)}``
+    (aggregates such as "ASEAN (Ember)" have no code and are left out)."""
+    latest: dict[str, tuple[int, float]] = {}
+    for r in read_csv(SOURCES / "owid/carbon-intensity-electricity.csv"):
+        code, year = r["Code"], int(r["Year"])
+        value = opt_float(r["Carbon intensity of electricity - gCO2/kWh"])
+        if len(code) == 3 and value is not None and year >= latest.get(code, (0, 0.0))[0]:
+            latest[code] = (year, value)
+    return latest
 
 
 EIA_SOURCE = (
@@ -123,14 +142,19 @@ def _country_rows() -> Iterator[Row]:
         if country is None or entry.get("carbon_intensity") is None:
             continue
         a2 = country.alpha_2
+        year, intensity = int(entry.get("year", 2022)), float(entry["carbon_intensity"])
+        source = CODECARBON_MIX
+        newer = owid_latest().get(iso3)
+        if newer is not None and newer[0] > year:  # the newer year of the two sources
+            (year, intensity), source = newer, OWID_CI.format(year=newer[0])
         row = _region(
             id=a2.lower(),
             name=entry.get("country_name") or country.name,
             kind="country",
             country_code=a2,
-            carbon_intensity_g_per_kwh=round(float(entry["carbon_intensity"]), 3),
-            carbon_source=CODECARBON_MIX,
-            carbon_as_of=dt.date(int(entry.get("year", 2022)), 12, 31),
+            carbon_intensity_g_per_kwh=round(intensity, 3),
+            carbon_source=source,
+            carbon_as_of=dt.date(year, 12, 31),
         )
         for tariff, latest in eurostat.items():
             if a2 in latest:
