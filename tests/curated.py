@@ -16,9 +16,15 @@ def rows(name: str) -> dict[str, dict[str, str]]:
         return {r["id"]: r for r in csv.DictReader(f)}
 
 
-def purchase_usd(row: dict[str, str]) -> float:
-    """A GPU row's default purchase price, USD: its street price when that is dated on or
+def purchase_usd(row: dict[str, str], condition: str | None = None) -> float:
+    """A GPU row's purchase price, USD, by the default rule (issue 43): the used price of a
+    card out of production (``production_ended_as_of`` set) that has one, else (or with
+    ``condition`` ``new``) the newest new price: its street price when that is dated on or
     after its launch price (or it has no launch price), else its launch price."""
+    if condition == "used" or (
+        condition is None and row.get("production_ended_as_of") and row["price_used_usd"]
+    ):
+        return float(row["price_used_usd"])
     street, launch = row["price_street_usd"], row["price_new_usd"]
     if street and (
         not launch

@@ -97,7 +97,13 @@ def cheapest_barebone(
     or None: what a buyer picks. Of the kind the GPU wants (:func:`wants_server`: a server
     for datacenter GPUs, a desktop otherwise) when one of that kind holds them, else of any
     kind. (The smallest one is no default: the catalog's 1-GPU barebone of 2016 costs more
-    than seed 001's 2-GPU barebone of 2020.)"""
+    than seed 001's 2-GPU barebone of 2020.) An SXM module goes only in a server host with
+    exactly its count of slots (an HGX board's 8), else None."""
+    if gpu is not None and str(gpu.form_factor) == "datacenter_sxm":
+        # SXM modules come on HGX baseboards in a server built for them: only a server host
+        # whose slots are the board's GPUs (the catalog's 8-GPU host), and no other count.
+        hosts = [b for b in barebones if str(b.kind) == "server" and b.gpu_slots == gpu_count]
+        return min(hosts, key=lambda b: (b.price_usd, b.id), default=None)
     fits = [b for b in barebones if b.gpu_slots >= gpu_count]
     kind = "server" if wants_server(gpu) else "desktop"
     preferred = [b for b in fits if str(b.kind) == kind] or fits

@@ -33,6 +33,10 @@ CARBON_DEFAULT_DAYS = defaults.CARBON_DAYS.number
 
 MAX_OPTIONS = 5
 
+# The GPUs of an HGX baseboard, the only way SXM modules are sold (the catalog's server host
+# for them holds 8: barebones.csv `server-8gpu-2025`).
+HGX_GPUS = 8
+
 
 EXAMPLES = [
     "break-even for 3090 at 15% util",
@@ -177,15 +181,19 @@ def one_gpu(
     counts = {gid: per_key.get((gid, provider), 0) for gid in mention.ids}
     pool = list(mention.ids)
     priced = [g for g in pool if (found := view.gpu(g)) and found.purchase_price() is not None]
+    why = ""
     if bought and priced:
-        pool = priced
+        pool, why = priced, " of those with a purchase price"
+        cards = [g for g in priced if "sxm" not in str(_catalog_gpu(view, g).form_factor)]
+        if cards and mention.count != HGX_GPUS:
+            pool, why = (
+                cards,
+                f"{why} sold as cards (SXM modules come on {HGX_GPUS}-GPU HGX boards)",
+            )
+        if len(pool) == len(mention.ids):
+            why = ""
     chosen = max(sorted(pool), key=lambda gid: counts[gid])
     where = f" at {provider}" if provider else ""
-    why = (
-        " of those with a purchase price"
-        if pool is priced and len(priced) < len(mention.ids)
-        else ""
-    )
     others = ", ".join(g for g in mention.ids if g != chosen)
     out.default(
         f"gpu '{mention.text}'",
@@ -250,6 +258,14 @@ def desktop_spec(view: CatalogView, out: Answer, gpu: Gpu, count: int) -> dict[s
     """A desktop with ``count`` x ``gpu``: seed 001's barebone when it has the slots and the
     GPU is no datacenter card, else the engine picks the cheapest catalog barebone that holds
     them (a server for a datacenter card)."""
+    if "sxm" in str(gpu.form_factor) and count != HGX_GPUS:
+        out.default(
+            "desktop.gpu_count",
+            HGX_GPUS,
+            f"SXM modules are sold on {HGX_GPUS}-GPU HGX boards, not one by one: priced as "
+            f"an {HGX_GPUS}-GPU server (asked: {count}); say `{HGX_GPUS}x` or name a card",
+        )
+        count = HGX_GPUS
     desktop: dict[str, Any] = {"gpu": gpu.id, "gpu_count": count}
     seed = view.barebone_by_id.get(SEED_BAREBONE)
     if seed is not None and seed.gpu_slots >= count and not wants_server(gpu):

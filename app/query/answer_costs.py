@@ -269,7 +269,8 @@ def _options(view: CatalogView, out: Answer, gpu: Gpu | None, count: int) -> lis
                 continue  # free plans (Colab Free): GPU, hours and sessions not guaranteed
             cheapest.setdefault(offer.provider, offer)
         options = [{"offer_id": o.id} for o in list(cheapest.values())[:MAX_OPTIONS]]
-        if gpu.purchase_price() is not None:
+        # a desktop with it when it can be bought in that count (SXM modules: HGX boards)
+        if gpu.purchase_price() is not None and view.cheapest_barebone(count, gpu) is not None:
             options.append({"desktop": desktop_spec(view, out, gpu, count)})
         if not options:
             raise refuse(it, f"no offer or desktop price for {gpu.id} in the catalog")

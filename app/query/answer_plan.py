@@ -29,11 +29,16 @@ MONTH_ABBR = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oc
 
 def default_plan_gpu(view: CatalogView) -> tuple[str, int]:
     """The GPU a plan is measured on when the question names none: of the GPUs with a
-    desktop price, the one the catalog's clouds offer most on demand (Colab left out), and
-    that count; built once per view."""
+    desktop price (sold as cards: SXM modules come on 8-GPU HGX boards), the one the
+    catalog's clouds offer most on demand (Colab left out), and that count; built once per
+    view."""
 
     def pick() -> tuple[str, int]:
-        priced = {g.id for g in view.gpus if g.purchase_price() is not None}
+        priced = {
+            g.id
+            for g in view.gpus
+            if g.purchase_price() is not None and str(g.form_factor) != "datacenter_sxm"
+        }
         counts: dict[str, int] = {}
         for o in view.offers.offers:
             if o.gpu_id in priced and offers.is_comparable(o):

@@ -289,8 +289,10 @@ def _upfront(
         barebone, noted = _default_barebone(view, spec, gpu, prefix)
         notes += noted
         if barebone is None:
+            sxm = gpu is not None and str(gpu.form_factor) == "datacenter_sxm"
+            board = " (SXM modules come on 8-GPU HGX boards: give gpu_count 8)" if sxm else ""
             raise CatalogGap(
-                f"{prefix}: no catalog barebone takes {spec.gpu_count} GPUs; give "
+                f"{prefix}: no catalog barebone takes {spec.gpu_count} GPUs{board}; give "
                 "barebone_price_usd or total_price_usd"
             )
     notes.append(Priced(f"barebone {barebone.id}", barebone.as_of))

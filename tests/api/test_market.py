@@ -24,7 +24,7 @@ def _price_note(res):  # type: ignore[no-untyped-def]
 @pytest.mark.parametrize("condition", ["new", "used"])
 def test_a_card_is_priced_in_the_condition_asked(client, condition):
     row = curated.rows("gpus")["rtx-3090"]
-    expected = float(row["price_used_usd"]) if condition == "used" else curated.purchase_usd(row)
+    expected = curated.purchase_usd(row, condition)
     res = _break_even(client, {"gpu": "rtx-3090", "condition": condition})
     note = _price_note(res)
     assert note["value"] == pytest.approx(expected)

@@ -155,12 +155,13 @@ def test_unanswerable_questions_say_why(client):
     assert body["answered"] is False and body["result"] is None
     assert "rtx-3090" in body["suggestions"] and body["examples"]
     # A family name is no refusal any more: the variant is a stated default (for buying, one
-    # with a purchase price); an H100 SXM module still cannot be priced, and the answer says
-    # what to give.
+    # sold as a card); H100 SXM modules are sold on 8-GPU HGX boards: priced as 8, said.
     body = ask(client, "h100 break-even")
     assert body["answered"] and body["result"]["desktop"]["gpu_id"] == "h100-pcie"
     body = ask(client, "h100 sxm break-even")
-    assert body["answered"] is False and "total_price_usd" in body["headline"]
+    assert body["answered"] and body["request"]["desktop"]["gpu_count"] == 8
+    said = {d["name"]: d for d in body["defaults"]}["desktop.gpu_count"]
+    assert "HGX" in said["source"]
 
 
 def test_a_family_name_takes_the_most_offered_variant_and_says_so(client):
@@ -168,7 +169,7 @@ def test_a_family_name_takes_the_most_offered_variant_and_says_so(client):
     assert body["answered"] and body["intent"] == "run_cost"
     [chosen] = [d for d in body["defaults"] if d["name"] == "gpu 'h100'"]
     counts = {}
-    for gid in ("h100-pcie", "h100-sxm"):
+    for gid in ("h100-pcie", "h100-sxm", "h100-nvl"):
         counts[gid] = client.get("/v1/cloud-offers", params={"gpu": gid, "limit": 1}).json()[
             "count"
         ]
@@ -267,7 +268,8 @@ def test_plan_from_chat(client):
     priced = {
         g["id"]
         for g in client.get("/v1/gpus", params={"limit": 500}).json()["data"]
-        if g["price_new_usd"] is not None
+        if any(g[f] is not None for f in ("price_new_usd", "price_street_usd", "price_used_usd"))
+        and g["form_factor"] != "datacenter_sxm"  # SXM modules come on HGX boards, not cards
     }
     counts = {g: n for g, n in _on_demand_counts(client).items() if g in priced}
     defaults = {d["name"]: d["value"] for d in body["defaults"]}
