@@ -26,24 +26,32 @@ from tenacity import (
 )
 
 from app.catalog.importer import ImportError_, ParsedFile, parse
+from app.catalog.sources import skypilot
 
 UPSTREAM = "https://raw.githubusercontent.com/skypilot-org/skypilot-catalog/master"
 
-# The schema version read per provider: v8 is the newest SkyPilot still refreshes (its README,
-# read 2026-11-24); Paperspace has no file after v6 (SkyPilot carries DigitalOcean as `do`).
+# The SkyPilot schema folders this parser understands, newest first: a refresh reads each
+# provider's file from the newest folder that has it (and says which). v8 is the newest the
+# catalog's README says is refreshed (read 2026-11-24); v9 files exist for some providers
+# (Lambda, Vast, Nebius: same columns). Paperspace has no file after v6.
+SCHEMA_VERSIONS = ("v9", "v8", "v7", "v6")
+
+# Every provider the catalog ships a SkyPilot file for, and the newest folder the shipped
+# snapshot was read from (the CLI's list; a refresh tries newer folders first).
 CATALOG_VERSIONS = {
-    "aws": "v8",
-    "gcp": "v8",
-    "azure": "v8",
-    "lambda": "v8",
-    "runpod": "v8",
-    "paperspace": "v6",
+    provider: meta.path.split("/")[2] for provider, meta in skypilot.SKYPILOT_FILES.items()
 }
 
 
-def catalog_path(provider: str) -> str:
-    """The file's path inside a mirror, e.g. ``catalogs/v8/aws/vms.csv``."""
-    return f"catalogs/{CATALOG_VERSIONS[provider]}/{provider}/vms.csv"
+def catalog_path(provider: str, version: str | None = None) -> str:
+    """The file's path inside a mirror, e.g. ``catalogs/v8/aws/vms.csv`` (``version`` None:
+    the shipped snapshot's folder)."""
+    return f"catalogs/{version or CATALOG_VERSIONS[provider]}/{provider}/vms.csv"
+
+
+def catalog_paths(provider: str) -> list[str]:
+    """The paths a refresh tries for ``provider``, newest schema first."""
+    return [catalog_path(provider, v) for v in SCHEMA_VERSIONS]
 
 
 class SourceError(Exception):
@@ -92,6 +100,8 @@ def read_source(base: str, path: str, download: Download = Download()) -> tuple[
     answer is cut off at the bound, not read whole). Raises :class:`SourceError`."""
     if not base.startswith(("http://", "https://")):
         local = Path(base.removeprefix("file://")) / path
+        if not local.exists():
+            raise NotThere(f"{local}: no such file")
         return _read_local(local, download.max_bytes), str(local)
     url = f"{base.rstrip('/')}/{path}"
     deadline = time.monotonic() + download.deadline_s
@@ -119,9 +129,31 @@ def read_source(base: str, path: str, download: Download = Download()) -> tuple[
         with httpx.Client(timeout=download.timeout_s, follow_redirects=True) as client:
             return get(client), url
     except httpx.HTTPStatusError as exc:
-        raise SourceError(f"{url}: HTTP {exc.response.status_code}") from None
+        gone = exc.response.status_code in (404, 410)
+        raise (NotThere if gone else SourceError)(
+            f"{url}: HTTP {exc.response.status_code}"
+        ) from None
     except httpx.HTTPError as exc:
         raise SourceError(f"{url}: {type(exc).__name__} after {download.attempts} tries") from None
+
+
+class NotThere(SourceError):
+    """The file is not at that path (a missing local file, HTTP 404 or 410)."""
+
+
+def read_newest(base: str, provider: str, download: Download = Download()) -> tuple[bytes, str]:
+    """The provider's file from the newest schema folder under ``base`` that has it
+    (:data:`SCHEMA_VERSIONS`), and where it came from (the URL or path names the folder).
+    A folder without the file is passed over; any other failure (a timeout, a server error,
+    a file too large) stops the search, so an older folder never stands in for a newer one
+    that could not be read. Raises :class:`SourceError` when no folder has it."""
+    missing = []
+    for path in catalog_paths(provider):
+        try:
+            return read_source(base, path, download)
+        except NotThere as exc:
+            missing.append(str(exc))
+    raise SourceError(f"no {provider} file in any schema folder: {'; '.join(missing)}")
 
 
 @dataclass(frozen=True)

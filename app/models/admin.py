@@ -72,6 +72,8 @@ class GpuWrite(_Write):
     price_street_usd: float | None = Field(default=None, ge=floors.PRICE_USD.value, le=1_000_000)
     price_street_as_of: Day | None = None
     price_street_source: LongText | None = None
+    production_ended_as_of: Day | None = None
+    production_ended_source: LongText | None = None
     notes: Notes | None = None
     aliases: list[Text] = Field(default_factory=list, max_length=50)
 

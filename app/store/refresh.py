@@ -20,10 +20,9 @@ from app.catalog.refresh import (
     GateBounds,
     References,
     SourceError,
-    catalog_path,
     gate,
     parse_file,
-    read_source,
+    read_newest,
 )
 from app.db import write_transaction
 from app.models import CloudOffer
@@ -102,7 +101,7 @@ def refresh_provider(
     outcome: a passing file's in the transaction that writes its offers (both or neither
     are kept), any other at once. Never raises for a bad file (the result says why)."""
     try:
-        data, source = read_source(base, catalog_path(provider), download)
+        data, source = read_newest(base, provider, download)
         parsed = parse_file(provider, source, data, now.date())
     except SourceError as exc:
         return record(engine, ProviderResult(provider, "failed", str(exc)), now)

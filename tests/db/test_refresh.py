@@ -14,8 +14,9 @@ import pytest
 import respx
 from sqlalchemy import func, select
 
-from app.catalog.refresh import UPSTREAM, Download, GateBounds, catalog_path
+from app.catalog.refresh import UPSTREAM, Download, GateBounds, catalog_path, catalog_paths
 from app.catalog.sources.files import SOURCES
+from app.catalog.sources.skypilot_providers import PROVIDER_FILES
 from app.models import CatalogRevision, CloudOffer, PricePoint
 from app.store.refresh import catalog_status, refresh
 from tests.dbs import seeded_engine  # noqa: F401  (fixture)
@@ -148,8 +149,19 @@ def test_a_missing_provider_file_fails_alone(engine, tmp_path):
     assert _state(engine)[0] == before[0]
 
 
+def _newer_folders_missing(*providers: str) -> None:
+    """Upstream has no file in the schema folders newer than each provider's shipped one
+    (a refresh tries them first): 404."""
+    for provider in providers:
+        for path in catalog_paths(provider):
+            if path == catalog_path(provider):
+                break
+            respx.get(f"{UPSTREAM}/{path}").mock(return_value=httpx.Response(404))
+
+
 @respx.mock
 def test_upstream_download_retries_then_imports(engine):
+    _newer_folders_missing("runpod", "paperspace")
     body = _full_runpod("1.39")
     route = respx.get(f"{UPSTREAM}/{catalog_path('runpod')}").mock(
         side_effect=[
@@ -164,10 +176,12 @@ def test_upstream_download_retries_then_imports(engine):
     assert results[0].outcome in ("refreshed", "unchanged")
     assert results[0].source == f"{UPSTREAM}/{catalog_path('runpod')}"
     assert results[1].outcome == "failed" and "HTTP 404" in results[1].message
+    assert "no paperspace file in any schema folder" in results[1].message
 
 
 @respx.mock
 def test_upstream_gives_up_after_the_set_attempts(engine):
+    _newer_folders_missing("runpod")
     route = respx.get(f"{UPSTREAM}/{catalog_path('runpod')}").mock(return_value=httpx.Response(502))
     before = _state(engine)
     [result] = refresh(engine, ["runpod"], UPSTREAM, GateBounds(), FAST, NOW)
@@ -294,4 +308,36 @@ def test_the_outcome_is_recorded_with_the_swap_or_not_at_all(engine, tmp_path, m
     before = _state(engine)
     [result] = refresh(engine, ["runpod"], base, GateBounds(), FAST, NOW)
     assert result.outcome == "failed" and "killed" in result.message
+    assert _state(engine) == before
+
+
+def test_the_newest_schema_folder_is_read_and_named(engine, tmp_path):
+    """A mirror with RunPod in v8 and v9: the v9 file is read, and the result says so."""
+    shipped = float(next(r for r in _rows(V8) if r["InstanceType"] == A100)["Price"])
+    _mirror(tmp_path, _full_runpod(f"{shipped:.2f}"))  # v8: the shipped prices
+    newer = tmp_path / catalog_path("runpod", "v9")
+    newer.parent.mkdir(parents=True)
+    newer.write_bytes(_full_runpod(f"{shipped - 0.10:.2f}"))
+    [result] = refresh(engine, ["runpod"], str(tmp_path), GateBounds(), FAST, NOW)
+    assert result.outcome == "refreshed", result
+    assert "/v9/runpod/" in result.source
+    assert _price(engine, OFFER) == (round(shipped - 0.10, 2), NOW.date())
+
+
+def test_a_hostile_marketplace_file_changes_nothing(engine, tmp_path):
+    """Vast's file (its own header) with every price cut a hundredfold: refused whole."""
+    shipped = SOURCES / "skypilot-catalog" / "catalogs" / PROVIDER_FILES["vast"][0]
+    rows = list(csv.DictReader(io.StringIO(shipped.read_text(encoding="utf-8"))))
+    for r in rows:
+        r["Price"] = f"{float(r['Price']) / 100:g}"
+    buf = io.StringIO()
+    w = csv.DictWriter(buf, fieldnames=list(rows[0]))
+    w.writeheader()
+    w.writerows(rows)
+    target = tmp_path / catalog_path("vast")
+    target.parent.mkdir(parents=True)
+    target.write_bytes(buf.getvalue().encode())
+    before = _state(engine)
+    [result] = refresh(engine, ["vast"], str(tmp_path), GateBounds(), FAST, NOW)
+    assert result.outcome == "refused", result
     assert _state(engine) == before
