@@ -10,8 +10,9 @@ Measured, each the median of ``--repeat`` calls after two warm-up calls:
 * ``POST /v1/compare`` over the whole catalog (the schema example: StyleGAN-XL, 200 runs a month).
 
 With ``--extra-offers N`` the catalog is then grown by N on-demand offers (an admin import
-of synthetic rows, in a scratch database) and the LLM estimate timed again: its growth per
-added offer (target <= 1 us). Needs a migrated, seeded database in ``GPUCOST_DATABASE_URL``
+of synthetic rows, in a scratch database) and the LLM estimate, the compare and a
+``GET /v1/cloud-offers`` listing (the grown GPU's offers, first page) timed again: each one's
+growth per added offer (targets <= 1 us, issues 42 and 43). Needs a migrated, seeded database in ``GPUCOST_DATABASE_URL``
 (a scratch SQLite file is made when unset). Not a test: it measures.
 """
 
@@ -52,6 +53,14 @@ def _median_ms(call: Any, repeat: int) -> float:
 def _post(client: Any, path: str, body: dict[str, Any]) -> Any:
     def call() -> None:
         r = client.post(path, json=body)
+        assert r.status_code == 200, r.text
+
+    return call
+
+
+def _get(client: Any, path: str, params: dict[str, Any]) -> Any:
+    def call() -> None:
+        r = client.get(path, params=params)
         assert r.status_code == 200, r.text
 
     return call
@@ -98,13 +107,21 @@ def main() -> None:
                 check=True, cwd=ROOT, capture_output=True, text=True,
             ).stdout  # fmt: skip
             key = next(word for word in out.split() if word.startswith("gpc_"))
+            listing = _get(client, "/v1/cloud-offers", {"gpu": "a100-40gb", "limit": 50})
+            before = {"cloud-offers": _median_ms(listing, args.repeat)}
             _grow(client, key, args.extra_offers)
-            grown = _median_ms(_post(client, "/v1/llm/estimate", LLM), args.repeat)
-            per = (grown - llm) * 1000 / args.extra_offers
-            print(
-                f"llm estimate +{args.extra_offers} offers {grown:8.2f} ms: "
-                f"{per:+.2f} us per added offer (target <= 1 us)"
-            )
+            after = {
+                "llm estimate": _median_ms(_post(client, "/v1/llm/estimate", LLM), args.repeat),
+                "compare": _median_ms(_post(client, "/v1/compare", COMPARE), args.repeat),
+                "cloud-offers": _median_ms(listing, args.repeat),
+            }
+            before |= {"llm estimate": llm, "compare": cmp_}
+            for name, grown in after.items():
+                per = (grown - before[name]) * 1000 / args.extra_offers
+                print(
+                    f"{name} +{args.extra_offers} offers {before[name]:8.2f} -> {grown:8.2f} ms: "
+                    f"{per:+.2f} us per added offer (target <= 1 us)"
+                )
 
 
 if __name__ == "__main__":

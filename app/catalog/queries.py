@@ -57,7 +57,7 @@ def list_offers(
         enough = {g.id for g in snap.gpus if g.memory_gb >= min_memory_gb - 1e-9}
     rows = [
         o
-        for o in view.offers.offers
+        for o in by_instance_price(view)
         if (provider is None or o.provider == provider)
         and (gpu_id is None or o.gpu_id == gpu_id)
         and (pricing_model is None or o.pricing_model == pricing_model)
@@ -65,8 +65,16 @@ def list_offers(
         and (max_price_usd_per_hour is None or o.price_usd_per_hour <= max_price_usd_per_hour)
         and (enough is None or o.gpu_id in enough)
     ]
-    rows.sort(key=lambda o: (o.price_usd_per_hour, o.id))
     return rows[offset : offset + limit], len(rows)
+
+
+def by_instance_price(view: CatalogView) -> list[CloudOffer]:
+    """The view's offers by instance price per hour, ties by id (the listing's order),
+    sorted once per view: a listing filters in this order and sorts nothing."""
+    return view.memoized(
+        "offers_by_instance_price",
+        lambda: sorted(view.offers.offers, key=lambda o: (o.price_usd_per_hour, o.id)),
+    )
 
 
 def find_offers(
