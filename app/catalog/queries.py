@@ -55,11 +55,11 @@ def list_offers(
     enough = None
     if min_memory_gb is not None:
         enough = {g.id for g in snap.gpus if g.memory_gb >= min_memory_gb - 1e-9}
+    listed = by_instance_price(view)
     rows = [
         o
-        for o in by_instance_price(view)
+        for o in (listed if gpu_id is None else listed_by_gpu(view).get(gpu_id, []))
         if (provider is None or o.provider == provider)
-        and (gpu_id is None or o.gpu_id == gpu_id)
         and (pricing_model is None or o.pricing_model == pricing_model)
         and (region is None or o.region == region)
         and (max_price_usd_per_hour is None or o.price_usd_per_hour <= max_price_usd_per_hour)
@@ -75,6 +75,19 @@ def by_instance_price(view: CatalogView) -> list[CloudOffer]:
         "offers_by_instance_price",
         lambda: sorted(view.offers.offers, key=lambda o: (o.price_usd_per_hour, o.id)),
     )
+
+
+def listed_by_gpu(view: CatalogView) -> dict[str, list[CloudOffer]]:
+    """:func:`by_instance_price` per GPU id (a listing of one GPU reads only its offers),
+    built once per view."""
+
+    def build() -> dict[str, list[CloudOffer]]:
+        out: dict[str, list[CloudOffer]] = {}
+        for o in by_instance_price(view):
+            out.setdefault(o.gpu_id, []).append(o)
+        return out
+
+    return view.memoized("offers_listed_by_gpu", build)
 
 
 def find_offers(
