@@ -26,6 +26,30 @@ router = APIRouter(
     responses=problems(400, 404, 413, 415, 422),
 )
 
+# The YAML document `format=skypilot` answers, as a YAML reader parses it: the block to merge
+# into `~/.sky/config.yaml` (accelerator name -> USD per accelerator-hour).
+SKYPILOT_YAML_SCHEMA = {
+    "type": "object",
+    "description": "`kubernetes: pricing: accelerators:`: SkyPilot accelerator name -> USD "
+    "per accelerator-hour (a YAML document with comments saying what each rate covers).",
+    "properties": {
+        "kubernetes": {
+            "type": "object",
+            "properties": {
+                "pricing": {
+                    "type": "object",
+                    "properties": {
+                        "accelerators": {
+                            "type": "object",
+                            "additionalProperties": {"type": "number"},
+                        }
+                    },
+                }
+            },
+        }
+    },
+}
+
 FormatQuery = Annotated[
     OwnedRatesFormat,
     Query(
@@ -47,7 +71,7 @@ FormatQuery = Annotated[
             "block (`format=skypilot`, application/yaml) or OpenCost's `default.json` "
             "(`format=opencost`: `OpenCostPricing`, application/json).",
             "content": {
-                owned_pricing.YAML_MEDIA_TYPE: {"schema": {"type": "string"}},
+                owned_pricing.YAML_MEDIA_TYPE: {"schema": SKYPILOT_YAML_SCHEMA},
             },
         }
     },

@@ -168,7 +168,13 @@ class TestOpenCost:
         content = spec["paths"]["/v1/owned-rates"]["post"]["responses"]["200"]["content"]
         refs = [s["$ref"].rsplit("/", 1)[1] for s in content["application/json"]["schema"]["anyOf"]]
         assert refs == ["OwnedRatesResult", "OpenCostPricing"]
-        assert content["application/yaml"]["schema"]["type"] == "string"
+        # the skypilot answer is a YAML document: valid, once read, against its schema
+        import yaml
+
+        sky = post(client, body(), fmt="skypilot")
+        assert sky.headers["content-type"].startswith("application/yaml")
+        yaml_schema = content["application/yaml"]["schema"]
+        assert list(Draft202012Validator(yaml_schema).iter_errors(yaml.safe_load(sky.text))) == []
         r = post(client, body(), fmt="opencost")
         assert r.headers["content-type"].startswith("application/json")
         schema = {**spec["components"]["schemas"]["OpenCostPricing"], "additionalProperties": False}
