@@ -17,7 +17,7 @@ def rows(name: str) -> dict[str, dict[str, str]]:
 
 
 def purchase_usd(row: dict[str, str], condition: str | None = None) -> float:
-    """A GPU row's purchase price, USD, by the default rule (issue 43): the used price of a
+    """A GPU row's purchase price, USD, by the default rule: the used price of a
     card out of production (``production_ended_as_of`` set) that has one, else (or with
     ``condition`` ``new``) the newest new price: its street price when that is dated on or
     after its launch price (or it has no launch price), else its launch price."""

@@ -89,7 +89,7 @@ FORUMS: list[tuple[str, dict]] = [
             intent="break_even",
             gpu="rtx-4090",
             currency="EUR",
-            cloud=dict(provider="vast"),  # in the catalog since issue 43 (SkyPilot's Vast file)
+            cloud=dict(provider="vast"),  # SkyPilot's Vast file is in the catalog
         ),
     ),
     (

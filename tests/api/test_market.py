@@ -1,4 +1,4 @@
-"""Today's market (issue 43): what a card costs by condition, providers' kinds and
+"""Today's market: what a card costs by condition, providers' kinds and
 historical prices. Expected values come from the curated files (tests.curated)."""
 
 from __future__ import annotations

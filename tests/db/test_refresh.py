@@ -91,14 +91,7 @@ OFFER = "runpod-1x-a100-80gb-secure-us-on-demand"
 def test_a_corrupt_mirror_changes_nothing(engine, tmp_path, corrupt):
     good = _full_runpod("1.39")
     if corrupt == "prices x100":
-        rows = list(csv.DictReader(io.StringIO(good.decode())))
-        for r in rows:
-            r["Price"] = f"{float(r['Price']) * 100:g}"
-        buf = io.StringIO()
-        w = csv.DictWriter(buf, fieldnames=list(rows[0]))
-        w.writeheader()
-        w.writerows(rows)
-        body = buf.getvalue().encode()
+        body = _rewritten(good, lambda r: r.update(Price=f"{float(r['Price']) * 100:g}"))
     elif corrupt == "truncated":
         body = b"\n".join(good.splitlines()[:20]) + b"\n"
     else:
@@ -327,16 +320,12 @@ def test_the_newest_schema_folder_is_read_and_named(engine, tmp_path):
 def test_a_hostile_marketplace_file_changes_nothing(engine, tmp_path):
     """Vast's file (its own header) with every price cut a hundredfold: refused whole."""
     shipped = SOURCES / "skypilot-catalog" / "catalogs" / PROVIDER_FILES["vast"][0]
-    rows = list(csv.DictReader(io.StringIO(shipped.read_text(encoding="utf-8"))))
-    for r in rows:
-        r["Price"] = f"{float(r['Price']) / 100:g}"
-    buf = io.StringIO()
-    w = csv.DictWriter(buf, fieldnames=list(rows[0]))
-    w.writeheader()
-    w.writerows(rows)
+    body = _rewritten(
+        shipped.read_bytes(), lambda r: r.update(Price=f"{float(r['Price']) / 100:g}")
+    )
     target = tmp_path / catalog_path("vast")
     target.parent.mkdir(parents=True)
-    target.write_bytes(buf.getvalue().encode())
+    target.write_bytes(body)
     before = _state(engine)
     [result] = refresh(engine, ["vast"], str(tmp_path), GateBounds(), FAST, NOW)
     assert result.outcome == "refused", result

@@ -1,4 +1,4 @@
-"""The GPU clouds, marketplaces and brokers of SkyPilot's catalog (issue 43): each shipped
+"""The GPU clouds, marketplaces and brokers of SkyPilot's catalog: each shipped
 file read through the one flat-file loader, its quirks handled. Expected values are read from
 the shipped files themselves (csv), never from our output."""
 
