@@ -42,7 +42,7 @@ def test_headers_over_the_bound_are_a_431_problem(client):
 
 
 def test_a_huge_api_key_is_refused_before_the_limiter_remembers_it(client, monkeypatch):
-    monkeypatch.setenv("GPUCOST_RATE_LIMIT_ANONYMOUS", "1000/minute")
+    monkeypatch.setenv("GPUCOST_RATE_LIMIT_ANONYMOUS", "1000/hour")
     get_settings.cache_clear()
     try:
         client.get("/healthz")  # builds the middleware stack
@@ -66,7 +66,7 @@ class _App:
 def test_the_counters_stop_growing_at_their_bound():
     """2,000 addresses, a table of 100 counters: past the bound, new addresses share one
     budget (``address:overflow``) and the table stays at about its bound."""
-    limits = RateLimits(Settings(rate_limit_max_entries=100, rate_limit_anonymous="5/minute"))
+    limits = RateLimits(Settings(rate_limit_max_entries=100, rate_limit_anonymous="5/hour"))
     callers = set()
     for n in range(2000):
         scope = {"client": (f"10.0.{n // 250}.{n % 250}", 1), "app": _App()}
@@ -133,7 +133,7 @@ def test_a_full_table_keeps_the_callers_it_already_counts():
     """Issue 48: while the table was full, every address, even one counted a moment before,
     was counted as ``address:overflow`` (sharing the flood's budget). Now a caller counted
     in its window keeps its own budget; only new ones share the overflow's."""
-    limits = RateLimits(Settings(rate_limit_max_entries=100, rate_limit_anonymous="5/minute"))
+    limits = RateLimits(Settings(rate_limit_max_entries=100, rate_limit_anonymous="5/hour"))
     lab = {"client": ("192.0.2.10", 1), "app": _App()}
     caller, _, verdict = asyncio.run(limits.check(lab, None, heavy=False))
     assert caller == "address:192.0.2.10" and verdict.remaining == 4
@@ -150,7 +150,7 @@ def test_a_full_table_keeps_the_callers_it_already_counts():
 def test_ipv6_is_counted_per_64_block():
     """One host gets a /64 (RFC 6177): its 2^64 addresses share one budget; the next /64 is
     another caller; an IPv4-mapped address is its IPv4 address."""
-    limits = RateLimits(Settings(rate_limit_anonymous="3/minute"))
+    limits = RateLimits(Settings(rate_limit_anonymous="3/hour"))
 
     def ask(host: str):
         return asyncio.run(limits.check({"client": (host, 1), "app": _App()}, None, False))
@@ -159,7 +159,7 @@ def test_ipv6_is_counted_per_64_block():
     callers = {ask(h)[0] for h in same}
     assert callers == {"address:2001:db8:1:2::/64"}
     caller, _, verdict = ask("2001:db8:1:2:1234::9")
-    assert verdict.refused  # the fourth request of the block within the minute
+    assert verdict.refused  # the fourth request of the block within the hour
     caller, _, verdict = ask("2001:db8:1:3::1")
     assert caller == "address:2001:db8:1:3::/64" and not verdict.refused
     assert ask("::ffff:192.0.2.1")[0] == "address:192.0.2.1"

@@ -23,7 +23,7 @@ CHART = {"gpu": "3090", "utilization": 0.15}
 
 @pytest.fixture
 def limited(monkeypatch) -> Iterator[Callable[..., None]]:
-    """``limited(anonymous="5/minute", ...)`` sets the limits (as the environment would) for
+    """``limited(anonymous="5/hour", ...)`` sets the limits (as the environment would) for
     this test; the limiter is remade with fresh counters."""
 
     def configure(**limits: str) -> None:
@@ -40,7 +40,7 @@ def _from(address: str) -> TestClient:
 
 
 def test_an_address_gets_its_budget_then_429_with_retry_after(client, limited):
-    limited(anonymous="5/minute")
+    limited(anonymous="5/hour")
     remaining = []
     for _ in range(5):
         r = client.get("/v1/barebones")
@@ -53,8 +53,8 @@ def test_an_address_gets_its_budget_then_429_with_retry_after(client, limited):
     assert r.headers["content-type"] == "application/problem+json"
     body = r.json()
     assert body["type"].endswith("/rate-limited") and body["status"] == 429
-    assert "more than 5 requests per minute from this address" in body["detail"]
-    assert 1 <= int(r.headers["retry-after"]) <= 60
+    assert "more than 5 requests per hour from this address" in body["detail"]
+    assert 1 <= int(r.headers["retry-after"]) <= 3600
     assert int(r.headers["x-ratelimit-reset"]) >= int(time.time())
     # Like any answer: a request id and the API's security headers.
     assert r.headers["x-request-id"] and r.headers["x-content-type-options"] == "nosniff"
@@ -68,7 +68,7 @@ def test_an_address_gets_its_budget_then_429_with_retry_after(client, limited):
 
 
 def test_heavy_operations_have_a_smaller_budget(client, limited):
-    limited(anonymous="50/minute", anonymous_heavy="2/minute")
+    limited(anonymous="50/hour", anonymous_heavy="2/hour")
     for _ in range(2):
         assert client.post("/v1/charts/cumulative-cost", json=CHART).status_code != 429
     r = client.post("/v1/charts/cumulative-cost", json=CHART)
@@ -90,7 +90,7 @@ def _delete_key(engine, key_id: str) -> None:
 
 
 def test_a_valid_key_has_its_own_budget_a_made_up_one_does_not(client, engine, limited, request):
-    limited(anonymous="2/minute", key="4/minute")
+    limited(anonymous="2/hour", key="4/hour")
     with Session(engine) as s:
         row, key = keys.create(s, "lab tool", ["read"])
     request.addfinalizer(lambda: _delete_key(engine, row.id))
@@ -107,7 +107,7 @@ def test_a_valid_key_has_its_own_budget_a_made_up_one_does_not(client, engine, l
 
 
 def test_limits_can_be_turned_off(client, limited, monkeypatch):
-    limited(anonymous="1/minute")
+    limited(anonymous="1/hour")
     monkeypatch.setenv("GPUCOST_RATE_LIMITS_ENABLED", "false")
     get_settings.cache_clear()
     assert [client.get("/v1/barebones").status_code for _ in range(3)] == [200] * 3
@@ -139,7 +139,7 @@ def test_redis_down_fails_open_to_per_worker_limits(client, limited, monkeypatch
     metrics and the access log, while /readyz stayed ok. Now: answered, still limited in
     the worker's memory, counted as a dependency error and reported degraded."""
     monkeypatch.setenv("GPUCOST_REDIS_URL", _refused_redis_url())
-    limited(anonymous="3/minute")
+    limited(anonymous="3/hour")
     statuses = [client.get("/v1/barebones").status_code for _ in range(4)]
     assert statuses == [200, 200, 200, 429]
     ready = client.get("/readyz")
@@ -161,7 +161,7 @@ def test_an_error_in_the_rate_limiter_is_counted_as_a_500(client, limited, monke
     is answered with: in the request counter, by route."""
     from app.api import rate_limit
 
-    limited(anonymous="100/minute")
+    limited(anonymous="100/hour")
 
     def broken(*args, **kwargs):
         raise RuntimeError("limiter bug")
@@ -182,7 +182,7 @@ def test_an_error_in_the_rate_limiter_is_counted_as_a_500(client, limited, monke
 def test_mcp_is_counted_per_caller(limited):
     """Issue 48: ``/mcp`` was never counted (a tools/list costs 3-7 ms of CPU), so one
     address could take a worker's time without limit. Now it spends the caller's budget."""
-    limited(anonymous="3/minute")
+    limited(anonymous="3/hour")
     headers = {"accept": "application/json, text/event-stream"}
     listing = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}}
     with TestClient(app, raise_server_exceptions=False, client=("192.0.2.90", 1)) as c:

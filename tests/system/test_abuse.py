@@ -62,8 +62,8 @@ def database(request, tmp_path):
 def test_create_floods_stop_at_the_rate_limit_and_the_quota(database):
     env = {
         **database,
-        "GPUCOST_RATE_LIMIT_ANONYMOUS": "30/minute",
-        "GPUCOST_RATE_LIMIT_KEY": "40/minute",
+        "GPUCOST_RATE_LIMIT_ANONYMOUS": "30/hour",
+        "GPUCOST_RATE_LIMIT_KEY": "40/hour",
         "GPUCOST_MAX_SCENARIOS_PER_KEY": "10",
     }
     lab = create_key(env, "lab", "scenarios")
@@ -80,7 +80,7 @@ def test_create_floods_stop_at_the_rate_limit_and_the_quota(database):
             answers.append((r.status_code, r.json().get("type", "").rsplit("/", 1)[-1]))
         assert Counter(answers) == {
             (201, ""): 10,  # the quota
-            (429, "quota-exceeded"): 30,  # the rest of the key's 40 a minute
+            (429, "quota-exceeded"): 30,  # the rest of the key's 40 an hour
             (429, "rate-limited"): 20,
         }
         # The probes are never limited, and nothing beyond the quota was stored.
@@ -129,7 +129,7 @@ def test_a_chart_flood_keeps_health_checks_fast(tmp_path):
 
 def test_rate_limits_in_redis_hold_across_workers(tmp_path):
     with redis_server() as url, seeded_database("sqlite", tmp_path) as env:
-        env = {**env, "GPUCOST_REDIS_URL": url, "GPUCOST_RATE_LIMIT_ANONYMOUS": "6/minute"}
+        env = {**env, "GPUCOST_REDIS_URL": url, "GPUCOST_RATE_LIMIT_ANONYMOUS": "6/hour"}
         with server(env) as a, server(env) as b:
             first = [httpx.get(f"{srv.base}/v1/barebones") for srv in (a, b, a, b, a, b)]
             assert [r.status_code for r in first] == [200] * 6
