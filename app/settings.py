@@ -272,6 +272,20 @@ class Settings(BaseSettings):
         "local directory with the repository's layout (`catalogs/<version>/<cloud>/vms.csv`). "
         "Default: the skypilot-org/skypilot-catalog repository's raw files.",
     )
+    refresh_aws_regions: str = Field(
+        default="us-west-2,us-east-1,us-east-2",
+        pattern=r"^[a-z0-9-]+(,[a-z0-9-]+)*$",
+        description="AWS regions whose bulk EC2 price file `gpucost catalog refresh --api aws` "
+        "streams (comma-separated; each file is hundreds of MB). Default: the three regions "
+        "with the most GPU instance types in the shipped SkyPilot AWS file (16, 14 and 13 of "
+        "them; v8, commit 00148f2a).",
+    )
+    runpod_api_key: SecretStr | None = Field(
+        default=None,
+        description="A RunPod API key (read access): `gpucost catalog refresh --api runpod` "
+        "reads RunPod's GraphQL prices with it. Unset (the default): RunPod's live source is "
+        "off; its prices come from SkyPilot's catalog.",
+    )
     refresh_interval_s: int = Field(
         default=7 * 3600,
         ge=60,

@@ -247,19 +247,36 @@ def _parse_skypilot(
     else:
         day = _check_date(as_of or today, today)
         meta = skypilot.CatalogFile(name, day, f"imported from {name}")
-    out = ParsedFile(name, f"skypilot {_schema_version(name)}", provider, meta.as_of)
-    rows = []
-    for raw in reader:
-        row = {k.strip(): (v or "").strip() for k, v in raw.items() if k}
+    src = source or (skypilot.skypilot_url(known.path) if known else f"import of {name}")
+    numbered = ((reader.line_num, raw) for raw in reader)
+    return parse_skypilot_rows(
+        name, f"skypilot {_schema_version(name)}", provider, numbered, meta, src
+    )
+
+
+def parse_skypilot_rows(
+    name: str,
+    fmt: str,
+    provider: str,
+    rows: Iterable[tuple[int, dict[str, Any]]],
+    meta: skypilot.CatalogFile,
+    source: str,
+) -> ParsedFile:
+    """Offers from rows in SkyPilot's columns (``(line, row)`` pairs: a file's, or rows a live
+    API's answer was translated into), each row checked (numbers, NULs) before the provider's
+    loader maps it; ``fmt`` names what was read, ``meta`` dates it."""
+    out = ParsedFile(name, fmt, provider, meta.as_of)
+    kept = []
+    for line, raw in rows:
+        row = {k.strip(): str(v or "").strip() for k, v in raw.items() if k}
         problem = _nul_problem(row) or _number_problem(row)
         if problem:
-            out.rejected.append(Rejected(name, reader.line_num, problem))
+            out.rejected.append(Rejected(name, line, problem))
             continue
-        row["_line"] = str(reader.line_num)
-        rows.append(row)
-    src = source or (skypilot.skypilot_url(known.path) if known else f"import of {name}")
+        row["_line"] = str(line)
+        kept.append(row)
     report = skypilot.LoadReport({})
-    offers = skypilot.load_skypilot(provider, report, skypilot.SkyPilotInput(meta, rows, src))
+    offers = skypilot.load_skypilot(provider, report, skypilot.SkyPilotInput(meta, kept, source))
     out.offers = with_billing(offers)
     out.skipped = report.skipped
     return out

@@ -1,5 +1,5 @@
-"""`gpucost catalog refresh`: each provider's newest SkyPilot catalog file, through the
-integrity gate (:func:`app.catalog.refresh.gate`), into the catalog by the transactional import
+"""`gpucost catalog refresh`: each provider's newest SkyPilot catalog file, or its live API's
+answer (``--api``), through the integrity gate (:func:`app.catalog.refresh.gate`), into the catalog by the transactional import
 (:func:`app.store.imports.apply`, one transaction per provider), and the outcome recorded in
 ``catalog_refresh``. A provider whose file is missing, unreadable or refused keeps its previous
 prices. Also the status read by ``/readyz``, ``/metrics`` and ``GET /v1/catalog/status``."""
@@ -9,12 +9,15 @@ from __future__ import annotations
 import datetime as dt
 import logging
 import statistics
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from sqlalchemy import func, select
 from sqlalchemy.engine import Connection, Engine
 
-from app.catalog.importer import ImportError_
+from app.catalog.apis import LIVE_APIS
+from app.catalog.apis.base import Fetch, LiveApi
+from app.catalog.importer import ImportError_, ParsedFile, parse_skypilot_rows
 from app.catalog.refresh import (
     Download,
     GateBounds,
@@ -24,11 +27,15 @@ from app.catalog.refresh import (
     parse_file,
     read_newest,
 )
+from app.catalog.sources.files import CatalogDataError
+from app.catalog.sources.skypilot import CatalogFile
 from app.db import write_transaction
 from app.models import CloudOffer
 from app.models.catalog_misc import ProviderInfo
 from app.models.common import table_of
+from app.models.history import future_date_problem
 from app.models.refresh import CatalogRefresh, CatalogStatus, ProviderStatus, RefreshOutcome
+from app.settings import Settings
 from app.store.imports import ImportReport, apply
 
 log = logging.getLogger("gpucost.catalog")
@@ -97,8 +104,8 @@ def refresh_provider(
     download: Download,
     now: dt.datetime,
 ) -> ProviderResult:
-    """Download, check and (if it passes) import one provider's file, and record the
-    outcome: a passing file's in the transaction that writes its offers (both or neither
+    """Download, check and (if it passes) import one provider's SkyPilot file, and record
+    the outcome: a passing file's in the transaction that writes its offers (both or neither
     are kept), any other at once. Never raises for a bad file (the result says why)."""
     try:
         data, source = read_newest(base, provider, download)
@@ -111,6 +118,63 @@ def refresh_provider(
     with engine.connect() as conn:
         prices, count = _previous(conn, provider)
         references = _references(conn)
+    return _gated(engine, parsed, source, (prices, count, references), bounds, now)
+
+
+def refresh_api(
+    engine: Engine,
+    api: LiveApi,
+    settings: Settings,
+    bounds: GateBounds,
+    fetch: Fetch,
+    now: dt.datetime,
+) -> ProviderResult:
+    """Read one provider's live API, check what it answered against the same gate as a file
+    and import it if it passes; the outcome is recorded as for a file. The offer count a
+    live answer is held against is the provider's offers its previous live read wrote (none
+    the first time: then each price is still held against its offer's previous one and the
+    catalog's median)."""
+    provider = api.provider
+    try:
+        live = api.read(fetch, settings, now.date())
+        problem = future_date_problem(live.as_of, now.date())
+        if problem:
+            raise SourceError(f"{api.title}: {problem}")
+        meta = CatalogFile(api.title, live.as_of, live.note)
+        name = f"{provider} api"
+        parsed = parse_skypilot_rows(name, f"live {name}", provider, live.rows, meta, live.source)
+    except SourceError as exc:
+        return record(
+            engine, ProviderResult(provider, "failed", str(exc), source=api.docs_url), now
+        )
+    except (ImportError_, CatalogDataError) as exc:
+        refused = ProviderResult(provider, "refused", f"answer: {exc}", source=live.source)
+        return record(engine, refused, now)
+    for reason, n in live.skipped.items():
+        parsed.skipped[reason] = parsed.skipped.get(reason, 0) + n
+    with engine.connect() as conn:
+        prices, _ = _previous(conn, provider)
+        count = conn.execute(
+            select(func.count()).where(
+                _OFFERS.c.provider == provider, _OFFERS.c.source == live.source
+            )
+        ).scalar_one()
+        references = _references(conn)
+    return _gated(engine, parsed, live.source, (prices, int(count), references), bounds, now)
+
+
+def _gated(
+    engine: Engine,
+    parsed: ParsedFile,
+    source: str,
+    previous: tuple[dict[str, float], int, References],
+    bounds: GateBounds,
+    now: dt.datetime,
+) -> ProviderResult:
+    """``parsed`` through the gate against ``previous`` (prices by id, offer count, the
+    catalog's medians) and, when it passes, imported with its record in one transaction."""
+    provider = str(parsed.provider)
+    prices, count, references = previous
     reason = gate(parsed, prices, count, bounds, references)
     if reason:
         refused = ProviderResult(provider, "refused", reason, len(parsed.offers), source=source)
@@ -170,14 +234,46 @@ def refresh(
     download: Download = Download(),
     now: dt.datetime | None = None,
 ) -> list[ProviderResult]:
-    """Refresh each provider in turn; each result is recorded as soon as it is known. One
-    provider's failure, whatever it is, is recorded as ``failed`` and the next provider
-    runs."""
+    """Refresh each provider from its SkyPilot file in turn (see :func:`each_provider`)."""
     now = now or dt.datetime.now(dt.UTC)
+    return each_provider(
+        engine, providers, lambda p: refresh_provider(engine, p, base, bounds, download, now), now
+    )
+
+
+def refresh_apis(
+    engine: Engine,
+    providers: list[str],
+    settings: Settings,
+    bounds: GateBounds = GateBounds(),
+    fetch: Fetch | None = None,
+    now: dt.datetime | None = None,
+) -> list[ProviderResult]:
+    """Refresh each provider from its live API (:data:`app.catalog.apis.LIVE_APIS`) in
+    turn (see :func:`each_provider`)."""
+    now = now or dt.datetime.now(dt.UTC)
+    fetch = fetch or Fetch(Download())
+    return each_provider(
+        engine,
+        providers,
+        lambda p: refresh_api(engine, LIVE_APIS[p], settings, bounds, fetch, now),
+        now,
+    )
+
+
+def each_provider(
+    engine: Engine,
+    providers: list[str],
+    one: Callable[[str], ProviderResult],
+    now: dt.datetime,
+) -> list[ProviderResult]:
+    """``one(provider)`` for each provider; each result is recorded as soon as it is known.
+    One provider's failure, whatever it is, is recorded as ``failed`` and the next provider
+    runs."""
     results = []
     for provider in providers:
         try:
-            result = refresh_provider(engine, provider, base, bounds, download, now)
+            result = one(provider)
         except Exception as exc:  # noqa: BLE001 - one provider never stops the others
             log.exception("catalog refresh of %s failed", provider)
             result = ProviderResult(provider, "failed", f"{type(exc).__name__}: {exc}")
