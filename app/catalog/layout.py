@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from app.catalog.sources.resale import excluded_because, resale_class, resale_observations
 from app.costing import ownership as own
 from app.costing.model import DAYS_PER_YEAR
 from app.models import Barebone, CloudOffer, Gpu, ProviderInfo, Region
@@ -226,52 +227,75 @@ def lay_out_builds(
     )
 
 
-# Depreciation curves: {GPU class (form factor), or None for the pooled fit: (curve, note)}.
+# Depreciation curves: {resale class (consumer, workstation, datacenter), or None for the
+# pooled fit: (curve, note)}.
 Curves = dict[str | None, tuple[own.DepreciationCurve, str]]
+
+# (age in years, retained fraction, GPU id, the used price's source)
+_Point = tuple[float, float, str, str]
 
 
 def _years(a: dt.date, b: dt.date) -> float:
     return (b - a).days / DAYS_PER_YEAR
 
 
-def _fit(points: list[tuple[float, float, Gpu]]) -> own.DepreciationCurve:
-    """:func:`app.costing.ownership.fit_depreciation` over (age, retained, GPU) points, its
-    source naming each GPU and the sources of its prices."""
-    ids = ", ".join(f"{g.id} ({r:.3f} after {a:.2f} y)" for a, r, g in sorted(points))
-    sources = sorted({g.price_used_source or "" for _, _, g in points} - {""})
+def _fit(points: list[_Point], what: str) -> own.DepreciationCurve:
+    """:func:`app.costing.ownership.fit_depreciation` over ``points``, its source naming how
+    many observations of how many cards, and their sources."""
+    cards = sorted({g for _, _, g, _ in points})
+    sources = sorted({s.split(",")[0] for *_, s in points if s})
     return own.fit_depreciation(
-        [(a, r) for a, r, _ in points],
-        f"least-squares fit of used/launch price against age: {ids}; used prices: "
-        + "; ".join(sources),
+        [(a, r) for a, r, _, _ in points],
+        f"least-squares fit of used/launch price against age ({what}): {len(points)} "
+        f"observations of {len(cards)} cards ({', '.join(cards)}) in "
+        "app/data/curated/resale_observations.csv and the catalog's used prices; used prices "
+        f"from: {'; '.join(sources[:12])}" + ("; ..." if len(sources) > 12 else ""),
     )
 
 
-def fit_curves(gpus: Sequence[Gpu]) -> Curves:
-    """Every class's depreciation curve, fitted to the GPUs of that class with a launch price
-    and a used price dated after it, and the pooled one (key None); empty without any such
-    price. A used price dated on or before its launch price's day says nothing about
-    depreciation (age 0): it is left out of every fit and logged, so one such row never
-    stops the catalog from being built (a class left with no point takes the pooled curve,
-    and the answer says so: :meth:`app.catalog.view.CatalogView.depreciation_curve`)."""
-    points: dict[str | None, list[tuple[float, float, Gpu]]] = {}
+def _catalog_points(
+    gpus: Sequence[Gpu], seen: set[tuple[str, dt.date]]
+) -> list[tuple[str | None, _Point]]:
+    """The catalog's own (launch price, used price) pairs not already observed: an admin's
+    newer used price feeds the fit. A used price dated on or before its launch price's day
+    says nothing about depreciation: left out and logged."""
+    out: list[tuple[str | None, _Point]] = []
     for g in gpus:
-        if g.price_new_usd and g.price_used_usd and g.price_new_as_of and g.price_used_as_of:
-            age = _years(g.price_new_as_of, g.price_used_as_of)
-            if age <= 0:
-                log.warning(
-                    "gpu %s: used price dated %s, not after its launch price (%s); left out "
-                    "of the depreciation fit",
-                    g.id,
-                    g.price_used_as_of,
-                    g.price_new_as_of,
-                )
-                continue
-            points.setdefault(g.form_factor, []).append(
-                (age, g.price_used_usd / g.price_new_usd, g)
+        if not (g.price_new_usd and g.price_used_usd and g.price_new_as_of and g.price_used_as_of):
+            continue
+        if (g.id, g.price_used_as_of) in seen:
+            continue
+        age = _years(g.price_new_as_of, g.price_used_as_of)
+        if age <= 0:
+            log.warning(
+                "gpu %s: used price dated %s, not after its launch price (%s); left out "
+                "of the depreciation fit",
+                g.id,
+                g.price_used_as_of,
+                g.price_new_as_of,
             )
+            continue
+        if excluded_because(g.price_used_as_of, age) is None:
+            point = (age, g.price_used_usd / g.price_new_usd, g.id, g.price_used_source or "")
+            out.append((resale_class(g.form_factor), point))
+    return out
+
+
+def fit_curves(gpus: Sequence[Gpu]) -> Curves:
+    """Every resale class's depreciation curve and the pooled one (key None), fitted to the
+    curated observations (less those left out: :func:`excluded_because`) and the catalog's
+    own used prices; empty without any point."""
+    observed = resale_observations()
+    points: dict[str | None, list[_Point]] = {}
+    for o in observed:
+        if o.excluded is None:
+            points.setdefault(o.cls, []).append((o.age_years, o.retained, o.gpu_id, o.source))
+    seen = {(o.gpu_id, o.used_on) for o in observed}
+    for cls, point in _catalog_points(gpus, seen):
+        points.setdefault(cls, []).append(point)
     if not points:
         return {}
     pooled = [p for ps in points.values() for p in ps]
-    curves: Curves = {cls: (_fit(ps), f"class {cls}") for cls, ps in points.items()}
-    curves[None] = (_fit(pooled), f"all {len(pooled)} used GPUs")
+    curves: Curves = {cls: (_fit(ps, f"class {cls}"), f"class {cls}") for cls, ps in points.items()}
+    curves[None] = (_fit(pooled, "all classes"), f"all {len(pooled)} observations")
     return curves

@@ -36,6 +36,7 @@ from app.catalog.layout import (
 )
 from app.catalog.resolve import NameIndex
 from app.catalog.sources.llm_models import LlmModel, llm_models
+from app.catalog.sources.resale import launch_dates, resale_class
 from app.costing import ownership as own
 from app.costing.money import USD, ExchangeRate, rate_in_force
 from app.errors import Ambiguous, CatalogGap, InvalidRequest, NotFound
@@ -107,6 +108,7 @@ class CatalogView:
     build_by_id: dict[str, Build] = field(default_factory=dict)
     runtimes_s: dict[str, dict[str, float]] = field(default_factory=dict)
     curves: Curves = field(default_factory=dict)
+    launches: dict[str, tuple[dt.date, str]] = field(default_factory=dict)
     # Derived read models other layers build once per view (the query parser's lexicon).
     memo: dict[str, Any] = field(default_factory=dict)
     # Language models (a shipped, read-only file: curated/llm_models.csv) and their names.
@@ -244,20 +246,26 @@ class CatalogView:
         return row
 
     def depreciation_curve(self, gpu: Gpu | None) -> tuple[own.DepreciationCurve, str]:
-        """The depreciation curve of ``gpu``'s class (form factor); a class without used
-        prices takes the pooled fit and the note says so. :class:`CatalogGap` when the
+        """The depreciation curve of ``gpu``'s resale class (consumer, workstation or
+        datacenter, from its form factor); a class without used prices takes the pooled fit
+        and the note says so. :class:`CatalogGap` when the
         catalog has no used price at all."""
         if not self.curves:
             raise CatalogGap("the catalog has no used GPU prices to fit a depreciation curve")
-        wanted = gpu.form_factor if gpu is not None else None
+        wanted = resale_class(gpu.form_factor) if gpu is not None else None
         if wanted in self.curves:
             return self.curves[wanted]
         curve, note = self.curves[None]
         if wanted is not None:
-            note = (
-                f"no used prices for class {wanted} in the catalog; the curve of {note} is applied"
-            )
+            note = f"no used prices for class {wanted}; the curve of {note} is applied"
         return curve, note
+
+    def launched_on(self, gpu: Gpu) -> tuple[dt.date, str] | None:
+        """``gpu``'s launch day and its source: its launch list price's day, else
+        :func:`app.catalog.sources.resale.launch_dates`; None when neither is known."""
+        if gpu.price_new_as_of is not None:
+            return gpu.price_new_as_of, "the day of its launch list price"
+        return self.launches.get(gpu.id)
 
     def memoized(self, key: str, build: Callable[[], T]) -> T:
         """``build()``, computed once per view and kept with it (the view never changes, so
@@ -335,6 +343,7 @@ def assemble(
             for bid, by_gpu in benchmark_results.items()
         },
         curves=fit_curves(gpu_rows),
+        launches=launch_dates(),
         llm_models=llm_models(),
         llm_names=_llm_names(),
     )

@@ -12,6 +12,9 @@ import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+import numpy as np
+from scipy.optimize import least_squares
+
 from app.costing import defaults
 from app.costing.errors import InvalidInput
 from app.costing.model import DAYS_PER_YEAR, HOURS_PER_DAY
@@ -130,35 +133,70 @@ class Scaling:
 
 @dataclass(frozen=True)
 class DepreciationCurve:
-    """Exponential depreciation: a GPU keeps ``exp(-k x years)`` of its purchase price.
+    """A GPU's market value relative to its launch price at age ``a`` years (Weibull survival):
+    ``r(a) = exp(-(a / scale_years) ** shape)``. ``shape`` 1 is exponential decay at
+    ``1 / scale_years`` a year; above 1 a card holds its value, then falls faster (datacenter
+    parts retired in fleets); below 1 it loses most early (consumer cards).
 
     Attributes:
-        annual_decay: ``k`` per year (>= 0); ``1 - exp(-k)`` of the value is lost each year.
+        scale_years: ``lambda`` (> 0): the age at which ``exp(-1)`` (36.8 %) of the launch
+            price is left.
+        shape: ``beta`` (> 0).
         points: the (age_years, retained_fraction) observations it was fitted to.
         source: where the observations come from.
+        rmse_log: root-mean-square error of ``ln r`` over ``points`` (0.1 ~ 10 %).
     """
 
-    annual_decay: float
+    scale_years: float
+    shape: float
     points: tuple[tuple[float, float], ...]
     source: str
+    rmse_log: float = 0.0
 
-    def retained_fraction(self, years: float) -> float:
-        """Fraction of the purchase price a GPU is worth after ``years``: ``exp(-k x years)``."""
+    def value_at(self, age_years: float) -> float:
+        """``r(age)``: the share of the launch price a card of this age sells for."""
+        return math.exp(-((max(age_years, 0.0) / self.scale_years) ** self.shape))
+
+    def retained_fraction(self, years: float, age_at_purchase_years: float = 0.0) -> float:
+        """The share of the price paid a card keeps after ``years`` more, bought at
+        ``age_at_purchase_years`` since launch: ``r(a + years) / r(a)``."""
         _check(math.isfinite(years) and years >= 0, "years must be >= 0", "resell_after_years")
-        return math.exp(-self.annual_decay * years)
+        a = max(age_at_purchase_years, 0.0)
+        return self.value_at(a + years) / self.value_at(a)
+
+    def annual_decay(self, years: float, age_at_purchase_years: float = 0.0) -> float:
+        """The constant rate ``k`` per year with ``exp(-k x years)`` equal to
+        :meth:`retained_fraction` over the same holding (the rate over the first year when
+        ``years`` is 0)."""
+        held = years if years > 0 else 1.0
+        return -math.log(self.retained_fraction(held, age_at_purchase_years)) / held
+
+
+MIN_POINTS_FOR_SHAPE = 10  # fewer observations: the one-parameter (exponential) fit
 
 
 def fit_depreciation(points: Iterable[tuple[float, float]], source: str) -> DepreciationCurve:
-    """Least-squares fit of ``ln(retained) = -k x age`` through the origin (a new GPU is worth
-    its price): ``k = sum(age x -ln r) / sum(age^2)``.
-
-    ``points`` are (age in years > 0, used price / new price > 0). Raises
-    :class:`InvalidInput` when there is no usable point.
-    """
+    """Least-squares fit of ``ln r = -(age / lambda) ** beta`` to (age in years > 0,
+    used price / launch price > 0) points (SciPy's ``least_squares``, ``beta`` within
+    0.3-6). With fewer than :data:`MIN_POINTS_FOR_SHAPE` points ``beta`` is held at 1 (the
+    exponential, ``1 / lambda = sum(age x -ln r) / sum(age^2)``): a shape is not read from a
+    handful of prices. Raises :class:`InvalidInput` when there is no usable point."""
     usable = tuple((a, r) for a, r in points if a > 0 and r > 0)
     _check(bool(usable), "no (age, retained fraction) point to fit a depreciation curve", "points")
-    k = sum(a * -math.log(r) for a, r in usable) / sum(a * a for a, _ in usable)
-    return DepreciationCurve(max(k, 0.0), usable, source)
+    ages = np.array([a for a, _ in usable])
+    logs = np.log(np.array([r for _, r in usable]))
+    k = float(np.sum(ages * -logs) / np.sum(ages * ages))
+    scale, shape = (1.0 / k if k > 0 else 1e6), 1.0
+    if len(usable) >= MIN_POINTS_FOR_SHAPE and k > 0:
+        fit = least_squares(
+            lambda p: logs + (ages / np.exp(p[0])) ** np.exp(p[1]),
+            [math.log(scale), 0.0],
+            bounds=([math.log(0.1), math.log(0.3)], [math.log(100.0), math.log(6.0)]),
+        )
+        scale, shape = float(np.exp(fit.x[0])), float(np.exp(fit.x[1]))
+    residuals = logs + (ages / scale) ** shape
+    rmse = float(np.sqrt(np.mean(residuals**2)))
+    return DepreciationCurve(scale, shape, usable, source, rmse)
 
 
 # --------------------------------------------------------------------------------------------

@@ -100,10 +100,18 @@ class Resale(BaseModel):
         description="`given`, or `depreciation curve` (GPUs only; the barebone counts 0)."
     )
     gpu_retained_fraction: float | None = Field(
-        description="Share of the GPUs' price kept at resale, `exp(-k x years)` (curve only)."
+        description="Share of the price paid for the GPUs kept at resale (curve only): "
+        "`r(a + years) / r(a)`, `r(a) = exp(-(a / scale)^shape)` the class's fitted value "
+        "relative to the launch price at age `a` (docs/model.md)."
     )
     annual_decay: float | None = Field(
-        description="Curve's `k` per year; `1 - exp(-k)` of the value is lost each year."
+        description="The constant rate `k` per year with `exp(-k x years)` equal to "
+        "`gpu_retained_fraction` (curve only)."
+    )
+    gpu_age_at_purchase_years: float | None = Field(
+        default=None,
+        description="The GPUs' age when bought, years since their launch price's day (curve "
+        "only; 0 when the catalog has no dated launch price).",
     )
     break_even_days_without_resale: float | None = Field(
         description="Seed 001's break-even (no resale), days; null when never."

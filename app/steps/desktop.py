@@ -8,6 +8,7 @@ import datetime as dt
 from dataclasses import dataclass
 
 from app import costing
+from app.catalog.sources import resale
 from app.catalog.view import CatalogView
 from app.costing import offers
 from app.costing.money import USD, ExchangeRate
@@ -25,7 +26,8 @@ from app.steps.trail import DEFAULT_BASE_POWER_W, LIFETIME_SOURCE, SEED_001, sig
 class ResolvedResale:
     """Selling the desktop: when (``purchase_date``, ``years`` later, ``resale_on``), for how
     much (``value_usd``), and on what basis (``given`` or ``depreciation curve`` with the
-    GPUs' ``retained_fraction`` and the curve's ``annual_decay``)."""
+    GPUs' ``retained_fraction``, the equivalent constant ``annual_decay`` over the holding and
+    the GPUs' ``age_at_purchase_years``)."""
 
     purchase_date: dt.date
     years: float | None
@@ -34,6 +36,7 @@ class ResolvedResale:
     basis: str
     retained_fraction: float | None
     annual_decay: float | None
+    age_at_purchase_years: float | None = None
 
 
 @dataclass
@@ -125,14 +128,14 @@ def resolve_resale(
     prefix: str = "desktop",
 ) -> Sourced[ResolvedResale | None]:
     """The resale of ``spec``'s desktop: a given value, else (with ``resell_after_years``)
-    the GPUs' price times the depreciation curve of their class (the barebone counts 0);
-    None when the machine is not resold (seed 001's assumption).
+    the price paid for the GPUs times the depreciation curve of their class (the barebone
+    counts 0); None when the machine is not resold (seed 001's assumption).
 
-    The curve is fitted on age since launch, ``exp(-k x age)``; the value at sale relative
-    to the value at purchase, ``exp(-k (a + h)) / exp(-k a) = exp(-k h)``, is the same for
-    any age ``a`` at purchase, so the holding period ``h`` applied to the price paid is the
-    age-relative value. A GPU whose class has no used prices gets the pooled curve and a
-    warning."""
+    The curve ``r(a)`` is the value relative to the launch price at age ``a`` since launch;
+    a card bought at age ``a`` (purchase day - the launch price's day) for ``P`` and sold
+    ``h`` years later fetches ``P x r(a + h) / r(a)``: its own price, not the catalog's, and
+    its age, which matters wherever the curve is not exponential. A GPU whose class has no
+    used prices gets the pooled curve and a warning."""
     notes: list[Note] = []
     given, noted = given_usd(
         spec.resale_value_usd, spec.resale_value, rate, f"{prefix}.resale_value_usd"
@@ -169,24 +172,37 @@ def resolve_resale(
         )
     if years is None:  # pragma: no cover - a given resale value returned above
         raise InvalidRequest(f"{prefix}: give resell_after_years to value the resale")
-    kept = curve.retained_fraction(years)
+    age, age_note = age_at_purchase(view, desk.gpu, purchase)
+    kept = curve.retained_fraction(years, age)
     value = desk.gpu_price_usd * desk.desktop.gpu_count * kept
     notes.append(
         Assumed(
             f"{prefix}.resale_value_usd",
             sig8(value),
-            f"{desk.desktop.gpu_count} x ${desk.gpu_price_usd:g} x exp(-{curve.annual_decay:.4f} x "
-            f"{years:g} y) = {kept:.4f} of the GPUs' price ({note}); the barebone is counted at 0 "
-            "(no used-price source)",
+            f"{desk.desktop.gpu_count} x ${desk.gpu_price_usd:g} paid x r({age + years:.2f} y) / "
+            f"r({age:.2f} y) = {kept:.4f} of the price paid, r(a) = exp(-(a / "
+            f"{curve.scale_years:.3g} y)^{curve.shape:.3g}) ({note}; fit error {curve.rmse_log:.2f} "
+            f"in ln r); {age_note}; the barebone is counted at 0 (no used-price source)",
         )
     )
     notes.append(Cited(f"depreciation curve ({note})", curve.source, None))
+    decay = curve.annual_decay(years, age)
     return Sourced(
-        ResolvedResale(
-            purchase, years, resale_on, value, "depreciation curve", kept, curve.annual_decay
-        ),
+        ResolvedResale(purchase, years, resale_on, value, "depreciation curve", kept, decay, age),
         tuple(notes),
     )
+
+
+def age_at_purchase(view: CatalogView, gpu: Gpu | None, purchase: dt.date) -> tuple[float, str]:
+    """The card's age when bought (years since its launch, 0 when bought before it) and how
+    it was read (:meth:`CatalogView.launched_on`); a GPU with no known launch day is taken
+    as new (age 0), and the answer says so."""
+    launched = view.launched_on(gpu) if gpu is not None else None
+    if gpu is None or launched is None:
+        return 0.0, "age at purchase taken as 0 (no known launch day)"
+    day, basis = launched
+    age = max(0.0, (purchase - day).days / resale.DAYS_PER_YEAR)  # as the fit's ages
+    return age, f"{gpu.id} launched {day.isoformat()} ({basis}): {age:.2f} y old when bought"
 
 
 def resolve_desktop(

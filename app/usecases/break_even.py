@@ -356,6 +356,7 @@ def _resale(s: BreakEvenScenario, result: costing.BreakEven) -> Resale | None:
         basis=resale.basis,
         gpu_retained_fraction=sig8(resale.retained_fraction),
         annual_decay=sig8(resale.annual_decay),
+        gpu_age_at_purchase_years=sig8(resale.age_at_purchase_years),
         break_even_days_without_resale=None if result.days is None else round(result.days, 2),
     )
 

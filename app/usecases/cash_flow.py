@@ -16,7 +16,7 @@ from app.costing.cash_flow import CashFlowInputs, CashFlowMonth, cash_flow
 from app.costing.sourced import Assumed, Caveat, Cited, Note, Sourced
 from app.models.cash_flow import CashFlowRequest, CashFlowResult, CashFlowRow, OptionalCosts
 from app.settings import Settings
-from app.steps.desktop import note_catalog_gpu_price
+from app.steps.desktop import age_at_purchase, note_catalog_gpu_price
 from app.steps.discount import resolve_discount_rate
 from app.steps.inputs import resolve_region
 from app.steps.tax import Tax, resolve_tax
@@ -168,17 +168,21 @@ def _market(
         return Sourced((0.0, 0.0), tuple(notes))
     notes += note_catalog_gpu_price(req.desktop, desk.gpu, "desktop", view.day).notes
     curve, note = view.depreciation_curve(desk.gpu)
+    purchase = desk.resale.purchase_date if desk.resale else view.day
+    age, age_note = age_at_purchase(view, desk.gpu, purchase)
+    held = desk.resale.years if desk.resale and desk.resale.years else desk.desktop.lifetime_years
+    decay = curve.annual_decay(held, age)
     notes.append(
         Assumed(
             "market_value_usd",
-            f"{desk.desktop.gpu_count} x ${desk.gpu_price_usd:g} x exp(-{curve.annual_decay:.4f} x "
-            "years owned)",
-            f"the GPUs' class depreciation curve ({note}); the barebone is counted at 0 (no "
-            "used-price source)",
+            f"{desk.desktop.gpu_count} x ${desk.gpu_price_usd:g} x exp(-{decay:.4f} x years owned)",
+            f"the GPUs' class depreciation curve ({note}), as the constant rate that matches "
+            f"r({age + held:.2f} y) / r({age:.2f} y) over {held:g} years owned; {age_note}; the "
+            "barebone is counted at 0 (no used-price source)",
         )
     )
     notes.append(Cited(f"market value: depreciation curve ({note})", curve.source, None))
-    return Sourced((desk.gpu_price_usd * desk.desktop.gpu_count, curve.annual_decay), tuple(notes))
+    return Sourced((desk.gpu_price_usd * desk.desktop.gpu_count, decay), tuple(notes))
 
 
 def compute_cash_flow(

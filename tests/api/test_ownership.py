@@ -156,35 +156,65 @@ def test_resale_moves_break_even_earlier(client):
     assert tco["tco_saving_usd"] == pytest.approx(tco["cloud_tco_usd"] - tco["desktop_tco_usd"])
 
 
-def _consumer_decay() -> float:
-    """k per year, fitted by hand to every consumer GPU in gpus.csv with a used price:
-    k = sum(age x -ln(used / new)) / sum(age^2), ages in 365-day years."""
-    num = den = 0.0
+def _consumer_points() -> list[tuple[float, float]]:
+    """(age in years, used / launch price) of every consumer card observed in
+    resale_observations.csv and of gpus.csv's consumer rows with a used price on another day,
+    less the 2020-11-01..2022-06-30 shortage and the first half year (the file's .md), ages
+    in 365.25-day years."""
+    points, seen = [], set()
+    for r in read_csv(CURATED / "resale_observations.csv"):
+        seen.add((r["gpu_id"], r["used_date"]))
+        if r["class"] == "consumer":
+            launch, used = (dt.date.fromisoformat(r[k]) for k in ("launch_date", "used_date"))
+            points.append((launch, used, float(r["used_price_usd"]) / float(r["launch_price_usd"])))
     for r in read_csv(CURATED / "gpus.csv"):
-        if r["form_factor"] == "consumer_pcie" and r["price_used_usd"] and r["price_new_usd"]:
-            new_day = dt.date.fromisoformat(r["price_new_as_of"])
-            used_day = dt.date.fromisoformat(r["price_used_as_of"])
-            age = (used_day - new_day).days / 365
-            num += age * -math.log(float(r["price_used_usd"]) / float(r["price_new_usd"]))
-            den += age * age
-    return num / den
+        new_pair = r["price_used_usd"] and (r["id"], r["price_used_as_of"]) not in seen
+        if r["form_factor"] == "consumer_pcie" and new_pair and r["price_new_usd"]:
+            launch, used = (
+                dt.date.fromisoformat(r[k]) for k in ("price_new_as_of", "price_used_as_of")
+            )
+            points.append((launch, used, float(r["price_used_usd"]) / float(r["price_new_usd"])))
+    shortage = (dt.date(2020, 11, 1), dt.date(2022, 6, 30))
+    return [
+        ((used - launch).days / 365.25, ratio)
+        for launch, used, ratio in points
+        if not shortage[0] <= used <= shortage[1] and (used - launch).days / 365.25 >= 0.5
+    ]
+
+
+def _weibull(points: list[tuple[float, float]]) -> tuple[float, float]:
+    """(scale, shape) of ln r = -(age / scale)^shape, fitted here with SciPy's curve_fit."""
+    from scipy.optimize import curve_fit
+
+    ages = [a for a, _ in points]
+    logs = [math.log(r) for _, r in points]
+    (scale, shape), _ = curve_fit(lambda a, s, b: -((a / s) ** b), ages, logs, p0=(5.0, 1.0))
+    return scale, shape
 
 
 def test_resale_from_the_depreciation_curve(client):
-    k = _consumer_decay()
-    assert 0.10 < k < 0.25  # the seed's used prices: roughly 15 % of the value lost a year
+    points = _consumer_points()
+    scale, shape = _weibull(points)
+    r = lambda age: math.exp(-((age / scale) ** shape))  # noqa: E731
+    near_3 = sorted(f for a, f in points if 2.5 <= a <= 3.5)
+    assert near_3[len(near_3) // 4] <= r(3) <= near_3[3 * len(near_3) // 4]  # observed IQR
     res = post(
         client,
         "/v1/break-even",
         body(desktop={"resell_after_years": 3, "purchase_date": "2020-09-07"}),
     )
-    gpus = {r["id"]: r for r in read_csv(CURATED / "gpus.csv")}
+    gpus = {g["id"]: g for g in read_csv(CURATED / "gpus.csv")}
     paid = purchase_usd(gpus["rtx-3090"])  # the card's newest dated price
-    value = paid * math.exp(-k * 3)  # the barebone counts 0
-    assert res["resale"]["resale_value_usd"] == pytest.approx(value, rel=1e-6)
+    age = (dt.date(2020, 9, 7) - dt.date.fromisoformat(gpus["rtx-3090"]["price_new_as_of"])).days
+    a0 = max(0.0, age / 365.25)  # bought before its launch price's day: new
+    value = paid * r(a0 + 3) / r(a0)  # the barebone counts 0
+    assert res["resale"]["resale_value_usd"] == pytest.approx(value, rel=2e-3)
+    assert res["resale"]["gpu_age_at_purchase_years"] == pytest.approx(a0, abs=1e-6)
     assert res["resale"]["resale_on"] == "2023-09-07"
     assert res["resale"]["basis"] == "depreciation curve"
-    assert res["break_even_days"] == pytest.approx((2200 - value) / SAVING, abs=0.005)
+    assert res["break_even_days"] == pytest.approx(
+        (2200 - res["resale"]["resale_value_usd"]) / SAVING, abs=0.005
+    )
 
 
 def test_resale_above_the_price_pays_back_at_once():
@@ -482,18 +512,35 @@ def test_power_beyond_a_desktop_psu_and_a_household_circuit_is_warned(client):
     assert not any("PSU" in w or "circuit" in w for w in ok["warnings"])
 
 
-def test_a_datacenter_gpus_resale_on_the_consumer_curve_is_warned(client):
+def test_a_datacenter_gpu_resells_on_the_datacenter_curve_from_its_age(client):
+    """An A100 80GB PCIe (launched 2020-05-14, gpu.json 'Launch') bought new on 2026-11-27
+    is 6.5 years old: on the datacenter curve (fleets retired: the V100 and P100 observations
+    fall below 10 % of their launch price by 7-8 years) it keeps far less over 3 years than
+    a consumer card bought at launch keeps over the same 3 years."""
     desk = {"gpu": "a100-80gb", "gpu_price_usd": 15000, "total_price_usd": 18000,
-            "resell_after_years": 3}  # fmt: skip
+            "resell_after_years": 3, "purchase_date": "2026-11-27"}  # fmt: skip
     res = post(client, "/v1/break-even", body(desktop=desk))
     assert res["resale"]["basis"] == "depreciation curve"
-    assert any("a100-80gb (datacenter_pcie)" in w for w in res["warnings"])
+    assert res["resale"]["gpu_age_at_purchase_years"] == pytest.approx(
+        (dt.date(2026, 11, 27) - dt.date(2020, 5, 14)).days / 365.25, abs=1e-6
+    )
+    assert not any("depreciation curve" in w for w in res["warnings"])  # its class has data
+    assert any(
+        "class datacenter" in a["source"] for a in res["assumptions"] if "resale" in a["name"]
+    )
     consumer = post(
         client,
         "/v1/break-even",
-        body(desktop={"gpu": "rtx-3090", "total_price_usd": 2200, "resell_after_years": 3}),
+        body(
+            desktop={
+                "gpu": "rtx-5090",
+                "total_price_usd": 3500,
+                "resell_after_years": 3,
+                "purchase_date": "2025-01-30",
+            }
+        ),  # fmt: skip
     )
-    assert not any("depreciation curve" in w for w in consumer["warnings"])
+    assert res["resale"]["gpu_retained_fraction"] < consumer["resale"]["gpu_retained_fraction"]
 
 
 def test_rented_datacenter_gpus_count_their_server_and_datacenter(client):

@@ -8,6 +8,7 @@ import pytest
 
 from app import costing
 from app.costing import CloudRate, Desktop, Usage
+from app.costing import ownership as own
 from tests.seed_values import SEED_001, printed
 
 
@@ -333,3 +334,26 @@ def test_calibration_per_architecture_recovers_its_offsets():
     shrunk = costing.fit_speed_model(pairs, with_matmul=True, basis="synthetic", ridge=10.0)
     spread = max(dict(shrunk.w_architecture).values()) - min(dict(shrunk.w_architecture).values())
     assert spread < 0.75 and shrunk.loo_median_error > 0
+
+
+class TestDepreciationFit:
+    """:func:`app.costing.ownership.fit_depreciation` on points drawn from known curves."""
+
+    def test_a_weibull_curve_is_recovered(self):
+        ages = [0.5 * i for i in range(1, 17)]  # 16 points, 0.5-8 years
+        points = [(a, math.exp(-((a / 4.0) ** 2.0))) for a in ages]
+        curve = own.fit_depreciation(points, "synthetic")
+        assert curve.scale_years == pytest.approx(4.0, rel=1e-4)
+        assert curve.shape == pytest.approx(2.0, rel=1e-4)
+        assert curve.rmse_log == pytest.approx(0.0, abs=1e-6)
+        # bought at 2 years, held 3: r(5) / r(2) = exp(-(25 - 4) / 16)
+        assert curve.retained_fraction(3, 2) == pytest.approx(math.exp(-21 / 16), rel=1e-4)
+
+    def test_few_points_take_the_exponential(self):
+        points = [(1.0, 0.8), (2.0, 0.7), (4.0, 0.45)]
+        k = sum(a * -math.log(r) for a, r in points) / sum(a * a for a, _ in points)
+        curve = own.fit_depreciation(points, "synthetic")
+        assert curve.shape == 1.0
+        assert 1 / curve.scale_years == pytest.approx(k, rel=1e-12)
+        assert curve.retained_fraction(3, 7) == pytest.approx(math.exp(-3 * k), rel=1e-12)
+        assert curve.annual_decay(3, 7) == pytest.approx(k, rel=1e-12)
