@@ -27,8 +27,10 @@ SPEED_RIDGE = defaults.SPEED_RIDGE.number
 
 # NVIDIA introduced tensor cores with Volta (Tesla V100 whitepaper, 2017); every later
 # datacenter and RTX architecture has them: their mixed-precision training runs on them.
+# AMD's CDNA 3 and 4 (Instinct MI300X, MI355X) have matrix cores, the same role (AMD
+# Instinct MI300X data sheet: 1,307.4 TFLOPS dense FP16).
 TENSOR_CORE_ARCHITECTURES = frozenset(
-    {"Volta", "Turing", "Ampere", "Ada Lovelace", "Hopper", "Blackwell"}
+    {"Volta", "Turing", "Ampere", "Ada Lovelace", "Hopper", "Blackwell", "CDNA 3", "CDNA 4"}
 )
 
 

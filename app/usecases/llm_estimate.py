@@ -13,7 +13,7 @@ from app import costing
 from app.catalog.view import CatalogView
 from app.costing import defaults, offers
 from app.costing import llm as L
-from app.costing.sourced import Assumed, Cited, Note, Priced, Sourced
+from app.costing.sourced import Assumed, Caveat, Cited, Note, Priced, Sourced
 from app.errors import CatalogGap, InvalidRequest
 from app.models import CloudOffer, Gpu
 from app.models.inputs import DesktopSpec
@@ -173,6 +173,13 @@ OWNED_SOURCES = (
 )
 
 
+AMD_CAVEAT = (
+    "{gpu}: an AMD Instinct GPU runs PyTorch through ROCm; its time assumes the same share of "
+    "peak (MFU) as NVIDIA GPUs reach, which no measured run in the catalog checks, and "
+    "CUDA-only kernels (some 4-bit and attention kernels) need their ROCm builds"
+)
+
+
 def _choose(
     view: CatalogView,
     mem: L.Memory,
@@ -187,6 +194,8 @@ def _choose(
     count = asked if need is not None and need <= asked else need
     if count is None:
         return Sourced(GpuChoice(gpu, need, None, None, None), tuple(notes))
+    if gpu.vendor == "AMD":
+        notes.append(Caveat(AMD_CAVEAT.format(gpu=gpu.id)))
     pick = comparable_offer_by_gpu(view).get(gpu.id)
     offer = pick.offer if pick is not None else None
     if offer is not None:

@@ -112,7 +112,9 @@ def test_instances_map_to_the_gpu_variant_they_carry(client):
 
 
 # Tensor throughput (curated/gpu_tensor_specs.csv, issue 31). Architectures with tensor cores.
-TENSOR_ARCHITECTURES = {"Volta", "Turing", "Ampere", "Ada", "Ada Lovelace", "Hopper", "Blackwell"}
+TENSOR_ARCHITECTURES = {
+    "Volta", "Turing", "Ampere", "Ada", "Ada Lovelace", "Hopper", "Blackwell", "CDNA 3", "CDNA 4"
+}  # fmt: skip
 # NVIDIA publishes no tensor figures for AWS's A10G (gpu_tensor_specs.md lists it incomplete).
 NO_PUBLISHED_TENSOR = {"a10g"}
 # Vendor datasheets print these "with sparsity"; dense is half (the CSV's convention):
@@ -133,7 +135,8 @@ def test_tensor_core_gpus_have_dense_tensor_throughput_and_others_none(client):
             # Tensor FP16 (FP32 accumulate) is at least the FP32 rate on every tensor-core GPU.
             assert g["fp16_tensor_tflops"] >= g["fp32_tflops"] * 0.99, gpu_id
         if g["fp8_tensor_tflops"] is not None:
-            assert g["architecture"] in {"Ada", "Ada Lovelace", "Hopper", "Blackwell"}, gpu_id
+            fp8 = {"Ada", "Ada Lovelace", "Hopper", "Blackwell", "CDNA 3", "CDNA 4"}
+            assert g["architecture"] in fp8, gpu_id
             assert g["fp8_tensor_tflops"] == pytest.approx(2 * g["fp16_tensor_tflops"], rel=0.02)
 
 

@@ -79,7 +79,7 @@ def load_gpus() -> list[Row]:
                 "id": cur["id"],
                 "name": cur["name"],
                 "aliases": aliases,
-                "vendor": "NVIDIA",
+                "vendor": "AMD" if cur["architecture"].startswith("CDNA") else "NVIDIA",
                 "architecture": cur["architecture"],
                 "form_factor": cur["form_factor"],
                 "memory_gb": specs["memory_gb"],

@@ -68,6 +68,20 @@ ACCELERATOR_GPU = {
     "H100-80G-PCIe": "h100-pcie",
     "H100-80G-PCIe-NVLink": "h100-pcie",  # PCIe cards with NVLink bridges (80 GB)
     "H100-80G-SXM5": "h100-sxm",
+    # Parts added with sourced spec rows (curated/gpus.csv; superchips count their GPUs).
+    "B300": "b300",
+    "GB200": "gb200",
+    "GB300": "gb300",
+    "GH200": "gh200",
+    "MI300X": "mi300x",
+    "MI355X": "mi355x",
+    "A16": "a16",
+    "A16_PCIE": "a16",
+    "A800": "a800-80gb-pcie",
+    "RTX2000-Ada": "rtx-2000-ada",
+    "RTXPRO4000": "rtx-pro-4000-blackwell",
+    "RTXPRO4500": "rtx-pro-4500-blackwell",
+    "RTXPRO4500-SE": "rtx-pro-4500-blackwell",
 }
 
 
