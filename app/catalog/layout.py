@@ -94,12 +94,13 @@ def wants_server(gpu: Gpu | None) -> bool:
 def cheapest_barebone(
     barebones: Sequence[Barebone], gpu_count: int, gpu: Gpu | None = None
 ) -> Barebone | None:
-    """The cheapest barebone that holds ``gpu_count`` GPUs (fewest slots, then id, on ties),
-    or None: what a buyer picks. Of the kind the GPU wants (:func:`wants_server`: a server
-    for datacenter GPUs, a desktop otherwise) when one of that kind holds them, else of any
-    kind. (The smallest one is no default: the catalog's 1-GPU barebone of 2016 costs more
-    than seed 001's 2-GPU barebone of 2020.) An SXM module goes only in a server host with
-    exactly its count of slots (an HGX board's 8), else None."""
+    """The barebone a buyer picks today for ``gpu_count`` GPUs, or None: of those priced in
+    the newest year among the ones that hold them, the cheapest (fewest slots, then id, on
+    ties); a build priced years ago is no price of today (the 2020 seed barebone's $701
+    against 2026's $1,980 for two GPUs). Of the kind the GPU wants (:func:`wants_server`: a
+    server for datacenter GPUs, a desktop otherwise) when one of that kind holds them, else
+    of any kind. An SXM module goes only in a server host with exactly its count of slots
+    (an HGX board's 8), else None."""
     if gpu is not None and str(gpu.form_factor) == "datacenter_sxm":
         # SXM modules come on HGX baseboards in a server built for them: only a server host
         # whose slots are the board's GPUs (the catalog's 8-GPU host), and no other count.
@@ -108,7 +109,9 @@ def cheapest_barebone(
     fits = [b for b in barebones if b.gpu_slots >= gpu_count]
     kind = "server" if wants_server(gpu) else "desktop"
     preferred = [b for b in fits if str(b.kind) == kind] or fits
-    return min(preferred, key=lambda b: (b.price_usd, b.gpu_slots, b.id), default=None)
+    newest = max((b.as_of.year for b in preferred if b.as_of), default=None)
+    current = [b for b in preferred if b.as_of and b.as_of.year == newest] or preferred
+    return min(current, key=lambda b: (b.price_usd, b.gpu_slots, b.id), default=None)
 
 
 def offer_region(regions: dict[str, Region], offer: CloudOffer) -> Region | None:

@@ -190,8 +190,8 @@ class CatalogView:
         return offer_region(self.regions, offer)
 
     def cheapest_barebone(self, gpu_count: int, gpu: Gpu | None = None) -> Barebone | None:
-        """The cheapest barebone that holds ``gpu_count`` GPUs, of the kind ``gpu`` wants
-        (a server for datacenter GPUs) when one holds them, or None
+        """The cheapest barebone of the newest priced year that holds ``gpu_count`` GPUs,
+        of the kind ``gpu`` wants (a server for datacenter GPUs) when one holds them, or None
         (:func:`app.catalog.layout.cheapest_barebone`)."""
         return cheapest_barebone(self.barebones, gpu_count, gpu)
 

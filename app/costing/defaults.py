@@ -177,14 +177,6 @@ OWNED_MAX_SHARE = Default(
     SEED_001_TITLE + ": '> 60 %'",
     _SEED_001_DAY,
 )
-SEED_BAREBONE = Default(
-    "barebone",
-    "barebone-2gpu-dettmers-2020",
-    "",
-    "the seed's desktop (everything but the GPUs) when a chat question names no build",
-    SEED_001_TITLE,
-    _SEED_001_DAY,
-)
 MEMORY_PRECISION = Default(
     "memory_precision",
     "fp32",

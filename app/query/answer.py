@@ -3,9 +3,9 @@ parts with documented defaults, call the cost engine, and phrase the answer.
 
 Defaults for parts a question leaves out (each is reported in ``defaults``):
 
-* **Desktop barebone** for 1-2 GPUs: seed 001's 2-GPU barebone (``barebone-2gpu-dettmers-2020``,
-  $701), so ``break-even for 3090`` is the seed's $2,200 desktop. For more GPUs: the smallest
-  catalog barebone that holds them (the engine's rule).
+* **Desktop barebone**: the engine's rule, the cheapest catalog barebone of the newest priced
+  year that holds the GPUs (a server for datacenter cards). Seed 001's $2,200 desktop is
+  ``break-even for 3090 at $2200``.
 * **Cloud side of a break-even**: today's comparable offer, named and dated: the cheapest
   on-demand offer of the same GPU and GPU count (Colab excluded: its usage limits make it no
   like-for-like substitute); failing that, the cheapest on-demand offer of a GPU with similar

@@ -8,7 +8,6 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from app.catalog.layout import wants_server
 from app.catalog.view import CatalogView
 from app.costing import defaults
 from app.costing.sourced import Assumed, Caveat, Sourced
@@ -23,9 +22,6 @@ M = TypeVar("M", bound=BaseModel)
 T = TypeVar("T")
 
 SEED_001 = trail.SEED_001
-
-
-SEED_BAREBONE = str(defaults.SEED_BAREBONE.value)
 
 
 CARBON_DEFAULT_DAYS = defaults.CARBON_DAYS.number
@@ -255,9 +251,9 @@ def money(x: float | None) -> str:
 
 
 def desktop_spec(view: CatalogView, out: Answer, gpu: Gpu, count: int) -> dict[str, Any]:
-    """A desktop with ``count`` x ``gpu``: seed 001's barebone when it has the slots and the
-    GPU is no datacenter card, else the engine picks the cheapest catalog barebone that holds
-    them (a server for a datacenter card)."""
+    """A desktop with ``count`` x ``gpu``; its barebone is the engine's default (the cheapest
+    of the newest priced year that holds them, a server for a datacenter card), which the
+    answer states. SXM modules are priced as an HGX server."""
     if "sxm" in str(gpu.form_factor) and count != HGX_GPUS:
         out.default(
             "desktop.gpu_count",
@@ -266,12 +262,7 @@ def desktop_spec(view: CatalogView, out: Answer, gpu: Gpu, count: int) -> dict[s
             f"an {HGX_GPUS}-GPU server (asked: {count}); say `{HGX_GPUS}x` or name a card",
         )
         count = HGX_GPUS
-    desktop: dict[str, Any] = {"gpu": gpu.id, "gpu_count": count}
-    seed = view.barebone_by_id.get(SEED_BAREBONE)
-    if seed is not None and seed.gpu_slots >= count and not wants_server(gpu):
-        desktop["barebone"] = seed.id
-        out.default("desktop.barebone", seed.id, f"{seed.source}")
-    return desktop
+    return {"gpu": gpu.id, "gpu_count": count}
 
 
 def cloud_text(it: Interpretation) -> str:

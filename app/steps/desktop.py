@@ -318,8 +318,9 @@ def _upfront(
 def _default_barebone(
     view: CatalogView, spec: DesktopSpec, gpu: Gpu | None, prefix: str
 ) -> Sourced[Barebone | None]:
-    """The cheapest catalog barebone that holds the GPUs, of the kind the GPU wants (a
-    server for datacenter GPUs), stated as a default; None when none does."""
+    """The catalog barebone a buyer picks today for the GPUs (:meth:`CatalogView.cheapest_barebone`:
+    the cheapest of the newest priced year, of the kind the GPU wants), stated as a default;
+    None when none holds them."""
     notes: list[Note] = []
     barebone = view.cheapest_barebone(spec.gpu_count, gpu)
     if barebone is not None:
@@ -332,8 +333,9 @@ def _default_barebone(
             Assumed(
                 f"{prefix}.barebone",
                 barebone.id,
-                f"default: cheapest catalog {kind} for {spec.gpu_count} GPU(s), dated "
-                f"{barebone.as_of}: {barebone.source}",
+                f"default: the cheapest catalog {kind} for {spec.gpu_count} GPU(s) among those "
+                f"priced in the newest year, dated {barebone.as_of} (give total_price_usd or "
+                f"barebone for your own): {barebone.source}",
             )
         )
     return Sourced(barebone, tuple(notes))

@@ -163,9 +163,9 @@ def resolve(view: CatalogView, req: LlmEstimateRequest, settings: Settings) -> L
 
 
 OWNED_RULE = (
-    "the GPU count priced x the GPU's catalog price + the cheapest barebone with that many "
-    "slots, at the barebone's base power (else the default); each estimate's `owned` names "
-    "its barebone, base power and lifetime"
+    "the GPU count priced x the GPU's catalog price + the cheapest barebone of the newest "
+    "priced year with that many slots, at the barebone's base power (else the default); each "
+    "estimate's `owned` names its barebone, base power and lifetime"
 )
 OWNED_SOURCES = (
     f"the catalog's GPU and barebone prices; base power {defaults.BASE_POWER.source_text()}; "

@@ -9,7 +9,7 @@ import math
 
 import pytest
 
-from app.catalog.sources.files import SOURCES
+from app.catalog.sources.files import CURATED, SOURCES, read_csv
 from tests import ecb
 from tests.curated import marketplaces, purchase_usd, rows
 from tests.electricity_sources import eurostat_eur_per_kwh
@@ -19,7 +19,11 @@ from tests.electricity_sources import eurostat_eur_per_kwh
 SEED_CLUSTER_UTILIZATION = 0.60
 HOURS_PER_MONTH = 24 * 365 / 12
 # Seed 001: the $2,200 desktop is a 2-GPU barebone plus one RTX 3090 at its $1,499 MSRP.
-SEED_BAREBONE_USD = 2200 - 1499
+BAREBONE_1GPU_2026_USD = next(
+    float(r["price_usd"])
+    for r in read_csv(CURATED / "barebones.csv")
+    if r["id"] == "barebone-1gpu-2026"
+)
 
 WORKED = {
     "gpu": "rtx-4090",
@@ -50,9 +54,10 @@ def test_worked_plan_owns_the_base_and_rents_the_peak(client):
     )
     assert res["electricity_price_usd_per_kwh"] == pytest.approx(usd_per_kwh, rel=1e-5)
     one = res["desktops"][0]
-    # one RTX 4090 in seed 001's barebone: the card's newest dated price + $701, 100 W base
-    assert one["label"] == "1x rtx-4090 (barebone-2gpu-dettmers-2020)"
-    assert one["upfront_usd"] == pytest.approx(_price_4090() + SEED_BAREBONE_USD)
+    # one RTX 4090 in the 2026 1-GPU barebone (the newest priced year's cheapest that holds
+    # one): the card's newest dated price + the barebone's, 100 W base
+    assert one["label"] == "1x rtx-4090 (barebone-1gpu-2026)"
+    assert one["upfront_usd"] == pytest.approx(_price_4090() + BAREBONE_1GPU_2026_USD)
     capacity = HOURS_PER_MONTH * SEED_CLUSTER_UTILIZATION
     assert one["capacity_gpu_hours_per_month"] == pytest.approx(capacity)
     e = (tdp + 100) / 1000 * usd_per_kwh  # electricity per GPU-hour served
