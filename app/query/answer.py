@@ -56,6 +56,8 @@ from app.query.llm_words import llm_answer, read_llm
 from app.query.parser import parse
 from app.settings import Settings
 from app.steps.offer_search import matching_offers
+from app.steps.spot import offer_overhead
+from app.steps.trail import n_gpus
 
 
 def lexicon(view: CatalogView) -> Lexicon:
@@ -185,7 +187,7 @@ def _offers_answer(view: CatalogView, settings: Settings, out: Answer) -> QueryA
         ids = tuple(g.id for g in view.gpus if g.memory_gb >= it.min_gpu_memory_gb)
         out.default(
             "gpus",
-            f"{len(ids)} GPUs with at least {it.min_gpu_memory_gb:g} GB",
+            f"{n_gpus(len(ids))} with at least {it.min_gpu_memory_gb:g} GB",
             "the catalog's GPUs with that much memory per GPU (Colab left out)",
         )
     count = mention.count if mention and mention.count > 1 else None
@@ -226,7 +228,8 @@ def _offers_answer(view: CatalogView, settings: Settings, out: Answer) -> QueryA
             f"as of {o.as_of}",
         )
     if best.pricing_model in ("spot", "interruptible"):
-        out.fact("Interruptions", SPOT_NOTE)
+        overhead, basis = offer_overhead(view, best.id)
+        out.fact("Interruptions", SPOT_NOTE.format(overhead=overhead, basis=basis))
     out.fact("Matching offers", str(len(found)))
     rows = [
         {

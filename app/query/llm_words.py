@@ -18,6 +18,7 @@ from app.models.llm import LlmEstimateRequest, LlmEstimateResult
 from app.models.query import QueryAnswer
 from app.query.answer_common import Answer, money
 from app.settings import Settings
+from app.steps.trail import n_gpus
 from app.usecases.llm_estimate import compute_llm_estimate
 
 _SIZE = re.compile(r"\b(\d+(?:\.\d+)?)\s?b\b", re.I)
@@ -72,6 +73,21 @@ class LlmQuestion:
 _NOT_UNDERSTOOD = re.compile(r"'([^']*)' was not understood")
 
 
+def _whole_words(text: str, m: re.Match[str]) -> str:
+    """The words a match falls in ("fine-tun" in "fine-tuning" -> "fine-tuning")."""
+    end = m.end()
+    while end < len(text) and text[end].isalnum():
+        end += 1
+    return text[m.start() : end]
+
+
+def _drop_read_words(out: Answer, q: LlmQuestion) -> None:
+    """The general parser lists the words of a model name or task ("llama", "lora",
+    "fine-tuning") as ignored: this reader used them, so they go."""
+    used = {w.lower() for w in re.findall(r"[a-z]+", " ".join(q.read), re.I)}
+    out.it.ignored = [w for w in out.it.ignored if w.lower() not in used]
+
+
 def _drop_read_numbers(out: Answer, q: LlmQuestion) -> None:
     """The general parser declines the numbers in a model name ("llama 3.1 8b") or a precision
     ("4-bit"): this reader used them, so those notes go."""
@@ -107,7 +123,8 @@ def _model(view: CatalogView, text: str) -> tuple[str | None, str | None, str]:
     if abs(m.params / want - 1) > 0.25:
         return None, None, ""
     why = f"'{size.group(0)}' read as the catalog's newest {family} model of that size"
-    return m.id, why, size.group(0)
+    named = family if family in text.lower() else ""
+    return m.id, why, f"{size.group(0)} {named}".strip()
 
 
 def read_llm(view: CatalogView, text: str) -> LlmQuestion | None:
@@ -118,7 +135,9 @@ def read_llm(view: CatalogView, text: str) -> LlmQuestion | None:
     q = LlmQuestion({"model": model}, read=[words])
     if why:
         q.defaults.append(("model", model, why + " (gpucost's rule)"))
-    task = next((t for rx, t in _TASKS if rx.search(text)), None)
+    found = next(((m, t) for rx, t in _TASKS if (m := rx.search(text))), None)
+    task = found[1] if found else None
+    q.read += [_whole_words(text, m) for rx, _t in _TASKS for m in rx.finditer(text)]
     if task is None:
         task = "inference"
         q.defaults.append(("task", task, "no task word (fine-tune, lora, qlora, serve): serving"))
@@ -170,6 +189,7 @@ def llm_answer(view: CatalogView, settings: Settings, out: Answer, q: LlmQuestio
     memory the question names."""
     out.it.intent = "llm_estimate"
     _drop_read_numbers(out, q)
+    _drop_read_words(out, q)
     body = dict(q.request)
     named = out.it.gpu or out.it.cloud.gpu
     if named is not None:
@@ -340,7 +360,7 @@ def _fits_answer(
         best = fit[0]
         cost = f" for {money(best.cost_usd)}" if best.cost_usd is not None else ""
         headline = (
-            f"{what}: {len(fit)} GPUs hold it ({need:.1f} GB); cheapest {best.gpu_id}, "
+            f"{what}: {n_gpus(len(fit))} hold it ({need:.1f} GB); cheapest {best.gpu_id}, "
             f"{(best.runtime_s or 0) / 3600:.1f} h{cost}"
         )
     else:

@@ -19,7 +19,7 @@ from app.models.gpu import PurchasePrice
 from app.models.inputs import DesktopSpec
 from app.steps.currency import given_usd
 from app.steps.inputs import gpu_or_none
-from app.steps.trail import DEFAULT_BASE_POWER_W, LIFETIME_SOURCE, SEED_001, sig8
+from app.steps.trail import DEFAULT_BASE_POWER_W, LIFETIME_SOURCE, SEED_001, n_gpus, sig8
 
 
 @dataclass(frozen=True)
@@ -308,7 +308,7 @@ def _upfront(
             sxm = gpu is not None and str(gpu.form_factor) == "datacenter_sxm"
             board = " (SXM modules come on 8-GPU HGX boards: give gpu_count 8)" if sxm else ""
             raise CatalogGap(
-                f"{prefix}: no catalog barebone takes {spec.gpu_count} GPUs{board}; give "
+                f"{prefix}: no catalog barebone takes {n_gpus(spec.gpu_count)}{board}; give "
                 "barebone_price_usd or total_price_usd"
             )
     notes.append(Priced(f"barebone {barebone.id}", barebone.as_of))

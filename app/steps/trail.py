@@ -73,6 +73,11 @@ class PriceRule:
     max_age_days: int
 
 
+def n_gpus(n: int) -> str:
+    """``n`` GPUs in words, singular for one ("1 GPU", "8 GPUs")."""
+    return f"{n} GPU" if n == 1 else f"{n} GPUs"
+
+
 def price_rule(view: CatalogView, settings: Settings) -> PriceRule:
     """The :class:`PriceRule` of a request over ``view``."""
     return PriceRule(day=view.day, max_age_days=settings.price_max_age_days)

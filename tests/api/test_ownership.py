@@ -604,3 +604,12 @@ def test_the_circuit_warning_follows_the_region(client):
     ).json()  # fmt: skip
     assert not any("120 V" in w or "NEC" in w for w in plan["warnings"])
     assert any("PSU" in w for w in plan["warnings"])  # still a desktop PSU's limit
+
+
+def test_one_gpu_is_one_gpu_in_words(client):
+    r = client.post(
+        "/v1/break-even",
+        json=body(desktop={"gpu": "h100-sxm", "gpu_count": 1, "total_price_usd": None}),
+    )
+    assert r.status_code == 404, r.text  # not in the catalog: no 1-GPU SXM host
+    assert "takes 1 GPU " in r.json()["detail"] and "1 GPUs" not in r.json()["detail"]

@@ -339,3 +339,24 @@ def test_a_plan_question_computes_its_plan_outside_the_chat_bound(client, view, 
     whole = query.respond(view, settings, q)  # the plan computed inline, as the CLI does
     assert body["answered"] and body["headline"] == whole.headline
     assert body["result"]["strategies"] == whole.model_dump(mode="json")["result"]["strategies"]
+
+
+def test_a_spot_answer_states_its_interruption_overhead(client):
+    """The cheapest-spot answer's interruption fact carries the offer's billed hours per
+    useful hour, not the raw template."""
+    body = ask(client, "cheapest spot h100")
+    facts = {f["label"]: f["value"] for f in body["facts"]}
+    assert "{" not in facts["Interruptions"]
+    assert "billed hours per useful hour" in facts["Interruptions"]
+    assert facts["Interruptions"].split(": ", 1)[1][0].isdigit()
+
+
+@pytest.mark.parametrize(
+    "q",
+    ["LoRA fine-tuning of an 8B model, 20 hours a week, buy or rent?",
+     "qlora llama 3 8b on 100M tokens"],
+)  # fmt: skip
+def test_words_an_llm_answer_used_are_not_listed_as_ignored(client, q):
+    body = ask(client, q)
+    assert body["intent"] == "llm_estimate"
+    assert not {"lora", "qlora", "llama", "fine", "tuning"} & set(body["ignored"])
