@@ -13,13 +13,14 @@ from fastapi import FastAPI
 from fastapi.concurrency import run_in_threadpool
 from fastapi.middleware.cors import CORSMiddleware
 from fastapi.routing import APIRoute
+from fastapi_offline import FastAPIOffline
 from sqlalchemy.exc import SQLAlchemyError
 from starlette.routing import Route
 
 from app import observability as obs
 from app.api import problems
 from app.api.edge import Edge
-from app.api.middleware import PROBES
+from app.api.middleware import DOCS_ASSETS, PROBES
 from app.api.rate_limit import EXEMPT
 from app.catalog.live import live_catalog
 from app.db import get_engine
@@ -142,12 +143,15 @@ ROUTERS = (
 def create_app() -> FastAPI:
     """The application: routers, the edge (:class:`app.api.edge.Edge`), CORS when
     configured, problem+json errors and the start-up catalog read."""
-    app = FastAPI(
+    # fastapi-offline: /docs (Swagger UI 5) and /redoc (ReDoc 2) load their scripts, styles
+    # and favicon from DOCS_ASSETS in this service, never from a CDN (labs without internet).
+    app = FastAPIOffline(
         title="gpucost",
         version="1.0.0",
         description=DESCRIPTION,
         generate_unique_id_function=operation_id,
         lifespan=lifespan,
+        static_url=DOCS_ASSETS,
     )
     settings = get_settings()
     obs.configure_logging(settings.log_format, settings.log_level)

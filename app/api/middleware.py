@@ -126,8 +126,8 @@ async def send_refusal(response: Response, scope: Scope, send: Send) -> None:
 
 # Headers for an API (OWASP REST Security Cheat Sheet, "Security headers"): no MIME sniffing,
 # no framing, no referrer; a CSP that lets nothing load, except that a report page keeps its
-# inline style (its charts are inline SVG, it has no script). The interactive docs load
-# Swagger UI and ReDoc, so they get no CSP.
+# inline style (its charts are inline SVG, it has no script). The interactive docs' pages
+# run Swagger UI and ReDoc with FastAPI's inline set-up script, so they get no CSP.
 Headers = tuple[tuple[bytes, bytes], ...]
 _ALWAYS: Headers = (
     (b"x-content-type-options", b"nosniff"),
@@ -145,6 +145,9 @@ _PAGE: Headers = (
         b"default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'",
     ),
 )
+# The interactive docs' pages, and where their scripts, styles and favicon are served from
+# (fastapi-offline's copies of Swagger UI 5 and ReDoc 2: nothing is fetched from a CDN).
+DOCS_ASSETS = "/docs-assets"
 _DOCS = ("/docs", "/redoc")
 
 
