@@ -38,6 +38,7 @@ from app.routers import (
     health,
     llm,
     owned_rates,
+    pages,
     plan,
     query,
     scenarios,
@@ -137,6 +138,7 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
 # Each router module's `router`, in the order requests are matched: the hot paths first.
 ROUTERS = (
     health, calc, owned_rates, llm, query, slack, compare, plan, catalog, charts, scenarios, admin,
+    pages,
 )  # fmt: skip
 
 

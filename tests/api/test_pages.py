@@ -1,0 +1,75 @@
+"""The web calculator's pages (``GET /``, ``GET /break-even``): seed 001 through the form,
+problems beside their fields, no script, the answer's sources and a link that reproduces it."""
+
+from __future__ import annotations
+
+import re
+
+from tests.seed_values import SEED_001_DAYS
+
+SEED_FORM = {
+    "gpu": "rtx-3090",
+    "total_price_usd": "2200",
+    "price_usd_per_hour": "2.14",
+    "utilization": "15",
+    "electricity_price_usd_per_kwh": "0.12",
+}
+
+
+def _answer(page: str) -> str:
+    found = re.findall(r'class="answer"[^>]*>([^<]*)<', page)
+    return found[0] if found else ""
+
+
+def _errors(page: str) -> list[str]:
+    return re.findall(r'class="error"[^>]*>([^<]*)<', page)
+
+
+def test_the_front_page_links_the_calculator_and_the_api(client):
+    r = client.get("/")
+    assert r.status_code == 200 and r.headers["content-type"].startswith("text/html")
+    assert 'href="/break-even"' in r.text and 'href="/docs"' in r.text
+    assert "<script" not in r.text
+    assert "script-src" not in r.headers["content-security-policy"]  # no script allowed
+
+
+def test_seed_001_through_the_form(client):
+    """Seed 001 (Tim Dettmers, 2020): $2,200 RTX 3090 desktop, $2.14/h AWS V100 spot, 15 %,
+    $0.12/kWh: 292.96 days (seed-facts.md), with its assumptions and sources on the page."""
+    r = client.get("/break-even", params=SEED_FORM)
+    assert r.status_code == 200, _errors(r.text)
+    assert _answer(r.text) == f"Break-even after {SEED_001_DAYS:.2f} days"
+    assert "<h2>Assumptions</h2>" in r.text and "<h2>Sources</h2>" in r.text
+    assert "<svg" in r.text and "<script" not in r.text
+    link = re.search(r'href="(/break-even\?[^"]+)">/break-even', r.text).group(1)
+    again = client.get(link.replace("&amp;", "&"))
+    assert _answer(again.text) == _answer(r.text)  # the link reproduces the answer
+    api = client.post("/v1/break-even", json={
+        "desktop": {"gpu": "rtx-3090", "total_price_usd": 2200},
+        "cloud": {"price_usd_per_hour": 2.14}, "utilization": 0.15,
+        "electricity_price_usd_per_kwh": 0.12,
+    }).json()  # fmt: skip
+    assert f"{api['break_even_days']:,.2f}" in _answer(r.text)
+
+
+def test_an_empty_cloud_side_takes_the_comparable_offer_and_says_so(client):
+    r = client.get("/break-even", params={"gpu": "rtx-3090"})
+    assert r.status_code == 200, _errors(r.text)
+    chosen = re.search(r"used: ([^<;]+)", r.text).group(1).strip()
+    assert chosen in r.text.split("<h2>Assumptions</h2>")[1]  # the default, stated
+    api = client.get("/v1/query", params={"q": "break-even for 3090 at 15% util"}).json()
+    assert api["request"]["cloud"]["offer_id"] == chosen  # the API's and chat's rule
+
+
+def test_problems_are_shown_beside_their_fields(client):
+    bad = client.get("/break-even", params={**SEED_FORM, "utilization": "150"})
+    assert bad.status_code == 422
+    field = bad.text.split('id="f-utilization"')[1].split("</div>")[0]
+    assert 'aria-invalid="true"' in field and "less than or equal to 1" in field
+    text = client.get("/break-even", params={**SEED_FORM, "total_price_usd": "a lot"})
+    assert (
+        text.status_code == 422 and "valid number" in text.text.split('id="f-total_price_usd"')[1]
+    )
+    unknown = client.get("/break-even", params={"gpu": "rtx-9999"})
+    assert unknown.status_code == 404 and "rtx-9999" in _errors(unknown.text)[0]
+    assert 'value="rtx-9999"' in unknown.text  # the form keeps what was typed
