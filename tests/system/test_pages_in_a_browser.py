@@ -89,3 +89,61 @@ def test_the_break_even_page_answers_seed_001(base, tmp_path, width):
     keep = os.environ.get("GPUCOST_SCREENSHOTS")
     if keep:
         shutil.copy(shot, Path(keep) / f"break-even-{width}.png")
+
+
+@pytest.fixture(scope="module")
+def browser():
+    sync_api = pytest.importorskip("playwright.sync_api")
+    assert CHROMIUM, "GPUCOST_REQUIRE_BROWSER is set but chromium is missing"
+    with sync_api.sync_playwright() as p:
+        b = p.chromium.launch(
+            executable_path=CHROMIUM,
+            args=["--no-sandbox", "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"],
+        )
+        yield b
+        b.close()
+
+
+def test_a_person_fills_the_form_with_javascript_off(base, browser):
+    """Seed 001 typed into the form in a browser with JavaScript disabled, submitted with
+    the button: 292.96 days; the answer's link opened in a second browser context gives the
+    same answer."""
+    ctx = browser.new_context(java_script_enabled=False)
+    page = ctx.new_page()
+    page.goto(f"{base}/")
+    page.click("text=Break-even: a desktop against renting")
+    for field, value in (
+        ("#f-gpu", "rtx-3090"), ("#f-total_price_usd", "2200"), ("#f-price_usd_per_hour", "2.14"),
+        ("#f-utilization", "15"), ("#f-electricity_price_usd_per_kwh", "0.12"),
+    ):  # fmt: skip
+        page.fill(field, value)
+    page.click("button[type=submit]")
+    answer = page.inner_text(".answer")
+    assert answer == "Break-even after 292.96 days"
+    link = page.get_attribute("h2:has-text('How to cite') + p a", "href")
+    other = browser.new_context(java_script_enabled=False).new_page()
+    other.goto(f"{base}{link}")
+    assert other.inner_text(".answer") == answer
+    ctx.close()
+
+
+@pytest.mark.parametrize(
+    "path", ["/", "/break-even", SEED, "/break-even?gpu=rtx-3090&utilization=150"]
+)
+def test_axe_finds_no_serious_or_critical_violation(base, browser, path):
+    """axe-core's rules (WCAG 2.1 A/AA and best practices) on each page at 360 and 1280 px."""
+    axe_module = pytest.importorskip("axe_playwright_python.sync_playwright")
+    for width in (360, 1280):
+        # the pages allow no script: axe is injected past their CSP, as a browser extension is
+        ctx = browser.new_context(bypass_csp=True, viewport={"width": width, "height": 900})
+        page = ctx.new_page()
+        page.goto(f"{base}{path}")
+        result = axe_module.Axe().run(page)
+        bad = [
+            (v["id"], v["impact"], v["help"])
+            for v in result.response["violations"]
+            if v["impact"] in ("serious", "critical")
+        ]
+        assert result.response["passes"], "axe ran no rule"
+        assert not bad, (path, width, bad)
+        ctx.close()
