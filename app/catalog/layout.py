@@ -8,15 +8,20 @@ revision (and once per dated view).
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
-from app.catalog.sources.resale import excluded_because, resale_class, resale_observations
+from app.catalog.sources.resale import (
+    DAYS_PER_YEAR,
+    excluded_because,
+    resale_class,
+    resale_observations,
+)
 from app.costing import ownership as own
-from app.costing.model import DAYS_PER_YEAR
 from app.models import Barebone, CloudOffer, Gpu, ProviderInfo, Region
 
 log = logging.getLogger("gpucost.catalog")
@@ -238,13 +243,12 @@ Curves = dict[str | None, tuple[own.DepreciationCurve, str]]
 _Point = tuple[float, float, str, str]
 
 
-def _years(a: dt.date, b: dt.date) -> float:
-    return (b - a).days / DAYS_PER_YEAR
-
-
-def _fit(points: list[_Point], what: str) -> own.DepreciationCurve:
+@functools.lru_cache(maxsize=64)
+def _fit(points: tuple[_Point, ...], what: str) -> own.DepreciationCurve:
     """:func:`app.costing.ownership.fit_depreciation` over ``points``, its source naming how
-    many observations of how many cards, and their sources."""
+    many observations of how many cards, and their sources. Kept per set of points: every
+    view (and dated view) of a catalog whose used prices are the same fits the same curves
+    (a least-squares fit, ~3 ms each)."""
     cards = sorted({g for _, _, g, _ in points})
     sources = sorted({s.split(",")[0] for *_, s in points if s})
     return own.fit_depreciation(
@@ -268,7 +272,7 @@ def _catalog_points(
             continue
         if (g.id, g.price_used_as_of) in seen:
             continue
-        age = _years(g.price_new_as_of, g.price_used_as_of)
+        age = (g.price_used_as_of - g.price_new_as_of).days / DAYS_PER_YEAR
         if age <= 0:
             log.warning(
                 "gpu %s: used price dated %s, not after its launch price (%s); left out "
@@ -299,6 +303,8 @@ def fit_curves(gpus: Sequence[Gpu]) -> Curves:
     if not points:
         return {}
     pooled = [p for ps in points.values() for p in ps]
-    curves: Curves = {cls: (_fit(ps, f"class {cls}"), f"class {cls}") for cls, ps in points.items()}
-    curves[None] = (_fit(pooled, "all classes"), f"all {len(pooled)} observations")
+    curves: Curves = {
+        cls: (_fit(tuple(ps), f"class {cls}"), f"class {cls}") for cls, ps in points.items()
+    }
+    curves[None] = (_fit(tuple(pooled), "all classes"), f"all {len(pooled)} observations")
     return curves

@@ -14,8 +14,10 @@ import datetime as dt
 import stat
 import statistics
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 import httpx
 from tenacity import (
@@ -27,6 +29,8 @@ from tenacity import (
 
 from app.catalog.importer import ImportError_, ParsedFile, parse
 from app.catalog.sources import skypilot
+
+T = TypeVar("T")
 
 UPSTREAM = "https://raw.githubusercontent.com/skypilot-org/skypilot-catalog/master"
 
@@ -79,6 +83,31 @@ def _retryable(exc: BaseException) -> bool:
     return isinstance(exc, httpx.TransportError)
 
 
+def retrying(download: Download) -> Callable[[Callable[..., T]], Callable[..., T]]:
+    """Tenacity's retry for ``download``: transport errors, 408/425/429 and 5xx, exponential
+    back-off from ``backoff_s`` (at most 30 s), ``attempts`` tries, the last error raised."""
+    return retry(
+        retry=retry_if_exception(_retryable),
+        stop=stop_after_attempt(max(1, download.attempts)),
+        wait=wait_exponential(multiplier=download.backoff_s, max=30),
+        reraise=True,
+    )
+
+
+def read_bounded(response: httpx.Response, url: str, download: Download, deadline: float) -> bytes:
+    """A streamed answer's bytes, cut off past ``download.max_bytes`` or the ``deadline``
+    (``time.monotonic()``): a :class:`SourceError` names which."""
+    chunks, size = [], 0
+    for chunk in response.iter_bytes():
+        size += len(chunk)
+        if size > download.max_bytes:
+            raise SourceError(f"{url}: larger than {download.max_bytes} bytes")
+        if time.monotonic() > deadline:
+            raise SourceError(f"{url}: not read within {download.deadline_s:g} s")
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
 def _read_local(local: Path, max_bytes: int) -> bytes:
     """A regular file's bytes, at most ``max_bytes`` (a FIFO, a device such as /dev/zero or a
     directory is refused before it is opened: reading one would hang or never end)."""
@@ -106,24 +135,11 @@ def read_source(base: str, path: str, download: Download = Download()) -> tuple[
     url = f"{base.rstrip('/')}/{path}"
     deadline = time.monotonic() + download.deadline_s
 
-    @retry(
-        retry=retry_if_exception(_retryable),
-        stop=stop_after_attempt(max(1, download.attempts)),
-        wait=wait_exponential(multiplier=download.backoff_s, max=30),
-        reraise=True,
-    )
+    @retrying(download)
     def get(client: httpx.Client) -> bytes:
         with client.stream("GET", url) as response:
             response.raise_for_status()
-            chunks, size = [], 0
-            for chunk in response.iter_bytes():
-                size += len(chunk)
-                if size > download.max_bytes:
-                    raise SourceError(f"{url}: larger than {download.max_bytes} bytes")
-                if time.monotonic() > deadline:
-                    raise SourceError(f"{url}: not read within {download.deadline_s:g} s")
-                chunks.append(chunk)
-            return b"".join(chunks)
+            return read_bounded(response, url, download, deadline)
 
     try:
         with httpx.Client(timeout=download.timeout_s, follow_redirects=True) as client:

@@ -21,8 +21,9 @@ import csv
 import datetime as dt
 from collections.abc import Iterator
 
-from app.catalog.apis.base import Fetch, Instance, LiveApi, LiveRows, Row, known_instances, skip
+from app.catalog.apis.base import Fetch, Instance, LiveApi, LiveRows, Row, known_instances
 from app.catalog.refresh import SourceError
+from app.catalog.sources.skypilot import LoadReport
 from app.settings import Settings
 
 ENDPOINT = "https://pricing.us-east-1.amazonaws.com/offers/v1.0/aws/AmazonEC2/current"
@@ -56,7 +57,7 @@ def _published(metadata: list[list[str]], url: str) -> dt.date:
 
 
 def _region_rows(
-    lines: Iterator[str], url: str, known: dict[str, Instance], skipped: dict[str, int]
+    lines: Iterator[str], url: str, known: dict[str, Instance], report: LoadReport
 ) -> tuple[dt.date, list[tuple[int, Row]]]:
     """One region file's publication date and its kept price lines as SkyPilot rows."""
     reader = csv.reader(lines)
@@ -71,7 +72,7 @@ def _region_rows(
     rows: list[tuple[int, Row]] = []
     for cells in reader:
         if len(cells) != len(header):
-            skip(skipped, "aws bulk: a line with the wrong number of cells")
+            report.skip("aws bulk: a line with the wrong number of cells")
             continue
         itype = cells[at["Instance Type"]]
         if itype not in known:
@@ -96,13 +97,13 @@ def read(fetch: Fetch, settings: Settings, today: dt.date) -> LiveRows:
     """The on-demand prices in each region of ``settings.refresh_aws_regions``; dated the
     oldest publication date among the files read."""
     known = known_instances("aws")
-    skipped: dict[str, int] = {}
+    report = LoadReport({})
     rows: list[tuple[int, Row]] = []
     dates = []
     regions = settings.refresh_aws_regions.split(",")
     for region in regions:
         url = region_url(region)
-        published, found = _region_rows(fetch.lines(url), url, known, skipped)
+        published, found = _region_rows(fetch.lines(url), url, known, report)
         dates.append(published)
         rows += found
     if not dates:
@@ -112,7 +113,7 @@ def read(fetch: Fetch, settings: Settings, today: dt.date) -> LiveRows:
         f"AWS Price List bulk EC2 files ({', '.join(regions)}), published "
         f"{as_of.isoformat()}, fetched {today.isoformat()}; on-demand Linux, shared tenancy"
     )
-    return LiveRows(rows, as_of, note, f"{ENDPOINT}/<region>/index.csv", skipped)
+    return LiveRows(rows, as_of, note, f"{ENDPOINT}/<region>/index.csv", report.skipped)
 
 
 API = LiveApi("aws", "AWS Price List bulk offer files (EC2)", DOCS, None, read)

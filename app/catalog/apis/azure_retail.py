@@ -24,9 +24,9 @@ from app.catalog.apis.base import (
     Row,
     fetched_note,
     known_instances,
-    skip,
 )
 from app.catalog.refresh import SourceError
+from app.catalog.sources.skypilot import LoadReport
 from app.settings import Settings
 
 ENDPOINT = "https://prices.azure.com/api/retail/prices"
@@ -56,22 +56,22 @@ def _next(page: dict[str, Any]) -> str | None:
 
 
 def _take(
-    item: Any, known: dict[str, Instance], out: dict[tuple[str, str], Row], skipped: dict[str, int]
+    item: Any, known: dict[str, Instance], out: dict[tuple[str, str], Row], report: LoadReport
 ) -> None:
     """One price item into ``out`` (by VM size and region): the lowest price of each kind."""
     if not isinstance(item, dict):
-        return skip(skipped, "azure api: an item that is not an object")
+        return report.skip("azure api: an item that is not an object")
     sku, region = item.get("armSkuName"), item.get("armRegionName")
     name, product = str(item.get("skuName") or ""), str(item.get("productName") or "")
     price = item.get("retailPrice")
     if item.get("currencyCode", "USD") != "USD" or item.get("unitOfMeasure") != "1 Hour":
-        return skip(skipped, "azure api: not USD per hour")
+        return report.skip("azure api: not USD per hour")
     if product.endswith("Windows") or name.endswith("Low Priority"):
-        return skip(skipped, "azure api: Windows or Low Priority price")
+        return report.skip("azure api: Windows or Low Priority price")
     if sku not in known or not isinstance(region, str) or region not in known[sku].regions:
-        return skip(skipped, "azure api: VM size or region the catalog does not carry")
+        return report.skip("azure api: VM size or region the catalog does not carry")
     if not isinstance(price, int | float) or isinstance(price, bool):
-        return skip(skipped, "azure api: retailPrice is not a number")
+        return report.skip("azure api: retailPrice is not a number")
     row = out.setdefault(
         (sku, region), {"InstanceType": sku, "Region": region, **known[sku].columns}
     )
@@ -84,7 +84,7 @@ def read(fetch: Fetch, settings: Settings, today: dt.date) -> LiveRows:
     """Every known GPU VM size's Linux pay-as-you-go and spot price, per region."""
     known = known_instances("azure")
     out: dict[tuple[str, str], Row] = {}
-    skipped: dict[str, int] = {}
+    report = LoadReport({})
     sizes = sorted(known)
     for first in range(0, len(sizes), SKUS_PER_QUERY):
         url: str | None = _query_url(tuple(sizes[first : first + SKUS_PER_QUERY]))
@@ -98,11 +98,11 @@ def read(fetch: Fetch, settings: Settings, today: dt.date) -> LiveRows:
             if not isinstance(items, list):
                 raise SourceError(f"{ENDPOINT}: an answer without an Items list")
             for item in items:
-                _take(item, known, out, skipped)
+                _take(item, known, out, report)
             url = _next(page)
     rows = [(n, {**r, "SpotPrice": r.get("SpotPrice", "")}) for n, r in enumerate(out.values(), 1)]
     title = "Azure Retail Prices API (Linux pay-as-you-go and spot)"
-    return LiveRows(rows, today, fetched_note(title, ENDPOINT, today), ENDPOINT, skipped)
+    return LiveRows(rows, today, fetched_note(title, ENDPOINT, today), ENDPOINT, report.skipped)
 
 
 API = LiveApi("azure", "Azure Retail Prices API", DOCS, None, read)

@@ -14,18 +14,18 @@ import datetime as dt
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 import httpx
 import orjson
-from tenacity import retry, retry_if_exception, stop_after_attempt, wait_exponential
 
-from app.catalog.refresh import Download, SourceError
+from app.catalog.refresh import Download, SourceError, read_bounded, retrying
 from app.catalog.sources.files import SOURCES, read_csv
 from app.catalog.sources.skypilot import SKYPILOT_FILES, catalog_files
 from app.settings import Settings
 
 Row = dict[str, Any]
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -55,12 +55,6 @@ class LiveApi:
     read: Callable[[Fetch, Settings, dt.date], LiveRows]
 
 
-def _retryable(exc: BaseException) -> bool:
-    if isinstance(exc, httpx.HTTPStatusError):
-        return exc.response.status_code in (408, 425, 429) or exc.response.status_code >= 500
-    return isinstance(exc, httpx.TransportError)
-
-
 class Fetch:
     """Bounded HTTP reads over one client: :meth:`json` reads an answer whole (at most
     ``download.max_bytes``), :meth:`lines` streams a large one line by line (within
@@ -72,20 +66,17 @@ class Fetch:
         self.download = download
         self.client = client or httpx.Client(timeout=download.timeout_s, follow_redirects=True)
 
-    def _retrying(self, call: Callable[[], Any]) -> Any:
-        d = self.download
-        wrapped = retry(
-            retry=retry_if_exception(_retryable),
-            stop=stop_after_attempt(max(1, d.attempts)),
-            wait=wait_exponential(multiplier=d.backoff_s, max=30),
-            reraise=True,
-        )(call)
+    def _retrying(self, call: Callable[[], T]) -> T:
+        """``call()`` retried as :func:`app.catalog.refresh.retrying` says; an HTTP error
+        that outlasts the tries is a :class:`SourceError`."""
         try:
-            return wrapped()
+            return retrying(self.download)(call)()
         except httpx.HTTPStatusError as exc:
             raise SourceError(f"{exc.request.url}: HTTP {exc.response.status_code}") from None
         except httpx.HTTPError as exc:
-            raise SourceError(f"{type(exc).__name__} after {d.attempts} tries") from None
+            raise SourceError(
+                f"{type(exc).__name__} after {self.download.attempts} tries"
+            ) from None
 
     def json(self, method: str, url: str, **kwargs: Any) -> Any:
         """The JSON answer of one request. Raises :class:`SourceError` (HTTP error, too large,
@@ -95,15 +86,7 @@ class Fetch:
         def call() -> bytes:
             with self.client.stream(method, url, **kwargs) as response:
                 response.raise_for_status()
-                chunks, size = [], 0
-                for chunk in response.iter_bytes():
-                    size += len(chunk)
-                    if size > self.download.max_bytes:
-                        raise SourceError(f"{url}: larger than {self.download.max_bytes} bytes")
-                    if time.monotonic() > deadline:
-                        raise SourceError(f"{url}: not read within {self.download.deadline_s:g} s")
-                    chunks.append(chunk)
-                return b"".join(chunks)
+                return read_bounded(response, url, self.download, deadline)
 
         data = self._retrying(call)
         try:
@@ -173,8 +156,3 @@ def known_instances(provider: str) -> dict[str, Instance]:
 def fetched_note(title: str, url: str, today: dt.date) -> str:
     """The note of prices read live: what, where from, and the fetch day."""
     return f"{title}, {url}, fetched {today.isoformat()} (prices hold that day)"
-
-
-def skip(skipped: dict[str, int], reason: str) -> None:
-    """Count one item left out of a live answer, by reason."""
-    skipped[reason] = skipped.get(reason, 0) + 1

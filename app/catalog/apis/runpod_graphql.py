@@ -15,8 +15,9 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-from app.catalog.apis.base import Fetch, LiveApi, LiveRows, Row, fetched_note, known_instances, skip
+from app.catalog.apis.base import Fetch, LiveApi, LiveRows, Row, fetched_note, known_instances
 from app.catalog.refresh import SourceError
+from app.catalog.sources.skypilot import LoadReport
 from app.settings import Settings
 
 ENDPOINT = "https://api.runpod.io/graphql"
@@ -52,18 +53,18 @@ def read(fetch: Fetch, settings: Settings, today: dt.date) -> LiveRows:
         errors = answer.get("errors") if isinstance(answer, dict) else None
         raise SourceError(f"{ENDPOINT}: no gpuTypes in the answer ({str(errors)[:200]})")
     by_name: dict[str, dict[str, Any]] = {}
-    skipped: dict[str, int] = {}
+    report = LoadReport({})
     for t in types:
         if isinstance(t, dict) and isinstance(t.get("displayName"), str):
             by_name[accelerator_name(t["displayName"])] = t
         else:
-            skip(skipped, "runpod api: a GPU type without a display name")
+            report.skip("runpod api: a GPU type without a display name")
     rows: list[tuple[int, Row]] = []
     for itype, inst in sorted(known_instances("runpod").items()):
         found = by_name.get(str(inst.columns["AcceleratorName"]))
         price = _per_gpu(found.get("securePrice")) if found else None
         if price is None:
-            skip(skipped, "runpod api: an instance type with no Secure Cloud price")
+            report.skip("runpod api: an instance type with no Secure Cloud price")
             continue
         count = float(inst.columns["AcceleratorCount"])
         spot = _per_gpu(found.get("secureSpotPrice")) if found else None
@@ -73,7 +74,7 @@ def read(fetch: Fetch, settings: Settings, today: dt.date) -> LiveRows:
             row["SpotPrice"] = round(spot * count, 4) if spot else ""
             rows.append((len(rows) + 1, row))
     note = fetched_note("RunPod GraphQL API, Secure Cloud", ENDPOINT, today)
-    return LiveRows(rows, today, note, ENDPOINT, skipped)
+    return LiveRows(rows, today, note, ENDPOINT, report.skipped)
 
 
 API = LiveApi("runpod", "RunPod GraphQL API", DOCS, "GPUCOST_RUNPOD_API_KEY", read)

@@ -19,8 +19,9 @@ import re
 import statistics
 from typing import Any
 
-from app.catalog.apis.base import Fetch, LiveApi, LiveRows, Row, fetched_note, skip
+from app.catalog.apis.base import Fetch, LiveApi, LiveRows, Row, fetched_note
 from app.catalog.refresh import SourceError
+from app.catalog.sources.skypilot import LoadReport
 from app.settings import Settings
 
 ENDPOINT = "https://console.vast.ai/api/v0/bundles/"
@@ -54,17 +55,17 @@ def _number(offer: dict[str, Any], key: str) -> float | None:
     return float(value)
 
 
-def _group_key(offer: Any, skipped: dict[str, int]) -> tuple[str, int, int, str] | None:
+def _group_key(offer: Any, report: LoadReport) -> tuple[str, int, int, str] | None:
     if not isinstance(offer, dict) or not offer.get("verified") or not offer.get("rentable"):
-        skip(skipped, "vast api: an offer not verified and rentable")
+        report.skip("vast api: an offer not verified and rentable")
         return None
     name, place = offer.get("gpu_name"), offer.get("geolocation")
     count, ram_mb, price = (_number(offer, k) for k in ("num_gpus", "gpu_ram", "dph_total"))
     if not isinstance(name, str) or not isinstance(place, str) or not place:
-        skip(skipped, "vast api: an offer without GPU name or location")
+        report.skip("vast api: an offer without GPU name or location")
         return None
     if not count or count != int(count) or not ram_mb or not price or price <= 0:
-        skip(skipped, "vast api: an offer without GPU count, memory or price")
+        report.skip("vast api: an offer without GPU count, memory or price")
         return None
     return name, int(count), round(ram_mb / 1024), place
 
@@ -77,10 +78,10 @@ def read(fetch: Fetch, settings: Settings, today: dt.date) -> LiveRows:
         raise SourceError(f"{ENDPOINT}: an answer without an offers list")
     if len(offers) > MAX_OFFERS:
         raise SourceError(f"{ENDPOINT}: {len(offers)} offers, more than {MAX_OFFERS}")
-    skipped: dict[str, int] = {}
+    report = LoadReport({})
     prices: dict[tuple[str, int, int, str], list[float]] = {}
     for offer in offers:
-        key = _group_key(offer, skipped)
+        key = _group_key(offer, report)
         if key is not None:
             prices.setdefault(key, []).append(float(offer["dph_total"]))
     rows: list[tuple[int, Row]] = []
@@ -105,7 +106,7 @@ def read(fetch: Fetch, settings: Settings, today: dt.date) -> LiveRows:
     note = fetched_note(
         "Vast.ai offer search, median of verified rentable listings", ENDPOINT, today
     )
-    return LiveRows(rows, today, note, ENDPOINT, skipped)
+    return LiveRows(rows, today, note, ENDPOINT, report.skipped)
 
 
 API = LiveApi("vast", "Vast.ai public offer search", DOCS, None, read)
