@@ -99,64 +99,85 @@ def break_even_answer(view: CatalogView, settings: Settings, out: Answer) -> Que
             headline += f" if you resell after {resale.resell_after_years:g} years"
     else:
         headline = f"Break-even: never ({res.break_even_reason})"
-    _break_even_facts(out, res)
+    for label, value in break_even_facts(res, out.it.horizon_days):
+        out.fact(label, value)
     return out.done(headline, "/v1/break-even", req.model_dump(exclude_none=True), dump(res))
 
 
-def _break_even_facts(out: Answer, res: BreakEvenResult) -> None:
-    """The facts under a break-even headline: both sides, utilization, speed, electricity,
-    running costs, resale and TCO, the exchange rate, memory and the asked horizon."""
-    it, resale = out.it, res.resale
+def break_even_facts(
+    res: BreakEvenResult, horizon_days: float | None = None
+) -> list[tuple[str, str]]:
+    """The facts under a break-even headline, (label, text) in the answer's currency: both
+    sides, utilization, speed, electricity, running costs, resale and TCO, the exchange rate,
+    memory and, when asked, the totals over ``horizon_days``."""
+    facts: list[tuple[str, str]] = []
+    resale = res.resale
     d, c, r = res.desktop, res.cloud, res.currency_rate
-    out.fact("Desktop", f"{d.gpu_count}x {d.gpu_id}, {in_currency_text(d.upfront_usd, r)} upfront")
-    out.fact(
-        "Cloud",
-        f"{c.offer_id or 'given price'} ({c.provider or '-'}, "
-        f"{c.pricing_model if c.pricing_model else '-'}) at "
-        f"{in_currency_text(c.price_usd_per_hour, r)}/h",
+    facts.append(
+        ("Desktop", f"{d.gpu_count}x {d.gpu_id}, {in_currency_text(d.upfront_usd, r)} upfront")
     )
-    out.fact("Utilization", f"{res.utilization:.0%}")
+    price = f"{in_currency_text(c.price_usd_per_hour, r)}/h"
+    cloud = (
+        f"{c.offer_id} ({c.provider or '-'}, {c.pricing_model or '-'}) at {price}"
+        if c.offer_id
+        else f"the price given, {price}"
+    )
+    facts.append(("Cloud", cloud))
+    facts.append(("Utilization", f"{res.utilization:.0%}"))
     if res.performance is not None and res.performance.time_factor != 1:
         p = res.performance
         what = p.detail.removeprefix(p.basis + ": ").split(" from ")[0].split(" (")[0]
-        out.fact(
-            "Speed",
-            f"{p.time_factor:.2f} cloud hours per desktop hour ({p.basis}: {what}; "
-            "the basis in full: result.performance)",
+        facts.append(
+            (
+                "Speed",
+                f"{p.time_factor:.2f} cloud hours per desktop hour ({p.basis}: {what}; "
+                "the basis in full: result.performance)",
+            )
         )
-    out.fact("Electricity", f"{in_currency_text(d.electricity_price_usd_per_kwh, r)}/kWh")
-    out.fact(
-        "Running cost",
-        f"desktop {in_currency_text(d.cost_usd_per_year, r)}/yr ({d.energy_kwh_per_year:,.0f} kWh), "
-        f"cloud {in_currency_text(c.cost_usd_per_year, r)}/yr",
+    facts.append(("Electricity", f"{in_currency_text(d.electricity_price_usd_per_kwh, r)}/kWh"))
+    facts.append(
+        (
+            "Running cost",
+            f"desktop {in_currency_text(d.cost_usd_per_year, r)}/yr ({d.energy_kwh_per_year:,.0f} kWh), "
+            f"cloud {in_currency_text(c.cost_usd_per_year, r)}/yr",
+        )
     )
     if resale is not None:
-        out.fact(
-            "Resale",
-            f"{in_currency_text(resale.resale_value_usd, r)} on {resale.resale_on} ({resale.basis}); "
-            f"without resale {resale.break_even_days_without_resale} days",
+        facts.append(
+            (
+                "Resale",
+                f"{in_currency_text(resale.resale_value_usd, r)} on {resale.resale_on} ({resale.basis}); "
+                f"without resale {resale.break_even_days_without_resale} days",
+            )
         )
-        out.fact(
-            f"TCO over {res.tco.horizon_years:g} years",
-            f"desktop {in_currency_text(res.tco.desktop_tco_usd, r)} vs cloud {in_currency_text(res.tco.cloud_tco_usd, r)}"
-            f": {res.tco.cheaper} is cheaper",
+        facts.append(
+            (
+                f"TCO over {res.tco.horizon_years:g} years",
+                f"desktop {in_currency_text(res.tco.desktop_tco_usd, r)} vs cloud {in_currency_text(res.tco.cloud_tco_usd, r)}"
+                f": {res.tco.cheaper} is cheaper",
+            )
         )
     if r.currency != "USD":
-        out.fact("Exchange rate", f"{r.usd_per_unit:g} USD/{r.currency} ({r.as_of})")
+        facts.append(("Exchange rate", f"{r.usd_per_unit:g} USD/{r.currency} ({r.as_of})"))
     if res.memory is not None and res.memory.gpus_below:
-        out.fact(
-            "Memory",
-            f"{', '.join(res.memory.gpus_below)} below the {res.memory.required_gb:g} GB "
-            f"'{res.memory.preset}' needs at {res.memory.precision}",
+        facts.append(
+            (
+                "Memory",
+                f"{', '.join(res.memory.gpus_below)} below the {res.memory.required_gb:g} GB "
+                f"'{res.memory.preset}' needs at {res.memory.precision}",
+            )
         )
-    if it.horizon_days:
-        desk_total = costing.cumulative_cost_usd(d.upfront_usd, d.cost_usd_per_day, it.horizon_days)
-        cloud_total = costing.cumulative_cost_usd(0.0, c.cost_usd_per_day, it.horizon_days)
+    if horizon_days:
+        desk_total = costing.cumulative_cost_usd(d.upfront_usd, d.cost_usd_per_day, horizon_days)
+        cloud_total = costing.cumulative_cost_usd(0.0, c.cost_usd_per_day, horizon_days)
         cheaper = "desktop" if desk_total < cloud_total else "cloud"
-        out.fact(
-            f"Over {it.horizon_days:,.0f} days",
-            f"desktop {in_currency_text(desk_total, r)} vs cloud {in_currency_text(cloud_total, r)}: {cheaper} is cheaper",
+        facts.append(
+            (
+                f"Over {horizon_days:,.0f} days",
+                f"desktop {in_currency_text(desk_total, r)} vs cloud {in_currency_text(cloud_total, r)}: {cheaper} is cheaper",
+            )
         )
+    return facts
 
 
 def run_cost_answer(view: CatalogView, settings: Settings, out: Answer) -> QueryAnswer:

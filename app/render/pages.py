@@ -19,13 +19,17 @@ from pydantic import ValidationError
 
 from app import usecases
 from app.catalog.view import CatalogView
+from app.costing import defaults
 from app.costing.errors import CostingError
 from app.costing.sourced import Assumed
 from app.errors import DomainError
 from app.models.break_even import BreakEvenRequest, BreakEvenResult
+from app.models.inputs import DesktopSpec
 from app.models.interpretation import CloudQuery
+from app.query.answer_common import dated_note
+from app.query.answer_costs import break_even_facts
 from app.render import charts as charts_service
-from app.render.report_html import Money, _template, _value_text, inline_svg
+from app.render.report_html import inline_svg, template, value_text
 from app.settings import Settings
 from app.steps.offer_search import offer_for_desktop
 
@@ -46,9 +50,6 @@ MORE_FIELDS = (
     ("currency", "Currency", "text", "e.g. EUR, GBP; amounts are still entered in USD"),
 )
 FIELD_NAMES = tuple(f[0] for f in (*MAIN_FIELDS, *MORE_FIELDS))
-# The engine's defaults shown in the empty fields (each answer lists them with their source):
-# one GPU; seed 001's 15 % utilization (its PhD desktop) and $0.12/kWh when no region is given.
-PLACEHOLDERS = {"gpu_count": "1", "utilization": "15", "electricity_price_usd_per_kwh": "0.12"}
 # The request field each form field fills (the rest are top-level request fields).
 _DESKTOP = {"gpu", "gpu_count", "total_price_usd", "condition", "resell_after_years"}
 _CLOUD = {"offer_id", "price_usd_per_hour"}
@@ -107,67 +108,49 @@ class BreakEvenForm:
         return "/break-even?" + urlencode(self.values)
 
 
-def _figures(res: BreakEvenResult, money: Money) -> list[tuple[str, str]]:
-    d, c = res.desktop, res.cloud
-    rows = [
-        ("Desktop", f"{d.gpu_count}x {d.gpu_id or 'GPU'}, {money(d.upfront_usd)} upfront"),
-        ("Cloud", f"{c.offer_id or 'the price given'}, {money(c.price_usd_per_hour)}/h"),
-        ("Utilization", f"{res.utilization:.0%}"),
-        ("Electricity", f"{money(d.electricity_price_usd_per_kwh)}/kWh"),
-        ("Desktop per year", f"{money(d.cost_usd_per_year)} ({d.energy_kwh_per_year:,.0f} kWh)"),
-        ("Cloud per year", money(c.cost_usd_per_year)),
-    ]
-    return rows
-
-
 def headline(res: BreakEvenResult) -> str:
-    """The answer in one sentence, with the age of the oldest price it rests on."""
+    """The answer in one sentence, to the hundredth of a day, with the date and age of the
+    oldest price it rests on when that is older than the freshness policy (chat's words,
+    :func:`app.query.answer_common.dated_note`)."""
     days = res.break_even_days
-    text = (
-        f"Break-even after {days:,.2f} days"
-        if days is not None
-        else f"The desktop never pays for itself: {res.break_even_reason or 'cloud is cheaper'}"
-    )
-    p = res.prices
-    if p.oldest_price_age_days is not None and p.oldest_price_age_days > 365:
-        years = p.oldest_price_age_days / 365.25
-        text += f" (rests on a price from {p.oldest_price_date}, {years:.1f} years old: {p.oldest_price})"
-    return text
+    if days is None:
+        return f"The desktop never pays for itself: {res.break_even_reason}"
+    return f"Break-even after {days:,.2f} days{dated_note(res)}"
 
 
 def break_even_page(
     form: BreakEvenForm,
     res: BreakEvenResult | None,
-    chart_svg: str | None,
     *,
     data_version: str,
     today: dt.date,
+    chart_svg: str | None = None,
     request_json: str = "",
+    placeholders: dict[str, str] | None = None,
 ) -> bytes:
     """The break-even calculator: the form (values kept, errors beside their fields) and,
     when computed, the answer, chart, assumptions, sources and how to cite it."""
     context: dict[str, Any] = {
         "form": form,
         "main_fields": MAIN_FIELDS,
-        "placeholders": PLACEHOLDERS,
+        "placeholders": placeholders or {},
         "more_fields": MORE_FIELDS,
         "more_open": any(k in form.values or k in form.errors for k, *_ in MORE_FIELDS),
         "res": res,
         "chart_svg": chart_svg,
         "data_version": data_version,
         "today": today.isoformat(),
-        "value_text": _value_text,
+        "value_text": value_text,
         "request_json": request_json,
     }
     if res is not None:
-        money = Money(res.currency_rate)
-        context |= {"headline": headline(res), "figures": _figures(res, money), "money": money}
-    return _template("break_even_page.html.j2").render(**context).encode()
+        context |= {"headline": headline(res), "figures": break_even_facts(res)}
+    return template("break_even_page.html.j2").render(**context).encode()
 
 
 def front_page(gpus: int, offers: int, providers: int) -> bytes:
     """The front page: what gpucost answers and links to the calculators and the API."""
-    return _template("index.html.j2").render(gpus=gpus, offers=offers, providers=providers).encode()
+    return template("index.html.j2").render(gpus=gpus, offers=offers, providers=providers).encode()
 
 
 def _with_cloud(view: CatalogView, form: BreakEvenForm) -> None:
@@ -191,6 +174,21 @@ def _with_cloud(view: CatalogView, form: BreakEvenForm) -> None:
     form.values["offer_id"] = found.value.id
 
 
+def placeholders(view: CatalogView) -> dict[str, str]:
+    """The engine's defaults, shown in the fields a form leaves empty (each answer lists
+    them with their source): one GPU, the default utilization profile's share and the
+    default electricity price (seed 001's 15 % and $0.12/kWh, from the defaults registry)."""
+    gpus = DesktopSpec.model_fields["gpu_count"].default
+    profile = view.profiles.get(str(defaults.UTILIZATION_PROFILE.value))
+    shown = {
+        "gpu_count": str(gpus),
+        "electricity_price_usd_per_kwh": f"{defaults.ELECTRICITY_PRICE.number:g}",
+    }
+    if profile is not None:
+        shown["utilization"] = f"{profile.utilization * 100:g}"
+    return shown
+
+
 def compute_break_even_page(
     view: CatalogView, settings: Settings, form: BreakEvenForm
 ) -> tuple[bytes, int]:
@@ -198,25 +196,33 @@ def compute_break_even_page(
     with each problem beside its field (422, or the problem's own status: 404 for a name
     the catalog does not know)."""
     today = dt.datetime.now(dt.UTC).date()
-    version = str(view.revision)
+
+    def page(status: int, res: BreakEvenResult | None = None, **answer: Any) -> tuple[bytes, int]:
+        content = break_even_page(
+            form,
+            res,
+            data_version=str(view.revision),
+            today=today,
+            placeholders=placeholders(view),
+            **answer,
+        )
+        return content, status
+
     if not form.asked:
-        return break_even_page(form, None, None, data_version=version, today=today), 200
+        return page(200)
     try:
         _with_cloud(view, form)
         req = form.request()
         if req is None:
-            return break_even_page(form, None, None, data_version=version, today=today), 422
+            return page(422)
         res = usecases.compute_break_even(view, req, settings)
     except DomainError as exc:
         form.errors[""] = exc.detail
-        return break_even_page(form, None, None, data_version=version, today=today), exc.status
+        return page(exc.status)
     except CostingError as exc:
         form.errors[exc.field if exc.field in FIELD_NAMES else ""] = exc.message
-        return break_even_page(form, None, None, data_version=version, today=today), 422
+        return page(422)
     chart = inline_svg(charts_service.cumulative_from_result(res, None, "svg").content.decode())
     body = req.model_dump(mode="json", exclude_unset=True, exclude_none=True)
     request_json = orjson.dumps(body, option=orjson.OPT_INDENT_2).decode()
-    page = break_even_page(
-        form, res, chart, data_version=version, today=today, request_json=request_json
-    )
-    return page, 200
+    return page(200, res, chart_svg=chart, request_json=request_json)

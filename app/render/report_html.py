@@ -32,7 +32,7 @@ STRATEGY_NAMES = {
 
 
 @cache
-def _template(name: str) -> Template:
+def template(name: str) -> Template:
     from jinja2 import Environment, PackageLoader, select_autoescape
 
     env = Environment(
@@ -49,7 +49,7 @@ def render(name: str, result: Any, **context: Any) -> bytes:
     assumptions, sources) from ``result`` and ``context``, UTF-8. Every amount is shown in
     the answer's currency (``money``, ``cur``)."""
     return (
-        _template(name)
+        template(name)
         .render(
             prices=result.prices,
             rate=result.currency_rate,
@@ -58,7 +58,7 @@ def render(name: str, result: Any, **context: Any) -> bytes:
             sources=result.sources,
             money=Money(result.currency_rate),
             cur=result.currency_rate.currency,
-            value_text=_value_text,
+            value_text=value_text,
             **context,
         )
         .encode()
@@ -91,10 +91,10 @@ def compared(money: Money, saving_usd: float, than: str) -> str:
     return f"{money(abs(saving_usd))} {word} than {than}"
 
 
-def _value_text(value: Any) -> str:
+def value_text(value: Any) -> str:
     """An assumption's value for a reader: lists joined, numbers by :func:`number_text`."""
     if isinstance(value, list | tuple):
-        return ", ".join(_value_text(v) for v in value)
+        return ", ".join(value_text(v) for v in value)
     if isinstance(value, float):
         return number_text(value)
     return str(value)

@@ -73,3 +73,13 @@ def test_problems_are_shown_beside_their_fields(client):
     unknown = client.get("/break-even", params={"gpu": "rtx-9999"})
     assert unknown.status_code == 404 and "rtx-9999" in _errors(unknown.text)[0]
     assert 'value="rtx-9999"' in unknown.text  # the form keeps what was typed
+
+
+def test_the_empty_form_shows_the_engines_defaults(client):
+    """Seed 001's defaults (Tim Dettmers, 2020: 15 % utilization, $0.12/kWh) and one GPU are
+    shown in the fields a person leaves empty."""
+    page = client.get("/break-even").text
+    for field, shown in (("gpu_count", "1"), ("utilization", "15"),
+                         ("electricity_price_usd_per_kwh", "0.12")):  # fmt: skip
+        tag = re.search(rf'<input id="f-{field}"[^>]*>', page).group(0)
+        assert f'placeholder="{shown}"' in tag

@@ -70,10 +70,10 @@ def test_a_csv_cell_cannot_start_a_formula(text):
 def test_report_numbers_are_rounded_for_people():
     """Issue 48: a report printed an assumption as ``0.43274382265093136``. Numbers are
     shown to six significant digits, grouped, without trailing zeros; text stays as is."""
-    from app.render.report_html import _value_text
+    from app.render.report_html import value_text
 
-    assert _value_text(0.43274382265093136) == "0.432744"
-    assert _value_text(1234567.891) == "1,234,568"
-    assert _value_text(292.96) == "292.96" and _value_text(100.0) == "100"
-    assert _value_text([0.1 + 0.2, "rtx-3090"]) == "0.3, rtx-3090"
-    assert _value_text(3) == "3" and _value_text("15 %") == "15 %"
+    assert value_text(0.43274382265093136) == "0.432744"
+    assert value_text(1234567.891) == "1,234,568"
+    assert value_text(292.96) == "292.96" and value_text(100.0) == "100"
+    assert value_text([0.1 + 0.2, "rtx-3090"]) == "0.3, rtx-3090"
+    assert value_text(3) == "3" and value_text("15 %") == "15 %"
