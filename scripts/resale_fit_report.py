@@ -9,16 +9,15 @@ migrated and seeded database; `make db` makes one).
 
 from __future__ import annotations
 
-import argparse
 import math
 import statistics
+import sys
+from pathlib import Path
 
-from sqlalchemy import create_engine
-from sqlmodel import Session
-
-from app.catalog.sources.resale import resale_observations
-from app.catalog.view import read_view
-from app.costing import ownership as own
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from app.catalog.sources.resale import resale_observations  # noqa: E402
+from app.costing import ownership as own  # noqa: E402
+from scripts.catalog_arg import catalog_from_args  # noqa: E402
 
 
 def _errors(curve: own.DepreciationCurve) -> tuple[float, float]:
@@ -27,11 +26,7 @@ def _errors(curve: own.DepreciationCurve) -> tuple[float, float]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--database-url", default="sqlite:///./gpucost.db")
-    args = parser.parse_args()
-    with Session(create_engine(args.database_url)) as session:
-        view = read_view(session)
+    view = catalog_from_args(__doc__)
     observed = resale_observations()
     left = [o for o in observed if o.excluded]
     print(f"{len(observed)} observations; {len(left)} left out of the fit:")

@@ -8,13 +8,12 @@ Usage: ``python scripts/speed_model_report.py [--database-url sqlite:///./gpucos
 
 from __future__ import annotations
 
-import argparse
+import sys
+from pathlib import Path
 
-from sqlalchemy import create_engine
-from sqlmodel import Session
-
-from app.catalog.view import read_view
-from app.steps.speed import speed, speed_evidence
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from app.steps.speed import speed, speed_evidence  # noqa: E402
+from scripts.catalog_arg import catalog_from_args  # noqa: E402
 
 PAIRS = [
     ("rtx-4090", "h100-sxm"),
@@ -26,11 +25,7 @@ PAIRS = [
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--database-url", default="sqlite:///./gpucost.db")
-    args = parser.parse_args()
-    with Session(create_engine(args.database_url)) as session:
-        view = read_view(session)
+    view = catalog_from_args(__doc__)
     ev = speed_evidence(view)
     m = ev.model
     print(

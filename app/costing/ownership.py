@@ -172,7 +172,10 @@ class DepreciationCurve:
         return -math.log(self.retained_fraction(held, age_at_purchase_years)) / held
 
 
-MIN_POINTS_FOR_SHAPE = 10  # fewer observations: the one-parameter (exponential) fit
+# gpucost's rule: with fewer observations the one-parameter (exponential) fit; a shape read
+# from a handful of points follows their noise (the workstation class has 5: shape 0.40
+# against 1 fitted freely, docs/model.md).
+MIN_POINTS_FOR_SHAPE = 10
 
 
 def fit_depreciation(points: Iterable[tuple[float, float]], source: str) -> DepreciationCurve:

@@ -26,14 +26,16 @@ from app.settings import Settings
 
 ENDPOINT = "https://console.vast.ai/api/v0/bundles/"
 DOCS = "https://docs.vast.ai/api-reference/search/search-offers"
-QUERY = {
+# Offers per answer asked for: the limit SkyPilot's Vast fetcher asks (skypilot-org/skypilot,
+# sky/catalog/data_fetchers/fetch_vast.py, read 2026-11-27); an answer with more is refused.
+MAX_OFFERS = 10_000
+QUERY: dict[str, object] = {
     "verified": {"eq": True},
     "rentable": {"eq": True},
     "external": {"eq": False},
     "type": "on-demand",
-    "limit": 10000,
+    "limit": MAX_OFFERS,
 }
-MAX_OFFERS = 50_000
 # Vast's names for parts that SkyPilot's catalog names otherwise (its data, as listed there).
 _RENAMED = {"TeslaV100": "V100", "TeslaT4": "T4", "TeslaP100": "P100", "QRTX6000": "RTX6000"}
 
