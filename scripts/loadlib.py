@@ -221,7 +221,9 @@ def wrk(
     script: Path | None = None,
     timeout_s: int = 5,
 ) -> dict:
-    """Run wrk with --latency; returns requests/s, p50/p99 (ms), requests, errors."""
+    """Run wrk with --latency; returns requests/s, p50/p99 (ms), requests, non-2xx answers,
+    socket errors (connect, read, write and timeouts) and, of those, ``timeouts`` (requests
+    unanswered after ``timeout_s`` seconds)."""
     cmd = [
         "wrk",
         f"-t{threads}",
@@ -244,6 +246,7 @@ def wrk(
         "requests": total,
         "non_2xx": int(non2xx.group(1)) if non2xx else 0,
         "socket_errors": sum(int(x) for x in sock.groups()) if sock else 0,
+        "timeouts": int(sock.group(4)) if sock else 0,
         "raw": out,
     }
 

@@ -32,6 +32,13 @@ from tests.servers import create_key
 
 pytestmark = pytest.mark.load
 LOAD_SECONDS = int(os.environ.get("GPUCOST_LOAD_SECONDS", "60"))
+# How long the load's client waits for an answer before wrk counts a timeout. These tests claim
+# that no request fails; they run beside other jobs (`make test-busy` adds two CPU-bound
+# processes to a 2-CPU machine), where a request queued behind 63 others can wait seconds
+# (a p99 of 2.5 s and a maximum of 4.96 s have been seen there, against wrk's
+# default 5 s). Latency is the benchmark's to report
+# (scripts/bench.py), not a failure here.
+PATIENT_CLIENT_S = 60
 # CI (GPUCOST_REQUIRE_LOAD=1) installs wrk and PostgreSQL: there, their absence fails.
 REQUIRE_LOAD = os.environ.get("GPUCOST_REQUIRE_LOAD") == "1"
 needs_wrk = pytest.mark.skipif(
@@ -58,7 +65,13 @@ def test_64_connections_against_2_workers_on_postgres_without_errors(pg_env, tmp
     srv = start_server(pg_env, workers=2)
     try:
         script = lua_post("/v1/break-even", BREAK_EVEN, tmp_path)
-        r = wrk(f"{srv.base}/v1/break-even", seconds=LOAD_SECONDS, connections=64, script=script)
+        r = wrk(
+            f"{srv.base}/v1/break-even",
+            seconds=LOAD_SECONDS,
+            connections=64,
+            script=script,
+            timeout_s=PATIENT_CLIENT_S,
+        )
     finally:
         srv.stop()
     print(
@@ -82,7 +95,13 @@ def test_kill_9_of_a_worker_under_load_the_service_keeps_answering(pg_env, tmp_p
         script = lua_post("/v1/break-even", BREAK_EVEN, tmp_path)
         load = threading.Thread(
             target=lambda: results.append(
-                wrk(f"{srv.base}/v1/break-even", seconds=8, connections=16, script=script)
+                wrk(
+                    f"{srv.base}/v1/break-even",
+                    seconds=8,
+                    connections=16,
+                    script=script,
+                    timeout_s=PATIENT_CLIENT_S,
+                )
             )
         )
         results: list[dict] = []
@@ -103,7 +122,13 @@ def test_kill_9_of_a_worker_under_load_the_service_keeps_answering(pg_env, tmp_p
                 break
             time.sleep(0.2)
         assert len(alive) == 2
-        after = wrk(f"{srv.base}/v1/break-even", seconds=3, connections=16, script=script)
+        after = wrk(
+            f"{srv.base}/v1/break-even",
+            seconds=3,
+            connections=16,
+            script=script,
+            timeout_s=PATIENT_CLIENT_S,
+        )
         assert after["non_2xx"] == 0 and after["socket_errors"] == 0, after["raw"]
     finally:
         srv.stop()
