@@ -146,8 +146,11 @@ def similar_gpu_ids(view: CatalogView, gpu: Gpu, bandwidth_tolerance: float) -> 
 
 def vocabulary(view: CatalogView) -> dict[str, list[tuple[Any, ...]]]:
     """The names the query parser needs: GPUs ``(id, name, aliases)``, utilization profiles
-    ``(id, name)``, regions ``(id, name, kind)`` and benchmarks ``(id, name)``."""
+    ``(id, name)``, regions ``(id, name, kind)``, benchmarks ``(id, name)`` and cloud
+    instances ``(provider, instance type, GPU id, GPU count)``."""
+    instances = {(o.provider, o.instance_type, o.gpu_id, o.gpu_count) for o in view.offers.offers}
     return {
+        "instances": sorted(instances),
         "gpus": [(g.id, g.name, g.aliases or []) for g in view.gpus],
         "profiles": [(p.id, p.name) for p in view.profiles.values()],
         "regions": [(r.id, r.name, r.kind) for r in view.regions.values()],

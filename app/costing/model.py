@@ -26,9 +26,11 @@ HOURS_PER_DAY = 24.0
 DAYS_PER_YEAR = 365.0
 DAYS_PER_MONTH = DAYS_PER_YEAR / 12.0
 SECONDS_PER_HOUR = 3600.0
+# A month of hours: 8,760 h / 12 = 730 h.
+HOURS_PER_MONTH = HOURS_PER_DAY * DAYS_PER_MONTH
 # Hours one committed instance covers a month: 8,760 h / 12, the month Google Cloud bills a
 # commitment by (its pricing pages and Billing Catalog list monthly = hourly x 730).
-COMMITTED_HOURS_PER_MONTH = HOURS_PER_DAY * DAYS_PER_YEAR / 12.0
+COMMITTED_HOURS_PER_MONTH = HOURS_PER_MONTH
 # The default amortization lifetime (IRS Publication 946's 5-year recovery for computers).
 DEFAULT_LIFETIME_YEARS = defaults.LIFETIME.number
 

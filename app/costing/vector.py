@@ -21,14 +21,12 @@ from app.costing.model import (
     COMMITTED_HOURS_PER_MONTH,
     DAYS_PER_MONTH,
     HOURS_PER_DAY,
+    HOURS_PER_MONTH,
     CloudRate,
     Desktop,
     _finite_positive,
     _require,
 )
-
-HOURS_PER_MONTH = HOURS_PER_DAY * DAYS_PER_MONTH  # 730 h
-
 
 # --------------------------------------------------------------------------------------------
 # Spot and interruptible capacity

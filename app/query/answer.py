@@ -55,9 +55,9 @@ from app.query.lexicon import Lexicon
 from app.query.llm_words import llm_answer, read_llm
 from app.query.parser import parse
 from app.settings import Settings
+from app.steps import gpu_choice
 from app.steps.offer_search import matching_offers
 from app.steps.spot import offer_overhead
-from app.steps.trail import n_gpus
 
 
 def lexicon(view: CatalogView) -> Lexicon:
@@ -67,9 +67,6 @@ def lexicon(view: CatalogView) -> Lexicon:
         lambda: Lexicon.build(
             **catalog.vocabulary(view),
             currencies=view.fx_rates,
-            instances=sorted(
-                {(o.provider, o.instance_type, o.gpu_id, o.gpu_count) for o in view.offers.offers}
-            ),
         ),
     )
 
@@ -87,7 +84,7 @@ def _answer(view: CatalogView, settings: Settings, it: Interpretation) -> QueryA
         # "A100 on aws", "8 H100s on aws spot": a GPU no desktop is priced with, and a cloud
         # side without its own GPU: the question is where to rent it.
         it.cloud.gpu, it.gpu, it.intent = it.gpu, None, "offers"
-        out.default(
+        out.read_as(
             "intent",
             "offers",
             "no desktop price for this GPU in the catalog and a cloud side named: read as "
@@ -184,12 +181,7 @@ def _offers_answer(view: CatalogView, settings: Settings, out: Answer) -> QueryA
     mention = c.gpu or it.gpu
     ids = mention.ids if mention else None
     if ids is None and it.min_gpu_memory_gb:
-        ids = tuple(g.id for g in view.gpus if g.memory_gb >= it.min_gpu_memory_gb)
-        out.default(
-            "gpus",
-            f"{n_gpus(len(ids))} with at least {it.min_gpu_memory_gb:g} GB",
-            "the catalog's GPUs with that much memory per GPU (Colab left out)",
-        )
+        ids = out.take(gpu_choice.gpus_with_memory(view, it.min_gpu_memory_gb))
     count = mention.count if mention and mention.count > 1 else None
     # GPUs chosen by memory are not widened (a family holds smaller cards) and skip Colab
     by_memory = bool(ids and it.min_gpu_memory_gb and not mention)

@@ -16,7 +16,7 @@ from app.models import Gpu
 from app.models.answers import Assumption, CurrencyRate
 from app.models.interpretation import GpuMention, Interpretation
 from app.models.query import Fact, QueryAnswer
-from app.steps import trail
+from app.steps import gpu_choice, run_options, trail
 
 M = TypeVar("M", bound=BaseModel)
 T = TypeVar("T")
@@ -24,15 +24,7 @@ T = TypeVar("T")
 SEED_001 = trail.SEED_001
 
 
-CARBON_DEFAULT_DAYS = defaults.CARBON_DAYS.number
-
-
-MAX_OPTIONS = 5
-
-# The GPUs of an HGX baseboard, the only way SXM modules are sold (the catalog's server host
-# for them holds 8: barebones.csv `server-8gpu-2025`).
-HGX_GPUS = 8
-
+MAX_OPTIONS = run_options.MAX_OPTIONS
 
 EXAMPLES = [
     "break-even for 3090 at 15% util",
@@ -47,7 +39,10 @@ EXAMPLES = [
 
 
 class Answer:
-    """Accumulates what the answer needs while a builder runs."""
+    """Accumulates what the answer needs while a builder runs: its facts, its caveats and its
+    ``defaults`` list, which holds three things only: the notes of the steps that chose a
+    value (:meth:`take`), the engine's own assumptions (:meth:`assumed`) and how a word of
+    the question was read (:meth:`read_as`). Chat chooses nothing itself."""
 
     def __init__(self, it: Interpretation) -> None:
         self.it = it
@@ -61,15 +56,24 @@ class Answer:
         if text not in self.caveats:
             self.caveats.append(text)
 
-    def default(self, name: str, value: Any, source: str) -> None:
-        self.defaults.append(Assumption(name=name, value=value, source=source))
+    def read_as(self, name: str, value: Any, how: str) -> None:
+        """How the question's words were read where they leave a request field open to
+        reading (a number as a duration, a task word as a task): ``how`` says what was read
+        and how to say otherwise."""
+        self.defaults.append(Assumption(name=name, value=value, source=how))
+
+    def assumed(self, assumptions: list[Assumption]) -> None:
+        """The engine's assumptions for the answer, as its result states them."""
+        self.defaults += assumptions
 
     def take(self, found: Sourced[T]) -> T:
         """A step's value, its notes kept: each default it chose as one of the answer's
         defaults, each caveat for the headline (citations and prices are the use cases')."""
         for note in found.notes:
             if isinstance(note, Assumed):
-                self.default(note.name, note.value, note.source)
+                self.defaults.append(
+                    Assumption(name=note.name, value=note.value, source=note.source)
+                )
             elif isinstance(note, Caveat):
                 self.caveat(note.text)
         return found.value
@@ -145,67 +149,25 @@ def validated(model: type[M], body: dict[str, Any], it: Interpretation) -> M:
         raise refuse(it, f"{where}: {first['msg']}") from None
 
 
-def offer_counts(view: CatalogView) -> dict[tuple[str, str | None], int]:
-    """Offers per ``(gpu id, provider)`` and per ``(gpu id, None)`` (every provider); built
-    once per view."""
-
-    def count() -> dict[tuple[str, str | None], int]:
-        out: dict[tuple[str, str | None], int] = {}
-        for o in view.offers.offers:
-            for key in ((o.gpu_id, o.provider), (o.gpu_id, None)):
-                out[key] = out.get(key, 0) + 1
-        return out
-
-    return view.memoized("query.offer_counts", count)
-
-
 def one_gpu(
     view: CatalogView, out: Answer, mention: GpuMention | None, *, bought: bool = False
 ) -> Gpu:
-    """The GPU a mention names; a family name ("h100", "a100") takes the variant with the
-    most catalog offers (at the provider asked about, if any), among those with a catalog
-    purchase price when one is to be ``bought`` (and some have one), stated in the answer's
-    defaults with the alternatives: never a refusal where a sensible default answers.
-    Refuses (NotUnderstood) when no GPU is named (the parser names one for the intents that
-    need it)."""
+    """The GPU a mention names; a family name takes the variant the GPU step chooses
+    (:func:`app.steps.gpu_choice.gpu_variant`, at the provider asked about), stated in the
+    answer's defaults with the alternatives. Refuses (NotUnderstood) when no GPU is named
+    (the parser names one for the intents that need it)."""
     if mention is None or not mention.ids:
         raise refuse(out.it, "name a GPU, e.g. '3090' or 'a100'")
-    if len(mention.ids) == 1:
-        return _catalog_gpu(view, mention.ids[0])
-    provider = out.it.cloud.provider
-    per_key = offer_counts(view)
-    counts = {gid: per_key.get((gid, provider), 0) for gid in mention.ids}
-    pool = list(mention.ids)
-    priced = [g for g in pool if (found := view.gpu(g)) and found.purchase_price() is not None]
-    why = ""
-    if bought and priced:
-        pool, why = priced, " of those with a purchase price"
-        cards = [g for g in priced if "sxm" not in str(_catalog_gpu(view, g).form_factor)]
-        if cards and mention.count != HGX_GPUS:
-            pool, why = (
-                cards,
-                f"{why} sold as cards (SXM modules come on {HGX_GPUS}-GPU HGX boards)",
-            )
-        if len(pool) == len(mention.ids):
-            why = ""
-    chosen = max(sorted(pool), key=lambda gid: counts[gid])
-    where = f" at {provider}" if provider else ""
-    others = ", ".join(g for g in mention.ids if g != chosen)
-    out.default(
-        f"gpu '{mention.text}'",
-        chosen,
-        f"default: '{mention.text}' is {len(mention.ids)} GPUs; {chosen} has the most catalog "
-        f"offers{where}{why} ({counts[chosen]}); also {others}: name one to choose",
+    return out.take(
+        gpu_choice.gpu_variant(
+            view,
+            mention.ids,
+            mention.text,
+            provider=out.it.cloud.provider,
+            bought=bought,
+            count=mention.count,
+        )
     )
-    return _catalog_gpu(view, chosen)
-
-
-def _catalog_gpu(view: CatalogView, gpu_id: str) -> Gpu:
-    """A GPU the lexicon found in this view (so it is there)."""
-    gpu = view.gpu(gpu_id)
-    if gpu is None:  # the lexicon is built from the same view
-        raise NotUnderstood(f"no GPU {gpu_id} in the catalog")
-    return gpu
 
 
 def _typed(it: Interpretation, *names: str) -> dict[str, Any]:
@@ -250,19 +212,11 @@ def money(x: float | None) -> str:
     return f"${x:,.2f}" if abs(x) >= 1 else f"${x:.4g}"
 
 
-def desktop_spec(view: CatalogView, out: Answer, gpu: Gpu, count: int) -> dict[str, Any]:
-    """A desktop with ``count`` x ``gpu``; its barebone is the engine's default (the cheapest
-    of the newest priced year that holds them, a server for a datacenter card), which the
-    answer states. SXM modules are priced as an HGX server."""
-    if "sxm" in str(gpu.form_factor) and count != HGX_GPUS:
-        out.default(
-            "desktop.gpu_count",
-            HGX_GPUS,
-            f"SXM modules are sold on {HGX_GPUS}-GPU HGX boards, not one by one: priced as "
-            f"an {HGX_GPUS}-GPU server (asked: {count}); say `{HGX_GPUS}x` or name a card",
-        )
-        count = HGX_GPUS
-    return {"gpu": gpu.id, "gpu_count": count}
+def desktop_spec(out: Answer, gpu: Gpu, count: int) -> dict[str, Any]:
+    """A desktop with ``count`` x ``gpu`` (SXM modules as a whole HGX board:
+    :func:`app.steps.gpu_choice.hgx_count`); its barebone is the engine's default, which
+    the answer states."""
+    return {"gpu": gpu.id, "gpu_count": out.take(gpu_choice.hgx_count(gpu, count))}
 
 
 def cloud_text(it: Interpretation) -> str:

@@ -8,16 +8,14 @@ import re
 from typing import Any
 
 from app import costing, usecases
-from app.catalog import queries as catalog
 from app.catalog.view import CatalogView
-from app.models import CloudOffer, Gpu
+from app.models import Gpu
 from app.models.break_even import BreakEvenRequest, BreakEvenResult
 from app.models.carbon import CarbonRequest
 from app.models.electricity import ElectricityRequest
 from app.models.query import QueryAnswer
 from app.models.run_cost import RunCostRequest
 from app.query.answer_common import (
-    CARBON_DEFAULT_DAYS,
     MAX_OPTIONS,
     Answer,
     cloud_text,
@@ -34,6 +32,7 @@ from app.query.answer_common import (
 )
 from app.query.names import UNLISTED
 from app.settings import Settings
+from app.steps import demand, run_options
 from app.steps.offer_search import matching_offers, offer_for_desktop
 
 # Seed 004's metric in words a budget officer does not misread.
@@ -55,7 +54,7 @@ def _break_even_body(view: CatalogView, out: Answer) -> dict[str, Any]:
     it = out.it
     gpu = one_gpu(view, out, it.gpu, bought=it.desktop_price_usd is None)
     count = it.gpu.count if it.gpu else 1
-    desktop = desktop_spec(view, out, gpu, count)
+    desktop = desktop_spec(out, gpu, count)
     if it.desktop_price_usd is not None:
         desktop = {"gpu": gpu.id, "gpu_count": count, "total_price_usd": it.desktop_price_usd}
     if it.resell_after_years is not None:
@@ -234,15 +233,7 @@ def _workload(out: Answer, gpu: Gpu | None, count: int) -> tuple[dict[str, Any],
     if runtime_s is None and it.gpu_hours is not None:
         runtime_s = it.gpu_hours * 3600 / count
     if runtime_s is None and it.horizon_days and gpu is not None:
-        busy = it.utilization if it.utilization is not None else 1.0
-        runtime_s = it.horizon_days * 86_400 * busy
-        if it.utilization is None:
-            out.default(
-                "runtime_s",
-                runtime_s,
-                f"{it.horizon_days:g} days busy around the clock (no utilization given; say "
-                "`at 25%` for less)",
-            )
+        runtime_s = out.take(demand.busy_runtime_s(it.horizon_days, it.utilization))
     if runtime_s is None or gpu is None:
         raise refuse(
             it,
@@ -256,7 +247,7 @@ def _workload(out: Answer, gpu: Gpu | None, count: int) -> tuple[dict[str, Any],
 def _options(view: CatalogView, out: Answer, gpu: Gpu | None, count: int) -> list[dict[str, Any]]:
     """The options to cost: the question's cloud side (a price, or matching offers); else
     for a GPU its cheapest offer per provider and a desktop; else seed 004's Paperspace
-    offers. Each default is stated in the answer."""
+    offers (:mod:`app.steps.run_options`, each choice stated in the answer)."""
     it, c = out.it, out.it.cloud
     if c.price_usd_per_hour is not None:
         target = c.gpu.ids[0] if c.gpu and len(c.gpu.ids) == 1 else (gpu.id if gpu else None)
@@ -268,50 +259,10 @@ def _options(view: CatalogView, out: Answer, gpu: Gpu | None, count: int) -> lis
         found = out.take(matching_offers(view, c, ids, pricing="on_demand"))
         if not found:
             raise refuse(it, f"no cloud offer matches {cloud_text(it)}")
-        distinct: dict[tuple[str, str], CloudOffer] = {}  # one region per instance type
-        for o in found:
-            distinct.setdefault((o.provider, o.instance_type), o)
-        options: list[dict[str, Any]] = [
-            {"offer_id": o.id} for o in list(distinct.values())[:MAX_OPTIONS]
-        ]
-        out.default(
-            "options",
-            [o["offer_id"] for o in options],
-            f"the {len(options)} cheapest per GPU-hour of {len(found)} matching offers (one "
-            "region per instance type)",
-        )
-        return options
+        return out.take(run_options.distinct_offers(found))
     if gpu is not None:
-        cheapest: dict[str, CloudOffer] = {}  # per provider; offers come cheapest first
-        for offer in catalog.find_offers(
-            view, gpu_ids=(gpu.id,), gpu_count=count, pricing_model="on_demand"
-        ):
-            if offer.price_usd_per_hour == 0 and offer.monthly_fee_usd == 0:
-                continue  # free plans (Colab Free): GPU, hours and sessions not guaranteed
-            cheapest.setdefault(offer.provider, offer)
-        options = [{"offer_id": o.id} for o in list(cheapest.values())[:MAX_OPTIONS]]
-        # a desktop with it when it can be bought in that count (SXM modules: HGX boards)
-        if gpu.purchase_price() is not None and view.cheapest_barebone(count, gpu) is not None:
-            options.append({"desktop": desktop_spec(view, out, gpu, count)})
-        if not options:
-            raise refuse(it, f"no offer or desktop price for {gpu.id} in the catalog")
-        out.default(
-            "options",
-            [o.get("offer_id", "desktop") for o in options],
-            "the cheapest on-demand offer of this GPU per provider (up to 5; say `spot` for "
-            "spot), and a desktop with it when its launch price is known",
-        )
-        return options
-    found = [
-        o for o in catalog.find_offers(view, gpu_ids=None, provider="paperspace")
-        if o.id.endswith("-2022")
-    ]  # fmt: skip
-    out.default(
-        "options",
-        len(found),
-        "seed 004's Paperspace offers (Paperspace, 'Best GPU for deep learning', 2022)",
-    )
-    return [{"offer_id": o.id} for o in found]
+        return out.take(run_options.gpu_options(view, gpu, count))
+    return out.take(run_options.seed_options(view))
 
 
 def carbon_answer(view: CatalogView, settings: Settings, out: Answer) -> QueryAnswer:
@@ -325,14 +276,11 @@ def carbon_answer(view: CatalogView, settings: Settings, out: Answer) -> QueryAn
     elif it.runtime_s is not None:
         body["hours"] = it.runtime_s / 3600
     else:
-        body["days"] = it.horizon_days or CARBON_DEFAULT_DAYS
-        if not it.horizon_days:
-            out.default("days", CARBON_DEFAULT_DAYS, "default: one year")
+        body["days"] = out.take(demand.carbon_days(it.horizon_days))
         usage = usage_fields(it)
         body.update(usage)
         if it.horizon_days and not usage and TRAINING.search(it.text.lower()):
-            body["utilization"] = 1.0  # "training on 8 A100s for 3 days": busy throughout
-            out.default("utilization", 1.0, "training for the whole period: busy throughout")
+            body["utilization"] = out.take(demand.busy_throughout())
     if it.region:
         body["region"] = it.region
     req = validated(CarbonRequest, body, it)

@@ -3,23 +3,21 @@ GPU-hour and per unit of work), and Colab's plans. Each default is stated in the
 
 from __future__ import annotations
 
-from app.catalog import queries as catalog
 from app.catalog.view import CatalogView
 from app.costing import offers
-from app.models import CloudOffer, Gpu
 from app.models.query import QueryAnswer
 from app.query.answer_common import MAX_OPTIONS, Answer, money, one_gpu, refuse
 from app.settings import Settings
-from app.steps.cloud_offer import COMPARABLE_RULE, comparable_offer_by_gpu
+from app.steps.cloud_offer import comparable_offers_of, plan_offers
+from app.steps.gpu_choice import offer_counts
 from app.steps.speed import speed, speed_evidence
 
 
 def gpu_list_answer(view: CatalogView, settings: Settings, out: Answer) -> QueryAnswer:
     """The catalog's GPUs, most memory first: those with cloud offers (and how many), those
     with a desktop price, and the count."""
-    offers: dict[str, int] = {}
-    for o in view.offers.offers:
-        offers[o.gpu_id] = offers.get(o.gpu_id, 0) + 1
+    per_key = offer_counts(view)
+    offers = {g.id: n for g in view.gpus if (n := per_key.get((g.id, None)))}
     gpus = sorted(view.gpus, key=lambda g: (-g.memory_gb, g.id))
     rented = [g for g in gpus if offers.get(g.id)]
     out.fact("Rentable", ", ".join(f"{g.id} ({offers[g.id]})" for g in rented))
@@ -33,13 +31,6 @@ def gpu_list_answer(view: CatalogView, settings: Settings, out: Answer) -> Query
     return out.done(headline, result=[g.id for g in gpus])
 
 
-def _cheapest(view: CatalogView, gpu: Gpu) -> CloudOffer | None:
-    """``gpu``'s comparable offer in any GPU count (:mod:`app.steps.cloud_offer`: the rule
-    the API applies), None when it has none."""
-    pick = comparable_offer_by_gpu(view).get(gpu.id)
-    return pick.offer if pick else None
-
-
 def gpu_compare_answer(view: CatalogView, settings: Settings, out: Answer) -> QueryAnswer:
     """Two GPUs: each one's cheapest on-demand price per GPU-hour, their relative speed
     (measured, published or the calibrated estimate, with its basis) and so the price of one
@@ -49,15 +40,10 @@ def gpu_compare_answer(view: CatalogView, settings: Settings, out: Answer) -> Qu
     b = one_gpu(view, out, it.cloud.gpu)
     if a.id == b.id:
         raise refuse(it, f"both names are {a.id}: which two GPUs? e.g. `a100 vs h100 per hour`")
-    offer_a, offer_b = _cheapest(view, a), _cheapest(view, b)
+    offer_a, offer_b = out.take(comparable_offers_of(view, (a.id, b.id)))
     if offer_a is None or offer_b is None:
         missing = a.id if offer_a is None else b.id
         raise refuse(it, f"no on-demand cloud offer of {missing} in the catalog to compare")
-    out.default(
-        "offers",
-        [offer_a.id, offer_b.id],
-        f"each GPU's {COMPARABLE_RULE}, in any GPU count",
-    )
     ratio = speed(speed_evidence(view), a, 1, b, 1)  # b hours per hour of a's work
     price_a = offers.price_per_gpu_hour(offer_a)
     price_b = offers.price_per_gpu_hour(offer_b)
@@ -102,7 +88,7 @@ def colab_answer(view: CatalogView, settings: Settings, out: Answer) -> QueryAns
         unit = f", {money(p.usd_per_compute_unit)} per unit" if p.usd_per_compute_unit else ""
         gpus = [
             f"{o.gpu_id} {money(float(o.price_usd_per_hour))}/h"
-            for o in catalog.find_offers(view, provider="colab", colab_plan=p.id)[:MAX_OPTIONS]
+            for o in plan_offers(view, p.id)[:MAX_OPTIONS]
         ]
         out.fact(
             p.name,

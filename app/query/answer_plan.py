@@ -7,9 +7,8 @@ from __future__ import annotations
 from typing import Any
 
 from app.catalog.view import CatalogView
-from app.costing import offers
 from app.models.interpretation import Interpretation
-from app.models.plan import MAX_PLAN_MONTHS, MIN_PLAN_MONTHS, PlanRequest, PlanResult
+from app.models.plan import PlanRequest, PlanResult
 from app.models.query import QueryAnswer
 from app.query.answer_common import (
     Answer,
@@ -20,49 +19,18 @@ from app.query.answer_common import (
     refuse,
     validated,
 )
-from app.query.vocabulary import DAYS_PER_UNIT, HOURS_PER_MONTH
 from app.settings import Settings
+from app.steps import demand, gpu_choice
 from app.usecases.plan_answer import compute_plan
 
 MONTH_ABBR = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
-
-
-def default_plan_gpu(view: CatalogView) -> tuple[str, int]:
-    """The GPU a plan is measured on when the question names none: of the GPUs with a
-    desktop price (sold as cards: SXM modules come on 8-GPU HGX boards), the one the
-    catalog's clouds offer most on demand (Colab left out), and that count; built once per
-    view."""
-
-    def pick() -> tuple[str, int]:
-        priced = {
-            g.id
-            for g in view.gpus
-            if g.purchase_price() is not None and str(g.form_factor) != "datacenter_sxm"
-        }
-        counts: dict[str, int] = {}
-        for o in view.offers.offers:
-            if o.gpu_id in priced and offers.is_comparable(o):
-                counts[o.gpu_id] = counts.get(o.gpu_id, 0) + 1
-        return max(sorted(counts), key=lambda g: counts[g]), max(counts.values())
-
-    return view.memoized("query.plan_gpu", pick)
 
 
 def _months(out: Answer) -> int | None:
     """The horizon asked for, in whole months within what a plan takes (stated when
     clamped); None when none was asked (the engine's default applies)."""
     days = out.it.horizon_days
-    if days is None:
-        return None
-    asked = round(days / DAYS_PER_UNIT["month"])
-    months = min(MAX_PLAN_MONTHS, max(MIN_PLAN_MONTHS, asked))
-    if months != asked:
-        out.default(
-            "months",
-            months,
-            f"a plan spans {MIN_PLAN_MONTHS} to {MAX_PLAN_MONTHS} months; {asked} asked",
-        )
-    return months
+    return None if days is None else out.take(demand.plan_months(days))
 
 
 def plan_request(view: CatalogView, out: Answer) -> dict[str, Any]:
@@ -72,22 +40,13 @@ def plan_request(view: CatalogView, out: Answer) -> dict[str, Any]:
     if mention is not None:
         gpu = one_gpu(view, out, mention).id
     else:
-        gpu, offers = default_plan_gpu(view)
-        out.default(
-            "gpu",
-            gpu,
-            f"default: the GPU with a desktop price that the catalog's clouds offer most on "
-            f"demand ({offers} offers); name a GPU to plan on another",
-        )
+        gpu = out.take(gpu_choice.plan_gpu(view))
     base = it.gpu_hours_per_month
     if base is None and it.people:
-        base = _people_demand(view, out, it.people)
+        base = out.take(demand.people_demand(view, it.people))
     if base is None:
-        base = 0.0
-        why = "no monthly demand given: only the peaks"
-        if budget_usd(view, it) is not None and not it.peaks:
-            why = "no demand given (say `for 8 students` or `300 gpu-hours a month`): what the budget buys"
-        out.default("baseline_gpu_hours_per_month", 0, why)
+        budget_only = budget_usd(view, it) is not None and not it.peaks
+        base = out.take(demand.no_demand(budget_only=budget_only))
     body: dict[str, Any] = {"gpu": gpu, "baseline_gpu_hours_per_month": base}
     if it.peaks:
         body["peaks"] = [{"month": p.month, "gpu_hours": p.gpu_hours} for p in it.peaks]
@@ -103,28 +62,6 @@ def plan_request(view: CatalogView, out: Answer) -> dict[str, Any]:
     for key in ("utilization", "utilization_profile"):  # a monthly rate, not a ceiling
         fields.pop(key, None)
     return {**body, **fields}
-
-
-# A person's demand when the question counts people: seed 001's PhD-student desktop profile.
-PERSON_PROFILE = "phd-desktop"
-
-
-def _people_demand(view: CatalogView, out: Answer, people: int) -> float:
-    """GPU-hours a month for ``people``: each keeps one GPU busy as the catalog's PhD-student
-    desktop profile says (stated with its source)."""
-    profile = view.profiles.get(PERSON_PROFILE)
-    if profile is None:
-        raise refuse(
-            out.it, f"no '{PERSON_PROFILE}' profile in the catalog to size {people} people"
-        )
-    per_person = profile.utilization * HOURS_PER_MONTH
-    out.default(
-        "baseline_gpu_hours_per_month",
-        people * per_person,
-        f"{people} people x one GPU each at '{profile.name}' {profile.utilization:.0%} "
-        f"({profile.description}; {profile.source}) x {HOURS_PER_MONTH:g} h a month",
-    )
-    return people * per_person
 
 
 def budget_usd(view: CatalogView, it: Interpretation) -> float | None:

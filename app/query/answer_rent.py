@@ -17,24 +17,22 @@ GPU is said in the headline, never replaced silently.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from typing import Any
 
 from app.catalog.view import CatalogView
 from app.costing import offers
-from app.models import CloudOffer
 from app.models.answers import CurrencyRate
 from app.models.query import QueryAnswer
 from app.query.answer_common import (
-    MAX_OPTIONS,
     Answer,
     in_currency_text,
     one_gpu,
     refuse,
 )
 from app.settings import Settings
-from app.steps import trail
+from app.steps import demand, trail
 from app.steps.offer_search import rental_offers
+from app.steps.rentals import Rental, cheapest_rentals
 from app.steps.spot import offer_overhead
 
 SPOT_NOTE = (
@@ -42,16 +40,6 @@ SPOT_NOTE = (
     "billed hours per useful hour ({basis}; checkpoints every 30 min, 10 min restarts: "
     "POST /v1/compare with `spot` to state your own)"
 )
-
-
-@dataclass(frozen=True)
-class Rental:
-    """One way to rent the GPUs asked for: ``instances`` of ``offer`` for ``hours`` each."""
-
-    offer: CloudOffer
-    instances: int
-    hours: float
-    cost_usd: float
 
 
 def is_rental(out: Answer) -> bool:
@@ -66,26 +54,6 @@ def is_rental(out: Answer) -> bool:
     return bool(it.gpu_hours or it.horizon_days)
 
 
-def _rentals(
-    view: CatalogView, found: list[CloudOffer], n: int, gpu_hours: float | None, hours: float
-) -> list[Rental]:
-    """The cheapest rental per provider (one region each), cheapest first; a spot offer's
-    hours carry its default interruption overhead (:func:`offer_overhead`)."""
-    best: dict[str, Rental] = {}
-    for o in found:
-        price = float(o.price_usd_per_hour)
-        extra, _ = offer_overhead(view, o.id)
-        if gpu_hours is not None:  # billed as GPU-hours on any instance size
-            billed = gpu_hours * extra
-            r = Rental(o, 1, billed / o.gpu_count, offers.price_per_gpu_hour(o) * billed)
-        else:
-            k = math.ceil(n / o.gpu_count)
-            r = Rental(o, k, hours * extra, price * k * hours * extra)
-        if o.provider not in best or r.cost_usd < best[o.provider].cost_usd:
-            best[o.provider] = r
-    return sorted(best.values(), key=lambda r: (r.cost_usd, r.offer.id))
-
-
 def _rate(view: CatalogView, out: Answer) -> CurrencyRate:
     return trail.currency_rate(view.fx_rate(out.it.currency or "USD"))
 
@@ -96,17 +64,16 @@ def rental_answer(view: CatalogView, settings: Settings, out: Answer) -> QueryAn
     mention = it.cloud.gpu or it.gpu
     gpu = one_gpu(view, out, mention)
     n = mention.count if mention else 1
-    busy = it.utilization if it.utilization is not None else 1.0
-    hours = (it.horizon_days or 0) * 24 * busy
-    if it.gpu_hours is None and it.utilization is None:
-        out.default("hours", hours, f"{it.horizon_days:g} days around the clock (say `at 25%`)")
+    hours = 0.0
+    if it.gpu_hours is None:
+        hours = out.take(demand.busy_hours(it.horizon_days or 0, it.utilization))
     found = out.take(rental_offers(view, out.it.cloud, gpu))
     if not found:
         what = out.it.cloud.instance_type or gpu.id
         raise refuse(
             out.it, f"no {out.it.cloud.pricing_model or 'on_demand'} offer of {what} in the catalog"
         )
-    ranked = _rentals(view, found, n, it.gpu_hours, hours)
+    ranked = out.take(cheapest_rentals(view, found, n, it.gpu_hours, hours))
     rate = _rate(view, out)
     best = ranked[0]
     o = best.offer
@@ -120,18 +87,12 @@ def rental_answer(view: CatalogView, settings: Settings, out: Answer) -> QueryAn
         f"{what}: {in_currency_text(best.cost_usd, rate)} on {o.provider} {o.instance_type} "
         f"({how}, {o.pricing_model})"
     )
-    for r in ranked[:MAX_OPTIONS]:
+    for r in ranked:
         out.fact(f"{r.offer.provider} {r.offer.instance_type}", _row_text(r, n, rate, it.gpu_hours))
     if o.pricing_model in ("spot", "interruptible"):
         overhead, basis = offer_overhead(view, o.id)
         out.fact("Interruptions", SPOT_NOTE.format(overhead=overhead, basis=basis))
-    out.default(
-        "offers",
-        [r.offer.id for r in ranked[:MAX_OPTIONS]],
-        "each provider's cheapest way to rent the GPUs asked for (an instance of that many "
-        "GPUs, else several smaller ones); billed hours x price, no speed model",
-    )
-    result = [_row(r) for r in ranked[:MAX_OPTIONS]]
+    result = [_row(r) for r in ranked]
     return out.done(headline, result={"rentals": result, "currency_rate": rate.model_dump()})
 
 

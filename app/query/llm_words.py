@@ -18,6 +18,7 @@ from app.models.llm import LlmEstimateRequest, LlmEstimateResult
 from app.models.query import QueryAnswer
 from app.query.answer_common import Answer, money
 from app.settings import Settings
+from app.steps.llm import tokens_in
 from app.steps.trail import n_gpus
 from app.usecases.llm_estimate import compute_llm_estimate
 
@@ -199,9 +200,9 @@ def llm_answer(view: CatalogView, settings: Settings, out: Answer, q: LlmQuestio
         if gpus:
             body["gpus"] = gpus
     for name, value, source in q.defaults:
-        out.default(name, value, source)
+        out.read_as(name, value, source)
     if q.hours is not None and q.tokens_given:
-        out.default(
+        out.read_as(
             "duration", f"{q.hours:g} h", "not used: the job's time comes from its token count"
         )
     elif q.hours is not None:
@@ -225,13 +226,7 @@ def _from_duration(
     )
     if row is None or row.tokens_per_s is None:
         return body
-    tokens = max(1.0, row.tokens_per_s * hours * 3600.0)
-    out.default(
-        "tokens",
-        round(tokens),
-        f"what {row.gpus_priced} x {row.gpu_id} process in {hours:g} h at the estimate's "
-        f"{row.tokens_per_s:.4g} tokens/s",
-    )
+    tokens = out.take(tokens_in(row.gpu_id, row.gpus_priced, row.tokens_per_s, hours))
     # A named GPU (family) is answered on the one the rate came from.
     return {**body, "tokens": tokens} | ({"gpus": [row.gpu_id]} if "gpus" in body else {})
 
@@ -241,8 +236,7 @@ def _in_duration(
 ) -> QueryAnswer:
     """A job of a stated duration: what it processes, whether it fits, what it costs."""
     result = _estimate(view, settings, body)
-    for a in result.assumptions:
-        out.default(a.name, a.value, a.source)
+    out.assumed(result.assumptions)
     rows = result.estimates
     e = next((r for r in rows if r.fits and r.runtime_s), None) or next(
         (r for r in rows if r.runtime_s), None
@@ -285,8 +279,7 @@ def _break_even(
     desk_ids = set(body.get("gpus", []))
     every = {k: v for k, v in body.items() if k != "gpus"}
     result = _estimate(view, settings, every)
-    for a in result.assumptions:
-        out.default(a.name, a.value, a.source)
+    out.assumed(result.assumptions)
     rows = result.estimates
     owned = [e for e in rows if e.owned and e.runtime_s and (not desk_ids or e.gpu_id in desk_ids)]
     rented = [e for e in rows if e.cloud and e.fits] or [e for e in rows if e.cloud]
@@ -338,8 +331,7 @@ def _fits_answer(
 ) -> QueryAnswer:
     """The cheapest GPUs that hold the job, or whether the card size asked about does."""
     result = _estimate(view, settings, body)
-    for a in result.assumptions:
-        out.default(a.name, a.value, a.source)
+    out.assumed(result.assumptions)
     rows = result.estimates
     fit = [e for e in rows if e.fits]
     what = _what(result)

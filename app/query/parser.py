@@ -48,6 +48,7 @@ import unicodedata
 
 from rapidfuzz import fuzz, process
 
+from app.costing.model import HOURS_PER_MONTH
 from app.models.interpretation import GpuMention, Interpretation
 from app.query import budget_words, names, price_words
 from app.query.intents import plan_question, read_intent
@@ -61,7 +62,6 @@ from app.query.vocabulary import (
     CURRENCY_WORDS,
     DAYS_PER_UNIT,
     HELP,
-    HOURS_PER_MONTH,
     MAX_QUERY_CHARS,
     MEMORY_NAMES,
     MEMORY_WORDS,

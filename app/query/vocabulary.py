@@ -7,11 +7,11 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
+from app.costing.model import DAYS_PER_MONTH, DAYS_PER_YEAR
 from app.models.interpretation import Intent
 
 MAX_QUERY_CHARS = 500
-DAYS_PER_UNIT = {"day": 1.0, "week": 7.0, "month": 365.0 / 12, "year": 365.0}
-HOURS_PER_MONTH = 24 * DAYS_PER_UNIT["month"]  # 730 h = 8,760 h / 12
+DAYS_PER_UNIT = {"day": 1.0, "week": 7.0, "month": DAYS_PER_MONTH, "year": DAYS_PER_YEAR}
 
 NUMBER_WORDS = {
     "a": 1, "an": 1, "one": 1, "single": 1, "two": 2, "dual": 2, "pair": 2, "three": 3,

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from app.catalog.queries import find_offers
 from app.catalog.view import CatalogView
 from app.costing import defaults, offers
+from app.costing.sourced import Assumed, Sourced
 from app.models import CloudOffer
 from app.models.catalog_misc import ProviderKind
 from app.steps.inputs import price_outliers
@@ -144,3 +145,23 @@ def comparable_offer_by_gpu(view: CatalogView) -> dict[str, OfferPick]:
         return {gpu_id: pick for gpu_id, found in rows.items() if (pick := _pick(found, view))}
 
     return view.memoized("comparable_offer_by_gpu", build)
+
+
+def comparable_offers_of(
+    view: CatalogView, gpu_ids: Sequence[str]
+) -> Sourced[list[CloudOffer | None]]:
+    """Each GPU's comparable offer in any GPU count (None where it has none), in the order
+    of ``gpu_ids``; stated when every GPU has one."""
+    by_gpu = comparable_offer_by_gpu(view)
+    found = [pick.offer if (pick := by_gpu.get(g)) else None for g in gpu_ids]
+    if any(o is None for o in found):
+        return Sourced(found, ())
+    note = Assumed(
+        "offers", [o.id for o in found if o], f"each GPU's {COMPARABLE_RULE}, in any GPU count"
+    )
+    return Sourced(found, (note,))
+
+
+def plan_offers(view: CatalogView, plan_id: str) -> list[CloudOffer]:
+    """A Colab plan's GPU offers, cheapest first (listed, not chosen)."""
+    return find_offers(view, provider="colab", colab_plan=plan_id)

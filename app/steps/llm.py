@@ -239,3 +239,16 @@ def time_on(run: LlmRun, gpu: Gpu, count: int) -> LlmTiming:
         "memory breakdown)"
     )
     return LlmTiming(speed.runtime_s, True, need, note)
+
+
+def tokens_in(gpu_id: str, gpus: int | None, tokens_per_s: float, hours: float) -> Sourced[float]:
+    """The tokens ``gpus`` x ``gpu_id`` process in ``hours`` h at the estimate's
+    ``tokens_per_s`` (at least one), for a job given by its duration (stated)."""
+    tokens = max(1.0, tokens_per_s * hours * 3600.0)
+    note = Assumed(
+        "tokens",
+        round(tokens),
+        f"what {gpus or 1} x {gpu_id} process in {hours:g} h at the estimate's "
+        f"{tokens_per_s:.4g} tokens/s",
+    )
+    return Sourced(tokens, (note,))

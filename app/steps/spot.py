@@ -16,7 +16,7 @@ from app.catalog.sources.spot_advisor import (
     load_spot_bands,
 )
 from app.catalog.view import CatalogView
-from app.costing import HOURS_PER_DAY, defaults, vector
+from app.costing import HOURS_PER_DAY, HOURS_PER_MONTH, defaults, vector
 from app.costing.sourced import Assumed, Cited, Note, Sourced
 
 CHECKPOINT_INTERVAL_H = defaults.SPOT_CHECKPOINT_INTERVAL.number / 60.0
@@ -68,7 +68,7 @@ def _build(view: CatalogView) -> SpotDefaults:
         )
         if band is not None:
             label, per_month = band
-            rate = per_month / vector.HOURS_PER_MONTH
+            rate = per_month / HOURS_PER_MONTH
             basis[i] = (
                 f"AWS Spot Instance Advisor: {label} interrupted a month ({offer.instance_type}, {offer.region})"
             )

@@ -15,6 +15,7 @@ import math
 
 import numpy as np
 
+from app import costing
 from app.catalog.view import CatalogView
 from app.costing import defaults, vector
 from app.costing.sourced import Assumed, Note, Sourced
@@ -172,7 +173,7 @@ def _reference_hours(
             "utilization is the fraction of the month the reference is busy",
         )
     )
-    return Sourced(usage.utilization * vector.HOURS_PER_MONTH, tuple(notes))
+    return Sourced(usage.utilization * costing.HOURS_PER_MONTH, tuple(notes))
 
 
 def _select(

@@ -50,7 +50,7 @@ from app.steps.speed import speed, speed_evidence
 from app.steps.tax import Tax, resolve_tax
 from app.steps.trail import LIFETIME_SOURCE, SEED_001, Provenance, price_rule
 
-HOURS_PER_MONTH = costing.HOURS_PER_DAY * costing.DAYS_PER_YEAR / 12.0  # 730 h
+HOURS_PER_MONTH = costing.HOURS_PER_MONTH
 # The solver's wall-clock budget per solve: sized so a 60-month plan over 8 candidates solves
 # within it on a 2-CPU machine (see docs/operations.md); past the budget the best plan found
 # is answered with its gap.
