@@ -30,7 +30,7 @@ from app.models.ownership import (
 )
 from app.models.refresh import CatalogStatus
 from app.models.region import RegionKind, RegionPublic, RegionsPublic
-from app.steps.ownership import memory_need
+from app.steps.memory import memory_need
 from app.store.refresh import catalog_status
 from app.usecases import references
 

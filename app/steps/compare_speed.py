@@ -18,7 +18,7 @@ from app.models.compare import (
     CompareRequest,
 )
 from app.steps.llm import LlmRun, LlmTiming, stated, time_on
-from app.steps.ownership import Scaling
+from app.steps.scaling import Scaling
 from app.steps.speed import benchmark_reference, benchmark_time, speed, speed_evidence
 
 

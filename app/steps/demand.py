@@ -1,19 +1,23 @@
-"""How much GPU time is asked for, when the question gives it in other terms: people, a
-horizon outside a plan's range, a period without a utilization, or nothing at all. Each
-choice is an :class:`~app.costing.sourced.Assumed` note, shared by chat and any caller.
+"""How much GPU time is asked for: a request's utilization or its profile
+(:func:`resolve_usage`), and, when a question gives it in other terms, people, a horizon
+outside a plan's range, a period without a utilization, or nothing at all. Each choice is an
+:class:`~app.costing.sourced.Assumed` note, shared by chat and any caller.
 
-Errors: :class:`~app.errors.NotFound` (404) when the catalog lacks the profile a count of
-people is sized with.
+Errors: :class:`~app.errors.NotFound` (404) for an unknown utilization profile, or when the
+catalog lacks the profile a count of people is sized with.
 """
 
 from __future__ import annotations
 
+from app import costing
 from app.catalog.view import CatalogView
 from app.costing import defaults
 from app.costing.model import DAYS_PER_MONTH, HOURS_PER_DAY, HOURS_PER_MONTH
-from app.costing.sourced import Assumed, Sourced
+from app.costing.sourced import Assumed, Note, Sourced
 from app.errors import NotFound
+from app.models.inputs import UsageInputs
 from app.models.plan import MAX_PLAN_MONTHS, MIN_PLAN_MONTHS
+from app.steps.trail import DEFAULT_UTILIZATION_PROFILE
 
 # A person's demand when a question counts people: seed 001's PhD-student desktop profile
 # (catalog utilization profile `phd-desktop`).
@@ -102,3 +106,19 @@ def busy_throughout() -> Sourced[float]:
     return Sourced(
         1.0, (Assumed("utilization", 1.0, "training for the whole period: busy throughout"),)
     )
+
+
+def resolve_usage(
+    view: CatalogView, req: UsageInputs, *, idle_on_fraction: float = 0.0
+) -> Sourced[costing.Usage]:
+    """Utilization from the request, its named profile, or the seed's 15 % default."""
+    notes: list[Note] = []
+    if req.utilization is not None:
+        u = req.utilization
+    else:
+        profile_id = req.utilization_profile or DEFAULT_UTILIZATION_PROFILE
+        profile = view.profile(profile_id)
+        u = profile.utilization
+        how = "requested profile" if req.utilization_profile else "default profile"
+        notes.append(Assumed("utilization", u, f"{how} '{profile.id}': {profile.source}"))
+    return Sourced(costing.Usage(u, idle_on_fraction), tuple(notes))

@@ -17,8 +17,8 @@ from app.errors import CatalogGap, InvalidRequest
 from app.models import Barebone, Gpu, Region
 from app.models.gpu import PurchasePrice
 from app.models.inputs import DesktopSpec
+from app.steps.cloud_offer import gpu_or_none
 from app.steps.currency import given_usd
-from app.steps.inputs import gpu_or_none
 from app.steps.trail import DEFAULT_BASE_POWER_W, LIFETIME_SOURCE, SEED_001, n_gpus, sig8
 
 

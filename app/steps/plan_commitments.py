@@ -16,7 +16,7 @@ from app.errors import InvalidRequest
 from app.models import CloudOffer, Gpu
 from app.models.offer import PricingModel
 from app.models.plan import PlanRequest
-from app.steps.inputs import commitment_note, offer_label
+from app.steps.cloud_offer import commitment_note, offer_label
 from app.steps.speed import speed, speed_evidence
 from app.steps.tax import Tax
 

@@ -18,9 +18,9 @@ from app.costing import defaults
 from app.costing.sourced import Assumed, Note, Sourced
 from app.errors import CatalogGap
 from app.models import Gpu
+from app.steps.cloud_offer import ResolvedCloud
 from app.steps.desktop import ResolvedDesktop
-from app.steps.inputs import ResolvedCloud
-from app.steps.ownership import DEFAULT_SCALING, Scaling
+from app.steps.scaling import DEFAULT_SCALING, Scaling
 from app.steps.trail import SEED_001
 
 SPEED_RIDGE = defaults.SPEED_RIDGE.number

@@ -3,7 +3,9 @@
 answer lists them), :func:`compose` computes the answer from it with the pure model.
 
 Every default a break-even can take is decided in :func:`resolve` and the helpers it calls
-(:mod:`app.steps.inputs`, :mod:`app.steps.desktop`, :mod:`app.steps.speed`), and
+(one module per input family: :mod:`app.steps.currency`, :mod:`app.steps.site`,
+:mod:`app.steps.desktop`, :mod:`app.steps.cloud_offer`, :mod:`app.steps.demand`,
+:mod:`app.steps.scaling`, :mod:`app.steps.speed`, :mod:`app.steps.memory`), and
 the answer's ``assumptions`` and ``sources`` are the scenario's notes.
 """
 
@@ -29,25 +31,14 @@ from app.models.break_even import (
 )
 from app.models.inputs import CloudSpec
 from app.settings import Settings
+from app.steps.cloud_offer import ResolvedCloud, resolve_cloud
 from app.steps.currency import resolve_currency
+from app.steps.demand import resolve_usage
 from app.steps.desktop import ResolvedDesktop, resolve_desktop
-from app.steps.inputs import (
-    ResolvedCloud,
-    carbon_region,
-    request_electricity,
-    resolve_cloud,
-    resolve_region,
-    resolve_usage,
-)
-from app.steps.ownership import (
-    MemoryNeed,
-    check_memory,
-    cloud_embodied,
-    desktop_embodied,
-    memory_need,
-    note_scaling,
-    resolve_scaling,
-)
+from app.steps.embodied import cloud_embodied, desktop_embodied
+from app.steps.memory import MemoryNeed, check_memory, memory_need
+from app.steps.scaling import note_scaling, resolve_scaling
+from app.steps.site import carbon_region, request_electricity, resolve_region
 from app.steps.speed import cloud_speed
 from app.steps.trail import Provenance, currency_rate, embodied_model, in_currency, price_rule, sig8
 

@@ -14,9 +14,11 @@ from app.costing.sourced import Assumed, Cited, Note, Sourced
 from app.models import Gpu, Region
 from app.models.carbon import CarbonRequest, CarbonResult, Hardware
 from app.settings import Settings
+from app.steps.cloud_offer import gpu_or_none
 from app.steps.datacenter import is_datacenter, rented_host_power_w
-from app.steps.inputs import carbon_region, gpu_or_none, resolve_region, resolve_usage
-from app.steps.ownership import cloud_embodied, desktop_embodied
+from app.steps.demand import resolve_usage
+from app.steps.embodied import cloud_embodied, desktop_embodied
+from app.steps.site import carbon_region, resolve_region
 from app.steps.trail import (
     DEFAULT_UTILIZATION_PROFILE,
     LIFETIME_SOURCE,

@@ -18,7 +18,7 @@ from app.models.cash_flow import CashFlowRequest, CashFlowResult, CashFlowRow, O
 from app.settings import Settings
 from app.steps.desktop import age_at_purchase, note_catalog_gpu_price
 from app.steps.discount import resolve_discount_rate
-from app.steps.inputs import resolve_region
+from app.steps.site import resolve_region
 from app.steps.tax import Tax, resolve_tax
 from app.steps.trail import LIFETIME_SOURCE, Provenance, currency_rate, sig8
 from app.usecases import break_even

@@ -22,6 +22,7 @@ from app.costing.sourced import Assumed, Note, Sourced
 from app.models.answers import PriceAge
 from app.models.compare import CompareOption, CompareRequest, CompareResult, CompareSummary
 from app.settings import Settings
+from app.steps.cloud_offer import host_power
 from app.steps.compare_speed import (
     GpuSpeed,
     Reference,
@@ -33,15 +34,11 @@ from app.steps.compare_speed import (
     relative_speed,
 )
 from app.steps.currency import resolve_currency
-from app.steps.inputs import (
-    carbon_region,
-    host_power,
-    request_electricity,
-    resolve_region,
-    resolve_usage,
-)
+from app.steps.demand import resolve_usage
 from app.steps.llm import LlmRun, resolve_run
-from app.steps.ownership import Scaling, declared_scaling_only, memory_need, note_scaling
+from app.steps.memory import memory_need
+from app.steps.scaling import Scaling, declared_scaling_only, note_scaling
+from app.steps.site import carbon_region, request_electricity, resolve_region
 from app.steps.spot import note_spot_defaults, spot_defaults
 from app.steps.trail import (
     SEED_001,

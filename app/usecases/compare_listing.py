@@ -14,11 +14,11 @@ from app.costing import vector
 from app.costing.money import ExchangeRate
 from app.models import Gpu
 from app.models.compare import CompareOption
+from app.steps.cloud_offer import offer_label
 from app.steps.compare_speed import (
     GpuSpeed,
     Reference,
 )
-from app.steps.inputs import offer_label
 from app.steps.spot import spot_defaults
 from app.steps.trail import in_currency, sig8
 from app.usecases.compare_candidates import Candidates

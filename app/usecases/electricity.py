@@ -13,8 +13,9 @@ from app.costing.sourced import Note
 from app.models.electricity import ElectricityRequest, ElectricityResult
 from app.settings import Settings
 from app.steps.currency import resolve_currency
+from app.steps.demand import resolve_usage
 from app.steps.desktop import ResolvedDesktop, resolve_desktop
-from app.steps.inputs import request_electricity, resolve_region, resolve_usage
+from app.steps.site import request_electricity, resolve_region
 from app.steps.trail import Provenance, currency_rate, in_currency, price_rule, sig8
 
 

@@ -30,9 +30,10 @@ from app.models.llm import (
 from app.settings import Settings
 from app.steps.cloud_offer import COMPARABLE_RULE, comparable_offer_by_gpu
 from app.steps.currency import resolve_currency
+from app.steps.demand import resolve_usage
 from app.steps.desktop import ResolvedDesktop, resolve_desktop
-from app.steps.inputs import request_electricity, resolve_region, resolve_usage
 from app.steps.llm import job_speed, resolve_job, stated, utilizations
+from app.steps.site import request_electricity, resolve_region
 from app.steps.trail import Provenance, price_rule, sig8
 
 

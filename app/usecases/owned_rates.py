@@ -1,7 +1,7 @@
 """Owned-GPU hourly rates (``POST /v1/owned-rates``): :func:`resolve` turns a lab's machines
 into an :class:`OwnedRatesScenario` with break-even's own steps (the desktop and its resale
-from :mod:`app.steps.desktop`, utilization, region, electricity and currency from
-:mod:`app.steps.inputs`), every default stated once; :func:`compose` prices one GPU-hour of
+from :mod:`app.steps.desktop`, utilization from :mod:`app.steps.demand`, region and
+electricity from :mod:`app.steps.site`, currency from :mod:`app.steps.currency`), every default stated once; :func:`compose` prices one GPU-hour of
 each machine and of each GPU type with :func:`app.costing.owned_rate`."""
 
 from __future__ import annotations
@@ -24,8 +24,9 @@ from app.models.owned_rates import (
 )
 from app.settings import Settings
 from app.steps.currency import given_usd, resolve_currency
+from app.steps.demand import resolve_usage
 from app.steps.desktop import ResolvedDesktop, resolve_desktop
-from app.steps.inputs import request_electricity, resolve_region, resolve_usage
+from app.steps.site import request_electricity, resolve_region
 from app.steps.trail import Provenance, currency_rate, in_currency, price_rule, sig8
 
 RATE_RULE = (

@@ -37,15 +37,15 @@ from app.models import CloudOffer, Gpu, Region
 from app.models.inputs import CloudSpec, DesktopSpec
 from app.models.plan import PlanRequest
 from app.settings import Settings
-from app.steps.cloud_offer import COMPARABLE_RULE, comparable_offer
+from app.steps.cloud_offer import COMPARABLE_RULE, comparable_offer, offer_label, resolve_cloud
 from app.steps.currency import resolve_currency
 from app.steps.desktop import (
     ResolvedDesktop,
     resolve_desktop,
 )
 from app.steps.discount import resolve_discount_rate
-from app.steps.inputs import offer_label, request_electricity, resolve_cloud, resolve_region
 from app.steps.plan_commitments import CommitmentCandidate, resolve_commitments
+from app.steps.site import request_electricity, resolve_region
 from app.steps.speed import speed, speed_evidence
 from app.steps.tax import Tax, resolve_tax
 from app.steps.trail import LIFETIME_SOURCE, SEED_001, Provenance, price_rule

@@ -18,30 +18,15 @@ from app.models import Gpu, Region
 from app.models.inputs import CloudSpec
 from app.models.run_cost import RunCostRequest, RunCostResult, RunOption, RunOptionResult
 from app.settings import Settings
+from app.steps.cloud_offer import ResolvedCloud, gpu_or_none, offer_label, resolve_cloud
 from app.steps.currency import resolve_currency
+from app.steps.demand import resolve_usage
 from app.steps.desktop import resolve_desktop
-from app.steps.inputs import (
-    ResolvedCloud,
-    carbon_region,
-    gpu_or_none,
-    offer_label,
-    request_electricity,
-    resolve_cloud,
-    resolve_region,
-    resolve_usage,
-)
+from app.steps.embodied import cloud_embodied, desktop_embodied
 from app.steps.llm import LlmRun, resolve_run, time_on
-from app.steps.ownership import (
-    DEFAULT_SCALING,
-    MemoryNeed,
-    Scaling,
-    check_memory,
-    cloud_embodied,
-    desktop_embodied,
-    memory_need,
-    note_scaling,
-    resolve_scaling,
-)
+from app.steps.memory import MemoryNeed, check_memory, memory_need
+from app.steps.scaling import DEFAULT_SCALING, Scaling, note_scaling, resolve_scaling
+from app.steps.site import carbon_region, request_electricity, resolve_region
 from app.steps.speed import (
     SpeedEvidence,
     benchmark_reference,

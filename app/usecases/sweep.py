@@ -15,8 +15,9 @@ from app.models.compare import (
     SweepResult,
 )
 from app.settings import Settings
+from app.steps.cloud_offer import ResolvedCloud, resolve_cloud
 from app.steps.desktop import ResolvedDesktop, resolve_desktop
-from app.steps.inputs import ResolvedCloud, resolve_cloud, resolve_electricity, resolve_region
+from app.steps.site import resolve_electricity, resolve_region
 from app.steps.speed import cloud_speed
 from app.steps.trail import Provenance, price_rule, round2_array, sig8, sig8_array
 

@@ -280,8 +280,7 @@ class TestBoundedWork:
         on-demand, non-Colab, priced offers that are not flagged outliers, the lowest price
         per GPU-hour of those priced within the freshness window, else of all."""
         from app.costing import defaults, offers
-        from app.steps.cloud_offer import comparable_offer_by_gpu
-        from app.steps.inputs import price_outliers
+        from app.steps.cloud_offer import comparable_offer_by_gpu, price_outliers
 
         flagged = price_outliers(view)
         for gpu in view.gpus:

@@ -12,7 +12,7 @@ from app.errors import NotFound
 from app.models.inputs import CloudSpec, DesktopSpec, UsageInputs
 from app.models.interpretation import CloudQuery, GpuMention
 from app.settings import Settings
-from app.steps import desktop, inputs
+from app.steps import cloud_offer, demand, desktop, site
 from app.steps.offer_search import matching_offers, offer_for_desktop, rental_offers
 from tests import fakes
 from tests.factories import SEED_DESKTOP
@@ -37,23 +37,23 @@ def _caveats(chosen: Sourced[object]) -> list[str]:
 
 class TestUsage:
     def test_default_profile_is_the_seeds_phd_desktop(self) -> None:
-        chosen = inputs.resolve_usage(fakes.view(), UsageInputs())
+        chosen = demand.resolve_usage(fakes.view(), UsageInputs())
         assert chosen.value.utilization == 0.15
         assert "default profile 'phd-desktop'" in _assumed(chosen, "utilization")
 
     def test_given_utilization_is_used_as_is(self) -> None:
-        chosen = inputs.resolve_usage(fakes.view(), UsageInputs(utilization=0.4))
+        chosen = demand.resolve_usage(fakes.view(), UsageInputs(utilization=0.4))
         assert chosen.value.utilization == 0.4
         assert chosen.notes == ()
 
     def test_unknown_profile_is_not_found(self) -> None:
         with pytest.raises(NotFound):
-            inputs.resolve_usage(fakes.view(), UsageInputs(utilization_profile="nope"))
+            demand.resolve_usage(fakes.view(), UsageInputs(utilization_profile="nope"))
 
 
 class TestElectricity:
     def test_no_price_and_no_region_is_the_registrys_default(self) -> None:
-        chosen = inputs.resolve_electricity(fakes.view(), None, None, _settings())
+        chosen = site.resolve_electricity(fakes.view(), None, None, _settings())
         assert chosen.value == 0.12
         assert _assumed(chosen, "electricity_price_usd_per_kwh") == (
             defaults.ELECTRICITY_PRICE.source_text()
@@ -61,12 +61,12 @@ class TestElectricity:
 
     def test_a_deployments_own_default_is_not_credited_to_the_seed(self) -> None:
         settings = _settings(default_electricity_price_usd_per_kwh=0.3)
-        chosen = inputs.resolve_electricity(fakes.view(), None, None, settings)
+        chosen = site.resolve_electricity(fakes.view(), None, None, settings)
         assert chosen.value == 0.3
         assert "this deployment's setting" in _assumed(chosen, "electricity_price_usd_per_kwh")
 
     def test_a_given_price_wins(self) -> None:
-        chosen = inputs.resolve_electricity(fakes.view(), 0.25, None, _settings())
+        chosen = site.resolve_electricity(fakes.view(), 0.25, None, _settings())
         assert chosen.value == 0.25
         assert chosen.notes == ()
 
@@ -91,7 +91,7 @@ class TestDesktop:
 
 class TestCloud:
     def test_the_seeds_spot_offer(self) -> None:
-        chosen = inputs.resolve_cloud(fakes.view(), CloudSpec(offer_id="aws-v100-spot-seed"))
+        chosen = cloud_offer.resolve_cloud(fakes.view(), CloudSpec(offer_id="aws-v100-spot-seed"))
         cloud = chosen.value
         assert cloud.rate.price_usd_per_hour == pytest.approx(2.14)
         assert cloud.gpu is not None and cloud.gpu.id == "v100-16gb"
@@ -104,8 +104,8 @@ class TestCloud:
             fakes.offer("z2", "z", "v100-16gb", "9.0"),
         ]
         view = fakes.view(peers)
-        assert set(inputs.price_outliers(view)) == {"z2"}
-        chosen = inputs.resolve_cloud(view, CloudSpec(offer_id="z2"))
+        assert set(cloud_offer.price_outliers(view)) == {"z2"}
+        chosen = cloud_offer.resolve_cloud(view, CloudSpec(offer_id="z2"))
         assert any("check it before relying on it" in w for w in _caveats(chosen))
 
 
