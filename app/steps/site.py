@@ -9,6 +9,8 @@ Errors: :class:`~app.errors.NotFound` (404) for an unknown region, :class:`~app.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from app.catalog.view import CatalogView
 from app.costing import defaults
 from app.costing.money import ExchangeRate, to_usd
@@ -170,3 +172,25 @@ def carbon_region(
         )
     )
     return Sourced(default, tuple(notes))
+
+
+@dataclass(frozen=True)
+class Site:
+    """Where a scenario runs: the request's ``region`` (None: none named), its electricity
+    price (USD/kWh) and the region whose grid carbon intensity applies."""
+
+    region: Region | None
+    electricity_price_usd_per_kwh: float
+    grid: Region
+
+
+def resolve_site(
+    view: CatalogView, req: SiteInputs, settings: Settings, rate: ExchangeRate
+) -> Sourced[Site]:
+    """The site of a request with a region, an electricity price and a tariff: the region
+    (:func:`resolve_region`), the price (:func:`request_electricity`) and the grid
+    (:func:`carbon_region`), their notes in that order. Raises what those raise."""
+    region = resolve_region(view, req.region)
+    price, noted = request_electricity(view, req, region, settings, rate)
+    grid, more = carbon_region(view, region, settings)
+    return Sourced(Site(region, price, grid), (*noted, *more))

@@ -38,7 +38,7 @@ from app.steps.desktop import ResolvedDesktop, resolve_desktop
 from app.steps.embodied import cloud_embodied, desktop_embodied
 from app.steps.memory import MemoryNeed, check_memory, memory_need
 from app.steps.scaling import note_scaling, resolve_scaling
-from app.steps.site import carbon_region, request_electricity, resolve_region
+from app.steps.site import resolve_site
 from app.steps.speed import cloud_speed
 from app.steps.trail import Provenance, currency_rate, embodied_model, in_currency, price_rule, sig8
 
@@ -88,16 +88,13 @@ def resolve(view: CatalogView, req: BreakEvenRequest, settings: Settings) -> Bre
     notes: list[Note] = []
     rate, noted = resolve_currency(view, req)
     notes += noted
-    region = resolve_region(view, req.region)
-    desk, noted = resolve_desktop(view, req.desktop, rate=rate, region=region)
+    site, noted = resolve_site(view, req, settings, rate)
+    notes += noted
+    desk, noted = resolve_desktop(view, req.desktop, rate=rate, region=site.region)
     notes += noted
     cloud, noted = resolve_cloud(view, req.cloud, rate=rate)
     notes += noted
     usage, noted = resolve_usage(view, req, idle_on_fraction=req.desktop.idle_on_fraction or 0.0)
-    notes += noted
-    price, noted = request_electricity(view, req, region, settings, rate)
-    notes += noted
-    ci_region, noted = carbon_region(view, region, settings)
     notes += noted
     scaling = resolve_scaling(req)
     notes += note_scaling(scaling, (desk.desktop.gpu_count, cloud.gpu_count or 1)).notes
@@ -118,15 +115,15 @@ def resolve(view: CatalogView, req: BreakEvenRequest, settings: Settings) -> Bre
     same_count = None
     if (cloud.gpu_count or 1) > desk.desktop.gpu_count:
         same_count = _same_count(view, req, settings, cloud, desk.desktop.gpu_count)
-    footprint, noted = _cloud_footprint(view, cloud, ci_region)
+    footprint, noted = _cloud_footprint(view, cloud, site.grid)
     notes += noted
     return BreakEvenScenario(
         rate=rate,
         desk=desk,
         cloud=cloud,
         usage=usage,
-        electricity_price_usd_per_kwh=price,
-        carbon=ci_region,
+        electricity_price_usd_per_kwh=site.electricity_price_usd_per_kwh,
+        carbon=site.grid,
         speed=perf,
         memory=need,
         machine_embodied=machine,
