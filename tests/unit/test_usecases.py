@@ -21,6 +21,9 @@ from app.models.carbon import CarbonRequest
 from app.models.cash_flow import CashFlowRequest
 from app.models.compare import SweepRequest
 from app.models.electricity import ElectricityRequest
+from app.models.llm import LlmEstimateRequest
+from app.models.owned_rates import OwnedRatesRequest
+from app.models.run_cost import RunCostRequest
 from app.settings import Settings
 from app.usecases import (
     break_even,
@@ -176,3 +179,54 @@ class TestCashFlow:
         # Cloud: $2.14 x 0.15 x 24 h a day, over 12 months of 365/12 days.
         assert out.cloud_total_usd == pytest.approx(2.14 * 0.15 * 24 * 365, rel=1e-6)
         assert "depreciation_years" in _names(c.provenance)
+
+
+class TestRunCost:
+    def test_ten_hours_on_the_seeds_v100_at_its_price(self) -> None:
+        req = RunCostRequest.model_validate(
+            {
+                "workload": {"runtime_s": 36_000, "gpu": "v100-16gb"},
+                "options": [
+                    {"offer_id": "aws-v100-spot-seed"},
+                    {"price_usd_per_hour": 3.06, "gpu": "v100-16gb"},
+                ],
+                **PRICE,
+            }
+        )
+        s = run_cost.resolve(fakes.view(), req, SETTINGS)
+        out = run_cost.compose(s)
+        # the workload's own GPU: 10 h at seed 001's $2.14/h, and at a given $3.06/h
+        assert [o.cost_usd for o in out.options] == [
+            pytest.approx(2.14 * 10),
+            pytest.approx(3.06 * 10),
+        ]
+        assert "launch_overhead_min" in _names(out)
+
+
+class TestOwnedRates:
+    def test_seed_desktops_gpu_hour(self) -> None:
+        req = OwnedRatesRequest.model_validate(
+            {
+                "machines": [{"gpu": "rtx-3090", "gpu_count": 1, "total_price_usd": 2200}],
+                "utilization": 0.15,
+                **PRICE,
+            }
+        )
+        s = owned_rates.resolve(fakes.view(), req, SETTINGS)
+        rate = owned_rates.compose(s).rates[0]
+        busy_hours = 5 * 8760 * 0.15  # the 5-year default life (IRS Pub. 946) at 15 %
+        assert rate.capex_usd_per_gpu_hour == pytest.approx(2200 / busy_hours)
+        # seed 001's 350 W GPU + 100 W CPU at $0.12/kWh, per busy hour
+        assert rate.electricity_usd_per_gpu_hour == pytest.approx(0.45 * 0.12)
+
+
+class TestLlmEstimate:
+    def test_llama_8b_in_f16_fits_a_24_gb_card(self) -> None:
+        req = LlmEstimateRequest.model_validate(
+            {"model": "llama-3.1-8b", "task": "inference", "tokens": 1e6, "gpus": ["rtx-3090"]}
+        )
+        s = llm_estimate.resolve(fakes.view(), req, SETTINGS)
+        row = llm_estimate.compose(s).estimates[0]
+        # 8.03e9 parameters x 2 bytes (Meta's model card) are the floor; the card has 24 GB
+        assert 16.06 < row.memory_gb_per_gpu < 24
+        assert row.fits is True
