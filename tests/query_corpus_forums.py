@@ -495,7 +495,8 @@ FORUMS: list[tuple[str, dict]] = [
             intent="break_even",
             gpu="rtx-3090",
             cloud_gpu="a100-40gb",
-            declined=["'$700' is not read as a budget or a price"],
+            gpu_price=700,
+            condition="used",
         ),
     ),
     (

@@ -125,6 +125,18 @@ class Interpretation:
     desktop_price_usd: Annotated[
         float | None, Doc("The desktop's total price typed (`$3000 build`), USD.")
     ] = None
+    desktop_price: Annotated[
+        float | None, Doc("The desktop's total price typed in `currency` (`my box costs €2,500`).")
+    ] = None
+    gpu_price_usd: Annotated[
+        float | None, Doc("One GPU's purchase price typed (`a used 3090 for $700`), USD.")
+    ] = None
+    gpu_price: Annotated[
+        float | None, Doc("One GPU's purchase price typed in `currency` (`5090 at 2500 eur`).")
+    ] = None
+    condition: Annotated[
+        str | None, Doc("`used` ('used', 'second-hand', 'refurbished') or `new` ('brand new').")
+    ] = None
     min_gpu_memory_gb: Annotated[
         float | None, Doc("GPU memory asked for, GB per GPU (`at least 48GB`).")
     ] = None
@@ -164,6 +176,7 @@ class Interpretation:
             or self.electricity_price_per_kwh is not None
             or self.region or self.runtime_s or self.gpu_hours or self.horizon_days
             or self.min_gpu_memory_gb or self.desktop_price_usd or self.peaks
+            or self.desktop_price or self.gpu_price_usd or self.gpu_price
             or self.gpu_hours_per_month or self.budget_usd or self.budget_in_currency
             or self.people
         )  # fmt: skip

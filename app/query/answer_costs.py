@@ -13,6 +13,7 @@ from app.models import Gpu
 from app.models.break_even import BreakEvenRequest, BreakEvenResult
 from app.models.carbon import CarbonRequest
 from app.models.electricity import ElectricityRequest
+from app.models.interpretation import Interpretation
 from app.models.query import QueryAnswer
 from app.models.run_cost import RunCostRequest
 from app.query.answer_common import (
@@ -23,6 +24,7 @@ from app.query.answer_common import (
     desktop_spec,
     dump,
     in_currency_text,
+    money,
     one_gpu,
     place_fields,
     refuse,
@@ -52,11 +54,17 @@ def _break_even_body(view: CatalogView, out: Answer) -> dict[str, Any]:
     GPU at its count; a given price; a resale), the cloud (a given price, else the offer the
     question names or the default one, said so), and the place."""
     it = out.it
-    gpu = one_gpu(view, out, it.gpu, bought=it.desktop_price_usd is None)
+    prices = _purchase_fields(it)
+    gpu = one_gpu(view, out, it.gpu, bought=not prices)
     count = it.gpu.count if it.gpu else 1
+    usage = usage_fields(it)
+    if it.gpu_hours_per_month is not None and not usage:
+        count, utilization = out.take(demand.gpus_for_monthly_hours(it.gpu_hours_per_month))
+        usage = {"utilization": utilization}
     desktop = desktop_spec(out, gpu, count)
-    if it.desktop_price_usd is not None:
-        desktop = {"gpu": gpu.id, "gpu_count": count, "total_price_usd": it.desktop_price_usd}
+    if "total_price_usd" in prices or "total_price" in prices:
+        desktop = {"gpu": gpu.id, "gpu_count": count}
+    desktop |= prices
     if it.resell_after_years is not None:
         desktop["resell_after_years"] = it.resell_after_years
     cloud: dict[str, Any]
@@ -81,7 +89,7 @@ def _break_even_body(view: CatalogView, out: Answer) -> dict[str, Any]:
             )
         if it.cloud.provider is None and any(UNLISTED in d for d in it.declined):
             out.caveat(f"compared with {offer.provider} {offer.instance_type} instead")
-    return {"desktop": desktop, "cloud": cloud, **where_fields(it)}
+    return {"desktop": desktop, "cloud": cloud, **where_fields(it), **usage}
 
 
 def break_even_answer(view: CatalogView, settings: Settings, out: Answer) -> QueryAnswer:
@@ -98,9 +106,31 @@ def break_even_answer(view: CatalogView, settings: Settings, out: Answer) -> Que
             headline += f" if you resell after {resale.resell_after_years:g} years"
     else:
         headline = f"Break-even: never ({res.break_even_reason})"
+    headline += f", {_basis(res, body)}"
     for label, value in break_even_facts(res, out.it.horizon_days):
         out.fact(label, value)
     return out.done(headline, "/v1/break-even", req.model_dump(exclude_none=True), dump(res))
+
+
+def _basis(res: BreakEvenResult, body: dict[str, Any]) -> str:
+    """What a break-even rests on, in a few words: the box and its price (said to be the
+    question's own when typed), the rental's price per hour and the utilization."""
+    d, c, r, desk = res.desktop, res.cloud, res.currency_rate, body["desktop"]
+    used = " used" if desk.get("condition") == "used" else ""
+    box = f"{d.gpu_count}x{used} {d.gpu_id}"
+    upfront = in_currency_text(d.upfront_usd, r)
+    if "total_price_usd" in desk or "total_price" in desk:
+        own = f"a {upfront} box (your price) with {box}"
+    elif "gpu_price" in desk or "gpu_price_usd" in desk:
+        each = desk.get("gpu_price_usd")
+        typed = money(each) if each is not None else f"{desk['gpu_price']:,.2f} {r.currency}"
+        own = f"{box} at {typed} each (your price), {upfront} with its barebone"
+    else:
+        own = f"{box}, {upfront} with its barebone"
+    rent = f"{in_currency_text(c.price_usd_per_hour, r)}/h" + (
+        f" on {c.provider}" if c.provider else " (your price)"
+    )
+    return f"{own}, vs {rent}, at {res.utilization:.0%} utilization"
 
 
 def break_even_facts(
@@ -177,6 +207,19 @@ def break_even_facts(
             )
         )
     return facts
+
+
+def _purchase_fields(it: Interpretation) -> dict[str, Any]:
+    """The desktop's purchase as typed: its total or one GPU's price (USD or the answer's
+    currency) and the GPUs' condition."""
+    fields = {
+        "total_price_usd": it.desktop_price_usd,
+        "total_price": it.desktop_price,
+        "gpu_price_usd": it.gpu_price_usd,
+        "gpu_price": it.gpu_price,
+        "condition": it.condition,
+    }
+    return {k: v for k, v in fields.items() if v is not None}
 
 
 def run_cost_answer(view: CatalogView, settings: Settings, out: Answer) -> QueryAnswer:

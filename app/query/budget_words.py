@@ -101,7 +101,7 @@ _MONEY = re.compile(MONEY)
 _BARE = re.compile(rf"{NUM}\s*{_SCALE}\b")
 
 
-def _money(said: str) -> tuple[float, str]:
+def money_value(said: str) -> tuple[float, str]:
     """Value and ISO code of the amount in a :data:`BUDGET` match (a bare number is USD)."""
     if m := _MONEY.search(said):
         sign, n1, s1, n2, s2, named = m.groups()
@@ -118,7 +118,7 @@ def budget(w: Work, it: Interpretation, currencies: frozenset[str]) -> None:
     is declined, never dropped."""
     for m in w.take(BUDGET):
         said = m.group(0).strip()
-        value, code = _money(said)
+        value, code = money_value(said)
         worded = re.search(_BUDGET_WORDS, said) or re.match(r"(?:have|got|spend|afford)", said)
         if value <= 0:
             it.problems.append(f"'{said}': a budget must be positive")

@@ -56,6 +56,7 @@ from app.query.lexicon import Lexicon
 from app.query.vocabulary import (
     AMOUNT,
     BRANDS,
+    BUY_OR_RENT,
     CLOUD_MARKER,
     COLAB_PLANS,
     CURRENCY_NAMES,
@@ -115,6 +116,8 @@ def parse(text: str, lexicon: Lexicon) -> Interpretation:
     price_words.cloud_price(w, it)
     price_words.desktop_price(w, it)
     price_words.electricity(w, it)
+    price_words.purchase_price(w, it, lexicon.currencies)
+    price_words.condition(w, it)
     budget_words.budget(w, it, lexicon.currencies)
     budget_words.people(w, it)
     budget_words.tariff(w, it)
@@ -248,6 +251,21 @@ def _durations(w: Work, it: Interpretation) -> None:
             it.problems.append(f"a runtime of '{m.group(0).strip()}' must be positive")
         else:
             it.runtime_s = n * scale
+    # "cost per month of renting a 4090 20 hours a week": the period a rental is priced over
+    renting = re.search(r"\brent(?:s|ing|al|ed)?\b", w.text)
+    if renting and it.horizon_days is None and it.runtime_s is None and it.gpu_hours is None:
+        per = w.take(rf"\b(?:(?:cost|price|bill|spend)\s+)?(?:per|a|each|every)\s+({_PERIODS})\b")
+        per = per or w.take(r"\b(monthly|weekly|yearly|annual)\s+(?:cost|price|bill|spend)\b")
+        if per:
+            it.horizon_days = _PERIOD_DAYS[per[0].group(1)]
+
+
+_PERIODS = "month|week|year|day"
+_PERIOD_DAYS = {
+    "month": DAYS_PER_UNIT["month"], "week": DAYS_PER_UNIT["week"], "year": DAYS_PER_UNIT["year"],
+    "day": DAYS_PER_UNIT["day"], "monthly": DAYS_PER_UNIT["month"], "weekly": DAYS_PER_UNIT["week"],
+    "yearly": DAYS_PER_UNIT["year"], "annual": DAYS_PER_UNIT["year"],
+}  # fmt: skip
 
 
 def _bare_utilization(w: Work, it: Interpretation) -> None:
@@ -262,6 +280,8 @@ def _monthly_gpu_hours(it: Interpretation) -> None:
         return  # a fleet plan reads the rate itself: demand, not one machine's utilization
     count = it.gpu.count if it.gpu else 1
     monthly = it.gpu_hours_per_month
+    if count == 1 and monthly > HOURS_PER_MONTH and BUY_OR_RENT.search(it.text.lower()):
+        return  # more than one GPU's month, no count given: the break-even sizes the box
     _set_utilization(it, monthly / (HOURS_PER_MONTH * count), f"{monthly:g} GPU-hours a month")
 
 
@@ -325,6 +345,24 @@ def _cloud_words(w: Work, it: Interpretation) -> None:
                 c.colab_plan = c.colab_plan or COLAB_PLANS[name]
 
 
+# The verb just before a GPU that says which side it is on: "renting an h100", "buying a 5090".
+_SIDE_VERB = re.compile(
+    r"\b(rent(?:ing|ed|al)?|buy(?:ing)?|bought|own(?:ing)?|purchas(?:e|ing))\s+"
+    r"(?:(?:an?|the|one|two|\d+\s*x?|used|new)\s+)*$"
+)
+
+
+def _by_verb(
+    text: str, mention: tuple[GpuMention, int, int, bool]
+) -> tuple[GpuMention, int, int, bool]:
+    """``mention`` on the side the verb just before it names (rent: the cloud's; buy, own:
+    the desktop's), else where it was."""
+    verb = _SIDE_VERB.search(text[max(0, mention[1] - 30) : mention[1]])
+    if verb is None:
+        return mention
+    return (mention[0], mention[1], mention[2], verb.group(1).startswith("rent"))
+
+
 def _gpus(w: Work, it: Interpretation, lex: Lexicon) -> None:
     found_marker = CLOUD_MARKER.search(w.text)
     marker = found_marker.start() if found_marker else None
@@ -369,6 +407,9 @@ def _gpus(w: Work, it: Interpretation, lex: Lexicon) -> None:
         cloud_side = marker is not None and start > marker
         mentions.append((GpuMention(phrase, tuple(sorted(ids)), count), start, end, cloud_side))
         i = j
+    if len(mentions) > 1:  # "renting an h100 ... buying a 5090": the verbs say which side
+        mentions = [_by_verb(w.text, m) for m in mentions]
+        mentions.sort(key=lambda m: m[3])  # the desktop's first
     for mention, start, end, cloud_side in mentions:
         w.blank(start, end)
         if mention.count < 1:

@@ -1,11 +1,16 @@
 """Prices a question types (a step each of :func:`app.query.parser.parse`): a cloud price per
 hour (``vs $2.14/h``), a desktop's total price (``$3k rig``) and an electricity price per kWh
 in dollars, cents, euros or pounds (``at $0.30/kWh``, ``30 cents/kwh``, ``electricity at
-0.30 eur``). Each blanks what it read; an implausible value is a problem, never a guess."""
+0.30 eur``), and a purchase price in any currency (``a used 3090 for $700``, ``my box
+costs €2,500``) with the GPUs' condition (``used``). Each blanks what it read; an implausible
+value is a problem, never a guess."""
 
 from __future__ import annotations
 
+import re
+
 from app.models.interpretation import Interpretation
+from app.query.budget_words import MONEY, money_value
 from app.query.vocabulary import CURRENCY_WORDS, NUM, to_number
 from app.query.work import Work
 
@@ -108,3 +113,74 @@ def _local_electricity(w: Work, it: Interpretation, kwh: str) -> bool:
     else:
         it.electricity_price_per_kwh, it.currency = price, currency
     return True
+
+
+_MACHINE = r"(?:desktop|box|build|rig|pc|workstation|machine|computer|tower|server)"
+_LEAD = r"(?:about|around|~|only|just|roughly)?\s*"
+# A machine's total price: "desktop price $2,800", "my box costs €2,500", "a build for 3000 eur".
+_TOTAL = re.compile(
+    rf"\b{_MACHINE}\s+(?:price\s*(?:of|is|at|:|=)?|costs?|cost\s+me|priced\s+at|is|at|for|"
+    rf"(?:that\s+)?i\s+(?:paid|bought\s+for))\s*{_LEAD}({MONEY})"
+)
+# One GPU's price, after a GPU: "a used 3090 for $700", "5090 at 2500 eur", "paid 650 eur".
+_EACH = re.compile(
+    rf"\b(?:at|for|costs?|cost\s+me|paid|priced\s+at|bought\s+(?:it\s+|them\s+)?for)\s+"
+    rf"{_LEAD}({MONEY})(?:\s+(?:each|apiece|a\s+card|per\s+(?:card|gpu)))?"
+)
+# Largest plausible price of one GPU, USD or any currency (an 8-GPU HGX board is ~$300k;
+# one B200 or MI355X module lists at ~$30-40k): above it, a sum is a budget, not a card.
+MAX_GPU_PRICE = 100_000
+
+
+def purchase_price(w: Work, it: Interpretation, currencies: frozenset[str]) -> None:
+    """A price the question gives for what it buys, in any currency it has a rate for: after
+    a machine word it is the machine's total price (``desktop price $2,800``, ``my box costs
+    €2,500``), else after at/for/paid one GPU's (``a used 3090 for $700``, ``5090 at 2500
+    eur``). A currency other than the answer's, or one without a rate, is declined."""
+    for pattern, what in ((_TOTAL, "total"), (_EACH, "gpu")):
+        for m in w.take(pattern):
+            value, code = money_value(m.group(1))
+            said = m.group(0).strip()
+            if value <= 0:
+                it.problems.append(f"'{said}': a price must be positive")
+            elif what == "gpu" and value > MAX_GPU_PRICE:
+                it.declined.append(
+                    f"'{said}' is not read as one GPU's price (say `budget of ...` for a budget)"
+                )
+            elif code != "USD" and (code not in currencies or it.currency not in (None, code)):
+                it.declined.append(
+                    f"'{said}': no exchange rate for {code}, or another currency asked"
+                )
+            else:
+                _set_price(it, what, value, code)
+                w.take(r"\b(?:(?:we\s+)?(?:were|got|was)\s+)?(?:quoted|bought|paid)\b")
+
+
+def _set_price(it: Interpretation, what: str, value: float, code: str) -> None:
+    if code != "USD":
+        it.currency = code
+    if what == "total" and code == "USD":
+        it.desktop_price_usd = value
+    elif what == "total":
+        it.desktop_price = value
+    elif code == "USD":
+        it.gpu_price_usd = value
+    else:
+        it.gpu_price = value
+
+
+_USED = r"(?:used|second[\s-]?hand|secondhand|refurbished|refurb|pre[\s-]?owned)"
+# What "used" qualifies: a count, a GPU or card word, a brand, or a model number.
+_BOUGHT_THING = (
+    r"(?:\d+\s*x?\s+)?(?:rtx|gtx|quadro|tesla|radeon|rx|nvidia|amd|geforce|card|cards|gpus?|"
+    r"box|desktop|build|rig|[a-z]?\d{3,4}\b|a\d{2,4}|h\d{3}|v100|l40s?)"
+)
+
+
+def condition(w: Work, it: Interpretation) -> None:
+    """``used``, ``second-hand``, ``refurbished`` before what is bought (``a used 3090``), or
+    ``bought used``: the GPUs' condition is used; ``brand new``: new."""
+    if w.take(rf"\b{_USED}(?=\s+{_BOUGHT_THING})|\b(?:bought|buy|buying|get)\s+{_USED}\b"):
+        it.condition = "used"
+    elif w.take(rf"\bbrand[\s-]new\b(?=\s+{_BOUGHT_THING})"):
+        it.condition = "new"

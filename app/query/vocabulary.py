@@ -99,7 +99,9 @@ RENTAL_SPAN = re.compile(r"\b(?:years?|months?|weeks?|days?)\s+of\b")
 # "24/7", "around the clock", "half the time": a utilization in words.
 UTILIZATION_WORDS = {
     r"24\s*/\s*7|24x7|around\s+the\s+clock|round\s+the\s+clock|non[\s-]?stop|all\s+the\s+time|"
-    r"all\s+day\s+every\s+day|full[\s-]?time": 1.0,
+    r"all\s+day\s+every\s+day|full[\s-]?time|"
+    r"(?:at\s+)?full\s+(?:utili[sz]ation|util|load|usage|use|capacity|tilt)|"
+    r"fully\s+(?:utili[sz]ed|loaded|busy|used)|(?:at\s+)?max(?:imum)?\s+utili[sz]ation": 1.0,
     r"half\s+(?:of\s+)?the\s+time": 0.5,
     r"(?:a\s+)?quarter\s+of\s+the\s+time": 0.25,
 }

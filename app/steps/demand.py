@@ -9,6 +9,8 @@ catalog lacks the profile a count of people is sized with.
 
 from __future__ import annotations
 
+import math
+
 from app import costing
 from app.catalog.view import CatalogView
 from app.costing import defaults
@@ -122,3 +124,19 @@ def resolve_usage(
         how = "requested profile" if req.utilization_profile else "default profile"
         notes.append(Assumed("utilization", u, f"{how} '{profile.id}': {profile.source}"))
     return Sourced(costing.Usage(u, idle_on_fraction), tuple(notes))
+
+
+def gpus_for_monthly_hours(gpu_hours_per_month: float) -> Sourced[tuple[int, float]]:
+    """The fewest GPUs that deliver ``gpu_hours_per_month`` (each at most 730 h a month) and
+    the utilization each then runs at, for a buy-or-rent question that names the hours but
+    no GPU count (stated)."""
+    count = max(1, math.ceil(gpu_hours_per_month / HOURS_PER_MONTH - 1e-9))
+    utilization = gpu_hours_per_month / (HOURS_PER_MONTH * count)
+    note = Assumed(
+        "desktop.gpu_count",
+        count,
+        f"{gpu_hours_per_month:g} GPU-hours a month need at least {count} GPUs "
+        f"({HOURS_PER_MONTH:g} h a month each), each busy {utilization:.0%}; the cloud side "
+        "rents the same hours",
+    )
+    return Sourced((count, utilization), (note,))

@@ -43,7 +43,11 @@ def test_seed_break_even_from_chat(client):
     )
     assert body["answered"] and body["intent"] == "break_even"
     # a price over a year old would be named after the figure (staleness policy)
-    assert body["headline"].split(" (rests on")[0] == f"Break-even: {DAYS:.0f} days"
+    # the headline says what the figure rests on: the box, the price given, the utilization
+    assert body["headline"].split(" (rests on")[0] == (
+        f"Break-even: {DAYS:.0f} days, 1x rtx-3090, ${DESKTOP_USD:,.2f} with its barebone, "
+        "vs $2.14/h (your price), at 15% utilization"
+    )
     assert body["result"]["break_even_days"] == pytest.approx(DAYS, abs=0.005)
     assert body["result"]["performance"]["basis"] == "published"
     assumed = {a["name"]: a["value"] for a in body["result"]["assumptions"]}

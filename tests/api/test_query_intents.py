@@ -16,6 +16,7 @@ from tests.electricity_sources import eurostat_eur_per_kwh
 from tests.published import published_time_factors
 from tests.query_corpus import CORPUS
 from tests.query_corpus_forums import FORUMS
+from tests.query_corpus_own_terms import OWN_TERMS
 from tests.query_corpus_people import PEOPLE
 from tests.seed_values import SEED_001
 
@@ -38,7 +39,7 @@ def test_every_corpus_question_is_answered_or_refused_as_expected(client):
     """The corpus end to end: each question a person would expect answered is answered (no
     refusal, no 5xx), each that must be refused is refused."""
     wrong = []
-    for text, expected in CORPUS + PEOPLE + FORUMS:
+    for text, expected in CORPUS + PEOPLE + FORUMS + OWN_TERMS:
         if not text or len(text) > 500:
             continue  # an empty or over-long q is the endpoint's own 422
         body = ask(client, text)

@@ -12,10 +12,11 @@ from app.query.parser import catalog_kind, parse
 from app.query.vocabulary import NUMBER_WORDS, SPELLED_NUMBERS
 from tests.query_corpus import CORPUS
 from tests.query_corpus_forums import FORUMS
+from tests.query_corpus_own_terms import OWN_TERMS
 from tests.query_corpus_people import PEOPLE
 
 # Every question of the corpora; a ``gap`` entry is an expected failure (strict).
-ALL = CORPUS + PEOPLE + FORUMS
+ALL = CORPUS + PEOPLE + FORUMS + OWN_TERMS
 
 # Fields that must stay unset unless the corpus entry expects them: a parser that invents a
 # utilization or a region the user never typed is wrong.
@@ -36,6 +37,10 @@ OPTIONAL = {
     "budget": "budget_usd",
     "budget_local": "budget_in_currency",
     "people": "people",
+    "gpu_price": "gpu_price_usd",
+    "gpu_price_local": "gpu_price",
+    "desk_price_local": "desktop_price",
+    "condition": "condition",
 }
 
 
