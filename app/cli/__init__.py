@@ -10,14 +10,37 @@ gpucost catalog import ../shared/data/skypilot-catalog   # SkyPilot CSVs or our 
 gpucost catalog refresh [--from URL_OR_DIR]   # newest SkyPilot prices, through a gate
 gpucost owned-rates -m '{"gpu": "rtx-4090", "gpu_count": 4, "total_price_usd": 12000}' --format skypilot
 gpucost keys create "budget admin" --scope read --scope write
+
+With ``GPUCOST_URL`` set, ``gpucost ask`` asks that running service instead
+(:mod:`app.cli.thin`: no catalog load, no app import).
 """
 
-from app.cli import answers, catalog, compare, keys, owned, refresh, setup  # noqa: F401  (register commands)
-from app.cli.base import app
+from __future__ import annotations
+
+import os
+import sys
+from typing import Any
 
 __all__ = ["app", "main"]
 
 
+def __getattr__(name: str) -> Any:
+    """``app``: the Typer app with every command registered, imported on first use (so the
+    thin ``ask`` imports none of it)."""
+    if name != "app":
+        raise AttributeError(name)
+    from app.cli import answers, catalog, compare, keys, owned, refresh, setup  # noqa: F401
+    from app.cli.base import app
+
+    return app
+
+
 def main() -> None:
-    """Entry point of the ``gpucost`` script."""
-    app()
+    """Entry point of the ``gpucost`` script: ``ask`` over HTTP when ``GPUCOST_URL`` is
+    set, else the command line in process."""
+    url = os.environ.get("GPUCOST_URL")
+    if url and sys.argv[1:2] == ["ask"]:
+        from app.cli.thin import ask_over_http
+
+        raise SystemExit(ask_over_http(url, sys.argv[2:], os.environ.get("GPUCOST_API_KEY")))
+    __getattr__("app")()

@@ -17,30 +17,16 @@ def ask(
     """Answer a plain-language question with the same parser as Slack and `GET /v1/query`.
     Exits 1 when the question cannot be answered."""
     from rich.console import Console
-    from rich.table import Table
 
+    from app.cli.thin import print_answer
     from app.query.answer import respond
     from app.settings import get_settings
 
     ans = respond(catalog_view(), get_settings(), " ".join(question))
-    console = Console()
     if as_json:
-        console.print_json(ans.model_dump_json())
+        Console().print_json(ans.model_dump_json())
     else:
-        console.print(f"[bold]{ans.headline}[/bold]", highlight=False)
-        if ans.facts:
-            table = Table(show_header=False, box=None)
-            for f in ans.facts:
-                table.add_row(f.label, f.value)
-            console.print(table)
-        for d in ans.defaults:
-            console.print(f"[dim]assumed {d.name} = {d.value}: {d.source}[/dim]", highlight=False)
-        if ans.suggestions:
-            console.print("Did you mean: " + ", ".join(ans.suggestions) + "?", highlight=False)
-        for example in ans.examples:
-            console.print(f'  try: gpucost ask "{example}"', highlight=False)
-        if ans.ignored:
-            console.print(f"[dim]ignored: {', '.join(ans.ignored)}[/dim]", highlight=False)
+        print_answer(ans.model_dump(mode="json"))
     if not ans.answered:
         raise typer.Exit(1)
 
