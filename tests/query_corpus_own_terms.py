@@ -162,6 +162,20 @@ OWN_TERMS: list[tuple[str, dict]] = [
             cloud=dict(provider="runpod"),
         ),
     ),
+    (
+        "compare 5090 desktop and vast.ai 4090 over 2 years",
+        dict(
+            src="forum", intent="break_even", gpu="rtx-5090", cloud_gpu="rtx-4090",
+            cloud=dict(provider="vast"), days=730,
+        ),
+    ),
+    # --- language-model jobs: answered by the LLM reader (the parser refuses the model size)
+    (
+        "carbon of fine-tuning llama 3 70b with qlora on 2 a100s for 10 hours in france",
+        dict(src="forum", intent="llm_estimate"),
+    ),
+    ("tokens per second for llama 8b on a 4090", dict(src="forum", intent="llm_estimate")),
+    ("can I run llama 3.1 70b on two 3090s", dict(src="forum", intent="llm_estimate")),
     # --- your hours ---------------------------------------------------------------------
     (
         "rent vs buy for an A100 80GB at full utilization",

@@ -52,7 +52,7 @@ from app.query.answer_gpus import colab_answer, gpu_compare_answer, gpu_list_ans
 from app.query.answer_plan import plan_answer, plan_question, plan_reply
 from app.query.answer_rent import SPOT_NOTE, is_rental, rental_answer
 from app.query.lexicon import Lexicon
-from app.query.llm_words import llm_answer, read_llm
+from app.query.llm_words import drop_model_words, llm_answer, read_llm
 from app.query.parser import parse
 from app.settings import Settings
 from app.steps import gpu_choice
@@ -123,11 +123,21 @@ def respond(view: CatalogView, settings: Settings, text: str) -> QueryAnswer:
     it = parse(text, lexicon(view))
     try:
         llm = read_llm(view, text)  # a language-model job: answered by /v1/llm/estimate
-        if llm is not None:
+        if llm is not None and _job_carbon(it):
+            drop_model_words(it, llm)
+        elif llm is not None:
             return llm_answer(view, settings, Answer(it), llm)
         return _answer(view, settings, it)
     except (DomainError, CostingError) as exc:
         return _declined(it, exc)
+
+
+def _job_carbon(it: Interpretation) -> bool:
+    """A carbon question about named GPUs for a stated time ("carbon of fine-tuning llama 3
+    70b on 2 a100s for 10 hours"): the job's emissions are those GPUs' over that time,
+    answered by /v1/carbon whatever the model."""
+    timed = it.runtime_s or it.gpu_hours or it.horizon_days
+    return it.intent == "carbon" and bool(it.gpu or it.cloud.gpu) and bool(timed)
 
 
 def _declined(it: Interpretation, exc: DomainError | CostingError) -> QueryAnswer:

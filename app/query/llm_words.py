@@ -14,9 +14,11 @@ from typing import Any
 
 from app.catalog.resolve import normalize
 from app.catalog.view import CatalogView
+from app.models.interpretation import Interpretation
 from app.models.llm import LlmEstimateRequest, LlmEstimateResult
 from app.models.query import QueryAnswer
 from app.query.answer_common import Answer, money
+from app.query.parser import MODEL_SIZE_PROBLEM
 from app.settings import Settings
 from app.steps.llm import tokens_in
 from app.steps.trail import n_gpus
@@ -25,6 +27,10 @@ from app.usecases.llm_estimate import compute_llm_estimate
 _SIZE = re.compile(r"\b(\d+(?:\.\d+)?)\s?b\b", re.I)
 _TOKENS = re.compile(r"\b(\d+(?:\.\d+)?)\s?(k|m|b|t|thousand|million|billion|trillion)?\s+tokens\b", re.I)  # fmt: skip
 _MEMORY = re.compile(r"\b(\d+)\s?gb\b", re.I)
+# A question about speed: "tokens per second", "tok/s", "t/s", "how fast".
+_PER_SECOND = re.compile(
+    r"\btok(?:en)?s?\s*(?:per|/|a)\s*s(?:ec(?:ond)?)?\b|\bt/s\b|\bhow\s+fast\b", re.I
+)
 # A stated duration ("for 12 hours"): the job is what the GPUs do in that time.
 _DURATION = re.compile(
     r"\b(\d+(?:\.\d+)?)\s?(h|hrs?|hours?|days?|weeks?|min|minutes?)\b(?!\s*(?:a|per)\s)", re.I
@@ -68,6 +74,7 @@ class LlmQuestion:
     hours: float | None = None  # a stated duration, h: the job is what it runs in that time
     tokens_given: bool = False
     break_even: bool = False  # buy or rent: the runs after which a desktop pays for itself
+    per_second: bool = False  # "tokens per second": the speed is the answer
     read: list[str] = field(default_factory=list)  # the words this reader used
 
 
@@ -82,6 +89,16 @@ def _whole_words(text: str, m: re.Match[str]) -> str:
     return text[m.start() : end]
 
 
+def drop_model_words(it: Interpretation, q: LlmQuestion) -> None:
+    """Before the general answer takes a question about a language-model job (its carbon
+    over a stated time): the words, numbers and model size this reader used are no longer
+    ignored, declined or refused."""
+    out = Answer(it)
+    _drop_read_numbers(out, q)
+    _drop_read_words(out, q)
+    it.problems = [p for p in it.problems if MODEL_SIZE_PROBLEM not in p]
+
+
 def _drop_read_words(out: Answer, q: LlmQuestion) -> None:
     """The general parser lists the words of a model name or task ("llama", "lora",
     "fine-tuning") as ignored: this reader used them, so they go."""
@@ -92,7 +109,7 @@ def _drop_read_words(out: Answer, q: LlmQuestion) -> None:
 def _drop_read_numbers(out: Answer, q: LlmQuestion) -> None:
     """The general parser declines the numbers in a model name ("llama 3.1 8b") or a precision
     ("4-bit"): this reader used them, so those notes go."""
-    used = set(re.findall(r"\d+", " ".join(q.read)))
+    used = set(re.findall(r"\d+", " ".join(q.read))) | {w.lower() for w in q.read}
     out.it.declined = [
         d for d in out.it.declined
         if not ((m := _NOT_UNDERSTOOD.match(d)) and m.group(1) in used)
@@ -153,6 +170,9 @@ def read_llm(view: CatalogView, text: str) -> LlmQuestion | None:
     if duration:
         q.hours = float(duration.group(1)) * _HOURS_PER[duration.group(2).lower()]
     q.break_even = bool(_BUY.search(text))
+    if speed := _PER_SECOND.search(text):
+        q.per_second = True
+        q.read.append(speed.group(0))
     if tokens:
         q.tokens_given = True
         q.request["tokens"] = float(tokens.group(1)) * _SCALE.get(
@@ -195,6 +215,8 @@ def llm_answer(view: CatalogView, settings: Settings, out: Answer, q: LlmQuestio
     named = out.it.gpu or out.it.cloud.gpu
     if named is not None:
         body["gpus"] = list(named.ids)
+        if named.count > 1:  # "on two 3090s": that many hold it, or not
+            body["gpu_count"] = named.count
     elif q.min_memory_gb is not None:
         gpus = [g.id for g in view.gpus if round(g.memory_gb) == q.min_memory_gb]
         if gpus:
@@ -211,6 +233,8 @@ def llm_answer(view: CatalogView, settings: Settings, out: Answer, q: LlmQuestio
         return _break_even(view, settings, out, body)
     if q.hours is not None and not q.tokens_given:
         return _in_duration(view, settings, out, body, q.hours)
+    if q.per_second:
+        return _speed_answer(view, settings, out, body)
     return _fits_answer(view, settings, out, q, body)
 
 
@@ -326,6 +350,53 @@ def _break_even(
     )
 
 
+def _at_four_bit(view: CatalogView, settings: Settings, body: dict[str, Any]) -> str:
+    """What serving a model that does not fit would need with 4-bit weights (int4), when that
+    fits: the words to add to the headline, else none (training in 4 bits is QLoRA, another
+    task)."""
+    alt = _estimate(view, settings, {**body, "precision": "int4"})
+    fit = [e for e in alt.estimates if e.fits]
+    if not fit:
+        return ""
+    e = fit[0]
+    count = body.get("gpu_count", e.gpus_priced or 1)
+    return (
+        f"; with 4-bit weights (int4) it needs {e.memory_gb_per_gpu:.1f} GB per GPU: "
+        f"{count}x {e.gpu_id} hold it (ask `... at int4`)"
+    )
+
+
+def _speed_answer(
+    view: CatalogView, settings: Settings, out: Answer, body: dict[str, Any]
+) -> QueryAnswer:
+    """Tokens per second of the job on the GPUs named (else the cheapest that hold it), as
+    the estimate gives them, with what bounds them."""
+    result = _estimate(view, settings, body)
+    out.assumed(result.assumptions)
+    timed = [e for e in result.estimates if e.tokens_per_s]
+    fit = [e for e in timed if e.fits] or timed
+    what = _what(result)
+    if not fit:
+        return out.done(f"{what}: no speed figure for these GPUs", answered=False)
+    for e in fit[:5]:
+        holds = "fits" if e.fits else f"needs {e.gpus_needed}"
+        bound = f", {e.bound}-bound" if e.bound else ""
+        out.fact(e.gpu_id, f"{e.tokens_per_s:,.0f} tokens/s ({holds}{bound})")
+    best = fit[0]
+    count = body.get("gpu_count", best.gpus_priced or 1)
+    bound = f", {best.bound}-bound" if best.bound else ""
+    headline = (
+        f"{what} on {count}x {best.gpu_id}: about {best.tokens_per_s:,.0f} tokens/s "
+        f"(the estimate{bound}; {best.memory_gb_per_gpu:.1f} GB per GPU)"
+    )
+    return out.done(
+        headline,
+        endpoint="/v1/llm/estimate",
+        request=body,
+        result=result.model_dump(mode="json")["estimates"][:5],
+    )
+
+
 def _fits_answer(
     view: CatalogView, settings: Settings, out: Answer, q: LlmQuestion, body: dict[str, Any]
 ) -> QueryAnswer:
@@ -348,15 +419,29 @@ def _fits_answer(
             f"{what} {'fits' if ok else 'does not fit'} on one {q.min_memory_gb:g} GB card: "
             f"{need:.1f} GB per GPU"
         )
+    elif fit and "gpu_count" in body:
+        best = fit[0]
+        headline = (
+            f"{what} fits {body['gpu_count']}x {best.gpu_id}: {need:.1f} GB per GPU against "
+            f"{best.memory_gb:g} GB"
+        )
     elif fit:
         best = fit[0]
         cost = f" for {money(best.cost_usd)}" if best.cost_usd is not None else ""
+        hold = "holds" if len(fit) == 1 else "hold"
         headline = (
-            f"{what}: {n_gpus(len(fit))} hold it ({need:.1f} GB); cheapest {best.gpu_id}, "
+            f"{what}: {n_gpus(len(fit))} {hold} it ({need:.1f} GB); cheapest {best.gpu_id}, "
             f"{(best.runtime_s or 0) / 3600:.1f} h{cost}"
+        )
+    elif "gpu_count" in body and rows:
+        headline = (
+            f"{what} does not fit {body['gpu_count']}x {rows[0].gpu_id}: {need:.1f} GB per GPU "
+            f"against {rows[0].memory_gb:g} GB"
         )
     else:
         headline = f"{what} needs {need:.1f} GB: no single catalog GPU holds it"
+    if not fit and "precision" not in body and body.get("task") == "inference":
+        headline += _at_four_bit(view, settings, body)
     return out.done(
         headline,
         endpoint="/v1/llm/estimate",

@@ -431,12 +431,14 @@ def _gpus(w: Work, it: Interpretation, lex: Lexicon) -> None:
 MODEL_SIZE = re.compile(r"\b\d+(?:\.\d+)?\s*b\b(?:\s*(?:param\w*|models?|llms?))?")
 
 
+MODEL_SIZE_PROBLEM = "matches no language model in the catalog"
+
+
 def _model_size(w: Work, it: Interpretation) -> None:
     """Refuse rather than misread a model size as a GPU memory need."""
     if m := w.take(MODEL_SIZE):
         it.problems.append(
-            f"'{m[0].group(0).strip()}' matches no language model in the catalog (within 25 % "
-            "of its size); name one of `GET /v1/llm/models`, e.g. `lora llama 3 8b on 100M "
+            f"'{m[0].group(0).strip()}' {MODEL_SIZE_PROBLEM} (within 25 % of its size); name one of `GET /v1/llm/models`, e.g. `lora llama 3 8b on 100M "
             "tokens`, or ask for the memory, e.g. `cheapest gpu with at least 48GB`"
         )
 

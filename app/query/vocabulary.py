@@ -118,7 +118,9 @@ BUY_OR_RENT = re.compile(
     r"aws|gcp|azure|lambda|runpod|paperspace|colab)\b|"
     r"\brent\s+vs\.?\s+buy|\bor\s+rent\b|\bor\s+(?:the\s+)?cloud\b|"
     r"cheaper\s+than\s+(?:rent|buy)\w*|\bvs\.?\s+(?:the\s+)?cloud\b|"
-    r"\bbuy\b.{0,40}\bor\s+(?:keep\s+(?:using|paying(?:\s+for)?)|stick\s+with|stay\s+on)\b"
+    r"\bbuy\b.{0,40}\bor\s+(?:keep\s+(?:using|paying(?:\s+for)?)|stick\s+with|stay\s+on)\b|"
+    r"\bcompare\b.{0,40}\b(?:box|rig|desktop|workstation|build)\s+(?:and|with|to|vs\.?|versus)\b|"
+    r"cheaper\s+than\s+(?:a\s+)?(?:box|rig|desktop|workstation|build)\b"
 )
 
 # The keyword list, in order: the first pattern the working text matches is the intent.

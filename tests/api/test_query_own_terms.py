@@ -1,0 +1,110 @@
+"""Chat answers the question asked, with the asker's own numbers (issue 45): each test
+derives its expectation from the question's numbers and the catalog's own rows, not from
+an answer recorded earlier."""
+
+from __future__ import annotations
+
+import pytest
+
+HOST_W = 100  # seed 001's CPU and board while busy, the default base power
+
+
+def ask(client, q: str) -> dict:
+    r = client.get("/v1/query", params={"q": q})
+    assert r.status_code == 200, r.text
+    body = r.json()
+    assert body["answered"], body["headline"]
+    return body
+
+
+def _barebone_usd(client, body: dict) -> float:
+    chosen = {a["name"]: a["value"] for a in body["result"]["assumptions"]}["desktop.barebone"]
+    rows = client.get("/v1/barebones").json()
+    rows = rows["data"] if isinstance(rows, dict) else rows
+    return float(next(b for b in rows if b["id"] == chosen)["price_usd"])
+
+
+def test_a_used_card_at_the_price_paid(client):
+    body = ask(client, "a used 3090 for $700 vs runpod")
+    desk = body["request"]["desktop"]
+    assert desk["gpu_price_usd"] == 700 and desk["condition"] == "used"
+    upfront = body["result"]["desktop"]["upfront_usd"]
+    assert upfront == pytest.approx(700 + _barebone_usd(client, body))
+    assert "used rtx-3090 at $700.00 each (your price)" in body["headline"]
+    assert body["result"]["cloud"]["provider"] == "runpod"
+
+
+def test_a_box_price_in_euros_is_the_total(client):
+    body = ask(client, "my box costs €2,500 with a 4090, worth it vs lambda?")
+    assert body["request"]["currency"] == "EUR"
+    assert body["request"]["desktop"]["total_price"] == 2500
+    rate = body["result"]["currency_rate"]["usd_per_unit"]
+    assert body["result"]["desktop"]["upfront_usd"] == pytest.approx(2500 * rate)
+    assert "a 2,500.00 EUR box (your price)" in body["headline"]
+
+
+def test_hours_a_week_and_full_utilization(client):
+    week = ask(
+        client, "desktop price $2,800 with a 5090 vs renting an H100 at $2.49/h, 20 hours per week"
+    )
+    assert week["result"]["utilization"] == pytest.approx(20 / 168)
+    assert week["result"]["cloud"]["price_usd_per_hour"] == 2.49
+    assert week["result"]["desktop"]["upfront_usd"] == 2800
+    full = ask(client, "rent vs buy for an A100 80GB at full utilization")
+    assert full["result"]["utilization"] == 1.0
+
+
+def test_gpu_hours_a_month_size_the_box(client):
+    body = ask(client, "our lab uses 2000 gpu hours per month of a100 80gb, buy or rent?")
+    hours_per_month = 24 * 365 / 12  # 730 h
+    gpus = body["request"]["desktop"]["gpu_count"]
+    assert gpus == 3  # ceil(2000 / 730)
+    assert body["result"]["utilization"] == pytest.approx(2000 / (3 * hours_per_month))
+
+
+def test_a_month_of_renting_at_hours_a_week(client):
+    body = ask(client, "cost per month of renting a 4090 20 hours a week")
+    best = body["result"]["rentals"][0]
+    hours = 20 / 168 * 24 * 365 / 12  # 86.9 h in a month of 365/12 days
+    assert best["hours"] == pytest.approx(hours)
+    assert best["cost_usd"] == pytest.approx(best["price_usd_per_hour"] * hours)
+
+
+def test_each_gpu_on_its_verbs_side(client):
+    body = ask(client, "is renting an H100 on runpod cheaper than buying a 5090")
+    assert body["request"]["desktop"]["gpu"] == "rtx-5090"
+    assert body["result"]["cloud"]["gpu_id"].startswith("h100")
+
+
+def test_a_desktop_and_a_rental_compared(client):
+    body = ask(client, "compare 5090 desktop and vast.ai 4090 over 2 years")
+    assert body["intent"] == "break_even"
+    assert body["request"]["desktop"]["gpu"] == "rtx-5090"
+    assert body["result"]["cloud"]["provider"] == "vast"
+
+
+def test_carbon_of_an_llm_job_is_its_gpus_over_its_hours(client):
+    body = ask(
+        client, "carbon of fine-tuning llama 3 70b with qlora on 2 a100s for 10 hours in france"
+    )
+    assert body["intent"] == "carbon" and body["request"]["region"] == "fr"
+    tdp = client.get(f"/v1/gpus/{body['request']['gpu']}").json()["tdp_w"]
+    assert body["result"]["energy_kwh"] == pytest.approx((2 * tdp + HOST_W) * 10 / 1000)
+    assert not body["ignored"]
+
+
+def test_tokens_per_second_is_the_answer(client):
+    body = ask(client, "tokens per second for llama 8b on a 4090")
+    rate = body["result"][0]["tokens_per_s"]
+    assert f"about {rate:,.0f} tokens/s" in body["headline"]
+
+
+def test_two_cards_hold_a_70b_model_at_4_bit(client):
+    body = ask(client, "can I run llama 3.1 70b on two 3090s")
+    assert "does not fit 2x rtx-3090" in body["headline"]
+    assert (
+        "with 4-bit weights (int4)" in body["headline"]
+        and "2x rtx-3090 hold it" in body["headline"]
+    )
+    at_int4 = ask(client, "can I run llama 3.1 70b on two 3090s at int4")
+    assert "fits 2x rtx-3090" in at_int4["headline"] and not at_int4["interpretation"]["declined"]
