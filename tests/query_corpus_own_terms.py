@@ -165,8 +165,12 @@ OWN_TERMS: list[tuple[str, dict]] = [
     (
         "compare 5090 desktop and vast.ai 4090 over 2 years",
         dict(
-            src="forum", intent="break_even", gpu="rtx-5090", cloud_gpu="rtx-4090",
-            cloud=dict(provider="vast"), days=730,
+            src="forum",
+            intent="break_even",
+            gpu="rtx-5090",
+            cloud_gpu="rtx-4090",
+            cloud=dict(provider="vast"),
+            days=730,
         ),
     ),
     # --- language-model jobs: answered by the LLM reader (the parser refuses the model size)
