@@ -21,6 +21,7 @@ from app.query.answer_common import Answer, money
 from app.query.parser import MODEL_SIZE_PROBLEM
 from app.settings import Settings
 from app.steps.llm import tokens_in
+from app.steps.llm_buy import buy_or_rent
 from app.steps.trail import n_gpus
 from app.usecases.llm_estimate import compute_llm_estimate
 
@@ -297,46 +298,53 @@ def _in_duration(
 def _break_even(
     view: CatalogView, settings: Settings, out: Answer, body: dict[str, Any]
 ) -> QueryAnswer:
-    """Buy or rent: runs of the job after which a desktop of the named GPU (else the one
-    cheapest to run the job on) pays for itself against the cheapest rental that holds it:
-    ``upfront / (cheapest rental per run - the box's electricity per run)``."""
-    desk_ids = set(body.get("gpus", []))
+    """Buy or rent: runs of the job after which a desktop pays for itself against a rental
+    (both chosen by :func:`app.steps.llm_buy.buy_or_rent`): ``upfront / (rental per run -
+    the box's electricity per run)``; with the question's hours a week, in calendar time."""
+    named = body.get("gpus", [])
     every = {k: v for k, v in body.items() if k != "gpus"}
     result = _estimate(view, settings, every)
     out.assumed(result.assumptions)
-    rows = result.estimates
-    owned = [e for e in rows if e.owned and e.runtime_s and (not desk_ids or e.gpu_id in desk_ids)]
-    rented = [e for e in rows if e.cloud and e.fits] or [e for e in rows if e.cloud]
     what = _what(result)
-    if not owned or not rented:
-        side = "no desktop of that GPU can be built" if not owned else "no rental holds it"
-        return out.done(f"{what}: {side} in the catalog", answered=False)
-    desk = owned[0] if desk_ids else min(owned, key=lambda e: e.owned.cost_usd)  # type: ignore[union-attr]
-    rent = min(rented, key=lambda e: e.cloud.cost_usd)  # type: ignore[union-attr]
-    box, cloud = desk.owned, rent.cloud
-    assert box is not None and cloud is not None and desk.runtime_s is not None
-    saving = cloud.cost_usd - box.electricity_usd
+    pair = out.take(buy_or_rent(view, result.estimates, named))
+    if pair is None:
+        return out.done(
+            f"{what}: no desktop and rental that hold it in the catalog", answered=False
+        )
+    desk, rent = pair.box, pair.rental
+    box = desk.owned
+    assert box is not None and desk.runtime_s is not None and rent.row.cloud is not None
+    saving = rent.cost_usd - box.electricity_usd
     out.fact("Box", f"{money(box.upfront_usd)}, {desk.gpus_priced}x {desk.gpu_id}")
     out.fact(
         "Run on the box",
         f"{desk.runtime_s / 3600:.1f} h, {money(box.electricity_usd)} of electricity",
     )
-    out.fact("Run rented", f"{money(cloud.cost_usd)} at {cloud.offer_id} ({rent.gpus_priced}x {rent.gpu_id})")  # fmt: skip
-    out.fact("Memory per GPU", f"{desk.memory_gb_per_gpu:.1f} GB")
+    held = (
+        f"{rent.instances}x {rent.gpus_per_instance}-GPU instance"
+        if rent.gpus_per_instance > 1
+        else f"{rent.instances}x {rent.row.gpu_id}"
+    )
+    out.fact("Run rented", f"{money(rent.cost_usd)} at {rent.row.cloud.offer_id} ({held})")
+    out.fact("Memory per GPU", f"{desk.memory_gb_per_gpu:.1f} GB of {desk.memory_gb:g} GB")
     runs = box.upfront_usd / saving if saving > 0 else None
     if runs is None:
         headline = (
-            f"{what}: a run rented ({money(cloud.cost_usd)}) costs no more than the box's "
+            f"{what}: a run rented ({money(rent.cost_usd)}) costs no more than the box's "
             f"electricity ({money(box.electricity_usd)}): a {desk.gpu_id} box never pays for itself"
         )
     else:
-        days = math.ceil(runs) * desk.runtime_s / 86400.0
-        out.fact("Runs to pay back", f"{math.ceil(runs)} ({days:.0f} days of the box busy)")
+        tokens = math.ceil(runs) * float(every["tokens"])
+        busy_days = math.ceil(runs) * desk.runtime_s / 86400.0
+        out.fact(
+            "Runs to pay back",
+            f"{math.ceil(runs):,} ({_tokens_text(tokens)}, {busy_days:,.0f} days busy)",
+        )
         headline = (
             f"{what}: a {money(box.upfront_usd)} {desk.gpus_priced}x {desk.gpu_id} box pays for "
-            f"itself after {math.ceil(runs)} runs ({days:.0f} days busy): "
-            f"{money(box.electricity_usd)} of electricity a run vs {money(cloud.cost_usd)} "
-            f"renting {rent.gpu_id}"
+            f"itself after {math.ceil(runs):,} runs of {_tokens_text(float(every['tokens']))} "
+            f"({_calendar(busy_days, out.it.utilization)}): {money(box.electricity_usd)} of "
+            f"electricity a run vs {money(rent.cost_usd)} renting {rent.row.gpu_id}"
         )
     return out.done(
         headline,
@@ -344,10 +352,19 @@ def _break_even(
         request=every,
         result={
             "desktop": desk.model_dump(mode="json"),
-            "rental": rent.model_dump(mode="json"),
+            "rental": rent.row.model_dump(mode="json"),
+            "rental_cost_usd_per_run": rent.cost_usd,
             "runs_to_break_even": runs,
         },
     )
+
+
+def _calendar(busy_days: float, utilization: float | None) -> str:
+    """Busy days, and the calendar time they take at the question's utilization."""
+    if not utilization:
+        return f"{busy_days:,.0f} days of the box busy"
+    years = busy_days / utilization / 365
+    return f"{busy_days:,.0f} days busy: {years:,.1f} years at {utilization:.0%} of the time"
 
 
 def _at_four_bit(view: CatalogView, settings: Settings, body: dict[str, Any]) -> str:

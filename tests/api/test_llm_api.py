@@ -214,16 +214,25 @@ class TestChatDurationAndBreakEven:
         assert desk["gpu_id"] == "rtx-4090"
         # LoRA: 4 x 8e9 x 2e8 FLOPs over the 4090's 165.2 BF16 TFLOPS (Ada whitepaper) x 0.40.
         assert desk["runtime_s"] == pytest.approx(4 * 8e9 * 2e8 / (165.2e12 * 0.40), rel=1e-6)
-        saving = rent["cloud"]["cost_usd"] - desk["owned"]["electricity_usd"]
+        rented = body["result"]["rental_cost_usd_per_run"]
+        saving = rented - desk["owned"]["electricity_usd"]
         runs = desk["owned"]["upfront_usd"] / saving
         assert body["result"]["runs_to_break_even"] == pytest.approx(runs)
-        assert f"after {math.ceil(runs)} runs" in body["headline"]
-        # The rental is the cheapest that holds the job among all GPUs, not only 4090s.
+        assert f"after {math.ceil(runs):,} runs" in body["headline"]
+        # The rental is the cheapest run that holds the job among all GPUs, not only 4090s,
+        # paid as its instances are sold: a k-GPU instance is rented whole.
         every = client.post(
             "/v1/llm/estimate", json={"model": "llama-3.1-8b", "task": "lora", "tokens": 2e8}
         ).json()["estimates"]
-        cheapest = min(e["cloud"]["cost_usd"] for e in every if e["fits"] and e["cloud"])
-        assert rent["cloud"]["cost_usd"] == pytest.approx(cheapest)
+
+        def whole(e: dict) -> float:
+            offer = client.get(f"/v1/cloud-offers/{e['cloud']['offer_id']}").json()
+            instances = math.ceil((e["gpus_priced"] or 1) / offer["gpu_count"])
+            return instances * float(offer["price_usd_per_hour"]) * e["runtime_s"] / 3600
+
+        cheapest = min(whole(e) for e in every if e["fits"] and e["cloud"] and e["runtime_s"])
+        assert rented == pytest.approx(cheapest)
+        assert rent["gpu_id"] in body["headline"]
 
     def test_numbers_of_a_model_name_are_not_declined(self, client) -> None:
         body = client.get("/v1/query", params={"q": "qlora llama 3.1 8b on 100M tokens"}).json()

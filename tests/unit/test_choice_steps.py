@@ -202,3 +202,36 @@ class TestComparableAndTokens:
         assert chosen.value == 7_200_000
         note = chosen.assumed("tokens")
         assert note is not None and "1 x rtx-4090 process in 2 h" in note.source
+
+
+class TestLlmBuyOrRent:
+    @staticmethod
+    def _row(gpu: str, *, fits: bool, offer: str | None, owned: float | None) -> object:
+        from app.models.llm import LlmCloudCost, LlmGpuEstimate, LlmOwnedCost
+
+        cloud = LlmCloudCost.model_construct(offer_id=offer, cost_usd=0.0) if offer else None
+        box = LlmOwnedCost.model_construct(cost_usd=owned, upfront_usd=owned) if owned else None
+        return LlmGpuEstimate.model_construct(
+            gpu_id=gpu, fits=fits, gpus_priced=1, runtime_s=3600.0, cloud=cloud, owned=box
+        )
+
+    def test_a_node_is_rented_whole_and_the_box_must_hold_the_job(self) -> None:
+        from app.steps.llm_buy import buy_or_rent
+
+        view = fakes.view(
+            [
+                fakes.offer("one", "lambda", "rtx-3090", "0.90"),
+                fakes.offer("node", "runpod", "v100-16gb", "1.60", gpu_count=8),
+            ]
+        )
+        rows = [
+            self._row("v100-16gb", fits=True, offer="node", owned=None),  # $0.20/GPU-h, 8 GPUs
+            self._row("rtx-3090", fits=True, offer="one", owned=900.0),
+            self._row("rtx-4090", fits=False, offer=None, owned=100.0),  # cheaper, does not fit
+        ]
+        chosen = buy_or_rent(view, rows).value
+        assert chosen is not None
+        assert chosen.box.gpu_id == "rtx-3090"
+        # one hour: the 8-GPU node costs $1.60 whole, the single 3090 $0.90
+        assert chosen.rental.row.gpu_id == "rtx-3090"
+        assert chosen.rental.cost_usd == pytest.approx(0.90)
