@@ -11,7 +11,7 @@ from app import costing, usecases
 from app.catalog.view import CatalogView
 from app.models import Gpu
 from app.models.break_even import BreakEvenRequest, BreakEvenResult
-from app.models.carbon import CarbonRequest
+from app.models.carbon import CarbonRequest, CarbonResult
 from app.models.electricity import ElectricityRequest
 from app.models.interpretation import Interpretation
 from app.models.query import QueryAnswer
@@ -328,18 +328,8 @@ def carbon_answer(view: CatalogView, settings: Settings, out: Answer) -> QueryAn
         body["region"] = it.region
     req = validated(CarbonRequest, body, it)
     res = usecases.compute_carbon(view, req, settings)
-    out.fact(
-        "GPUs", f"{count}x {gpu.id}, {res.power_w:,.0f} W busy incl. {req.base_power_w:g} W host"
-    )
-    out.fact("Busy hours", f"{res.busy_hours:,.0f} h")
-    out.fact("Grid", f"{res.carbon_intensity_g_per_kwh:,.0f} gCO2e/kWh ({it.region or 'world'})")
-    out.fact("Energy", f"{res.energy_kwh:,.1f} kWh (PUE {res.pue:g})")
-    out.fact(
-        "Embodied",
-        f"{res.embodied.co2e_kg:,.1f} kg CO2e ({res.embodied.low_co2e_kg:,.1f}-"
-        f"{res.embodied.high_co2e_kg:,.1f}), {res.embodied_share:.1%} of the hardware's "
-        "manufacturing emissions",
-    )
+    for label, value in carbon_facts(req, res):
+        out.fact(label, value)
     # The grid is in the headline whenever it is not one the question named (issue 31: never
     # fall back to the world average silently).
     grid = (
@@ -353,6 +343,27 @@ def carbon_answer(view: CatalogView, settings: Settings, out: Answer) -> QueryAn
         f"{res.embodied.co2e_kg:,.1f} kg embodied"
     )
     return out.done(headline, "/v1/carbon", req.model_dump(exclude_none=True), dump(res))
+
+
+def carbon_facts(req: CarbonRequest, res: CarbonResult) -> list[tuple[str, str]]:
+    """The facts under a carbon headline, (label, text): the GPUs and their power, busy
+    hours, the grid, the energy with its PUE and the embodied share."""
+    e = res.embodied
+    return [
+        (
+            "GPUs",
+            f"{res.gpu_count}x {res.gpu_id}, {res.power_w:,.0f} W busy incl. "
+            f"{req.base_power_w:g} W host",
+        ),
+        ("Busy hours", f"{res.busy_hours:,.0f} h"),
+        ("Grid", f"{res.carbon_intensity_g_per_kwh:,.0f} gCO2e/kWh ({req.region or 'world'})"),
+        ("Energy", f"{res.energy_kwh:,.1f} kWh (PUE {res.pue:g})"),
+        (
+            "Embodied",
+            f"{e.co2e_kg:,.1f} kg CO2e ({e.low_co2e_kg:,.1f}-{e.high_co2e_kg:,.1f}), "
+            f"{res.embodied_share:.1%} of the hardware's manufacturing emissions",
+        ),
+    ]
 
 
 def electricity_answer(view: CatalogView, settings: Settings, out: Answer) -> QueryAnswer:

@@ -1,21 +1,17 @@
-"""The web calculator's pages, server-rendered (no script: plain forms that work in any
-browser): the front page and the break-even calculator. A calculator's form is a ``GET``, so
-every answer has its own address to share and bookmark; the form's fields are the API's
-request fields (``gpu``, ``total_price_usd``, ``offer_id``, ...), read by
-:class:`BreakEvenForm`, and the answer is the API's (the same resolve and compose).
+"""The web calculator's pages: the break-even calculator (a desktop against renting) and the
+carbon calculator (energy and emissions of GPUs over a period or busy hours), on the shared
+machinery of :mod:`app.render.calculator`. Each page's request is the API's (the same
+resolve and compose), its key figures are chat's (:func:`break_even_facts`,
+:func:`carbon_facts`).
 """
 
 from __future__ import annotations
 
-import contextlib
 import datetime as dt
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping
 from typing import Any
-from urllib.parse import urlencode
 
-import orjson
-from pydantic import ValidationError
+from pydantic import BaseModel
 
 from app import usecases
 from app.catalog.view import CatalogView
@@ -24,17 +20,19 @@ from app.costing.errors import CostingError
 from app.costing.sourced import Assumed
 from app.errors import DomainError
 from app.models.break_even import BreakEvenRequest, BreakEvenResult
+from app.models.carbon import CarbonRequest, CarbonResult
 from app.models.inputs import DesktopSpec
 from app.models.interpretation import CloudQuery
 from app.query.answer_common import dated_note
-from app.query.answer_costs import break_even_facts
+from app.query.answer_costs import break_even_facts, carbon_facts
 from app.render import charts as charts_service
-from app.render.report_html import inline_svg, template, value_text
+from app.render.calculator import Answer, Calculator, CalculatorForm, Field, render
+from app.render.report_html import inline_svg
 from app.settings import Settings
 from app.steps.offer_search import offer_for_desktop
 
 # (name, label, kind, help): the few inputs most people change, then "more options".
-MAIN_FIELDS = (
+MAIN_FIELDS: tuple[Field, ...] = (
     ("gpu", "GPU", "text", "a catalog id or name, e.g. rtx-3090, 4090, h100 pcie"),
     ("gpu_count", "GPUs in the desktop", "number", "1-16"),
     ("total_price_usd", "Desktop price, USD", "number", "your quote; empty: the catalog's"),
@@ -43,69 +41,62 @@ MAIN_FIELDS = (
     ("utilization", "Utilization, %", "number", "share of the time the GPUs are busy"),
     ("electricity_price_usd_per_kwh", "Electricity, USD/kWh", "number", "empty: the region's"),
 )
-MORE_FIELDS = (
+MORE_FIELDS: tuple[Field, ...] = (
     ("region", "Region", "text", "e.g. de, us-ca, aws:eu-west-1"),
     ("condition", "Card bought", "select", "new or used; empty: the catalog's rule"),
     ("resell_after_years", "Resell after, years", "number", "empty: kept"),
     ("currency", "Currency", "text", "e.g. EUR, GBP; amounts are still entered in USD"),
 )
-FIELD_NAMES = tuple(f[0] for f in (*MAIN_FIELDS, *MORE_FIELDS))
 # The request field each form field fills (the rest are top-level request fields).
 _DESKTOP = {"gpu", "gpu_count", "total_price_usd", "condition", "resell_after_years"}
 _CLOUD = {"offer_id", "price_usd_per_hour"}
-_NUMBERS = {f[0] for f in (*MAIN_FIELDS, *MORE_FIELDS) if f[2] == "number"}
 
 
-@dataclass
-class BreakEvenForm:
-    """The break-even form as typed (strings by field name), the errors to show beside each
-    field (``errors``; ``""`` for the form as a whole) and the choices made for what it left
-    out (``chosen``: field -> (value, why))."""
+def _break_even_body(typed: dict[str, Any]) -> dict[str, Any]:
+    desktop = {k: v for k, v in typed.items() if k in _DESKTOP}
+    cloud = {k: v for k, v in typed.items() if k in _CLOUD}
+    top = {k: v for k, v in typed.items() if k not in _DESKTOP | _CLOUD}
+    return {"desktop": desktop, "cloud": cloud, **top}
 
-    values: dict[str, str]
-    errors: dict[str, str] = field(default_factory=dict)
-    chosen: dict[str, tuple[str, str]] = field(default_factory=dict)
 
-    @classmethod
-    def from_query(cls, query: Mapping[str, str]) -> BreakEvenForm:
-        """The form's fields from a query string (unknown parameters are left out)."""
-        return cls({k: query[k].strip() for k in FIELD_NAMES if query.get(k, "").strip()})
+BREAK_EVEN = Calculator(
+    path="/break-even",
+    title="Break-even: buy a desktop or rent",
+    template="break_even_page.html.j2",
+    main=MAIN_FIELDS,
+    more=MORE_FIELDS,
+    model=BreakEvenRequest,
+    shape=_break_even_body,
+)
+CARBON = Calculator(
+    path="/carbon",
+    title="Carbon: energy and emissions of GPUs",
+    template="carbon_page.html.j2",
+    main=(
+        ("gpu", "GPU", "text", "a catalog id or name, e.g. a100, h100 sxm, 4090"),
+        ("gpu_count", "GPUs", "number", "how many run"),
+        ("hours", "Busy hours", "number", "the hours each GPU works; or a period below"),
+        ("days", "or a period, days", "number", "calendar days, at the utilization below"),
+        ("utilization", "Utilization, %", "number", "with a period: share of it the GPUs work"),
+        ("region", "Region", "text", "the grid, e.g. fr, de, us-ca; empty: the default"),
+    ),
+    more=(
+        ("gpu_power_w", "Power per GPU, W", "number", "empty: its TDP"),
+        ("base_power_w", "Host power, W", "number", "CPU, board and drives while busy"),
+    ),
+    model=CarbonRequest,
+    shape=lambda typed: typed,
+)
 
-    @property
-    def asked(self) -> bool:
-        """Whether anything was entered (an empty form shows no answer)."""
-        return bool(self.values)
 
-    def body(self) -> dict[str, Any]:
-        """The API request the form stands for: numbers read as numbers (a field that is not
-        one stays text, and the model's validation says so beside it), ``utilization`` from
-        a percentage."""
-        typed: dict[str, Any] = dict(self.values)
-        for name in _NUMBERS & typed.keys():
-            with contextlib.suppress(ValueError):
-                number = float(typed[name])
-                typed[name] = int(number) if number.is_integer() else number
-        if isinstance(typed.get("utilization"), int | float):
-            typed["utilization"] = typed["utilization"] / 100
-        desktop = {k: v for k, v in typed.items() if k in _DESKTOP}
-        cloud = {k: v for k, v in typed.items() if k in _CLOUD}
-        top = {k: v for k, v in typed.items() if k not in _DESKTOP | _CLOUD}
-        return {"desktop": desktop, "cloud": cloud, **top}
+def break_even_form(query: Mapping[str, str]) -> CalculatorForm:
+    """The break-even form of a query string."""
+    return CalculatorForm.from_query(BREAK_EVEN, query)
 
-    def request(self) -> BreakEvenRequest | None:
-        """The validated request, or None with each problem in ``errors`` by field."""
-        try:
-            return BreakEvenRequest.model_validate(self.body())
-        except ValidationError as exc:
-            for e in exc.errors():
-                name = next((str(p) for p in reversed(e["loc"]) if str(p) in FIELD_NAMES), "")
-                where = "cloud" if "cloud" in e["loc"] and not name else name
-                self.errors[where if where in FIELD_NAMES else ""] = e["msg"]
-            return None
 
-    def link(self) -> str:
-        """This form's address (a permalink to its answer)."""
-        return "/break-even?" + urlencode(self.values)
+def carbon_form(query: Mapping[str, str]) -> CalculatorForm:
+    """The carbon form of a query string."""
+    return CalculatorForm.from_query(CARBON, query)
 
 
 def headline(res: BreakEvenResult) -> str:
@@ -118,42 +109,7 @@ def headline(res: BreakEvenResult) -> str:
     return f"Break-even after {days:,.2f} days{dated_note(res)}"
 
 
-def break_even_page(
-    form: BreakEvenForm,
-    res: BreakEvenResult | None,
-    *,
-    data_version: str,
-    today: dt.date,
-    chart_svg: str | None = None,
-    request_json: str = "",
-    placeholders: dict[str, str] | None = None,
-) -> bytes:
-    """The break-even calculator: the form (values kept, errors beside their fields) and,
-    when computed, the answer, chart, assumptions, sources and how to cite it."""
-    context: dict[str, Any] = {
-        "form": form,
-        "main_fields": MAIN_FIELDS,
-        "placeholders": placeholders or {},
-        "more_fields": MORE_FIELDS,
-        "more_open": any(k in form.values or k in form.errors for k, *_ in MORE_FIELDS),
-        "res": res,
-        "chart_svg": chart_svg,
-        "data_version": data_version,
-        "today": today.isoformat(),
-        "value_text": value_text,
-        "request_json": request_json,
-    }
-    if res is not None:
-        context |= {"headline": headline(res), "figures": break_even_facts(res)}
-    return template("break_even_page.html.j2").render(**context).encode()
-
-
-def front_page(gpus: int, offers: int, providers: int) -> bytes:
-    """The front page: what gpucost answers and links to the calculators and the API."""
-    return template("index.html.j2").render(gpus=gpus, offers=offers, providers=providers).encode()
-
-
-def _with_cloud(view: CatalogView, form: BreakEvenForm) -> None:
+def _with_cloud(view: CatalogView, form: CalculatorForm) -> None:
     """A form without a cloud side is compared with the comparable offer of its desktop's
     GPUs (the API's rule, :func:`offer_for_desktop`), said beside the offer field. Raises
     the catalog's 404 for a GPU it does not know."""
@@ -176,53 +132,90 @@ def _with_cloud(view: CatalogView, form: BreakEvenForm) -> None:
 
 def placeholders(view: CatalogView) -> dict[str, str]:
     """The engine's defaults, shown in the fields a form leaves empty (each answer lists
-    them with their source): one GPU, the default utilization profile's share and the
-    default electricity price (seed 001's 15 % and $0.12/kWh, from the defaults registry)."""
+    them with their source): one GPU, the default utilization profile's share, the default
+    host power and electricity price (seed 001's 15 %, 100 W and $0.12/kWh, from the
+    defaults registry)."""
     gpus = DesktopSpec.model_fields["gpu_count"].default
     profile = view.profiles.get(str(defaults.UTILIZATION_PROFILE.value))
     shown = {
         "gpu_count": str(gpus),
         "electricity_price_usd_per_kwh": f"{defaults.ELECTRICITY_PRICE.number:g}",
+        "base_power_w": f"{defaults.BASE_POWER.number:g}",
     }
     if profile is not None:
         shown["utilization"] = f"{profile.utilization * 100:g}"
     return shown
 
 
-def compute_break_even_page(
-    view: CatalogView, settings: Settings, form: BreakEvenForm
+def _page(
+    view: CatalogView,
+    form: CalculatorForm,
+    compute: Callable[[BaseModel], Answer],
+    prepare: Callable[[], None] | None = None,
 ) -> tuple[bytes, int]:
-    """The calculator page for ``form`` and its HTTP status: the answer (200), or the form
-    with each problem beside its field (422, or the problem's own status: 404 for a name
-    the catalog does not know)."""
+    """The page for ``form`` and its HTTP status: the answer (200), or the form with each
+    problem beside its field (422, or the problem's own status: 404 for a name the catalog
+    does not know)."""
     today = dt.datetime.now(dt.UTC).date()
 
-    def page(status: int, res: BreakEvenResult | None = None, **answer: Any) -> tuple[bytes, int]:
-        content = break_even_page(
-            form,
-            res,
-            data_version=str(view.revision),
-            today=today,
-            placeholders=placeholders(view),
-            **answer,
+    def page(status: int, answer: Answer | None = None) -> tuple[bytes, int]:
+        shown = placeholders(view)
+        content = render(
+            form, answer, data_version=str(view.revision), today=today, placeholders=shown
         )
         return content, status
 
     if not form.asked:
         return page(200)
     try:
-        _with_cloud(view, form)
+        if prepare is not None:
+            prepare()
         req = form.request()
         if req is None:
             return page(422)
-        res = usecases.compute_break_even(view, req, settings)
+        answer = compute(req)
     except DomainError as exc:
         form.errors[""] = exc.detail
         return page(exc.status)
     except CostingError as exc:
-        form.errors[exc.field if exc.field in FIELD_NAMES else ""] = exc.message
+        form.errors[exc.field if exc.field in form.calc.names else ""] = exc.message
         return page(422)
-    chart = inline_svg(charts_service.cumulative_from_result(res, None, "svg").content.decode())
-    body = req.model_dump(mode="json", exclude_unset=True, exclude_none=True)
-    request_json = orjson.dumps(body, option=orjson.OPT_INDENT_2).decode()
-    return page(200, res, chart_svg=chart, request_json=request_json)
+    return page(200, answer)
+
+
+def compute_break_even_page(
+    view: CatalogView, settings: Settings, form: CalculatorForm
+) -> tuple[bytes, int]:
+    """The break-even page for ``form`` (an empty cloud side takes the comparable offer of
+    the desktop's GPUs, said beside the offer field) and its HTTP status."""
+
+    def compute(req: BaseModel) -> Answer:
+        assert isinstance(req, BreakEvenRequest)
+        res = usecases.compute_break_even(view, req, settings)
+        chart = charts_service.cumulative_from_result(res, None, "svg").content.decode()
+        return Answer(res, headline(res), break_even_facts(res), inline_svg(chart), req)
+
+    return _page(view, form, compute, prepare=lambda: _with_cloud(view, form))
+
+
+def carbon_headline(res: CarbonResult) -> str:
+    """The carbon answer in one sentence: operational emissions, energy and grid, then the
+    embodied share."""
+    return (
+        f"{res.co2e_kg:,.1f} kg CO2e from {res.energy_kwh:,.1f} kWh at "
+        f"{res.carbon_intensity_g_per_kwh:,.0f} gCO2e/kWh, plus {res.embodied.co2e_kg:,.1f} kg "
+        f"embodied{dated_note(res)}"
+    )
+
+
+def compute_carbon_page(
+    view: CatalogView, settings: Settings, form: CalculatorForm
+) -> tuple[bytes, int]:
+    """The carbon page for ``form`` and its HTTP status."""
+
+    def compute(req: BaseModel) -> Answer:
+        assert isinstance(req, CarbonRequest)
+        res = usecases.compute_carbon(view, req, settings)
+        return Answer(res, carbon_headline(res), carbon_facts(req, res), None, req)
+
+    return _page(view, form, compute)

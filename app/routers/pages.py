@@ -1,4 +1,5 @@
-"""The web calculator's pages (HTML, no script): ``GET /`` and ``GET /break-even``. They
+"""The web calculator's pages (HTML, no script): ``GET /``, ``GET /break-even`` and
+``GET /carbon``. They
 read the form and hand it to :mod:`app.render.pages`, which builds the API's request, calls
 the same use case and renders its answer; drawn through the render gate like any chart. Not
 part of the OpenAPI document."""
@@ -9,7 +10,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse
 
 from app.api.deps import RenderGateDep, SettingsDep, ViewDep
-from app.render import pages
+from app.render import calculator, pages
 
 router = APIRouter(include_in_schema=False)
 
@@ -18,7 +19,9 @@ router = APIRouter(include_in_schema=False)
 def front_page(view: ViewDep) -> HTMLResponse:
     """What gpucost answers, with links to the calculators and the API."""
     providers = {o.provider for o in view.offer_by_id.values()}
-    return HTMLResponse(pages.front_page(len(view.gpus), len(view.offer_by_id), len(providers)))
+    return HTMLResponse(
+        calculator.front_page(len(view.gpus), len(view.offer_by_id), len(providers))
+    )
 
 
 @router.get("/break-even", response_class=HTMLResponse)
@@ -27,6 +30,16 @@ async def break_even_page(
 ) -> HTMLResponse:
     """The break-even calculator: the form, and the answer when the form was filled (a 4xx
     page with each problem beside its field when it cannot be computed)."""
-    form = pages.BreakEvenForm.from_query(request.query_params)
+    form = pages.break_even_form(request.query_params)
     content, status = await heavy.run(pages.compute_break_even_page, view, settings, form)
+    return HTMLResponse(content, status_code=status)
+
+
+@router.get("/carbon", response_class=HTMLResponse)
+async def carbon_page(
+    request: Request, view: ViewDep, settings: SettingsDep, heavy: RenderGateDep
+) -> HTMLResponse:
+    """The carbon calculator: energy and emissions of GPUs over busy hours or a period."""
+    form = pages.carbon_form(request.query_params)
+    content, status = await heavy.run(pages.compute_carbon_page, view, settings, form)
     return HTMLResponse(content, status_code=status)

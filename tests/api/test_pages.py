@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import re
 
+import pytest
+
+from app.costing import defaults
 from tests.seed_values import SEED_001_DAYS
 
 SEED_FORM = {
@@ -83,3 +86,33 @@ def test_the_empty_form_shows_the_engines_defaults(client):
                          ("electricity_price_usd_per_kwh", "0.12")):  # fmt: skip
         tag = re.search(rf'<input id="f-{field}"[^>]*>', page).group(0)
         assert f'placeholder="{shown}"' in tag
+
+
+def test_the_carbon_page_answers_as_the_api(client):
+    """8 H100 SXM for 100 busy hours in California: the page's energy and emissions are
+    /v1/carbon's for the same request, and its link reproduces it."""
+    form = {"gpu": "h100-sxm", "gpu_count": "8", "hours": "100", "region": "us-ca"}
+    r = client.get("/carbon", params=form)
+    assert r.status_code == 200, _errors(r.text)
+    api = client.post(
+        "/v1/carbon", json={"gpu": "h100-sxm", "gpu_count": 8, "hours": 100, "region": "us-ca"}
+    ).json()
+    assert _answer(r.text).startswith(
+        f"{api['co2e_kg']:,.1f} kg CO2e from {api['energy_kwh']:,.1f} kWh at "
+        f"{api['carbon_intensity_g_per_kwh']:,.0f} gCO2e/kWh"
+    )
+    # 8 GPUs at their TDP and the default host (seed 001's 100 W), for 100 hours, x PUE
+    tdp = client.get("/v1/gpus/h100-sxm").json()["tdp_w"]
+    assert api["power_w"] == pytest.approx(8 * tdp + defaults.BASE_POWER.number)
+    assert api["energy_kwh"] == pytest.approx(api["power_w"] * 100 * api["pue"] / 1000)
+    assert "<h2>Sources</h2>" in r.text and "POST /v1/carbon" in r.text
+    link = re.search(r'href="(/carbon\?[^"]+)">/carbon', r.text).group(1)
+    assert _answer(client.get(link.replace("&amp;", "&")).text) == _answer(r.text)
+
+
+def test_the_carbon_page_shows_problems_beside_their_fields(client):
+    both = client.get("/carbon", params={"gpu": "a100", "hours": "10", "days": "3"})
+    assert both.status_code == 422 and _errors(both.text)
+    unknown = client.get("/carbon", params={"gpu": "rtx-9999", "hours": "10"})
+    assert unknown.status_code == 404 and "rtx-9999" in _errors(unknown.text)[0]
+    assert 'href="/carbon"' in client.get("/").text

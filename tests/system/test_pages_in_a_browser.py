@@ -71,6 +71,24 @@ SEED = (
 )
 
 
+CARBON = "/carbon?gpu=h100-sxm&gpu_count=8&hours=100&region=us-ca"
+
+
+@pytest.mark.parametrize("width", [360, 1280])
+def test_the_carbon_page_in_a_browser(base, tmp_path, width):
+    """8 H100 SXM for 100 hours in California: the answer and its sources in a browser."""
+    dom = _chromium(tmp_path, "--dump-dom", f"{base}{CARBON}", width=width)
+    assert dom.returncode == 0, dom.stderr[-2000:]
+    assert "kg CO2e from 570.0 kWh" in dom.stdout  # 8 x 700 W + 100 W host, 100 h, PUE 1
+    shot = tmp_path / "carbon.png"
+    done = _chromium(tmp_path, f"--screenshot={shot}", f"{base}{CARBON}", width=width)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert Image.open(shot).size[0] == width
+    keep = os.environ.get("GPUCOST_SCREENSHOTS")
+    if keep:
+        shutil.copy(shot, Path(keep) / f"carbon-{width}.png")
+
+
 @pytest.mark.parametrize("width", [360, 1280])
 def test_the_break_even_page_answers_seed_001(base, tmp_path, width):
     """Seed 001 (Tim Dettmers, 2020): 292.96 days in a browser. The page needs no script:
@@ -128,7 +146,15 @@ def test_a_person_fills_the_form_with_javascript_off(base, browser):
 
 
 @pytest.mark.parametrize(
-    "path", ["/", "/break-even", SEED, "/break-even?gpu=rtx-3090&utilization=150"]
+    "path",
+    [
+        "/",
+        "/break-even",
+        SEED,
+        "/break-even?gpu=rtx-3090&utilization=150",
+        CARBON,
+        "/carbon?gpu=a100&hours=10&days=3",
+    ],
 )
 def test_axe_finds_no_serious_or_critical_violation(base, browser, path):
     """axe-core's rules (WCAG 2.1 A/AA and best practices) on each page at 360 and 1280 px."""
