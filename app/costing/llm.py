@@ -42,6 +42,8 @@ from enum import StrEnum
 from app.costing.errors import InvalidInput as ModelInputError
 
 GB = 1e9
+# A binary gigabyte: what GPU data sheets mean by "GB" of memory (2^30 bytes).
+GIB = float(2**30)
 
 # QLoRA's 4-bit NormalFloat with double quantization: 4 bits + 0.127 bits of quantization
 # constants per parameter (Dettmers et al. 2023, "QLoRA", arXiv 2305.14314 §3).
@@ -306,12 +308,20 @@ class Memory:
         return self.sharded / gpu_count / GB + overhead_gb
 
     def gpus_needed(self, memory_gb: float, overhead_gb: float) -> int | None:
-        """Fewest GPUs of ``memory_gb`` that hold the job (None: not even one GPU's overhead
-        fits)."""
-        room = memory_gb - overhead_gb
+        """Fewest GPUs of ``memory_gb`` (a data sheet's figure, binary: :func:`card_gb`) that
+        hold the job (None: not even one GPU's overhead fits)."""
+        room = card_gb(memory_gb) - overhead_gb
         if room <= 0:
             return None
         return max(1, math.ceil(self.sharded / GB / room - 1e-9))
+
+
+def card_gb(memory_gb: float) -> float:
+    """A card's memory in GB (1e9 bytes, the unit every need here is in) from its data
+    sheet's figure, which counts binary gigabytes: a "24 GB" RTX 3090 holds 24 x 2^30 =
+    25.8e9 bytes (nvidia-smi reports its memory.total as 24,576 MiB; an "80 GB" A100 as
+    81,920 MiB)."""
+    return memory_gb * GIB / GB
 
 
 def activation_bytes(

@@ -198,7 +198,10 @@ class LlmGpuEstimate(BaseModel):
     """The job on one GPU model."""
 
     gpu_id: str = Field(description="GPU id.")
-    memory_gb: float = Field(description="Memory of one GPU, GB.")
+    memory_gb: float = Field(
+        description="Memory of one GPU as its data sheet states it, binary GB (2^30 bytes: a "
+        "'24 GB' card holds 25.8e9 bytes); the job's needs are in GB of 1e9 bytes."
+    )
     memory_gb_per_gpu: float = Field(description="What the job needs per GPU on `gpu_count`.")
     memory_breakdown: MemoryBreakdown = Field(description="What one GPU holds, GB.")
     fits: bool = Field(description="Whether `gpu_count` of them hold the job.")
