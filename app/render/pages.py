@@ -23,6 +23,7 @@ from app.models.break_even import BreakEvenRequest, BreakEvenResult
 from app.models.carbon import CarbonRequest, CarbonResult
 from app.models.inputs import DesktopSpec
 from app.models.interpretation import CloudQuery
+from app.models.llm import LlmEstimateRequest, LlmEstimateResult
 from app.query.answer_common import dated_note
 from app.query.answer_costs import break_even_facts, carbon_facts
 from app.render import charts as charts_service
@@ -30,6 +31,10 @@ from app.render.calculator import Answer, Calculator, CalculatorForm, Field, ren
 from app.render.report_html import inline_svg
 from app.settings import Settings
 from app.steps.offer_search import offer_for_desktop
+from app.usecases.llm_estimate import compute_llm_estimate
+
+# GPUs an LLM answer lists (the API's answer has them all).
+LLM_ROWS = 8
 
 # (name, label, kind, help): the few inputs most people change, then "more options".
 MAIN_FIELDS: tuple[Field, ...] = (
@@ -87,6 +92,40 @@ CARBON = Calculator(
     model=CarbonRequest,
     shape=lambda typed: typed,
 )
+
+
+def _llm_body(typed: dict[str, Any]) -> dict[str, Any]:
+    """The LLM form's values as a request: GPUs typed as a comma-separated list."""
+    body = dict(typed)
+    if isinstance(body.get("gpus"), str):
+        body["gpus"] = [g.strip() for g in body["gpus"].split(",") if g.strip()]
+    return body
+
+
+LLM = Calculator(
+    path="/llm",
+    title="LLM job: memory, time and cost",
+    template="llm_page.html.j2",
+    main=(
+        ("model", "Model", "text", "a catalog model id, e.g. llama-3.1-8b, mixtral-8x7b"),
+        ("task", "Task", "text", "inference, lora, qlora, full_finetune or pretrain"),
+        ("tokens", "Tokens", "number", "tokens trained on or generated, e.g. 100000000"),
+        ("gpus", "GPUs", "text", "comma-separated ids, e.g. rtx-4090, h100-sxm; empty: all"),
+    ),
+    more=(
+        ("precision", "Precision", "text", "bf16, fp16, fp8, int8 or int4; empty: the task's"),
+        ("gpu_count", "GPUs per run", "number", "empty: as many as hold the job"),
+        ("utilization", "Utilization, %", "number", "of an owned desktop, for its cost"),
+        ("region", "Region", "text", "electricity price of an owned desktop, e.g. de"),
+    ),
+    model=LlmEstimateRequest,
+    shape=_llm_body,
+)
+
+
+def llm_form(query: Mapping[str, str]) -> CalculatorForm:
+    """The LLM job form of a query string."""
+    return CalculatorForm.from_query(LLM, query)
 
 
 def break_even_form(query: Mapping[str, str]) -> CalculatorForm:
@@ -196,6 +235,54 @@ def compute_break_even_page(
         return Answer(res, headline(res), break_even_facts(res), inline_svg(chart), req)
 
     return _page(view, form, compute, prepare=lambda: _with_cloud(view, form))
+
+
+def llm_figures(res: LlmEstimateResult) -> list[tuple[str, str]]:
+    """Up to :data:`LLM_ROWS` GPUs, those that hold the job first, cheapest first: whether
+    they hold it, its time and what it costs (rented, or on an owned desktop)."""
+    figures = []
+    for e in res.estimates[:LLM_ROWS]:
+        holds = f"fits ({e.gpus_priced or 1} GPU)" if e.fits else f"needs {e.gpus_needed or '-'}"
+        time = f"{e.runtime_s / 3600:,.1f} h" if e.runtime_s else "no time"
+        cost = f", ${e.cost_usd:,.2f}" if e.cost_usd is not None else ""
+        per = (
+            f" (${e.cost_usd_per_million_tokens:,.4g}/M tokens)"
+            if e.cost_usd_per_million_tokens
+            else ""
+        )
+        figures.append(
+            (e.gpu_id, f"{holds}, {e.memory_gb_per_gpu:.1f} GB per GPU, {time}{cost}{per}")
+        )
+    return figures
+
+
+def llm_headline(res: LlmEstimateResult) -> str:
+    """The LLM answer in one sentence: the job, its memory per GPU and the cheapest GPUs
+    that hold it."""
+    m = res.model
+    what = f"{m['task'].replace('_', ' ')} of {m.get('name', m['model'])} ({m['precision']})"
+    fit = next((e for e in res.estimates if e.fits and e.cost_usd is not None), None)
+    if fit is None:
+        need = res.estimates[0].memory_gb_per_gpu if res.estimates else 0.0
+        return f"{what}: no GPU asked for holds it ({need:.1f} GB per GPU){dated_note(res)}"
+    time = f"{(fit.runtime_s or 0) / 3600:,.1f} h"
+    return (
+        f"{what}: cheapest on {fit.gpus_priced or 1}x {fit.gpu_id}, {time} for "
+        f"${fit.cost_usd:,.2f} ({fit.memory_gb_per_gpu:.1f} GB per GPU){dated_note(res)}"
+    )
+
+
+def compute_llm_page(
+    view: CatalogView, settings: Settings, form: CalculatorForm
+) -> tuple[bytes, int]:
+    """The LLM job page for ``form`` and its HTTP status."""
+
+    def compute(req: BaseModel) -> Answer:
+        assert isinstance(req, LlmEstimateRequest)
+        res = compute_llm_estimate(view, req, settings)
+        return Answer(res, llm_headline(res), llm_figures(res), None, req)
+
+    return _page(view, form, compute)
 
 
 def carbon_headline(res: CarbonResult) -> str:

@@ -1,5 +1,5 @@
 """The web calculator's pages (HTML, no script): ``GET /``, ``GET /break-even`` and
-``GET /carbon``. They
+``GET /carbon`` and ``GET /llm``. They
 read the form and hand it to :mod:`app.render.pages`, which builds the API's request, calls
 the same use case and renders its answer; drawn through the render gate like any chart. Not
 part of the OpenAPI document."""
@@ -32,6 +32,16 @@ async def break_even_page(
     page with each problem beside its field when it cannot be computed)."""
     form = pages.break_even_form(request.query_params)
     content, status = await heavy.run(pages.compute_break_even_page, view, settings, form)
+    return HTMLResponse(content, status_code=status)
+
+
+@router.get("/llm", response_class=HTMLResponse)
+async def llm_page(
+    request: Request, view: ViewDep, settings: SettingsDep, heavy: RenderGateDep
+) -> HTMLResponse:
+    """The LLM job calculator: memory per GPU, time and cost of a model's job on each GPU."""
+    form = pages.llm_form(request.query_params)
+    content, status = await heavy.run(pages.compute_llm_page, view, settings, form)
     return HTMLResponse(content, status_code=status)
 
 

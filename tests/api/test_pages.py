@@ -116,3 +116,29 @@ def test_the_carbon_page_shows_problems_beside_their_fields(client):
     unknown = client.get("/carbon", params={"gpu": "rtx-9999", "hours": "10"})
     assert unknown.status_code == 404 and "rtx-9999" in _errors(unknown.text)[0]
     assert 'href="/carbon"' in client.get("/").text
+
+
+def test_the_llm_page_answers_as_the_api(client):
+    """LoRA of Llama 3.1 8B on 100M tokens on an RTX 4090 or an H100 SXM: the page lists the
+    API's memory, time and cost for each GPU; LoRA's FLOPs are 4·N·D (Hu et al. 2021)."""
+    form = {"model": "llama-3.1-8b", "task": "lora", "tokens": "100000000",
+            "gpus": "rtx-4090, h100-sxm"}  # fmt: skip
+    r = client.get("/llm", params=form)
+    assert r.status_code == 200, _errors(r.text)
+    api = client.post(
+        "/v1/llm/estimate",
+        json={"model": "llama-3.1-8b", "task": "lora", "tokens": 1e8,
+              "gpus": ["rtx-4090", "h100-sxm"]},
+    ).json()  # fmt: skip
+    assert api["flops"] == pytest.approx(4 * 8e9 * 1e8, rel=1e-2)  # 8B parameters, 100M tokens
+    for e in api["estimates"]:
+        row = r.text.split(f'<th scope="row">{e["gpu_id"]}</th>')[1].split("</tr>")[0]
+        assert f"{e['memory_gb_per_gpu']:.1f} GB per GPU" in row
+        assert f"{e['runtime_s'] / 3600:,.1f} h" in row
+    assert "POST /v1/llm/estimate" in r.text
+
+
+def test_the_llm_page_shows_an_unknown_model_beside_the_form(client):
+    r = client.get("/llm", params={"model": "llama-9", "task": "lora", "tokens": "1000"})
+    assert r.status_code in (404, 422) and _errors(r.text)
+    assert 'value="llama-9"' in r.text

@@ -72,6 +72,39 @@ SEED = (
 
 
 CARBON = "/carbon?gpu=h100-sxm&gpu_count=8&hours=100&region=us-ca"
+LLM = "/llm?model=llama-3.1-8b&task=lora&tokens=100000000&gpus=rtx-4090%2C+h100-sxm"
+
+
+@pytest.mark.parametrize("width", [360, 1280])
+@pytest.mark.parametrize(
+    ("name", "path", "shown"),
+    [
+        ("carbon", CARBON, "kg CO2e from 570.0 kWh"),  # 8 x 700 W + 100 W host, 100 h, PUE 1
+        ("llm", LLM, "lora of Llama 3.1 8B (bf16): cheapest on"),
+    ],
+)
+def test_the_other_calculators_in_a_browser(base, tmp_path, width, name, path, shown):
+    """The carbon and LLM pages: the answer and its sources in a browser, at 360 and 1280 px."""
+    dom = _chromium(tmp_path, "--dump-dom", f"{base}{path}", width=width)
+    assert dom.returncode == 0, dom.stderr[-2000:]
+    assert shown in dom.stdout and "<h2>Sources</h2>" in dom.stdout
+    shot = tmp_path / f"{name}.png"
+    done = _chromium(tmp_path, f"--screenshot={shot}", f"{base}{path}", width=width)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert Image.open(shot).size[0] == width
+    keep = os.environ.get("GPUCOST_SCREENSHOTS")
+    if keep:
+        shutil.copy(shot, Path(keep) / f"{name}-{width}.png")
+
+
+SEED = (
+    "/break-even?gpu=rtx-3090&total_price_usd=2200&price_usd_per_hour=2.14&utilization=15"
+    "&electricity_price_usd_per_kwh=0.12"
+)
+
+
+CARBON = "/carbon?gpu=h100-sxm&gpu_count=8&hours=100&region=us-ca"
+LLM = "/llm?model=llama-3.1-8b&task=lora&tokens=100000000&gpus=rtx-4090%2C+h100-sxm"
 
 
 @pytest.mark.parametrize("width", [360, 1280])
@@ -154,6 +187,7 @@ def test_a_person_fills_the_form_with_javascript_off(base, browser):
         "/break-even?gpu=rtx-3090&utilization=150",
         CARBON,
         "/carbon?gpu=a100&hours=10&days=3",
+        LLM,
     ],
 )
 def test_axe_finds_no_serious_or_critical_violation(base, browser, path):
