@@ -21,10 +21,27 @@ from urllib.parse import urlencode
 import orjson
 from pydantic import BaseModel, ValidationError
 
+from app.render import report_tables as tables
 from app.render.report_html import template, value_text
 
 # (name, label, kind, help): kind is "text", "number" or "select" (new / used).
 Field = tuple[str, str, str, str]
+# The files an answer downloads as, and their media types.
+DOWNLOADS = {
+    "csv": "text/csv; charset=utf-8",
+    "xlsx": "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+}
+
+
+@dataclass(frozen=True)
+class PageResult:
+    """What a calculator answers: ``content`` with its HTTP ``status`` and ``media_type``,
+    and a ``filename`` when it is a download."""
+
+    content: bytes
+    status: int
+    media_type: str = "text/html; charset=utf-8"
+    filename: str | None = None
 
 
 @dataclass(frozen=True)
@@ -62,11 +79,15 @@ class CalculatorForm:
     values: dict[str, str]
     errors: dict[str, str] = field(default_factory=dict)
     chosen: dict[str, tuple[str, str]] = field(default_factory=dict)
+    download: str | None = None  # "csv" or "xlsx": the answer as a file instead of a page
 
     @classmethod
     def from_query(cls, calc: Calculator, query: Mapping[str, str]) -> CalculatorForm:
-        """The form's fields from a query string (unknown parameters are left out)."""
-        return cls(calc, {k: query[k].strip() for k in calc.names if query.get(k, "").strip()})
+        """The form's fields from a query string (unknown parameters are left out), and
+        ``download=csv|xlsx`` when the answer is asked for as a file."""
+        values = {k: query[k].strip() for k in calc.names if query.get(k, "").strip()}
+        download = query.get("download")
+        return cls(calc, values, download=download if download in DOWNLOADS else None)
 
     @property
     def asked(self) -> bool:
@@ -149,6 +170,27 @@ def render(
         "request_json": request_json,
     }
     return template(calc.template).render(**context).encode()
+
+
+def download(
+    form: CalculatorForm, answer: Answer, *, data_version: str, today: dt.date
+) -> PageResult:
+    """The answer as the file ``form.download`` names (CSV or XLSX): headline, key figures,
+    assumptions, sources and how to cite it (:func:`app.render.report_tables.answer_rows`)."""
+    res = answer.result
+    cite = [
+        ("catalog revision", data_version),
+        ("prices as of", str(res.prices.prices_as_of)),
+        ("computed", today.isoformat()),
+        ("address", form.link()),
+    ]
+    rows = tables.answer_rows(answer.headline, answer.figures, res.assumptions, res.sources, cite)
+    fmt = form.download or "csv"
+    content = (
+        tables.answer_csv(rows) if fmt == "csv" else tables.answer_workbook(rows, res.warnings)
+    )
+    name = f"gpucost{form.calc.path.replace('/', '-')}-{today.isoformat()}.{fmt}"
+    return PageResult(content, 200, DOWNLOADS[fmt], name)
 
 
 def front_page(gpus: int, offers: int, providers: int) -> bytes:

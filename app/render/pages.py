@@ -27,7 +27,15 @@ from app.models.llm import LlmEstimateRequest, LlmEstimateResult
 from app.query.answer_common import dated_note
 from app.query.answer_costs import break_even_facts, carbon_facts
 from app.render import charts as charts_service
-from app.render.calculator import Answer, Calculator, CalculatorForm, Field, render
+from app.render.calculator import (
+    Answer,
+    Calculator,
+    CalculatorForm,
+    Field,
+    PageResult,
+    download,
+    render,
+)
 from app.render.report_html import inline_svg
 from app.settings import Settings
 from app.steps.offer_search import offer_for_desktop
@@ -191,18 +199,18 @@ def _page(
     form: CalculatorForm,
     compute: Callable[[BaseModel], Answer],
     prepare: Callable[[], None] | None = None,
-) -> tuple[bytes, int]:
+) -> PageResult:
     """The page for ``form`` and its HTTP status: the answer (200), or the form with each
     problem beside its field (422, or the problem's own status: 404 for a name the catalog
     does not know)."""
     today = dt.datetime.now(dt.UTC).date()
 
-    def page(status: int, answer: Answer | None = None) -> tuple[bytes, int]:
+    def page(status: int, answer: Answer | None = None) -> PageResult:
         shown = placeholders(view)
         content = render(
             form, answer, data_version=str(view.revision), today=today, placeholders=shown
         )
-        return content, status
+        return PageResult(content, status)
 
     if not form.asked:
         return page(200)
@@ -219,12 +227,14 @@ def _page(
     except CostingError as exc:
         form.errors[exc.field if exc.field in form.calc.names else ""] = exc.message
         return page(422)
+    if form.download:
+        return download(form, answer, data_version=str(view.revision), today=today)
     return page(200, answer)
 
 
 def compute_break_even_page(
     view: CatalogView, settings: Settings, form: CalculatorForm
-) -> tuple[bytes, int]:
+) -> PageResult:
     """The break-even page for ``form`` (an empty cloud side takes the comparable offer of
     the desktop's GPUs, said beside the offer field) and its HTTP status."""
 
@@ -272,9 +282,7 @@ def llm_headline(res: LlmEstimateResult) -> str:
     )
 
 
-def compute_llm_page(
-    view: CatalogView, settings: Settings, form: CalculatorForm
-) -> tuple[bytes, int]:
+def compute_llm_page(view: CatalogView, settings: Settings, form: CalculatorForm) -> PageResult:
     """The LLM job page for ``form`` and its HTTP status."""
 
     def compute(req: BaseModel) -> Answer:
@@ -295,9 +303,7 @@ def carbon_headline(res: CarbonResult) -> str:
     )
 
 
-def compute_carbon_page(
-    view: CatalogView, settings: Settings, form: CalculatorForm
-) -> tuple[bytes, int]:
+def compute_carbon_page(view: CatalogView, settings: Settings, form: CalculatorForm) -> PageResult:
     """The carbon page for ``form`` and its HTTP status."""
 
     def compute(req: BaseModel) -> Answer:

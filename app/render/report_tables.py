@@ -382,3 +382,51 @@ def _references(
         {},
     )
     _fill(wb.create_sheet("Warnings"), ["Warning"], [[w] for w in warnings], {})
+
+
+ANSWER_COLUMNS = ("Part", "Name", "Value", "Source", "As of")
+
+
+def answer_rows(
+    headline: str,
+    figures: Sequence[tuple[str, str]],
+    assumptions: Sequence[Assumption],
+    sources: Sequence[SourceRef],
+    cite: Sequence[tuple[str, str]],
+) -> list[list[Any]]:
+    """A calculator's answer as rows of :data:`ANSWER_COLUMNS`: the headline, its key
+    figures, every assumption with its source, every source with its date, and how to cite
+    it (catalog revision, prices' date, day computed, address)."""
+    rows: list[list[Any]] = [["Answer", "headline", headline, None, None]]
+    rows += [["Figure", label, value, None, None] for label, value in figures]
+    rows += [["Assumption", a.name, _cell(a.value), a.source, None] for a in assumptions]
+    rows += [
+        ["Source", s.what, None, s.source, s.as_of.isoformat() if s.as_of else None]
+        for s in sources
+    ]
+    rows += [["Cite", key, value, None, None] for key, value in cite]
+    return rows
+
+
+def answer_csv(rows: Sequence[Sequence[Any]]) -> bytes:
+    """:func:`answer_rows` as CSV (UTF-8, header first; formula-like text quoted)."""
+    buf = io.StringIO()
+    writer = csv.writer(buf)
+    writer.writerow(ANSWER_COLUMNS)
+    for row in rows:
+        _csv_row(writer, row)
+    return buf.getvalue().encode()
+
+
+def answer_workbook(rows: Sequence[Sequence[Any]], warnings: Sequence[str]) -> bytes:
+    """:func:`answer_rows` as a workbook: one "Answer" sheet and a "Warnings" sheet."""
+    from openpyxl import Workbook
+
+    wb = Workbook()
+    ws = wb.active
+    ws.title = "Answer"
+    _fill(ws, ANSWER_COLUMNS, rows, {})
+    _fill(wb.create_sheet("Warnings"), ["Warning"], [[w] for w in warnings], {})
+    buf = io.BytesIO()
+    wb.save(buf)
+    return buf.getvalue()

@@ -7,12 +7,22 @@ part of the OpenAPI document."""
 from __future__ import annotations
 
 from fastapi import APIRouter, Request
-from fastapi.responses import HTMLResponse
+from fastapi.responses import HTMLResponse, Response
 
 from app.api.deps import RenderGateDep, SettingsDep, ViewDep
 from app.render import calculator, pages
 
 router = APIRouter(include_in_schema=False)
+
+
+def _respond(result: calculator.PageResult) -> Response:
+    """A calculator's page, or its answer as a file (``download=csv|xlsx``)."""
+    headers = {}
+    if result.filename:
+        headers["Content-Disposition"] = f'attachment; filename="{result.filename}"'
+    return Response(
+        result.content, status_code=result.status, media_type=result.media_type, headers=headers
+    )
 
 
 @router.get("/", response_class=HTMLResponse)
@@ -27,29 +37,26 @@ def front_page(view: ViewDep) -> HTMLResponse:
 @router.get("/break-even", response_class=HTMLResponse)
 async def break_even_page(
     request: Request, view: ViewDep, settings: SettingsDep, heavy: RenderGateDep
-) -> HTMLResponse:
+) -> Response:
     """The break-even calculator: the form, and the answer when the form was filled (a 4xx
     page with each problem beside its field when it cannot be computed)."""
     form = pages.break_even_form(request.query_params)
-    content, status = await heavy.run(pages.compute_break_even_page, view, settings, form)
-    return HTMLResponse(content, status_code=status)
+    return _respond(await heavy.run(pages.compute_break_even_page, view, settings, form))
 
 
 @router.get("/llm", response_class=HTMLResponse)
 async def llm_page(
     request: Request, view: ViewDep, settings: SettingsDep, heavy: RenderGateDep
-) -> HTMLResponse:
+) -> Response:
     """The LLM job calculator: memory per GPU, time and cost of a model's job on each GPU."""
     form = pages.llm_form(request.query_params)
-    content, status = await heavy.run(pages.compute_llm_page, view, settings, form)
-    return HTMLResponse(content, status_code=status)
+    return _respond(await heavy.run(pages.compute_llm_page, view, settings, form))
 
 
 @router.get("/carbon", response_class=HTMLResponse)
 async def carbon_page(
     request: Request, view: ViewDep, settings: SettingsDep, heavy: RenderGateDep
-) -> HTMLResponse:
+) -> Response:
     """The carbon calculator: energy and emissions of GPUs over busy hours or a period."""
     form = pages.carbon_form(request.query_params)
-    content, status = await heavy.run(pages.compute_carbon_page, view, settings, form)
-    return HTMLResponse(content, status_code=status)
+    return _respond(await heavy.run(pages.compute_carbon_page, view, settings, form))

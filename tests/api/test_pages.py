@@ -142,3 +142,35 @@ def test_the_llm_page_shows_an_unknown_model_beside_the_form(client):
     r = client.get("/llm", params={"model": "llama-9", "task": "lora", "tokens": "1000"})
     assert r.status_code in (404, 422) and _errors(r.text)
     assert 'value="llama-9"' in r.text
+
+
+def test_an_answer_downloads_as_csv_and_xlsx(client):
+    """Seed 001's answer as a file for the budget office: the headline (292.96 days), every
+    assumption with its source, every source, and the address that reproduces it."""
+    import csv
+    import io
+
+    from openpyxl import load_workbook
+
+    page = client.get("/break-even", params=SEED_FORM).text
+    assert "download=csv" in page and "download=xlsx" in page
+    r = client.get("/break-even", params={**SEED_FORM, "download": "csv"})
+    assert r.status_code == 200 and r.headers["content-type"].startswith("text/csv")
+    assert "attachment" in r.headers["content-disposition"]
+    rows = list(csv.reader(io.StringIO(r.text)))
+    assert rows[0] == ["Part", "Name", "Value", "Source", "As of"]
+    assert rows[1][:3] == ["Answer", "headline", f"Break-even after {SEED_001_DAYS:.2f} days"]
+    api = client.post("/v1/break-even", json={
+        "desktop": {"gpu": "rtx-3090", "total_price_usd": 2200},
+        "cloud": {"price_usd_per_hour": 2.14}, "utilization": 0.15,
+        "electricity_price_usd_per_kwh": 0.12,
+    }).json()  # fmt: skip
+    assumed = {row[1]: row[3] for row in rows if row[0] == "Assumption"}
+    assert assumed == {a["name"]: a["source"] for a in api["assumptions"]}
+    assert sum(row[0] == "Source" for row in rows) == len(api["sources"])
+    address = next(row[2] for row in rows if row[:2] == ["Cite", "address"])
+    assert _answer(client.get(address).text) == f"Break-even after {SEED_001_DAYS:.2f} days"
+    x = client.get("/carbon", params={"gpu": "a100", "hours": "10", "download": "xlsx"})
+    assert x.status_code == 200 and "spreadsheetml" in x.headers["content-type"]
+    sheet = load_workbook(io.BytesIO(x.content))["Answer"]
+    assert sheet["A2"].value == "Answer" and "kg CO2e" in sheet["C2"].value
