@@ -127,8 +127,9 @@ _EACH = re.compile(
     rf"\b(?:at|for|costs?|cost\s+me|paid|priced\s+at|bought\s+(?:it\s+|them\s+)?for)\s+"
     rf"{_LEAD}({MONEY})(?:\s+(?:each|apiece|a\s+card|per\s+(?:card|gpu)))?"
 )
-# Largest plausible price of one GPU, USD or any currency (an 8-GPU HGX board is ~$300k;
-# one B200 or MI355X module lists at ~$30-40k): above it, a sum is a budget, not a card.
+# Above this a sum after "for"/"at" is not read as one GPU's price (it is declined, with the
+# way to say a budget): 2.5x the dearest purchase price in the shipped catalog (a B200 at
+# $40,000, app/data/curated/gpus.csv), so any card's quote in any currency passes.
 MAX_GPU_PRICE = 100_000
 
 
