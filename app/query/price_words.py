@@ -129,7 +129,8 @@ _EACH = re.compile(
 )
 # Above this a sum after "for"/"at" is not read as one GPU's price (it is declined, with the
 # way to say a budget): 2.5x the dearest purchase price in the shipped catalog (a B200 at
-# $40,000, app/data/curated/gpus.csv), so any card's quote in any currency passes.
+# $40,000, app/data/curated/gpus.csv), so any card's quote in dollars, euros or pounds (the
+# currencies a price is read in) passes.
 MAX_GPU_PRICE = 100_000
 
 
