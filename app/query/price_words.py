@@ -1,7 +1,7 @@
 """Prices a question types (a step each of :func:`app.query.parser.parse`): a cloud price per
 hour (``vs $2.14/h``), a desktop's total price (``$3k rig``) and an electricity price per kWh
 in dollars, cents, euros or pounds (``at $0.30/kWh``, ``30 cents/kwh``, ``electricity at
-0.30 eur``), and a purchase price in any currency (``a used 3090 for $700``, ``my box
+0.30 eur``), and a purchase price in dollars, euros or pounds (``a used 3090 for $700``, ``my box
 costs €2,500``) with the GPUs' condition (``used``). Each blanks what it read; an implausible
 value is a problem, never a guess."""
 
@@ -135,7 +135,7 @@ MAX_GPU_PRICE = 100_000
 
 
 def purchase_price(w: Work, it: Interpretation, currencies: frozenset[str]) -> None:
-    """A price the question gives for what it buys, in any currency it has a rate for: after
+    """A price the question gives for what it buys, in dollars, euros or pounds: after
     a machine word it is the machine's total price (``desktop price $2,800``, ``my box costs
     €2,500``), else after at/for/paid one GPU's (``a used 3090 for $700``, ``5090 at 2500
     eur``). A currency other than the answer's, or one without a rate, is declined."""
