@@ -1,8 +1,9 @@
 """``gpucost ask`` as a thin HTTP client: with ``GPUCOST_URL`` set (a running gpucost, e.g.
 ``http://localhost:8000``) the question goes to its ``GET /v1/query`` and the answer is
 printed as the in-process command prints it. Nothing of the service is imported here (no
-app, numpy or database module): only httpx and rich, so a terminal answer takes the time
-of one request.
+app, numpy or database module): only the standard library's HTTP client and rich (httpx
+alone takes longer to import than the request takes to answer), so a terminal answer takes
+the time of one request.
 
 Environment: ``GPUCOST_URL`` (the service's base URL), ``GPUCOST_API_KEY`` (sent as
 ``X-API-Key`` when set). Exit status: 0 answered, 1 not answered (the service's refusal is
@@ -48,7 +49,8 @@ def print_answer(ans: dict[str, Any]) -> None:
 def ask_over_http(url: str, args: list[str], api_key: str | None = None) -> int:
     """Ask the service at ``url`` the question in ``args`` (``--json`` prints the whole
     answer); returns the exit status."""
-    import httpx
+    import http.client
+    from urllib.parse import urlencode, urlsplit
 
     as_json = "--json" in args
     words = [a for a in args if a != "--json"]
@@ -56,21 +58,25 @@ def ask_over_http(url: str, args: list[str], api_key: str | None = None) -> int:
         print('usage: gpucost ask "QUESTION" [--json]   (over GPUCOST_URL)')
         return 0 if words else 2
     headers = {"X-API-Key": api_key} if api_key else {}
+    where = urlsplit(url)
+    connection = (
+        http.client.HTTPSConnection if where.scheme == "https" else http.client.HTTPConnection
+    )
+    path = f"{where.path.rstrip('/')}/v1/query?{urlencode({'q': ' '.join(words)})}"
     try:
-        r = httpx.get(
-            f"{url.rstrip('/')}/v1/query",
-            params={"q": " ".join(words)},
-            headers=headers,
-            timeout=TIMEOUT_S,
-        )
-    except httpx.HTTPError as exc:
+        conn = connection(where.netloc, timeout=TIMEOUT_S)
+        conn.request("GET", path, headers=headers)
+        r = conn.getresponse()
+        text = r.read().decode("utf-8", "replace")
+    except OSError as exc:  # refused, unreachable, timed out, TLS
         print(f"error: {url} did not answer: {exc}", file=sys.stderr)
         return 2
-    body = r.json() if r.headers.get("content-type", "").endswith("json") else {}
-    if r.status_code != 200:
-        detail = body.get("detail") or r.text[:200]
-        print(f"error: {r.status_code} {detail}", file=sys.stderr)
-        return 1 if r.status_code == 422 else 2
+    is_json = "json" in (r.getheader("content-type") or "")
+    body = json.loads(text) if is_json else {}
+    if r.status != 200:
+        detail = body.get("detail") or text[:200]
+        print(f"error: {r.status} {detail}", file=sys.stderr)
+        return 1 if r.status == 422 else 2
     if as_json:
         print(json.dumps(body, indent=2))
     else:

@@ -1,6 +1,6 @@
 """``gpucost ask`` over HTTP (``GPUCOST_URL``): the same answer as the service gives, with
 nothing of the service imported on the terminal (no app package beyond ``app.cli.thin``, no
-numpy, no database driver)."""
+numpy, no database driver, no httpx)."""
 
 from __future__ import annotations
 
@@ -16,9 +16,17 @@ from tests.servers import ROOT, seeded_sqlite, server
 pytestmark = pytest.mark.e2e
 
 QUESTION = "break-even for 3090 at 15% util"
-# What the terminal may import: the command line's package, its thin client and its two
-# libraries; anything else of the service is a regression of the thin path.
-SERVICE_MODULES = ("numpy", "sqlalchemy", "fastapi", "app.catalog", "app.query", "app.models")
+# What the terminal must not import: the service's own modules and heavy libraries (the thin
+# client uses the standard library's HTTP client and rich only).
+SERVICE_MODULES = (
+    "numpy",
+    "sqlalchemy",
+    "fastapi",
+    "httpx",
+    "app.catalog",
+    "app.query",
+    "app.models",
+)
 
 
 @pytest.fixture(scope="module")
