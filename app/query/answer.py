@@ -96,8 +96,9 @@ def _answer(view: CatalogView, settings: Settings, it: Interpretation) -> QueryA
         for example in EXAMPLES:
             out.fact("Try", example)
         return out.done(
-            "Ask about break-even, run cost, cost per batch item, carbon, electricity, offers, "
-            "two GPUs side by side, Colab plans, GPUs"
+            "Ask about break-even (with your own prices, used cards and hours), run cost, cost "
+            "per batch item, carbon, electricity, offers, two GPUs side by side, Colab plans, "
+            "GPUs, language-model jobs (fit, time, tokens/s, buy or rent) and fleet plans"
         )
     return _BUILDERS[it.intent](view, settings, out)
 

@@ -35,6 +35,10 @@ EXAMPLES = [
     "carbon of 100 gpu-hours on h100 sxm in CA",
     "cheapest h100 spot",
     "3090 specs",
+    "a used 3090 for $700 vs runpod, 20 hours a week",
+    "lora llama 3.1 8b on 100M tokens: buy a 4090 or rent?",
+    "can I run llama 3.1 70b on two 3090s",
+    "plan for 8 students with a budget of $60k",
 ]
 
 
