@@ -379,7 +379,7 @@ def _at_four_bit(view: CatalogView, settings: Settings, body: dict[str, Any]) ->
     count = body.get("gpu_count", e.gpus_priced or 1)
     return (
         f"; with 4-bit weights (int4) it needs {e.memory_gb_per_gpu:.1f} GB per GPU: "
-        f"{count}x {e.gpu_id} hold it (ask `... at int4`)"
+        f"{count}x {e.gpu_id} {'holds' if count == 1 else 'hold'} it (ask `... at int4`)"
     )
 
 
