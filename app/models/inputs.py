@@ -54,11 +54,7 @@ def refuse_both(model: BaseModel, *pairs: tuple[str, str]) -> None:
 
 
 # A money field in USD and its twin in the request's `currency`: at most one of each pair.
-DESKTOP_MONEY = (
-    ("total_price_usd", "total_price"),
-    ("gpu_price_usd", "gpu_price"),
-    ("resale_value_usd", "resale_value"),
-)
+DESKTOP_MONEY = (("total_price_usd", "total_price"), ("resale_value_usd", "resale_value"))
 ELECTRICITY = ("electricity_price_usd_per_kwh", "electricity_price_per_kwh")
 
 
@@ -269,7 +265,6 @@ class DesktopSpec(StrictBody):
         "Price of the whole machine in the request's `currency` (instead of `total_price_usd`).",
         le=10_000_000,
     )
-    gpu_price: float = currency_twin("gpu_price_usd", le=1_000_000)
     purchase_date: IsoDate = Field(
         default=OMITTED,
         description="Day the machine is bought; default: the day whose prices are read "

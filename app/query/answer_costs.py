@@ -13,7 +13,6 @@ from app.models import Gpu
 from app.models.break_even import BreakEvenRequest, BreakEvenResult
 from app.models.carbon import CarbonRequest, CarbonResult
 from app.models.electricity import ElectricityRequest
-from app.models.interpretation import Interpretation
 from app.models.query import QueryAnswer
 from app.models.run_cost import RunCostRequest
 from app.query.answer_common import (
@@ -24,7 +23,6 @@ from app.query.answer_common import (
     desktop_spec,
     dump,
     in_currency_text,
-    money,
     one_gpu,
     place_fields,
     refuse,
@@ -35,7 +33,9 @@ from app.query.answer_common import (
 from app.query.names import UNLISTED
 from app.settings import Settings
 from app.steps import demand, run_options
+from app.steps.currency import given_usd
 from app.steps.offer_search import matching_offers, offer_for_desktop
+from app.steps.trail import sig8
 
 # Seed 004's metric in words a budget officer does not misread.
 PER_ITEM_MEANING = (
@@ -54,7 +54,7 @@ def _break_even_body(view: CatalogView, out: Answer) -> dict[str, Any]:
     GPU at its count; a given price; a resale), the cloud (a given price, else the offer the
     question names or the default one, said so), and the place."""
     it = out.it
-    prices = _purchase_fields(it)
+    prices = _purchase_fields(view, out)
     gpu = one_gpu(view, out, it.gpu, bought=not prices)
     count = it.gpu.count if it.gpu else 1
     usage = usage_fields(it)
@@ -121,10 +121,9 @@ def _basis(res: BreakEvenResult, body: dict[str, Any]) -> str:
     upfront = in_currency_text(d.upfront_usd, r)
     if "total_price_usd" in desk or "total_price" in desk:
         own = f"a {upfront} box (your price) with {box}"
-    elif "gpu_price" in desk or "gpu_price_usd" in desk:
-        each = desk.get("gpu_price_usd")
-        typed = money(each) if each is not None else f"{desk['gpu_price']:,.2f} {r.currency}"
-        own = f"{box} at {typed} each (your price), {upfront} with its barebone"
+    elif "gpu_price_usd" in desk:
+        each = in_currency_text(desk["gpu_price_usd"], r)
+        own = f"{box} at {each} each (your price), {upfront} with its barebone"
     else:
         own = f"{box}, {upfront} with its barebone"
     rent = f"{in_currency_text(c.price_usd_per_hour, r)}/h" + (
@@ -209,14 +208,20 @@ def break_even_facts(
     return facts
 
 
-def _purchase_fields(it: Interpretation) -> dict[str, Any]:
-    """The desktop's purchase as typed: its total or one GPU's price (USD or the answer's
-    currency) and the GPUs' condition."""
+def _purchase_fields(view: CatalogView, out: Answer) -> dict[str, Any]:
+    """The desktop's purchase as typed: its total (USD or the answer's currency), one GPU's
+    price (a price in the answer's currency converted to USD by the currency step, at the
+    catalog's dated rate, and said so) and the GPUs' condition."""
+    it = out.it
+    gpu_usd = it.gpu_price_usd
+    if gpu_usd is None and it.gpu_price is not None and it.currency:
+        rate = view.fx_rate(it.currency)
+        converted = out.take(given_usd(None, it.gpu_price, rate, "desktop.gpu_price_usd"))
+        gpu_usd = sig8(converted)
     fields = {
         "total_price_usd": it.desktop_price_usd,
         "total_price": it.desktop_price,
-        "gpu_price_usd": it.gpu_price_usd,
-        "gpu_price": it.gpu_price,
+        "gpu_price_usd": gpu_usd,
         "condition": it.condition,
     }
     return {k: v for k, v in fields.items() if v is not None}

@@ -99,8 +99,7 @@ def note_catalog_gpu_price(
     did not give."""
     notes: list[Note] = []
     price = catalog_gpu_price(spec, gpu, day)
-    given = spec.gpu_price_usd is not None or spec.gpu_price is not None
-    if not given and gpu is not None and price is not None:
+    if spec.gpu_price_usd is None and gpu is not None and price is not None:
         notes.append(
             Assumed(
                 f"{prefix}.gpu_price_usd",
@@ -225,10 +224,7 @@ def resolve_desktop(
     notes: list[Note] = []
     gpu, noted = gpu_or_none(view, spec.gpu)
     notes += noted
-    gpu_price, noted = given_usd(
-        spec.gpu_price_usd, spec.gpu_price, rate, f"{prefix}.gpu_price_usd"
-    )
-    notes += noted
+    gpu_price: float | None = spec.gpu_price_usd
     catalog_price = catalog_gpu_price(spec, gpu, view.day)
     if gpu_price is None and catalog_price is not None:
         gpu_price = catalog_price.usd  # noted below where it is used
