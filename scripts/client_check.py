@@ -139,7 +139,11 @@ def main(base_url: str) -> None:
     seed_q = "break-even for a $2200 3090 desktop vs $2.14/h at 15% util"
     qa = query_answer_query.sync(client=client, q=seed_q)
     assert isinstance(qa, QueryAnswer) and qa.answered, qa
-    assert qa.headline == "Break-even: 293 days", qa.headline
+    # the headline says what it rests on: the desktop at the price given, the cloud price
+    assert qa.headline == (
+        "Break-even: 293 days, a $2,200.00 box (your price) with 1x rtx-3090, "
+        "vs $2.14/h (your price), at 15% utilization"
+    ), qa.headline
     today = query_answer_query.sync(client=client, q="break-even for 3090 at 15% util")
     assert isinstance(today, QueryAnswer) and today.answered, today
     assert "cloud.offer_id" in {d.name for d in today.defaults}, today.defaults
