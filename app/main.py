@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
 import sys
 from collections.abc import AsyncIterator
@@ -22,7 +23,7 @@ from app.api import problems
 from app.api.edge import Edge
 from app.api.middleware import DOCS_ASSETS, PROBES
 from app.api.rate_limit import EXEMPT
-from app.catalog.live import live_catalog
+from app.catalog.live import freeze_heap, live_catalog
 from app.db import get_engine
 from app.errors import CatalogUnavailable
 from app.integrations.mcp_endpoint import MCP_PATH, McpEndpoint
@@ -100,7 +101,9 @@ WARM_UP_AFTER_S = 2.0
 @asynccontextmanager
 async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     """Start-up: read the catalog into memory (and start the revision poller) and warm it
-    (:func:`app.query.warm.warm_up`), so the first requests do not wait for either. A database that is not ready yet is logged, not fatal:
+    (:func:`app.query.warm.warm_up`), so the first requests do not wait for either, then
+    freeze the heap (:func:`app.catalog.live.freeze_heap`, unless ``freeze_heap`` is off). A database that is not ready yet
+    is logged, not fatal:
     `/readyz` says so, and the first calculation reads the catalog once it is. A catalog
     that cannot be built into a view stops the start with its reason (logged and raised)."""
     settings = get_settings()
@@ -112,6 +115,8 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     try:
         view = await run_in_threadpool(lambda: catalog_live.view)
         await run_in_threadpool(warm_up, view, settings)
+        if settings.freeze_heap:
+            freeze_heap()
     except SQLAlchemyError as exc:
         log.warning("catalog not read at start-up (%s); will retry on first use", exc)
     except CatalogUnavailable as exc:
@@ -127,6 +132,8 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         warming = loop.call_later(WARM_UP_AFTER_S, lambda: loop.run_in_executor(None, pool.warm_up))
     async with app.state.mcp.running():
         yield
+    if settings.freeze_heap:
+        gc.unfreeze()  # what the worker froze collectable again once it stops
     if warming is not None:
         warming.cancel()
     if pool is not None:

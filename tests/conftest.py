@@ -24,6 +24,10 @@ for _name, _value in UNLIMITED_RATES.items():
 # app's lifespan, which would start and stop the drawing processes for each test.
 # tests/system/ (test_draw_pool.py, test_abuse.py) run the processes themselves.
 os.environ.setdefault("GPUCOST_RENDER_PROCESSES", "false")
+# Every TestClient runs the lifespan, whose heap freeze costs a full collection (~0.2 s in
+# the test process): the suite's ~300 started services would spend a minute on it. Servers
+# that tests/system starts freeze theirs (the setting is dropped from their environment).
+os.environ.setdefault("GPUCOST_FREEZE_HEAP", "false")
 # Starlette's TestClient sends `Host: testserver`; /mcp answers loopback hosts by default.
 os.environ.setdefault(
     "GPUCOST_MCP_ALLOWED_HOSTS", '["testserver", "127.0.0.1:*", "localhost:*", "[::1]:*"]'

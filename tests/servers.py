@@ -83,12 +83,13 @@ class Server:
 @contextmanager
 def server(env: dict[str, str], timeout_s: float = 30) -> Iterator[Server]:
     """``gpucost serve`` (uvicorn, as in production) with ``env``, ready (``/readyz`` 200);
-    stopped with SIGTERM (then killed) afterwards."""
+    stopped with SIGTERM (then killed) afterwards. It freezes its heap as a deployed one does
+    (the in-process suite's ``GPUCOST_FREEZE_HEAP=false`` is not passed on)."""
     port = free_port()
     proc = subprocess.Popen(
         [sys.executable, "-m", "app.cli", "serve", "--host", "127.0.0.1", "--port", str(port)],
         cwd=ROOT,
-        env=env,
+        env={k: v for k, v in env.items() if k != "GPUCOST_FREEZE_HEAP"},
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
     )
