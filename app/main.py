@@ -34,6 +34,7 @@ from app.routers import (
     admin,
     calc,
     catalog,
+    chargeback,
     charts,
     compare,
     health,
@@ -145,7 +146,7 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
 # Each router module's `router`, in the order requests are matched: the hot paths first.
 ROUTERS = (
     health, calc, owned_rates, llm, query, slack, compare, plan, catalog, charts, scenarios, admin,
-    pages,
+    chargeback, pages,
 )  # fmt: skip
 
 

@@ -44,6 +44,12 @@ class Settings(BaseSettings):
         description="Region whose carbon intensity is used when a request names none. "
         + defaults.REGION.describe(),
     )
+    cluster_time_zone: str = Field(
+        default="UTC",
+        min_length=1,
+        description="IANA time zone a chargeback reads a usage export's times in when the "
+        "request names none (sacct prints the cluster's local time). Default UTC.",
+    )
     slack_signing_secret: SecretStr | None = Field(
         default=None,
         description="Signing secret of the Slack app (Basic Information > App Credentials); "
@@ -234,8 +240,9 @@ class Settings(BaseSettings):
     )
     max_import_bytes: int = Field(
         default=10 * 1024 * 1024,
-        description="Largest file `POST /v1/admin/imports` takes, bytes (the largest SkyPilot "
-        "file we ship is 75 kB; AWS's full catalog is a few MB).",
+        description="Largest body `POST /v1/admin/imports` and `POST /v1/chargeback` take, "
+        "bytes (the largest SkyPilot file we ship is 75 kB; AWS's full catalog is a few MB; "
+        "a month of sacct lines is ~110 bytes a job: 10 MB holds ~90,000 jobs).",
     )
 
     rate_limits_enabled: bool = Field(

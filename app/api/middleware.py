@@ -31,6 +31,8 @@ Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 IMPORT_PATH = "/v1/admin/imports"
+# Bodies that carry a file (a price catalog, a usage export): ``max_import_bytes``.
+FILE_PATHS = frozenset({IMPORT_PATH, "/v1/chargeback"})
 BODY_METHODS = frozenset({"POST", "PUT", "PATCH"})
 
 
@@ -168,7 +170,7 @@ async def check_body(
     """The ``receive`` to run the app with (one that replays what was read, when a body
     without ``Content-Length`` had to be read to be measured) and the 415 or 413 problem to
     send instead, if the body's media type or size (settings ``max_request_body_bytes``,
-    ``max_import_bytes`` for imports, bytes) is refused; ``headers`` from
+    ``max_import_bytes`` for imports and usage exports, bytes) is refused; ``headers`` from
     :func:`request_headers`."""
     refusal = _media_type_refused(scope, headers)
     if refusal is not None:
@@ -176,7 +178,7 @@ async def check_body(
     settings = get_settings()
     limit = (
         settings.max_import_bytes
-        if scope["path"] == IMPORT_PATH
+        if scope["path"] in FILE_PATHS
         else settings.max_request_body_bytes
     )
     length = headers.get(b"content-length")

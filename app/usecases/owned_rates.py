@@ -7,25 +7,22 @@ each machine and of each GPU type with :func:`app.costing.owned_rate`."""
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from app import costing
-from app.catalog.sources.skypilot_names import kubernetes_accelerator_name
 from app.catalog.view import CatalogView
 from app.costing.money import ExchangeRate
-from app.costing.sourced import Assumed, Note, Sourced
-from app.models import Gpu, Region
+from app.costing.sourced import Assumed, Note
 from app.models.owned_rates import (
     OwnedGpuRate,
-    OwnedMachine,
     OwnedMachineRate,
     OwnedRatesRequest,
     OwnedRatesResult,
 )
 from app.settings import Settings
-from app.steps.currency import given_usd, resolve_currency
+from app.steps.currency import resolve_currency
 from app.steps.demand import resolve_usage
-from app.steps.desktop import ResolvedDesktop, resolve_desktop
+from app.steps.owned_machine import MachineScenario, resolve_machine
 from app.steps.site import request_electricity, resolve_region
 from app.steps.trail import Provenance, currency_rate, in_currency, price_rule, sig8
 
@@ -35,21 +32,6 @@ RATE_RULE = (
     "/ the same GPU-hours (the fully-loaded run cost's amortization rule: a GPU-hour carries "
     "its share of the busy hours the machine serves, so a quiet machine's hour costs more)"
 )
-
-
-@dataclass(frozen=True)
-class MachineScenario:
-    """One build: the desktop as the model takes it (its ``lifetime_years`` the holding
-    period, ``resale_usd`` its resale), its catalog GPU, how many, how busy, the yearly
-    overhead (USD) and the name SkyPilot gives its GPU."""
-
-    desk: ResolvedDesktop
-    owned: costing.Desktop
-    gpu: Gpu | None
-    count: int
-    usage: costing.Usage
-    overhead_usd_per_year: float
-    accelerator_name: str
 
 
 @dataclass(frozen=True)
@@ -79,49 +61,12 @@ def resolve(view: CatalogView, req: OwnedRatesRequest, settings: Settings) -> Ow
         notes += noted
     machines = []
     for i, m in enumerate(req.machines):
-        machine, noted = _machine(view, m, i, rate, default_usage, region)
+        machine, noted = resolve_machine(view, m, f"machines[{i}]", rate, default_usage, region)
         notes += noted
         machines.append(machine)
     notes.append(Assumed("owned_rate", "capex + electricity + overhead", RATE_RULE))
     return OwnedRatesScenario(
         machines, price, rate, Provenance(tuple(notes), price_rule(view, settings))
-    )
-
-
-def _machine(
-    view: CatalogView,
-    spec: OwnedMachine,
-    i: int,
-    rate: ExchangeRate,
-    default_usage: costing.Usage | None,
-    region: Region | None,
-) -> Sourced[MachineScenario]:
-    notes: list[Note] = []
-    prefix = f"machines[{i}]"
-    desk, noted = resolve_desktop(view, spec, prefix=prefix, rate=rate, region=region)
-    notes += noted
-    owned = desk.desktop
-    if desk.resale is not None:
-        owned = replace(owned, resale_usd=desk.resale.value_usd, lifetime_years=desk.horizon_years)
-    utilization = spec.utilization
-    if utilization is None:
-        assert default_usage is not None  # resolved whenever a machine leaves it out
-        utilization = default_usage.utilization
-    usage = costing.Usage(utilization, spec.idle_on_fraction or 0.0)
-    overhead, noted = given_usd(
-        spec.overhead_usd_per_year,
-        spec.overhead_per_year,
-        rate,
-        f"{prefix}.overhead_usd_per_year",
-    )
-    notes += noted
-    name = spec.accelerator_name
-    if name is None:
-        label = desk.gpu.name if desk.gpu else f"{owned.gpu_power_w:g} W GPU"
-        name = kubernetes_accelerator_name(label)
-    return Sourced(
-        MachineScenario(desk, owned, desk.gpu, spec.count, usage, overhead or 0.0, name),
-        tuple(notes),
     )
 
 
