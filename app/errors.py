@@ -99,3 +99,11 @@ class CatalogUnavailable(DomainError):
     fixed; the detail names the revision and the reason."""
 
     status, slug, title = 503, "catalog-unavailable", "Catalog unavailable"
+
+
+class Misconfigured(DomainError):
+    """A setting names a file the service cannot use (missing, unreadable, invalid): nothing
+    that needs it can be answered until an operator fixes it; the detail names the setting,
+    the file and the reason."""
+
+    status, slug, title = 503, "service-misconfigured", "Service misconfigured"

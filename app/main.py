@@ -25,7 +25,7 @@ from app.api.middleware import DOCS_ASSETS, PROBES
 from app.api.rate_limit import EXEMPT
 from app.catalog.live import freeze_heap, live_catalog
 from app.db import get_engine
-from app.errors import CatalogUnavailable
+from app.errors import CatalogUnavailable, Misconfigured
 from app.integrations.mcp_endpoint import MCP_PATH, McpEndpoint
 from app.models.common import problem_response
 from app.query.warm import warm_up
@@ -47,6 +47,7 @@ from app.routers import (
     slack,
 )
 from app.settings import get_settings
+from app.steps.lab_machines import configured_machines
 
 log = logging.getLogger("gpucost")
 
@@ -116,10 +117,14 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     try:
         view = await run_in_threadpool(lambda: catalog_live.view)
         await run_in_threadpool(warm_up, view, settings)
+        configured_machines(settings)  # an invalid machines file stops the start
         if settings.freeze_heap:
             freeze_heap()
     except SQLAlchemyError as exc:
         log.warning("catalog not read at start-up (%s); will retry on first use", exc)
+    except Misconfigured as exc:
+        log.critical("cannot start: %s", exc.detail)
+        raise SystemExit(f"gpucost cannot start: {exc.detail}") from None
     except CatalogUnavailable as exc:
         # Nothing could be answered: stop with the reason rather than serve 503s.
         log.critical("cannot start: %s", exc.detail)

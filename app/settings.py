@@ -7,6 +7,7 @@ catalog.
 from __future__ import annotations
 
 from functools import lru_cache
+from pathlib import Path
 
 from limits import parse_many
 from pydantic import AnyHttpUrl, Field, SecretStr, field_validator
@@ -43,6 +44,14 @@ class Settings(BaseSettings):
         default=str(defaults.REGION.value),
         description="Region whose carbon intensity is used when a request names none. "
         + defaults.REGION.describe(),
+    )
+    machines_file: Path | None = Field(
+        default=None,
+        description="A JSON file holding the lab's machines by Slurm partition, "
+        '`{"machines": [{"partition": "a100", "cluster": "hpc", "machine": {"gpu": '
+        '"a100-80gb", "gpu_count": 8, "total_price_usd": 120000}}]}` (the `machines` of '
+        "`POST /v1/chargeback`), used when a chargeback request sends none. Read when first "
+        "needed and again when it changes; checked at start-up (an invalid file stops it).",
     )
     cluster_time_zone: str = Field(
         default="UTC",

@@ -11,7 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field, Strict, model_validator
 from pydantic.config import JsonDict
 
 from app.models.answers import Assumption, CurrencyRate, PricesUsed, SourceRef
-from app.models.common import IsoDate
+from app.models.common import OMITTED, IsoDate
 from app.models.inputs import NO_CONTROL, STRICT, SiteInputs, StrictBody, name_field
 from app.models.owned_rates import OwnedMachine
 
@@ -120,7 +120,11 @@ class ChargebackRequest(SiteInputs):
 
     usage: UsageExport = Field(description="The usage export.")
     machines: list[ClusterMachine] = Field(
-        min_length=1, max_length=50, description="The machines, one entry per partition."
+        default=OMITTED,
+        min_length=1,
+        max_length=50,
+        description="The machines, one entry per partition; default: the server's "
+        "(setting `GPUCOST_MACHINES_FILE`).",
     )
     period: ChargePeriod = Field(description="The period charged.")
     time_zone: str = name_field(
@@ -131,7 +135,7 @@ class ChargebackRequest(SiteInputs):
 
     @model_validator(mode="after")
     def _one_build_per_partition(self) -> ChargebackRequest:
-        seen = [m.partition for m in self.machines]
+        seen = [m.partition for m in self.machines or ()]
         twice = sorted({p for p in seen if seen.count(p) > 1})
         if twice:
             raise ValueError(f"machines: one entry per partition; given twice: {', '.join(twice)}")

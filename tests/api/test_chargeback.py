@@ -12,6 +12,9 @@ from __future__ import annotations
 import csv
 import datetime as dt
 import io
+import json
+import os
+import time
 from collections import defaultdict
 from pathlib import Path
 from zoneinfo import ZoneInfo
@@ -296,3 +299,66 @@ def test_step_lines_are_never_jobs(client):
     out = _one_job(client, "\n".join(steps), "UTC")
     assert out["steps"] == 4
     assert out["total"]["jobs"] == 0 and out["accounts"] == []
+
+
+def test_the_servers_machines_file_serves_a_request_that_sends_none(client, tmp_path, monkeypatch):
+    """GPUCOST_MACHINES_FILE: the machines of a request without any, stated; read again when
+    it changes; an invalid file is the operator's fault (503 naming the setting), and with
+    neither the caller is told to send machines (422)."""
+    from app.settings import get_settings
+
+    job = (
+        "12|kim|bio|gpu|cpu=4,gres/gpu=1|10:00:00|2026-10-05T08:00:00|2026-10-05T18:00:00|COMPLETED"
+    )
+    body = {
+        "usage": {"format": "sacct", "text": f"{HEADER}\n{job}\n"},
+        "period": {"start": "2026-10-01", "end": "2026-11-01"},
+    }
+    assert client.post("/v1/chargeback", json=body).status_code == 422
+    path = tmp_path / "machines.json"
+    one = {"partition": "gpu", "machine": {"gpu": "rtx-3090", "total_price_usd": 2200}}
+    path.write_text(json.dumps({"machines": [one]}))
+    monkeypatch.setenv("GPUCOST_MACHINES_FILE", str(path))
+    get_settings.cache_clear()
+    try:
+        r = client.post("/v1/chargeback", json=body)
+        assert r.status_code == 200, r.text
+        assert r.json()["machines"][0]["gpus"] == 1
+        assert any(
+            a["name"] == "machines" and a["value"] == ["gpu"] for a in r.json()["assumptions"]
+        )
+        path.write_text(
+            json.dumps({"machines": [{**one, "machine": {**one["machine"], "gpu_count": 2}}]})
+        )
+        os.utime(path, ns=(time.time_ns() + 10**9, time.time_ns() + 10**9))
+        assert client.post("/v1/chargeback", json=body).json()["machines"][0]["gpus"] == 2
+        path.write_text('{"machines": []}')
+        os.utime(path, ns=(time.time_ns() + 2 * 10**9, time.time_ns() + 2 * 10**9))
+        bad = client.post("/v1/chargeback", json=body)
+        assert bad.status_code == 503
+        assert "GPUCOST_MACHINES_FILE" in bad.json()["detail"]
+    finally:
+        monkeypatch.undo()
+        get_settings.cache_clear()
+
+
+def test_an_invalid_machines_file_stops_the_start(tmp_path, monkeypatch):
+    import asyncio
+
+    from app.main import create_app, lifespan
+    from app.settings import get_settings
+
+    async def start() -> None:
+        async with lifespan(create_app()):
+            pass
+
+    path = tmp_path / "machines.json"
+    path.write_text('{"machines": [{"partition": "gpu"}]}')  # no machine
+    monkeypatch.setenv("GPUCOST_MACHINES_FILE", str(path))
+    get_settings.cache_clear()
+    try:
+        with pytest.raises(SystemExit, match="GPUCOST_MACHINES_FILE"):
+            asyncio.run(start())
+    finally:
+        monkeypatch.undo()
+        get_settings.cache_clear()
