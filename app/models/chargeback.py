@@ -11,8 +11,9 @@ from pydantic import BaseModel, ConfigDict, Field, Strict, model_validator
 from pydantic.config import JsonDict
 
 from app.models.answers import Assumption, CurrencyRate, PricesUsed, SourceRef
+from app.models.break_even import USAGE_RULES
 from app.models.common import OMITTED, IsoDate
-from app.models.inputs import NO_CONTROL, STRICT, SiteInputs, StrictBody, name_field
+from app.models.inputs import NO_CONTROL, STRICT, SiteInputs, StrictBody, UsageInputs, name_field
 from app.models.owned_rates import OwnedMachine
 
 EXAMPLE_SACCT = (
@@ -99,18 +100,9 @@ class ClusterMachine(StrictBody):
     site: str = name_field("Where the machines are (a building, a datacenter), a label.")
     machine: OwnedMachine = Field(
         description="The build, as `POST /v1/owned-rates` takes it (GPU, GPUs per machine, "
-        "how many, price or catalog build, lifetime, resale, overhead); its `utilization` "
-        "is measured from the export, so it is left out."
+        "how many, how busy, price or catalog build, lifetime, resale, overhead); a "
+        "chargeback measures its utilization from the export instead."
     )
-
-    @model_validator(mode="after")
-    def _utilization_is_measured(self) -> ClusterMachine:
-        if self.machine.utilization is not None:
-            raise ValueError(
-                "a chargeback measures each partition's utilization from the export; "
-                "leave out machines[].machine.utilization"
-            )
-        return self
 
 
 class ChargebackRequest(SiteInputs):
@@ -135,8 +127,37 @@ class ChargebackRequest(SiteInputs):
 
     @model_validator(mode="after")
     def _one_build_per_partition(self) -> ChargebackRequest:
+        for i, m in enumerate(self.machines or ()):
+            if m.machine.utilization is not None:
+                raise ValueError(
+                    f"machines[{i}].machine.utilization: a chargeback measures each "
+                    "partition's utilization from the export; leave it out"
+                )
         seen = [m.partition for m in self.machines or ()]
         twice = sorted({p for p in seen if seen.count(p) > 1})
+        if twice:
+            raise ValueError(f"machines: one entry per partition; given twice: {', '.join(twice)}")
+        return self
+
+
+class SlurmPricingRequest(UsageInputs):
+    """The lab's machines by partition, priced per GPU-hour for SkyPilot's Slurm catalog."""
+
+    model_config = ConfigDict(**STRICT, json_schema_extra={"allOf": USAGE_RULES})
+
+    machines: list[ClusterMachine] = Field(
+        default=OMITTED,
+        min_length=1,
+        max_length=50,
+        description="The machines, one entry per cluster and partition, each with its own "
+        "`utilization` or the request's. Default: the server's (setting "
+        "`GPUCOST_MACHINES_FILE`).",
+    )
+
+    @model_validator(mode="after")
+    def _one_build_per_partition(self) -> SlurmPricingRequest:
+        seen = [(m.cluster, m.partition) for m in self.machines or ()]
+        twice = sorted({p for c, p in seen if seen.count((c, p)) > 1})
         if twice:
             raise ValueError(f"machines: one entry per partition; given twice: {', '.join(twice)}")
         return self
@@ -232,6 +253,7 @@ __all__ = [
     "ChargebackRequest",
     "ChargebackResult",
     "ChargePeriod",
+    "SlurmPricingRequest",
     "ClusterMachine",
     "MachineUse",
     "Unread",

@@ -3,6 +3,8 @@ read. Thin: validate, call the use case, write the format asked for."""
 
 from __future__ import annotations
 
+import csv
+import io
 from typing import Annotated
 
 from fastapi import APIRouter, Query
@@ -12,6 +14,7 @@ from app import usecases
 from app.api.deps import SettingsDep, ViewDep
 from app.api.responses import json_answer, json_bytes_answer
 from app.integrations import owned_pricing
+from app.models.chargeback import SlurmPricingRequest
 from app.models.common import problems
 from app.models.owned_rates import (
     OpenCostPricing,
@@ -19,6 +22,7 @@ from app.models.owned_rates import (
     OwnedRatesRequest,
     OwnedRatesResult,
 )
+from app.usecases import slurm_pricing
 
 router = APIRouter(
     prefix="/v1",
@@ -95,3 +99,34 @@ async def compute_owned_rates(
     if fmt is OwnedRatesFormat.opencost:
         return json_bytes_answer(owned_pricing.opencost_default_json(result))
     return json_answer(result)
+
+
+@router.post(
+    "/owned-rates/skypilot-slurm",
+    response_class=Response,
+    summary="Owned GPUs priced per partition for SkyPilot's Slurm catalog (pricing.csv)",
+    responses={
+        200: {
+            "description": "`~/.sky/catalogs/v8/slurm/pricing.csv`: `Region` (cluster), "
+            "`Zone` (partition), `PricePerVCPU`, `PricePerMemoryGB` (0: in the GPU rate), "
+            "`AcceleratorName`, `PricePerAccelerator` (USD per GPU-hour, all-in), then "
+            "SkyPilot's wildcard row of zeros.",
+            "content": {"text/csv": {"schema": {"type": "string"}}},
+        }
+    },
+)
+async def skypilot_slurm_pricing(
+    req: SlurmPricingRequest, view: ViewDep, settings: SettingsDep
+) -> Response:
+    """The lab's machines by cluster and partition (the request's, else the server's
+    `GPUCOST_MACHINES_FILE`) priced per GPU-hour as `POST /v1/owned-rates` prices them, as
+    the rows of SkyPilot's Slurm pricing file: `sky launch`, `sky status` and `sky gpus list`
+    then show what a job on an owned partition costs instead of $0.00."""
+    prices = slurm_pricing.slurm_prices(view, req, settings)
+    buf = io.StringIO()
+    csv.writer(buf, lineterminator="\n").writerows(slurm_pricing.pricing_rows(prices))
+    return Response(
+        buf.getvalue(),
+        media_type="text/csv",
+        headers={"Content-Disposition": 'attachment; filename="pricing.csv"'},
+    )

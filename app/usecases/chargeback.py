@@ -130,7 +130,7 @@ def resolve(view: CatalogView, req: ChargebackRequest, settings: Settings) -> Ch
     used = cb.used_gpu_hours(export.jobs, period)
     partitions = []
     for i, placed in enumerate(machines):
-        spec = placed.machine
+        spec = placed.machine.model_copy(update={"utilization": None})  # measured instead
         gpus = spec.gpu_count * spec.count
         hours = used.get(placed.partition, 0.0)
         measured = cb.measured_utilization(hours, gpus, period)

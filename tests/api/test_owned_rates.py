@@ -210,3 +210,45 @@ def test_cli_writes_the_skypilot_block(engine, tmp_path):
     assert acc == {"RTX3090": pytest.approx(SEED_RATE, abs=5e-5)}
     r = CliRunner().invoke(cli, ["owned-rates", "-m", '{"gpu": "rtx-9999"}'])
     assert r.exit_code == 2
+
+
+def test_skypilot_slurm_pricing_prices_each_partition_at_its_owned_rate(client):
+    """SkyPilot's Slurm pricing file (skypilot-catalog catalogs/v8/slurm/README.md, commit
+    81d02c61): Region = cluster, Zone = partition, the all-in rate per accelerator, vCPUs and
+    memory 0, and the shipped wildcard row of zeros last. Seed 001's desktop at $0.12/kWh and
+    15 %: $0.3889 per GPU-hour."""
+    import csv
+    import io
+
+    body = {
+        "machines": [
+            {"cluster": "hpc", "partition": "rtx", "machine": SEED_MACHINE},
+            {"partition": "big", "machine": {**SEED_MACHINE, "utilization": 0.6}},
+        ],
+        "utilization": U,
+        "electricity_price_usd_per_kwh": SEED_001["usd_per_kwh"],
+    }
+    r = client.post("/v1/owned-rates/skypilot-slurm", json=body)
+    assert r.status_code == 200, r.text
+    assert r.headers["content-type"].startswith("text/csv")
+    rows = list(csv.DictReader(io.StringIO(r.text)))
+    assert list(rows[0]) == [
+        "Region", "Zone", "PricePerVCPU", "PricePerMemoryGB", "AcceleratorName", "PricePerAccelerator",
+    ]  # fmt: skip
+    rtx, big, wildcard = rows
+    assert (rtx["Region"], rtx["Zone"]) == ("hpc", "rtx")
+    assert float(rtx["PricePerAccelerator"]) == pytest.approx(SEED_RATE, abs=5e-5)
+    busy = SEED_001["desktop_usd"] / (IRS_YEARS * HOURS * 0.6) + KW * SEED_001["usd_per_kwh"]
+    assert (big["Region"], big["Zone"]) == ("", "big")
+    assert float(big["PricePerAccelerator"]) == pytest.approx(busy, abs=5e-5)
+    assert rtx["AcceleratorName"] == kubernetes_accelerator_name("NVIDIA GeForce RTX 3090")
+    assert float(rtx["PricePerVCPU"]) == float(rtx["PricePerMemoryGB"]) == 0
+    assert wildcard == dict.fromkeys(rows[0], "") | {
+        "PricePerVCPU": "0.0", "PricePerMemoryGB": "0.0", "PricePerAccelerator": "0.0",
+    }  # fmt: skip
+
+
+def test_skypilot_slurm_pricing_needs_machines_from_the_request_or_the_server(client):
+    r = client.post("/v1/owned-rates/skypilot-slurm", json={})
+    assert r.status_code == 422
+    assert "GPUCOST_MACHINES_FILE" in r.json()["detail"]

@@ -30,6 +30,13 @@ def test_api_conforms_to_schema(case):
         # in and a sequence longer than the model's context: catalog facts no JSON Schema can
         # state, so schema-valid LLM bodies are rightly refused. Every other check still runs.
         excluded.append(positive_data_acceptance)
+    if case.path == "/v1/chargeback" or (
+        case.path == "/v1/owned-rates/skypilot-slurm" and not body.get("machines")
+    ):
+        # Machines left out come from the server's machines file, which the test server has
+        # not: 422, as for a chargeback's export header, time zone or period order (text no
+        # JSON Schema states; schemathesis.toml says the same for `make contract`).
+        excluded.append(positive_data_acceptance)
     case.call_and_validate(excluded_checks=excluded)
 
 

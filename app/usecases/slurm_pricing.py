@@ -1,0 +1,89 @@
+"""SkyPilot's Slurm pricing (``POST /v1/owned-rates/skypilot-slurm``): the lab's machines by
+cluster and partition priced per GPU-hour with the owned-rates use case, as the rows of
+SkyPilot's ``~/.sky/catalogs/v8/slurm/pricing.csv``.
+
+That file's schema (skypilot-org/skypilot-catalog ``catalogs/v8/slurm/README.md`` and
+``pricing.csv``, commit 81d02c61, read 2026-11-27): ``Region`` (the cluster; empty matches
+any), ``Zone`` (the partition; empty matches any), ``PricePerVCPU``, ``PricePerMemoryGB``,
+``AcceleratorName`` and ``PricePerAccelerator``, USD per hour; the most specific row wins,
+and the shipped file is one wildcard row of zeros."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from app.catalog.view import CatalogView
+from app.errors import InvalidRequest
+from app.models.chargeback import ClusterMachine, SlurmPricingRequest
+from app.models.owned_rates import OwnedRatesRequest
+from app.settings import Settings
+from app.steps.lab_machines import configured_machines
+from app.usecases import owned_rates
+
+COLUMNS = (
+    "Region",
+    "Zone",
+    "PricePerVCPU",
+    "PricePerMemoryGB",
+    "AcceleratorName",
+    "PricePerAccelerator",
+)
+# SkyPilot's shipped row: anything no row of ours matches stays at $0.00, as before.
+WILDCARD = ("", "", "0.0", "0.0", "", "0.0")
+
+
+@dataclass(frozen=True)
+class SlurmPrice:
+    """One row: the cluster (Region), the partition (Zone), SkyPilot's name of its GPU and
+    the all-in owned rate, USD per GPU-hour (vCPUs and memory are in it: priced 0)."""
+
+    cluster: str
+    partition: str
+    accelerator_name: str
+    price_usd_per_gpu_hour: float
+
+
+def _machines(req: SlurmPricingRequest, settings: Settings) -> Sequence[ClusterMachine]:
+    if req.machines:
+        return req.machines
+    configured = configured_machines(settings)
+    if not configured:
+        raise InvalidRequest(
+            "no machines: send `machines` (one entry per partition), or set "
+            "GPUCOST_MACHINES_FILE on the server",
+            field="machines",
+        )
+    return configured
+
+
+def slurm_prices(
+    view: CatalogView, req: SlurmPricingRequest, settings: Settings
+) -> list[SlurmPrice]:
+    """Each partition's owned GPU-hour rate (``POST /v1/owned-rates``'s, with its defaults
+    and errors) as a Slurm pricing row."""
+    machines = _machines(req, settings)
+    body = req.model_dump(exclude_unset=True, exclude={"machines"})
+    body["machines"] = [m.machine.model_dump(exclude_unset=True) for m in machines]
+    scenario = owned_rates.resolve(view, OwnedRatesRequest.model_validate(body), settings)
+    result = owned_rates.compose(scenario)
+    return [
+        SlurmPrice(m.cluster or "", m.partition, s.accelerator_name, r.cost_usd_per_gpu_hour)
+        for m, s, r in zip(machines, scenario.machines, result.machines, strict=True)
+    ]
+
+
+def pricing_rows(prices: Sequence[SlurmPrice]) -> list[tuple[str, ...]]:
+    """The file's rows, header first and SkyPilot's wildcard row last."""
+    rows = [
+        (
+            p.cluster,
+            p.partition,
+            "0.0",
+            "0.0",
+            p.accelerator_name,
+            f"{p.price_usd_per_gpu_hour:.4f}",
+        )
+        for p in prices
+    ]
+    return [COLUMNS, *rows, WILDCARD]
