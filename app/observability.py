@@ -79,6 +79,14 @@ LAST_REFRESH = Gauge(
     ["provider"],
     multiprocess_mode="mostrecent",
 )
+OWNED_RATE = Gauge(
+    "gpucost_owned_rate_usd_per_gpu_hour",
+    "All-in owned rate of each partition of the server's machines file (GPUCOST_MACHINES_FILE), "
+    "USD per GPU-hour, as POST /v1/owned-rates/skypilot-slurm writes it (set when /metrics is "
+    "read).",
+    ["gpu", "cluster", "partition", "site"],
+    multiprocess_mode="mostrecent",
+)
 SNAPSHOT_BUILDS = Counter(
     "gpucost_snapshot_builds_total",
     "In-memory catalog views built (`current`: a new revision read; `dated`: an as_of view).",

@@ -14,11 +14,21 @@ from sqlalchemy import Connection, text
 
 from app.api.lean import LeanRoute
 from app.api.responses import json_bytes_answer
+from app.catalog.live import live_catalog
 from app.costing.defaults import PRICE_FRESH_DAYS
 from app.db import alembic_config, get_engine
+from app.models.chargeback import SlurmPricingRequest
 from app.models.refresh import CatalogStatus, ProviderStatus
-from app.observability import LAST_REFRESH, PRICE_AGE_DAYS, degraded, metrics_body
+from app.observability import (
+    LAST_REFRESH,
+    OWNED_RATE,
+    PRICE_AGE_DAYS,
+    degraded,
+    metrics_body,
+)
+from app.settings import get_settings
 from app.store.refresh import catalog_status
+from app.usecases import slurm_pricing
 
 # /healthz answers on the lean path (app.api.lean); the sync probes are FastAPI routes as before.
 router = APIRouter(tags=["health"], route_class=LeanRoute)
@@ -76,6 +86,25 @@ def _read_price_status() -> CatalogStatus:
     return status
 
 
+_owned_rates_at = 0.0
+
+
+def owned_rates_of_machines_file() -> None:
+    """Set the owned-rate gauge from the server's machines file over the current catalog
+    view; at most once per :data:`PRICE_STATUS_TTL_S`, and not without a file."""
+    global _owned_rates_at
+    settings = get_settings()
+    if settings.machines_file is None or time.monotonic() - _owned_rates_at < PRICE_STATUS_TTL_S:
+        return
+    _owned_rates_at = time.monotonic()
+    view = live_catalog(get_engine(), settings.catalog_poll_interval_s).view
+    OWNED_RATE.clear()  # a partition gone from the file leaves no series behind
+    for p in slurm_pricing.slurm_prices(view, SlurmPricingRequest(), settings):
+        OWNED_RATE.labels(p.gpu_id or p.accelerator_name, p.cluster, p.partition, p.site or "").set(
+            p.price_usd_per_gpu_hour
+        )
+
+
 _LIVE = Health(status="ok").model_dump_json().encode()  # the one liveness answer
 
 
@@ -99,6 +128,8 @@ def get_metrics() -> Response:
     # the other metrics still answer while the database is down
     with contextlib.suppress(Exception):
         price_status()
+    with contextlib.suppress(Exception):  # an invalid machines file: /readyz and logs say so
+        owned_rates_of_machines_file()
     body, media_type = metrics_body()
     return Response(body, media_type=media_type)
 

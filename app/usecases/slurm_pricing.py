@@ -36,12 +36,15 @@ WILDCARD = ("", "", "0.0", "0.0", "", "0.0")
 @dataclass(frozen=True)
 class SlurmPrice:
     """One row: the cluster (Region), the partition (Zone), SkyPilot's name of its GPU and
-    the all-in owned rate, USD per GPU-hour (vCPUs and memory are in it: priced 0)."""
+    the all-in owned rate, USD per GPU-hour (vCPUs and memory are in it: priced 0); with the
+    catalog GPU (None: given by power only) and the site label, for the metrics gauge."""
 
     cluster: str
     partition: str
     accelerator_name: str
     price_usd_per_gpu_hour: float
+    gpu_id: str | None
+    site: str | None
 
 
 def _machines(req: SlurmPricingRequest, settings: Settings) -> Sequence[ClusterMachine]:
@@ -68,7 +71,14 @@ def slurm_prices(
     scenario = owned_rates.resolve(view, OwnedRatesRequest.model_validate(body), settings)
     result = owned_rates.compose(scenario)
     return [
-        SlurmPrice(m.cluster or "", m.partition, s.accelerator_name, r.cost_usd_per_gpu_hour)
+        SlurmPrice(
+            m.cluster or "",
+            m.partition,
+            s.accelerator_name,
+            r.cost_usd_per_gpu_hour,
+            r.gpu_id,
+            m.site,
+        )
         for m, s, r in zip(machines, scenario.machines, result.machines, strict=True)
     ]
 

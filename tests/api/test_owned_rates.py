@@ -252,3 +252,47 @@ def test_skypilot_slurm_pricing_needs_machines_from_the_request_or_the_server(cl
     r = client.post("/v1/owned-rates/skypilot-slurm", json={})
     assert r.status_code == 422
     assert "GPUCOST_MACHINES_FILE" in r.json()["detail"]
+
+
+def test_metrics_carry_the_owned_rate_of_each_partition_of_the_machines_file(
+    client, tmp_path, monkeypatch
+):
+    """`gpucost_owned_rate_usd_per_gpu_hour{gpu,cluster,partition,site}`: seed 001's desktop
+    at 15 % kept in GPUCOST_MACHINES_FILE, at the rate `POST /v1/owned-rates` gives it."""
+    import json
+
+    from prometheus_client.parser import text_string_to_metric_families
+
+    from app.routers import health
+    from app.settings import get_settings
+
+    machine = {**SEED_MACHINE, "utilization": U}
+    path = tmp_path / "machines.json"
+    path.write_text(
+        json.dumps(
+            {"machines": [{"cluster": "hpc", "partition": "rtx", "site": "b1", "machine": machine}]}
+        )
+    )
+    monkeypatch.setenv("GPUCOST_MACHINES_FILE", str(path))
+    monkeypatch.setattr(health, "_owned_rates_at", 0.0)
+    get_settings.cache_clear()
+    try:
+        text = client.get("/metrics").text
+    finally:
+        monkeypatch.undo()
+        get_settings.cache_clear()
+    samples = [
+        s
+        for family in text_string_to_metric_families(text)
+        if family.name == "gpucost_owned_rate_usd_per_gpu_hour"
+        for s in family.samples
+    ]
+    assert len(samples) == 1
+    assert samples[0].labels == {
+        "gpu": "rtx-3090",
+        "cluster": "hpc",
+        "partition": "rtx",
+        "site": "b1",
+    }
+    rate = client.post("/v1/owned-rates", json={"machines": [machine]}).json()
+    assert samples[0].value == pytest.approx(rate["machines"][0]["cost_usd_per_gpu_hour"])
