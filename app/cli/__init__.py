@@ -10,6 +10,7 @@ gpucost catalog import ../shared/data/skypilot-catalog   # SkyPilot CSVs or our 
 gpucost catalog refresh [--from URL_OR_DIR]   # newest SkyPilot prices, through a gate
 gpucost owned-rates -m '{"gpu": "rtx-4090", "gpu_count": 4, "total_price_usd": 12000}' --format skypilot
 gpucost keys create "budget admin" --scope read --scope write
+gpucost chargeback october.sacct --start 2026-10-01 --end 2026-11-01 --machines machines.json
 
 With ``GPUCOST_URL`` set, ``gpucost ask`` asks that running service instead
 (:mod:`app.cli.thin`: no catalog load, no app import).
@@ -29,7 +30,7 @@ def __getattr__(name: str) -> Any:
     thin ``ask`` imports none of it)."""
     if name != "app":
         raise AttributeError(name)
-    from app.cli import answers, catalog, compare, keys, owned, refresh, setup  # noqa: F401
+    from app.cli import answers, catalog, chargeback, compare, keys, owned, refresh, setup  # noqa: F401
     from app.cli.base import app
 
     return app

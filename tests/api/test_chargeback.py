@@ -362,3 +362,30 @@ def test_an_invalid_machines_file_stops_the_start(tmp_path, monkeypatch):
     finally:
         monkeypatch.undo()
         get_settings.cache_clear()
+
+
+def test_the_command_line_charges_the_same_export_as_the_api(client, tmp_path):
+    """`gpucost chargeback EXPORT --machines FILE` (the login node's way): JSON as the API
+    answers, CSV and XLSX files, and a refusal (exit 2) with the reason."""
+    from typer.testing import CliRunner
+
+    from app.cli import app as cli
+
+    machines = tmp_path / "machines.json"
+    machines.write_text(json.dumps({"machines": MACHINES}))
+    export = tmp_path / "october.sacct"
+    export.write_text(EXPORT)
+    args = ["chargeback", str(export), "--start", "2026-10-01", "--end", "2026-11-01"]
+    args += ["--machines", str(machines), "--time-zone", "Europe/Berlin", "--region", "de"]
+    out = CliRunner().invoke(cli, [*args, "--format", "json"])
+    assert out.exit_code == 0, out.output
+    api = client.post("/v1/chargeback", json=BODY).json()
+    assert json.loads(out.output)["accounts"] == api["accounts"]
+    book = tmp_path / "october.xlsx"
+    out = CliRunner().invoke(cli, [*args, "--format", "xlsx", "-o", str(book)])
+    assert out.exit_code == 0 and book.stat().st_size > 0, out.output
+    out = CliRunner().invoke(cli, [*args, "--format", "table"])
+    assert out.exit_code == 0 and "nlp" in out.output, out.output
+    wrong = [*args[:5], "2026-09-01", *args[6:]]  # ends before it starts
+    out = CliRunner().invoke(cli, wrong)
+    assert out.exit_code == 2 and "period" in out.output
