@@ -124,6 +124,14 @@ class ChargebackRequest(SiteInputs):
         "`GPUCOST_CLUSTER_TIME_ZONE` (UTC unless set).",
         max_length=64,
     )
+    budgets_usd: dict[
+        Annotated[str, Field(min_length=1, max_length=100)], Annotated[float, Field(ge=0, le=1e9)]
+    ] = Field(
+        default=OMITTED,
+        max_length=500,
+        description="Each account's budget for the period, USD (account -> amount): the "
+        "answer sets each account's owned cost against it (plan vs actual).",
+    )
 
     @model_validator(mode="after")
     def _one_build_per_partition(self) -> ChargebackRequest:
@@ -190,6 +198,13 @@ class AccountCharge(ChargeFigures):
 
     account: str = Field(description="The account (sacct `Account`).")
     users: list[UserCharge] = Field(description="Its users, most GPU-hours first.")
+    budget_usd: float | None = Field(
+        default=None, description="Its budget for the period (`budgets_usd`), USD; null: none."
+    )
+    budget_left_usd: float | None = Field(
+        default=None,
+        description="`budget_usd - owned_cost_usd`, USD (negative: over budget); null: none.",
+    )
 
 
 class MachineUse(BaseModel):

@@ -20,6 +20,8 @@ CHARGE_COLUMNS = (
     "Rented cost (USD)",
     "Energy (kWh)",
     "CO2e (kg)",
+    "Budget (USD)",
+    "Budget left (USD)",
 )
 MACHINE_COLUMNS = (
     "Partition",
@@ -42,12 +44,13 @@ def _figures(f: ChargeFigures) -> list[Any]:
 
 
 def charge_rows(res: ChargebackResult) -> list[list[Any]]:
-    """Each account's total (``User`` "(all)") then its users, and the total of all."""
+    """Each account's total (``User`` "(all)", with its budget and what is left of it) then
+    its users, and the total of all."""
     rows: list[list[Any]] = []
     for a in res.accounts:
-        rows.append([a.account, "(all)", *_figures(a)])
-        rows += [[a.account, u.user, *_figures(u)] for u in a.users]
-    rows.append(["(all)", "(all)", *_figures(res.total)])
+        rows.append([a.account, "(all)", *_figures(a), a.budget_usd, a.budget_left_usd])
+        rows += [[a.account, u.user, *_figures(u), None, None] for u in a.users]
+    rows.append(["(all)", "(all)", *_figures(res.total), None, None])
     return rows
 
 
@@ -70,7 +73,12 @@ def chargeback_workbook(res: ChargebackResult) -> bytes:
     wb = Workbook()
     ws = wb.active
     ws.title = "Chargeback"
-    _fill(ws, CHARGE_COLUMNS, charge_rows(res), {3: HOURS_FORMAT, 4: money, 5: money})
+    _fill(
+        ws,
+        CHARGE_COLUMNS,
+        charge_rows(res),
+        {3: HOURS_FORMAT, 4: money, 5: money, 8: money, 9: money},
+    )
     machines = [
         [
             m.partition,

@@ -76,6 +76,7 @@ class ChargebackScenario:
     time_zone: str
     partitions: list[PartitionScenario]
     unmatched: dict[str, int]
+    budgets_usd: dict[str, float]
     site: Site
     rate: ExchangeRate
     provenance: Provenance
@@ -159,8 +160,9 @@ def resolve(view: CatalogView, req: ChargebackRequest, settings: Settings) -> Ch
         Assumed("rented_cost_usd", "comparable on-demand offer", RENTED_RULE),
     ]
     provenance = Provenance(tuple(notes), price_rule(view, settings))
+    budgets = dict(req.budgets_usd or {})
     return ChargebackScenario(
-        export, period, zone_name, partitions, unmatched, site, rate, provenance
+        export, period, zone_name, partitions, unmatched, budgets, site, rate, provenance
     )
 
 
@@ -235,8 +237,16 @@ def compose(s: ChargebackScenario) -> ChargebackResult:
     total = cb.Charge()
     for a in accounts:
         _merge(total, a.total)
+    charged = {a.account for a in accounts}
+    accounts += [  # a budget with no job in the period: all of it left
+        cb.AccountCharge(name, cb.Charge(), {})
+        for name in sorted(s.budgets_usd)
+        if name not in charged
+    ]
+    answered = [_account(a, s.budgets_usd.get(a.account)) for a in accounts]
+    provenance = s.provenance.fields(warnings_first=_over_budget(answered))
     return ChargebackResult(
-        accounts=[_account(a) for a in accounts],
+        accounts=answered,
         total=ChargeFigures(**_figures(total)),
         machines=machines,
         period_hours=sig8(s.period.hours),
@@ -247,8 +257,18 @@ def compose(s: ChargebackScenario) -> ChargebackResult:
         not_started=s.export.not_started,
         unmatched=s.unmatched,
         currency_rate=currency_rate(s.rate),
-        **s.provenance.fields(),
+        **provenance,
     )
+
+
+def _over_budget(accounts: list[AccountCharge]) -> list[str]:
+    """A warning per account whose owned cost is over its budget."""
+    return [
+        f"account {a.account!r} is over its budget: owned cost ${a.owned_cost_usd:,.2f} "
+        f"against ${a.budget_usd:,.2f}"
+        for a in accounts
+        if a.budget_usd is not None and a.budget_left_usd is not None and a.budget_left_usd < 0
+    ]
 
 
 def _merge(into: cb.Charge, part: cb.Charge) -> None:
@@ -275,11 +295,14 @@ def _figures(c: cb.Charge) -> dict[str, Any]:
     )
 
 
-def _account(a: cb.AccountCharge) -> AccountCharge:
+def _account(a: cb.AccountCharge, budget_usd: float | None) -> AccountCharge:
     users = sorted(a.users.items(), key=lambda u: (-u[1].gpu_hours, u[0]))
+    left = None if budget_usd is None else budget_usd - a.total.owned_cost_usd
     return AccountCharge(
         account=a.account,
         users=[UserCharge(user=name, **_figures(c)) for name, c in users],
+        budget_usd=budget_usd,
+        budget_left_usd=sig8(left),
         **_figures(a.total),
     )
 

@@ -389,3 +389,27 @@ def test_the_command_line_charges_the_same_export_as_the_api(client, tmp_path):
     wrong = [*args[:5], "2026-09-01", *args[6:]]  # ends before it starts
     out = CliRunner().invoke(cli, wrong)
     assert out.exit_code == 2 and "period" in out.output
+
+
+def test_each_accounts_owned_cost_is_set_against_its_budget(client):
+    """budgets_usd: plan vs actual. Seed 001's desktop (one RTX 3090, $2,200) with 10
+    GPU-hours charged to bio; a lab with a budget and no job keeps all of it."""
+    job = (
+        "13|kim|bio|gpu|cpu=4,gres/gpu=1|10:00:00|2026-10-05T08:00:00|2026-10-05T18:00:00|COMPLETED"
+    )
+    body = {
+        "usage": {"format": "sacct", "text": f"{HEADER}\n{job}\n"},
+        "machines": [{"partition": "gpu", "machine": {"gpu": "rtx-3090", "total_price_usd": 2200}}],
+        "period": {"start": "2026-10-01", "end": "2026-11-01"},
+        "budgets_usd": {"bio": 20, "vision": 500},
+    }
+    r = client.post("/v1/chargeback", json=body)
+    assert r.status_code == 200, r.text
+    got = {a["account"]: a for a in r.json()["accounts"]}
+    bio = got["bio"]
+    assert bio["budget_usd"] == 20
+    assert bio["budget_left_usd"] == pytest.approx(20 - bio["owned_cost_usd"])
+    # the 10 busy hours carry October's share (744 h of 5 x 8,760) of $2,200, and electricity
+    assert bio["owned_cost_usd"] > 2200 * 744 / (5 * 8760) > 20
+    assert any("'bio' is over its budget" in w for w in r.json()["warnings"])
+    assert got["vision"]["gpu_hours"] == 0 and got["vision"]["budget_left_usd"] == 500
