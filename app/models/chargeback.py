@@ -39,6 +39,20 @@ EXAMPLE: JsonDict = {
 }
 
 
+SLURM_EXAMPLE: JsonDict = {
+    "machines": [
+        {
+            "cluster": "hpc",
+            "partition": "a100",
+            "machine": {"gpu": "a100-80gb", "gpu_count": 8, "total_price_usd": 120000},
+        },
+        {"cluster": "hpc", "partition": "rtx", "machine": {"gpu": "rtx-4090", "gpu_count": 4}},
+    ],
+    "utilization": 0.4,
+    "region": "de",
+}
+
+
 class UsageFormat(StrEnum):
     """The usage export's format: ``sacct`` (Slurm's ``sacct --parsable2``)."""
 
@@ -151,7 +165,9 @@ class ChargebackRequest(SiteInputs):
 class SlurmPricingRequest(UsageInputs):
     """The lab's machines by partition, priced per GPU-hour for SkyPilot's Slurm catalog."""
 
-    model_config = ConfigDict(**STRICT, json_schema_extra={"allOf": USAGE_RULES})
+    model_config = ConfigDict(
+        **STRICT, json_schema_extra={"allOf": USAGE_RULES, "examples": [SLURM_EXAMPLE]}
+    )
 
     machines: list[ClusterMachine] = Field(
         default=OMITTED,
