@@ -228,9 +228,9 @@ class MachineUse(BaseModel):
     the rates its jobs were charged."""
 
     index: int = Field(description="Position in the request's `machines`.")
-    partition: str
-    cluster: str | None
-    site: str | None
+    partition: str = Field(description="The Slurm partition.")
+    cluster: str | None = Field(description="The cluster's name (null: none given).")
+    site: str | None = Field(description="Where the machines are (null: none given).")
     gpu_id: str | None = Field(description="Catalog GPU id (null: a GPU given by power only).")
     gpus: int = Field(description="GPUs over its machines.")
     capacity_gpu_hours: float = Field(description="GPUs x the period's hours.")
@@ -271,10 +271,14 @@ class ChargebackResult(BaseModel):
         description="GPU jobs on partitions no machine serves, by partition (not charged)."
     )
     currency_rate: CurrencyRate = Field(description="The request's currency rate.")
-    assumptions: list[Assumption]
-    sources: list[SourceRef]
-    prices: PricesUsed
-    warnings: list[str]
+    assumptions: list[Assumption] = Field(
+        description="Every value chosen for the caller, with how it was chosen."
+    )
+    sources: list[SourceRef] = Field(description="Every source the answer rests on, dated.")
+    prices: PricesUsed = Field(description="The prices' day and the oldest price's age.")
+    warnings: list[str] = Field(
+        description="Accounts over budget, lines not read, jobs not charged, old prices."
+    )
 
 
 __all__ = [
