@@ -4,11 +4,13 @@
 from __future__ import annotations
 
 import threading
+from collections.abc import Sequence
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from app.errors import Misconfigured
+from app.costing.sourced import Assumed, Sourced
+from app.errors import InvalidRequest, Misconfigured
 from app.models.chargeback import ClusterMachine
 from app.settings import Settings
 
@@ -55,3 +57,22 @@ def _first(exc: ValidationError) -> str:
     error = exc.errors()[0]
     where = ".".join(str(part) for part in error["loc"])
     return f"{where}: {error['msg']}" if where else error["msg"]
+
+
+def lab_machines(
+    given: Sequence[ClusterMachine] | None, settings: Settings
+) -> Sourced[Sequence[ClusterMachine]]:
+    """The request's machines, else the server's (:func:`configured_machines`), stated.
+    Raises :class:`~app.errors.InvalidRequest` (422) when neither has any, and what
+    :func:`configured_machines` raises."""
+    if given:
+        return Sourced(given, (Assumed("machines", [m.partition for m in given], "given"),))
+    configured = configured_machines(settings)
+    if not configured:
+        raise InvalidRequest(
+            "no machines: send `machines` (one entry per partition), or set "
+            "GPUCOST_MACHINES_FILE on the server",
+            field="machines",
+        )
+    where = f"the server's machines file (setting GPUCOST_MACHINES_FILE, {settings.machines_file})"
+    return Sourced(configured, (Assumed("machines", [m.partition for m in configured], where),))

@@ -7,7 +7,6 @@ each job's GPU-hours with :func:`app.costing.chargeback.charge`."""
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
@@ -19,14 +18,12 @@ from app.costing import floors
 from app.costing.errors import InvalidInput
 from app.costing.money import ExchangeRate
 from app.costing.sourced import Assumed, Caveat, Note, Priced
-from app.errors import InvalidRequest
 from app.models import CloudOffer
 from app.models.chargeback import (
     AccountCharge,
     ChargebackRequest,
     ChargebackResult,
     ChargeFigures,
-    ClusterMachine,
     MachineUse,
     Unread,
     UserCharge,
@@ -34,7 +31,7 @@ from app.models.chargeback import (
 from app.settings import Settings
 from app.steps.cloud_offer import comparable_offers_of
 from app.steps.currency import resolve_currency
-from app.steps.lab_machines import configured_machines
+from app.steps.lab_machines import lab_machines
 from app.steps.owned_machine import MachineScenario, resolve_machine
 from app.steps.sacct import ReadExport, read_sacct
 from app.steps.site import Site, resolve_site
@@ -94,22 +91,6 @@ def _zone(req: ChargebackRequest, settings: Settings) -> tuple[str, ZoneInfo, No
     return name, zone, Assumed("time_zone", name, f"the export's times read in it; {how}")
 
 
-def _machines(req: ChargebackRequest, settings: Settings) -> tuple[Sequence[ClusterMachine], Note]:
-    """The request's machines, else the server's (setting ``machines_file``); 422 when
-    neither has any."""
-    if req.machines:
-        return req.machines, Assumed("machines", len(req.machines), "given")
-    configured = configured_machines(settings)
-    if not configured:
-        raise InvalidRequest(
-            "no machines: send `machines` (one entry per partition), or set "
-            "GPUCOST_MACHINES_FILE on the server",
-            field="machines",
-        )
-    where = f"the server's machines file (setting GPUCOST_MACHINES_FILE, {settings.machines_file})"
-    return configured, Assumed("machines", [m.partition for m in configured], where)
-
-
 def resolve(view: CatalogView, req: ChargebackRequest, settings: Settings) -> ChargebackScenario:
     """The scenario of ``req`` over ``view``: 404 for an unknown GPU, barebone or region,
     422 for an unknown time zone, a header without a needed column or a machine the model
@@ -125,8 +106,8 @@ def resolve(view: CatalogView, req: ChargebackRequest, settings: Settings) -> Ch
         dt.datetime.combine(req.period.start, dt.time(), zone).astimezone(dt.UTC),
         dt.datetime.combine(req.period.end, dt.time(), zone).astimezone(dt.UTC),
     )
-    machines, note = _machines(req, settings)
-    notes.append(note)
+    machines, noted = lab_machines(req.machines, settings)
+    notes += noted
     export = read_sacct(req.usage.text, zone)
     used = cb.used_gpu_hours(export.jobs, period)
     partitions = []

@@ -14,11 +14,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from app.catalog.view import CatalogView
-from app.errors import InvalidRequest
-from app.models.chargeback import ClusterMachine, SlurmPricingRequest
+from app.models.chargeback import SlurmPricingRequest
 from app.models.owned_rates import OwnedRatesRequest
 from app.settings import Settings
-from app.steps.lab_machines import configured_machines
+from app.steps.lab_machines import lab_machines
 from app.usecases import owned_rates
 
 COLUMNS = (
@@ -47,25 +46,12 @@ class SlurmPrice:
     site: str | None
 
 
-def _machines(req: SlurmPricingRequest, settings: Settings) -> Sequence[ClusterMachine]:
-    if req.machines:
-        return req.machines
-    configured = configured_machines(settings)
-    if not configured:
-        raise InvalidRequest(
-            "no machines: send `machines` (one entry per partition), or set "
-            "GPUCOST_MACHINES_FILE on the server",
-            field="machines",
-        )
-    return configured
-
-
 def slurm_prices(
     view: CatalogView, req: SlurmPricingRequest, settings: Settings
 ) -> list[SlurmPrice]:
     """Each partition's owned GPU-hour rate (``POST /v1/owned-rates``'s, with its defaults
     and errors) as a Slurm pricing row."""
-    machines = _machines(req, settings)
+    machines = lab_machines(req.machines, settings).value
     body = req.model_dump(exclude_unset=True, exclude={"machines"})
     body["machines"] = [m.machine.model_dump(exclude_unset=True) for m in machines]
     scenario = owned_rates.resolve(view, OwnedRatesRequest.model_validate(body), settings)
