@@ -57,6 +57,7 @@ def catalog_import(
 
     from app.catalog import importer
     from app.db import get_engine
+    from app.store.audit import cli_actor
     from app.store.imports import apply
 
     err = Console(stderr=True, soft_wrap=True)  # messages stay one line in logs
@@ -75,7 +76,7 @@ def catalog_import(
             return rows
         return track(rows, total=total, description="importing", console=err, transient=True)
 
-    report = apply(get_engine(), files, progress)
+    report = apply(get_engine(), files, progress, actor=cli_actor())
     out = Console()
     table = Table(title=f"Import of {len(files)} file(s) in {report.seconds:.2f} s")
     for col in ("provider", "added", "changed", "unchanged", "rejected"):

@@ -2,6 +2,7 @@
 
 from sqlmodel import SQLModel
 
+from app.models.audit import AuditEvent
 from app.models.benchmark import Benchmark, BenchmarkResult
 from app.models.catalog_misc import (
     Barebone,
@@ -39,6 +40,7 @@ TABLES: dict[str, type[SQLModel]] = {
 __all__ = [
     "TABLES",
     "ApiKey",
+    "AuditEvent",
     "PricePoint",
     "Scenario",
     "SlackReplay",

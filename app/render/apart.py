@@ -23,6 +23,7 @@ from app.db import get_engine
 from app.models.plan import PlanRequest, PlanResult
 from app.settings import Settings
 from app.store import imports
+from app.store.audit import Actor
 from app.usecases.plan_answer import compute_plan
 
 
@@ -48,9 +49,10 @@ def import_file(
     provider: str | None,
     as_of: dt.date | None,
     source: str | None,
+    actor: Actor | None = None,
 ) -> imports.ImportReport:
     """:func:`app.catalog.importer.parse` and :func:`app.store.imports.apply` of one file
-    into the configured database, in this (drawing) process. Raises
+    into the configured database, in this (drawing) process, logged as ``actor``'s. Raises
     :class:`app.catalog.importer.ImportError_` as the parser does."""
     parsed = importer.parse(name, data, provider=provider, as_of=as_of, source=source)
-    return imports.apply(get_engine(), [parsed])
+    return imports.apply(get_engine(), [parsed], actor=actor)

@@ -11,23 +11,29 @@ from __future__ import annotations
 
 import datetime as dt
 import functools
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Header, Path, Query, Request, Response
 from sqlalchemy import Engine
 from starlette.concurrency import run_in_threadpool
 
 from app.api.deps import EngineDep, api_key, cpu_gate
+from app.api.files import report_response
+from app.api.responses import json_answer
 from app.catalog import importer
 from app.catalog.live import catalog_written
 from app.errors import InvalidRequest
 from app.models import ApiKey
 from app.models.admin import AdminRow, ImportCounts, ImportFileReport, ImportResult
+from app.models.audit import AuditAction, AuditPage
 from app.models.common import KEY_RESPONSES, PROBLEM_RESPONSES, Responses, problems
 from app.render import apart, draw_pool
+from app.render.audit_csv import audit_csv
 from app.render.gate import gate
+from app.render.reports import Report
 from app.settings import get_settings
-from app.store import admin, imports
+from app.store import admin, audit, imports
+from app.store.audit import Actor, key_actor
 
 # Dependencies run before the body is validated: a request without a valid key is a 401
 # whatever its body.
@@ -74,6 +80,11 @@ Id = Annotated[
 ]
 
 
+def _actor(key: ApiKey) -> Actor:
+    """The audit log's actor for a request made with ``key``."""
+    return key_actor(key.id, key.name)
+
+
 def _register(kind: admin.Kind) -> None:
     slug = kind.name.replace("-", "_")
 
@@ -86,18 +97,20 @@ def _register(kind: admin.Kind) -> None:
         body: kind.write,  # type: ignore[name-defined]  # a model per kind, chosen at import
         response: Response,
         engine: EngineDep,
-        _key: WriteKey,
+        key: WriteKey,
         if_match: IfMatch = None,
         if_none_match: IfNoneMatch = None,
     ) -> AdminRow:
-        data, tag, created = admin.put(engine, kind, item_id, body, if_match, if_none_match)
+        data, tag, created = admin.put(
+            engine, kind, item_id, body, if_match, if_none_match, actor=_actor(key)
+        )
         response.status_code = 201 if created else 200
         return _row(kind, item_id, data, tag, response)
 
     def delete_row(
-        item_id: Id, engine: EngineDep, _key: WriteKey, if_match: IfMatch = None
+        item_id: Id, engine: EngineDep, key: WriteKey, if_match: IfMatch = None
     ) -> Response:
-        admin.remove(engine, kind, item_id, if_match)
+        admin.remove(engine, kind, item_id, if_match, actor=_actor(key))
         return Response(status_code=204)
 
     put_row.__annotations__["body"] = kind.write  # a real class, not a deferred name
@@ -177,7 +190,7 @@ def openapi_components() -> dict[str, Any]:
 async def import_file(
     request: Request,
     engine: EngineDep,
-    _key: WriteKey,
+    key: WriteKey,
     filename: Annotated[
         str,
         Query(
@@ -208,7 +221,7 @@ async def import_file(
     Scope: `write`."""
     data = await request.body()
     try:
-        report = await _import(engine, filename, data, provider, as_of, source)
+        report = await _import(engine, filename, data, (provider, as_of, source), _actor(key))
     except importer.ImportError_ as exc:
         raise InvalidRequest(str(exc)) from None
     return ImportResult(
@@ -227,14 +240,15 @@ async def _import(
     engine: Engine,
     filename: str,
     data: bytes,
-    provider: str | None,
-    as_of: dt.date | None,
-    source: str | None,
+    meta: tuple[str | None, dt.date | None, str | None],
+    actor: Actor,
 ) -> imports.ImportReport:
     """Parse and apply one file. Both take seconds of Python for a large file (60,000 rows:
     ~15 s), never on the event loop: in a drawing process when the worker has them (through
     the render gate; the worker then reads the new catalog at once), else parsing through
-    the worker's CPU gate and the write in a thread."""
+    the worker's CPU gate and the write in a thread. ``meta``: the provider, as-of date and
+    source given with the file; ``actor``: who imports it (for the audit log)."""
+    provider, as_of, source = meta
     settings = get_settings()
     pool = draw_pool.installed()
     if pool is not None:
@@ -247,6 +261,7 @@ async def _import(
                 provider,
                 as_of,
                 source,
+                actor,
                 timeout_s=apart.IMPORT_TIMEOUT_S,
             )
         )
@@ -257,4 +272,62 @@ async def _import(
             importer.parse, filename, data, provider=provider, as_of=as_of, source=source
         )
     )
-    return await run_in_threadpool(imports.apply, engine, [parsed])
+    return await run_in_threadpool(functools.partial(imports.apply, actor=actor), engine, [parsed])
+
+
+AuditFormat = Literal["json", "csv"]
+
+
+@router.get(
+    "/audit",
+    response_model=AuditPage,
+    summary="Read the audit log",
+    responses={
+        200: {
+            "description": "A page of events, newest first (`format=json`), or the same "
+            "events as CSV (`format=csv`, an attachment: id, at, actor, actor_name, action, "
+            "target, before, after as JSON text).",
+            "content": {"text/csv": {"schema": {"type": "string"}}},
+        }
+    },
+)
+def read_audit(
+    engine: EngineDep,
+    _key: ReadKey,
+    before_id: Annotated[
+        int | None,
+        Query(
+            ge=1,
+            le=2**62,
+            description="Only events older than this one (a page's "
+            "`next_before_id`); none: from the newest.",
+        ),
+    ] = None,
+    limit: Annotated[int, Query(ge=1, le=10_000, description="Events per page (count).")] = 100,
+    action: Annotated[AuditAction | None, Query(description="Only this kind of change.")] = None,
+    since: Annotated[
+        dt.datetime | None,
+        Query(
+            description="Only events committed at or after this time (ISO 8601; UTC when "
+            "no offset is given)."
+        ),
+    ] = None,
+    until: Annotated[
+        dt.datetime | None,
+        Query(description="Only events committed before this time (ISO 8601)."),
+    ] = None,
+    fmt: Annotated[
+        AuditFormat, Query(alias="format", description="`json` (default) or `csv`.")
+    ] = "json",
+) -> Response:
+    """Every catalog write, delete, import and refresh and every API key created or revoked,
+    as appended in the transaction that made it: who (`key:<id>` with the key's name, or
+    `cli:<user>`), what (`action`, `target`), the state before and after, and when. Paged
+    newest first by `before_id`; filtered by `action` and a time window. Scope: `read`."""
+    events, next_id = audit.page(
+        engine, before_id=before_id, limit=limit, action=action, since=since, until=until
+    )
+    if fmt == "csv":
+        name = "gpucost-audit.csv"
+        return report_response(Report(audit_csv(events), "text/csv", name), inline=False)
+    return json_answer(AuditPage(events=events, next_before_id=next_id))

@@ -56,6 +56,8 @@ from app.models.admin import (
 )
 from app.models.common import table_of
 from app.models.history import PRICE_FIELDS, future_date_problem
+from app.store import audit
+from app.store.audit import Actor
 from app.store.catalog_writes import PriceLedger, bump_revision, upsert
 
 
@@ -211,8 +213,10 @@ def put(
     if_match: str | None,
     if_none_match: str | None,
     today: dt.date | None = None,
+    actor: Actor | None = None,
 ) -> tuple[dict[str, Any], str, bool]:
-    """Create or replace a row; returns (stored data, ETag, created).
+    """Create or replace a row; returns (stored data, ETag, created). A change is appended to
+    the audit log as ``actor``'s (the command line's user when None), in its transaction.
 
     Raises :class:`PreconditionRequired` (428) to replace without If-Match,
     :class:`PreconditionFailed` (412) on a stale If-Match (or a row created meanwhile), and
@@ -242,6 +246,14 @@ def put(
             if after.data != before or dated:
                 bump_revision(conn)
                 must_build(conn, f"{kind.name} '{item_id}'")
+                audit.append(
+                    conn,
+                    actor or audit.cli_actor(),
+                    "catalog.put",
+                    f"{kind.name}/{item_id}",
+                    before,
+                    after.data,
+                )
     except IntegrityError:
         catalog_written(engine)
         raise PreconditionFailed(
@@ -303,9 +315,12 @@ def _replace_results(conn: Connection, benchmark_id: str, body: BenchmarkWrite) 
         conn.execute(insert(_RESULTS), rows)
 
 
-def remove(engine: Engine, kind: Kind, item_id: str, if_match: str | None) -> None:
-    """Delete a row (its price history is kept). 428 without If-Match, 412 when stale, 409
-    when other rows refer to it (a GPU with offers or benchmark results)."""
+def remove(
+    engine: Engine, kind: Kind, item_id: str, if_match: str | None, actor: Actor | None = None
+) -> None:
+    """Delete a row (its price history is kept), logged in the audit log as ``actor``'s (the
+    command line's user when None). 428 without If-Match, 412 when stale, 409 when other rows
+    refer to it (a GPU with offers or benchmark results)."""
     table = table_of(kind.table)
     with write_transaction(engine) as conn:
         current = _load(conn, kind, item_id, lock=True)
@@ -326,4 +341,6 @@ def remove(engine: Engine, kind: Kind, item_id: str, if_match: str | None) -> No
         conn.execute(sa_delete(table).where(table.c.id == item_id))
         bump_revision(conn)
         must_build(conn, f"deleting {kind.name} '{item_id}'")
+        target = f"{kind.name}/{item_id}"
+        audit.append(conn, actor or audit.cli_actor(), "catalog.delete", target, current.data, None)
     catalog_written(engine)

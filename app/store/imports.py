@@ -35,6 +35,8 @@ from app.catalog.live import catalog_written
 from app.db import write_turn
 from app.models import CatalogRevision, CloudOffer, Gpu, PricePoint
 from app.models.common import table_of
+from app.store import audit
+from app.store.audit import Actor
 from app.store.catalog_writes import PriceLedger, bump_revision, plan_upsert, stored_rows
 
 Progress = Callable[[Iterable[Any], int], Iterable[Any]]
@@ -221,13 +223,16 @@ def apply(
     *,
     restate: bool = False,
     also: Callable[[Connection, ImportReport], None] | None = None,
+    actor: Actor | None = None,
 ) -> ImportReport:
     """Write every offer of ``files`` in one transaction, planned and staged before it (see
     the module's docstring); returns what happened. ``progress(iterable, total)`` wraps the
     row loop (a terminal progress bar). With ``restate`` (a refresh), an unchanged price
     takes the file's source and date: the day it was last seen is then the offer's
     ``as_of``. ``also(conn, report)`` runs inside the same write transaction, after the
-    offers are written (a refresh records its outcome there: both or neither are kept)."""
+    offers are written (a refresh records its outcome there: both or neither are kept).
+    With ``actor``, the import is appended to the audit log in the same transaction (a
+    refresh, which passes none, logs its outcome through ``also``)."""
     started = time.perf_counter()
     table = table_of(CloudOffer)
     plan: _Plan | None = None
@@ -253,6 +258,8 @@ def apply(
                     _swap(conn, table, plan)
                     if also is not None:
                         also(conn, plan.report)
+                    if actor is not None:
+                        _audit(conn, actor, files, plan.report)
                     break
                 conn.execution_options(immediate=False)
         finally:
@@ -266,6 +273,22 @@ def apply(
     catalog_written(engine)
     report.seconds = time.perf_counter() - started
     return report
+
+
+def _audit(conn: Connection, actor: Actor, files: list[ParsedFile], report: ImportReport) -> None:
+    """The import's audit event: its files and what it wrote (counts as in the answer)."""
+    after = {
+        "files": [
+            {"file": f.name, "format": f.format, "provider": f.provider, "as_of": str(f.as_of)}
+            for f in files
+        ],
+        **report.counts(),
+        "rejected": len(report.rejected) + sum(len(f.rejected) for f in files),
+        "price_points_added": report.price_points_added,
+        "catalog_revision": report.revision,
+    }
+    target = "import/" + ", ".join(f.name for f in files)
+    audit.append(conn, actor, "catalog.import", target, None, after)
 
 
 def _file_report(report: ImportReport, files: list[ParsedFile]) -> None:

@@ -22,6 +22,8 @@ from sqlmodel import Session, col, select
 from app.db import write_session
 from app.errors import Forbidden, Unauthorized
 from app.models import ApiKey
+from app.store import audit
+from app.store.audit import Actor
 
 SCOPES = ("read", "write", "scenarios")
 _FORMAT = re.compile(r"gpc_([0-9a-f]{12})_([A-Za-z0-9_-]{43})")
@@ -40,11 +42,16 @@ def digest(key: str) -> str:
 
 
 def create(
-    session: Session, name: str, scopes: Sequence[str], expires_at: dt.datetime | None = None
+    session: Session,
+    name: str,
+    scopes: Sequence[str],
+    expires_at: dt.datetime | None = None,
+    actor: Actor | None = None,
 ) -> tuple[ApiKey, str]:
     """Store a new key, valid until ``expires_at`` (UTC; None: no expiry); returns the row and
-    the key itself (shown once, never stored). ValueError for unknown scopes or an expiry in
-    the past."""
+    the key itself (shown once, never stored). The audit log records it as ``actor``'s (the
+    command line's user when None), without its digest. ValueError for unknown scopes or an
+    expiry in the past."""
     bad = sorted(set(scopes) - set(SCOPES))
     if bad or not scopes:
         raise ValueError(f"scopes must be among {', '.join(SCOPES)} (got {', '.join(scopes)})")
@@ -63,20 +70,41 @@ def create(
     )
     with write_session(_engine(session)) as own:
         own.add(row)
+        own.flush()
+        state = _state(row)
+        actor = actor or audit.cli_actor()
+        audit.append(own.connection(), actor, "key.create", f"key/{key_id}", None, state, now)
         own.commit()
         own.refresh(row)
     return row, key
 
 
-def revoke(session: Session, key_id: str) -> ApiKey | None:
-    """Mark a key revoked (kept for the record); None when there is no such key."""
+def _state(row: ApiKey) -> dict[str, str | None]:
+    """A key as the audit log keeps it: name, scopes and dates (never its digest)."""
+    moments = {"created_at": row.created_at, "expires_at": row.expires_at}
+    moments["revoked_at"] = row.revoked_at
+    return {
+        "name": row.name,
+        "scopes": row.scopes,
+        **{k: None if v is None else _utc(v).isoformat() for k, v in moments.items()},
+    }
+
+
+def revoke(session: Session, key_id: str, actor: Actor | None = None) -> ApiKey | None:
+    """Mark a key revoked (kept for the record), logged as ``actor``'s (the command line's
+    user when None); None when there is no such key."""
     with write_session(_engine(session)) as own:
         row = own.get(ApiKey, key_id)
         if row is None:
             return None
         if row.revoked_at is None:
+            before = _state(row)
             row.revoked_at = dt.datetime.now(dt.UTC)
             own.add(row)
+            own.flush()
+            conn = own.connection()
+            actor = actor or audit.cli_actor()
+            audit.append(conn, actor, "key.revoke", f"key/{key_id}", before, _state(row))
             own.commit()
             own.refresh(row)
         return row

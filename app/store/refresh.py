@@ -11,6 +11,7 @@ import logging
 import statistics
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from sqlalchemy import func, select
 from sqlalchemy.engine import Connection, Engine
@@ -36,6 +37,7 @@ from app.models.common import table_of
 from app.models.history import future_date_problem
 from app.models.refresh import CatalogRefresh, CatalogStatus, ProviderStatus, RefreshOutcome
 from app.settings import Settings
+from app.store import audit
 from app.store.imports import ImportReport, apply
 
 log = logging.getLogger("gpucost.catalog")
@@ -224,6 +226,19 @@ def _write_record(conn: Connection, result: ProviderResult, now: dt.datetime) ->
         conn.execute(_RUNS.insert().values(provider=result.provider, **values))
     else:
         conn.execute(_RUNS.update().where(_RUNS.c.provider == result.provider).values(values))
+    before = None if old is None else _logged(dict(old._mapping))
+    after = {**_logged(values), "price_points_added": result.price_points_added}
+    target = f"refresh/{result.provider}"
+    audit.append(conn, audit.cli_actor(), "catalog.refresh", target, before, after, now)
+
+
+def _logged(run: dict[str, Any]) -> dict[str, Any]:
+    """A refresh record as the audit log keeps it (dates as ISO 8601 text)."""
+    return {
+        k: v.isoformat() if isinstance(v, dt.datetime) else v
+        for k, v in run.items()
+        if k != "provider"
+    }
 
 
 def refresh(
