@@ -22,6 +22,7 @@ from app import observability as obs
 from app.api import problems
 from app.api.edge import Edge
 from app.api.middleware import DOCS_ASSETS, PROBES
+from app.api.proxy import TrustedProxies
 from app.api.rate_limit import EXEMPT
 from app.catalog.live import freeze_heap, live_catalog
 from app.db import get_engine
@@ -198,6 +199,15 @@ def create_app() -> FastAPI:
                 "X-RateLimit-Reset",
             ],
         )
+    # Outermost: forwarded client addresses (for the rate limits inside) and the SSO user,
+    # from the trusted proxies only, judged on the raw peer address.
+    app.add_middleware(
+        TrustedProxies,
+        trusted=settings.forwarded_allow_ips,
+        user_header=settings.sso_user_header,
+        groups_header=settings.sso_groups_header,
+        lab_groups=settings.sso_lab_groups,
+    )
     problems.install(app)
     # Routes are matched in order, one router after another: the hot paths first.
     for module in ROUTERS:

@@ -107,6 +107,35 @@ class Settings(BaseSettings):
         description="Origins allowed to call the API from a browser, e.g. "
         '`["https://dashboard.example.org"]` (JSON list); empty: no CORS headers.',
     )
+    forwarded_allow_ips: str = Field(
+        default="127.0.0.1",
+        max_length=4000,
+        description="The trusted proxies: peers whose `X-Forwarded-For`/`-Proto` are believed "
+        "(client addresses for rate limits) and, with `sso_user_header` set, whose user and "
+        "group headers are (comma-separated addresses or CIDR networks, or `*`; the same "
+        "value `gpucost serve --forwarded-allow-ips` takes). Default: loopback only.",
+    )
+    sso_user_header: str | None = Field(
+        default=None,
+        max_length=100,
+        pattern=r"^[A-Za-z0-9-]+$",
+        description="Header naming the signed-in user, set by an authenticating proxy in "
+        "front of gpucost (oauth2-proxy: `X-Forwarded-User` or `X-Auth-Request-User`); read "
+        "only from a trusted proxy's connection. None (default): single sign-on off.",
+    )
+    sso_groups_header: str = Field(
+        default="X-Forwarded-Groups",
+        max_length=100,
+        pattern=r"^[A-Za-z0-9-]+$",
+        description="Header with the user's identity-provider groups, comma-separated "
+        "(oauth2-proxy: `X-Forwarded-Groups` or `X-Auth-Request-Groups`).",
+    )
+    sso_lab_groups: dict[str, str] = Field(
+        default_factory=dict,
+        description='Identity-provider group -> lab, e.g. `{"cn=ml-lab,ou=groups": '
+        '"ml-lab"}` (JSON); a user\'s labs are their groups found here. Empty (default): '
+        "every group is a lab of the same name.",
+    )
     mcp_allowed_hosts: list[str] = Field(
         default_factory=lambda: list(MCP_LOCAL_HOSTS),
         description="`Host` header values `/mcp` answers (JSON list; `name:*` allows any "

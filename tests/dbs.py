@@ -15,6 +15,7 @@ from contextlib import contextmanager
 
 import pytest
 from alembic import command
+from fastapi import FastAPI
 from fastapi.testclient import TestClient
 from sqlalchemy import Engine, create_engine, text
 from sqlalchemy.engine import make_url
@@ -111,22 +112,23 @@ def seeded_client(engine: Engine) -> Iterator[TestClient]:
 
 
 @contextmanager
-def app_on(engine: Engine) -> Iterator[None]:
-    """The app's sessions, writes and catalog views on ``engine`` while inside."""
+def app_on(engine: Engine, target: FastAPI = app) -> Iterator[None]:
+    """The sessions, writes and catalog views of ``target`` (default: the app) on ``engine``
+    while inside."""
 
     def session() -> Iterator[Session]:
         with Session(engine) as s:
             yield s
 
-    app.dependency_overrides[deps.session] = session
-    app.dependency_overrides[deps.engine] = lambda: engine
+    target.dependency_overrides[deps.session] = session
+    target.dependency_overrides[deps.engine] = lambda: engine
     view, current_view = deps.view_dependencies(lambda: engine)
-    app.dependency_overrides[deps.view] = view
-    app.dependency_overrides[deps.current_view] = current_view
+    target.dependency_overrides[deps.view] = view
+    target.dependency_overrides[deps.current_view] = current_view
     try:
         yield
     finally:
-        app.dependency_overrides.clear()
+        target.dependency_overrides.clear()
 
 
 @contextmanager

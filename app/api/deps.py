@@ -12,17 +12,19 @@ from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from typing import Annotated, Any, TypeVar
 
-from fastapi import Depends, Query
+from fastapi import Depends, Query, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.security import APIKeyHeader
 from pydantic import BeforeValidator
 from sqlalchemy import Engine
 from sqlmodel import Session
 
+from app.api.proxy import SSO_SCOPE_KEY, SsoIdentity
 from app.catalog.live import LiveCatalog, live_catalog
 from app.catalog.view import CatalogView
 from app.db import get_engine
 from app.models import ApiKey
+from app.models.scenario import Owner
 from app.render import draw_pool
 from app.render.gate import CPU, RenderGate, gate
 from app.settings import Settings, get_settings
@@ -102,6 +104,26 @@ def api_key(scope: str) -> Callable[..., ApiKey]:
 
 
 ScenariosKey = Annotated[ApiKey, Depends(api_key("scenarios"))]
+
+
+def scenario_owner(
+    request: Request, engine: EngineDep, key: Annotated[str | None, Depends(API_KEY)]
+) -> Owner:
+    """A dependency: who saves, lists and deletes scenarios. An ``X-API-Key`` with scope
+    `scenarios` (401/403 as :func:`api_key`); without one, the user the institution's proxy
+    signed in (:mod:`app.api.proxy`: only from a trusted proxy, only with single sign-on on),
+    with the labs their groups map to; with neither, 401."""
+    from app.store import keys
+
+    identity = request.scope.get(SSO_SCOPE_KEY)
+    if key is None and isinstance(identity, SsoIdentity):
+        return Owner(user=identity.user, labs=identity.labs)
+    with Session(engine) as own:
+        row = keys.authenticate(own, key, "scenarios")
+    return Owner(key_id=row.id)
+
+
+ScenarioOwner = Annotated[Owner, Depends(scenario_owner)]
 
 _ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 

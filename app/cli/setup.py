@@ -46,7 +46,12 @@ def serve(
     import uvicorn
 
     from app.api.server import BoundedHttpToolsProtocol
+    from app.settings import get_settings
 
+    # The app applies the proxy headers itself (app.api.proxy), where the raw peer address
+    # is still known for single sign-on: the workers read the trusted proxies from here.
+    os.environ["GPUCOST_FORWARDED_ALLOW_IPS"] = forwarded_allow_ips
+    get_settings.cache_clear()
     metrics_dir = os.environ.get("PROMETHEUS_MULTIPROC_DIR")
     if metrics_dir:  # stale files from a previous run would be counted again
         shutil.rmtree(metrics_dir, ignore_errors=True)
@@ -59,8 +64,7 @@ def serve(
         loop="uvloop",
         # httptools, with the request head bounded (431 past GPUCOST_MAX_HEADER_BYTES).
         http=BoundedHttpToolsProtocol,
-        proxy_headers=True,
-        forwarded_allow_ips=forwarded_allow_ips,
+        proxy_headers=False,  # applied in the app, from GPUCOST_FORWARDED_ALLOW_IPS
         access_log=False,
         server_header=False,  # no version banner
         timeout_graceful_shutdown=10,

@@ -107,6 +107,20 @@ class Scenario(SQLModel, table=True):
         description="Id of the API key that saved it (only it may list or delete it); null "
         "for scenarios saved before ownership.",
     )
+    owner_user: str | None = Field(
+        default=None,
+        max_length=200,
+        index=True,
+        description="The signed-in user who saved it through the institution's proxy (single "
+        "sign-on; only they may delete it); null when a key saved it.",
+    )
+    lab: str | None = Field(
+        default=None,
+        max_length=200,
+        index=True,
+        description="The lab it is shared with (its members list and read it); null: its "
+        "owner's alone.",
+    )
 
 
 class SlackReplay(SQLModel, table=True):

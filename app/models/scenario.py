@@ -4,6 +4,7 @@ on demand with the prices of any day."""
 from __future__ import annotations
 
 import datetime as dt
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field, model_validator
@@ -14,6 +15,21 @@ from app.models.inputs import NO_CONTROL, STRICT, exactly_one
 from app.models.run_cost import RunCostRequest, RunCostResult
 
 ScenarioKind = Literal["break_even", "run_cost"]
+
+
+@dataclass(frozen=True)
+class Owner:
+    """Who saves, lists and deletes scenarios: an API key (``key_id``, scope `scenarios`) or
+    a user signed in through the institution's proxy (``user``, with the ``labs`` their
+    identity-provider groups map to)."""
+
+    key_id: str | None = None
+    user: str | None = None
+    labs: tuple[str, ...] = ()
+
+    def describe(self) -> str:
+        """``this API key`` or ``user <name>``, for messages."""
+        return f"user {self.user}" if self.user is not None else "this API key"
 
 
 class ScenarioCreate(BaseModel):
@@ -46,13 +62,26 @@ class ScenarioPublic(BaseModel):
         "the scenario is evaluated)."
     )
     created_at: dt.datetime = Field(description="When it was saved (UTC).")
+    lab: str | None = Field(
+        default=None,
+        description="The lab it is shared with: its members (signed in through the "
+        "institution's proxy) list it; null: its owner's alone.",
+    )
+    saved_by: str | None = Field(
+        default=None,
+        description="The signed-in user who saved it (single sign-on); null when an API key "
+        "saved it (keys are not named to others).",
+    )
 
 
 class ScenariosPublic(BaseModel):
     """A page of the caller's own scenarios, newest first."""
 
     data: list[ScenarioPublic] = Field(description="This page's scenarios.")
-    count: int = Field(description="Scenarios the caller's key holds (before pagination).")
+    count: int = Field(
+        description="Scenarios the caller may list (before pagination): a key's own, or a "
+        "signed-in user's own and their labs'."
+    )
 
 
 class ScenarioResult(BaseModel):

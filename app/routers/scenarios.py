@@ -1,8 +1,10 @@
 """Saved scenarios for budgeting tools: ``/v1/scenarios``. Thin: validate, call, return.
 
-A scenario belongs to the API key that saved it (scope ``scenarios``): only that key lists
-or deletes it (another key's scenario is a 404). Reading one by its unguessable id (its
-request, result and report) stays open, so a link can be shared.
+A scenario belongs to whoever saved it: an API key (scope ``scenarios``) or a user signed in
+through the institution's proxy (single sign-on, :mod:`app.api.proxy`). Only its owner
+deletes it (another's scenario is a 404); a signed-in user may share one with a lab they
+belong to, whose members then list it. Reading one by its unguessable id (its request,
+result and report) stays open, so a link can be shared.
 
 The create answer declares OpenAPI links to fetching, evaluating and deleting the scenario
 it created, so generated clients and stateful testers can follow them."""
@@ -17,7 +19,7 @@ from app.api.deps import (
     CurrentViewDep,
     EngineDep,
     RenderGateDep,
-    ScenariosKey,
+    ScenarioOwner,
     SessionDep,
     SettingsDep,
     ViewDep,
@@ -80,13 +82,24 @@ def create_scenario(
     view: CurrentViewDep,
     engine: EngineDep,
     settings: SettingsDep,
-    key: ScenariosKey,
+    owner: ScenarioOwner,
+    lab: Annotated[
+        str | None,
+        Query(
+            min_length=1,
+            max_length=200,
+            pattern=r"^[^\u0000-\u001f\u007f]*$",
+            description="Share it with this lab (one of the signed-in user's labs: 403 "
+            "otherwise, and always for an API key); its members list it. Default: not shared.",
+        ),
+    ] = None,
 ) -> ScenarioPublic:
-    """Store a named break-even or run-cost request, owned by the caller's API key (scope
-    `scenarios`), and return its id (and a `Location`). The request is evaluated once first,
-    so one that cannot be answered is refused (404/422) and nothing is stored; a key holding
-    its quota (`GPUCOST_MAX_SCENARIOS_PER_KEY`, default 1,000) gets 429."""
-    saved = scenarios.create(view, engine, settings, body, key.id)
+    """Store a named break-even or run-cost request, owned by the caller (an API key with
+    scope `scenarios`, or the user signed in through the institution's proxy), and return
+    its id (and a `Location`). The request is evaluated once first, so one that cannot be
+    answered is refused (404/422) and nothing is stored; an owner holding its quota
+    (`GPUCOST_MAX_SCENARIOS_PER_KEY`, default 1,000) gets 429."""
+    saved = scenarios.create(view, engine, settings, body, owner, lab)
     response.headers["Location"] = f"/v1/scenarios/{saved.id}"
     return saved
 
@@ -102,12 +115,13 @@ def create_scenario(
 )
 def list_scenarios(
     session: SessionDep,
-    key: ScenariosKey,
+    owner: ScenarioOwner,
     limit: Annotated[int, Query(ge=1, le=500, description="Page size.")] = 100,
     offset: Annotated[int, Query(ge=0, le=1_000_000, description="Rows to skip.")] = 0,
 ) -> ScenariosPublic:
-    """The scenarios saved with the caller's API key (scope `scenarios`), newest first."""
-    rows, count = scenario_rows.list_page(session, key.id, limit, offset)
+    """The scenarios the caller may list, newest first: an API key's own (scope
+    `scenarios`); a signed-in user's own and those shared with their labs."""
+    rows, count = scenario_rows.list_page(session, owner, limit, offset)
     return ScenariosPublic(data=[scenario_rows.public(r) for r in rows], count=count)
 
 
@@ -176,7 +190,8 @@ async def scenario_report(
         404: PROBLEM_RESPONSES[404],
     },
 )
-def delete_scenario(scenario_id: ScenarioId, engine: EngineDep, key: ScenariosKey) -> Response:
-    """Delete a scenario saved with the caller's API key; another key's scenario is a 404."""
-    scenario_rows.delete(engine, scenario_id, key.id)
+def delete_scenario(scenario_id: ScenarioId, engine: EngineDep, owner: ScenarioOwner) -> Response:
+    """Delete a scenario the caller saved (with this API key, or as this signed-in user);
+    anyone else's, a lab's shared one included, is a 404."""
+    scenario_rows.delete(engine, scenario_id, owner)
     return Response(status_code=204)

@@ -1,18 +1,20 @@
-"""Saved scenarios in the database: insert within a key's quota, list, fetch and delete,
-each one transaction. Evaluating a scenario is :mod:`app.usecases.scenarios`."""
+"""Saved scenarios in the database: insert within an owner's quota, list, fetch and delete,
+each one transaction. An owner is an API key or a signed-in user (:class:`Owner`); a user's
+list holds their own scenarios and their labs'. Evaluating a scenario is
+:mod:`app.usecases.scenarios`."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import cast
 
-from sqlalchemy import Engine, func
+from sqlalchemy import ColumnElement, Engine, func, or_
 from sqlmodel import Session, col, select
 
 from app.db import write_session
 from app.errors import NotFound, QuotaExceeded
 from app.models import Scenario
-from app.models.scenario import ScenarioKind, ScenarioPublic
+from app.models.scenario import Owner, ScenarioKind, ScenarioPublic
 
 
 def public(row: Scenario) -> ScenarioPublic:
@@ -23,23 +25,36 @@ def public(row: Scenario) -> ScenarioPublic:
         kind=cast(ScenarioKind, row.kind),  # written only as one of the two kinds
         request=row.request,
         created_at=row.created_at,
+        lab=row.lab,
+        saved_by=row.owner_user,
     )
 
 
-def insert(engine: Engine, row: Scenario, quota: int) -> ScenarioPublic:
-    """Store ``row`` unless its owner already holds ``quota`` scenarios: the count and the
+def _owned_by(owner: Owner) -> ColumnElement[bool]:
+    """Rows ``owner`` saved."""
+    if owner.user is not None:
+        return col(Scenario.owner_user) == owner.user
+    return col(Scenario.owner_key_id) == owner.key_id
+
+
+def _visible_to(owner: Owner) -> ColumnElement[bool]:
+    """Rows ``owner`` lists: their own, and for a signed-in user their labs'."""
+    if owner.user is not None and owner.labs:
+        return or_(_owned_by(owner), col(Scenario.lab).in_(owner.labs))
+    return _owned_by(owner)
+
+
+def insert(engine: Engine, row: Scenario, owner: Owner, quota: int) -> ScenarioPublic:
+    """Store ``row`` unless ``owner`` already holds ``quota`` scenarios: the count and the
     insert are one writer transaction, so concurrent creates cannot pass the quota together.
     Raises :class:`QuotaExceeded` (429)."""
-    owner = row.owner_key_id
     with write_session(engine) as own:
-        held = own.exec(
-            select(func.count()).select_from(Scenario).where(Scenario.owner_key_id == owner)
-        ).one()
+        held = own.exec(select(func.count()).select_from(Scenario).where(_owned_by(owner))).one()
         if held >= quota:
             raise QuotaExceeded(
-                f"this API key holds {held} scenarios, its quota "
+                f"{owner.describe()} holds {held} scenarios, its quota "
                 f"({quota}): delete some before saving more",
-                # The quota frees only when the key deletes scenarios, not with time: an hour
+                # The quota frees only when the owner deletes scenarios, not with time: an hour
                 # tells a client not to retry in a loop (RFC 9110 leaves the value to us).
                 retry_after_s=3600,
             )
@@ -58,21 +73,27 @@ def get(session: Session, scenario_id: str) -> Scenario:
 
 
 def list_page(
-    session: Session, owner: str, limit: int, offset: int
+    session: Session, owner: Owner, limit: int, offset: int
 ) -> tuple[Sequence[Scenario], int]:
-    """The scenarios of the key ``owner``, newest first, and how many it holds."""
-    mine = Scenario.owner_key_id == owner
+    """The scenarios ``owner`` may list (a key's own; a user's own and their labs'), newest
+    first, and how many there are."""
+    mine = _visible_to(owner)
     count = session.exec(select(func.count()).select_from(Scenario).where(mine)).one()
     stmt = select(Scenario).where(mine).order_by(col(Scenario.created_at).desc(), col(Scenario.id))
     return session.exec(stmt.limit(limit).offset(offset)).all(), count
 
 
-def delete(engine: Engine, scenario_id: str, owner: str) -> None:
-    """Delete the scenario if the key ``owner`` saved it; 404 otherwise (another key's
-    scenario is not revealed)."""
+def delete(engine: Engine, scenario_id: str, owner: Owner) -> None:
+    """Delete the scenario if ``owner`` saved it; 404 otherwise (another owner's scenario is
+    not revealed, a lab's shared one included: only who saved it may delete it)."""
     with write_session(engine) as own:
         row = own.get(Scenario, scenario_id)
-        if row is None or row.owner_key_id != owner:
-            raise NotFound(f"no scenario with id '{scenario_id}' saved with this API key")
+        mine = row is not None and (
+            row.owner_user == owner.user
+            if owner.user is not None
+            else row.owner_key_id == owner.key_id and row.owner_user is None
+        )
+        if row is None or not mine:
+            raise NotFound(f"no scenario with id '{scenario_id}' saved by {owner.describe()}")
         own.delete(row)
         own.commit()

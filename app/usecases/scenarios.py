@@ -13,10 +13,11 @@ from sqlmodel import Session
 
 from app import usecases
 from app.catalog.view import CatalogView
+from app.errors import Forbidden
 from app.models import Scenario
 from app.models.break_even import BreakEvenRequest, BreakEvenResult
 from app.models.run_cost import RunCostRequest, RunCostResult
-from app.models.scenario import ScenarioCreate, ScenarioPublic, ScenarioResult
+from app.models.scenario import Owner, ScenarioCreate, ScenarioPublic, ScenarioResult
 from app.settings import Settings
 from app.store import scenarios as saved
 
@@ -30,12 +31,23 @@ def _evaluate(
 
 
 def create(
-    view: CatalogView, engine: Engine, settings: Settings, body: ScenarioCreate, owner: str
+    view: CatalogView,
+    engine: Engine,
+    settings: Settings,
+    body: ScenarioCreate,
+    owner: Owner,
+    lab: str | None = None,
 ) -> ScenarioPublic:
     """Evaluate the request once with current prices (its 404/422 errors surface here, and
-    nothing is stored), then store it as given, owned by the key ``owner``. Raises
-    :class:`~app.errors.QuotaExceeded` (429) when the key already holds
-    ``max_scenarios_per_key``."""
+    nothing is stored), then store it as given, owned by ``owner`` and shared with ``lab``.
+    Raises :class:`~app.errors.Forbidden` (403) for a lab the owner is not a member of (a key
+    is a member of none) and :class:`~app.errors.QuotaExceeded` (429) when the owner already
+    holds ``max_scenarios_per_key``."""
+    if lab is not None and lab not in owner.labs:
+        raise Forbidden(
+            f"{owner.describe()} is not a member of lab '{lab}' (its labs: "
+            f"{', '.join(owner.labs) or 'none'})"
+        )
     kind = "break_even" if body.break_even is not None else "run_cost"
     req = body.break_even or body.run_cost
     assert req is not None
@@ -47,9 +59,11 @@ def create(
         kind=kind,
         request=stored,
         created_at=dt.datetime.now(dt.UTC),
-        owner_key_id=owner,
+        owner_key_id=owner.key_id,
+        owner_user=owner.user,
+        lab=lab,
     )
-    return saved.insert(engine, row, settings.max_scenarios_per_key)
+    return saved.insert(engine, row, owner, settings.max_scenarios_per_key)
 
 
 def result(

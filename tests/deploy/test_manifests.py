@@ -34,8 +34,7 @@ REQUIRE = os.environ.get("GPUCOST_REQUIRE_KUBECTL") == "1"
 NOT_SETTINGS = {
     "PROMETHEUS_MULTIPROC_DIR",
     "MPLCONFIGDIR",
-    "GPUCOST_WORKERS",
-    "GPUCOST_FORWARDED_ALLOW_IPS",
+    "GPUCOST_WORKERS",  # gpucost serve's option
 }
 
 
