@@ -1,6 +1,6 @@
-"""``gpucost chargeback``: a Slurm usage export charged per lab and user (what `POST
-/v1/chargeback` does), as a table, JSON, CSV or XLSX; for the cluster's login node, where
-``sacct`` runs."""
+"""``gpucost chargeback``: a Slurm usage export (or an OpenCost allocation answer) charged per
+lab and user (what `POST /v1/chargeback` does), as a table, JSON, CSV or XLSX; for the
+cluster's login node, where ``sacct`` runs."""
 
 from __future__ import annotations
 
@@ -21,8 +21,11 @@ def chargeback(
         exists=True,
         dir_okay=False,
         help="The sacct export: sacct -X --allusers --parsable2 -S <start> -E <end> "
-        "--format=JobID,User,Account,Partition,AllocTRES,Elapsed,Start,End,State",
+        "--format=JobID,User,Account,Partition,AllocTRES,Elapsed,Start,End,State (or, with "
+        "--usage opencost, OpenCost's /allocation/compute answer).",
     ),
+    usage: str = typer.Option("sacct", help="The export's format: sacct or opencost."),
+    user_label: str = typer.Option("user", help="opencost: the pod label naming the user."),
     start: str = typer.Option(..., help="First day charged, YYYY-MM-DD."),
     end: str = typer.Option(..., help="Day after the last day charged, YYYY-MM-DD."),
     machines: Path | None = typer.Option(
@@ -49,7 +52,8 @@ def chargeback(
     if fmt == "xlsx" and output is None:
         raise typer.BadParameter("a workbook needs -o FILE.xlsx", param_hint="--format")
     body: dict[str, object] = {
-        "usage": {"format": "sacct", "text": export.read_text()},
+        "usage": {"format": usage, "text": export.read_text()}
+        | ({"user_label": user_label} if usage == "opencost" else {}),
         "period": {"start": start, "end": end},
     }
     if machines is not None:

@@ -30,7 +30,8 @@ class GpuJob:
         job_id: the scheduler's id (``123``, ``123_4`` for an array task).
         user, account: who ran it and the account (lab) it is charged to.
         partition: where it ran (maps to a machine).
-        gpus: GPUs allocated.
+        gpus: GPUs allocated (an average over the run for an export that gives GPU-hours,
+            e.g. OpenCost's).
         start: when it started, UTC.
         end: when it ended, UTC; None while it runs.
         line: the line of the export it was read from (1 = the header).
@@ -40,7 +41,7 @@ class GpuJob:
     user: str
     account: str
     partition: str
-    gpus: int
+    gpus: float
     start: dt.datetime
     end: dt.datetime | None
     line: int

@@ -54,9 +54,11 @@ SLURM_EXAMPLE: JsonDict = {
 
 
 class UsageFormat(StrEnum):
-    """The usage export's format: ``sacct`` (Slurm's ``sacct --parsable2``)."""
+    """The usage export's format: ``sacct`` (Slurm's ``sacct --parsable2``) or ``opencost``
+    (OpenCost's allocation API answer, JSON)."""
 
     sacct = "sacct"
+    opencost = "opencost"
 
 
 class ChargebackFormat(StrEnum):
@@ -72,7 +74,9 @@ class UsageExport(StrictBody):
     """A scheduler's usage export, as text."""
 
     format: Annotated[UsageFormat, Strict(False)] = Field(
-        description="`sacct`: Slurm's `sacct --parsable2` output."
+        description="`sacct`: Slurm's `sacct --parsable2` output; `opencost`: OpenCost's "
+        "`GET /allocation/compute` answer (JSON), namespace -> account, a pod label -> user, "
+        "cluster -> partition."
     )
     text: str = Field(
         min_length=1,
@@ -81,8 +85,18 @@ class UsageExport(StrictBody):
         "--format=JobID,User,Account,Partition,AllocTRES,Elapsed,Start,End,State` (its "
         "header line names the columns; without one, that order). Step lines (`123.batch`) "
         "are not jobs; GPUs from `gres/gpu=N`, else the typed `gres/gpu:<type>=N` summed; "
-        "`End=Unknown` (running) counts to the period's end. A line that cannot be read is "
-        "reported in `unread` and the rest is counted.",
+        "`End=Unknown` (running) counts to the period's end. For `opencost`: the allocation "
+        'answer as JSON text (`{"code": 200, "data": [{<name>: <allocation>}]}`); each '
+        "allocation's `gpuHours` between its `start` and `end`. A line (an allocation) that "
+        "cannot be read is reported in `unread` and the rest is counted.",
+    )
+    user_label: str = Field(
+        default="user",
+        min_length=1,
+        max_length=253,
+        pattern=r"^[A-Za-z0-9._/-]+$",
+        description="`opencost` only: the pod label naming the user (as given, or in the "
+        "Prometheus form OpenCost keeps); a pod without it is charged to `(no user)`.",
     )
 
 
@@ -250,7 +264,10 @@ class MachineUse(BaseModel):
 class Unread(BaseModel):
     """A line of the export that could not be read."""
 
-    line: int = Field(description="Its number (1 = the first line).")
+    line: int = Field(
+        description="Its number (1 = the first line; for OpenCost, the allocation's position, "
+        "1 = the first)."
+    )
     reason: str = Field(description="Why.")
 
 
@@ -262,10 +279,16 @@ class ChargebackResult(BaseModel):
     total: ChargeFigures = Field(description="Every account together.")
     machines: list[MachineUse]
     period_hours: float = Field(description="Hours in the period.")
-    time_zone: str = Field(description="Time zone the export's times were read in.")
+    time_zone: str = Field(
+        description="Time zone the export's times were read in (and the period's days); "
+        "OpenCost's times carry their own offset."
+    )
     unread: list[Unread] = Field(description="Lines that could not be read (not charged).")
-    steps: int = Field(description="Step lines (`123.batch`): not jobs, not charged.")
-    without_gpus: int = Field(description="Jobs that held no GPU.")
+    steps: int = Field(
+        description="Step lines (`123.batch`), or OpenCost's own entries (`__idle__`, "
+        "`__unallocated__`): not jobs, not charged."
+    )
+    without_gpus: int = Field(description="Jobs (allocations) that held no GPU.")
     not_started: int = Field(description="Jobs that never started (`Start=Unknown`).")
     unmatched: dict[str, int] = Field(
         description="GPU jobs on partitions no machine serves, by partition (not charged)."

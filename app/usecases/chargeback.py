@@ -1,6 +1,6 @@
 """Chargeback (``POST /v1/chargeback``): :func:`resolve` reads the usage export
-(:mod:`app.steps.sacct`), measures each partition's utilization over the period, and
-resolves its machines with the owned-rates step at that utilization, the comparable
+(:mod:`app.steps.sacct`, or OpenCost's allocations: :mod:`app.steps.opencost`), measures
+each partition's utilization over the period, and resolves its machines with the owned-rates step at that utilization, the comparable
 on-demand offer of their GPU and the site's electricity and grid; :func:`compose` charges
 each job's GPU-hours with :func:`app.costing.chargeback.charge`."""
 
@@ -26,12 +26,14 @@ from app.models.chargeback import (
     ChargeFigures,
     MachineUse,
     Unread,
+    UsageFormat,
     UserCharge,
 )
 from app.settings import Settings
 from app.steps.cloud_offer import comparable_offers_of
 from app.steps.currency import resolve_currency
 from app.steps.lab_machines import lab_machines
+from app.steps.opencost import read_opencost
 from app.steps.owned_machine import MachineScenario, resolve_machine
 from app.steps.sacct import ReadExport, read_sacct
 from app.steps.site import Site, resolve_site
@@ -91,6 +93,13 @@ def _zone(req: ChargebackRequest, settings: Settings) -> tuple[str, ZoneInfo, No
     return name, zone, Assumed("time_zone", name, f"the export's times read in it; {how}")
 
 
+def _read_usage(req: ChargebackRequest, zone: ZoneInfo) -> ReadExport:
+    """The export's jobs, by its format (422 for text that is not in it)."""
+    if req.usage.format is UsageFormat.opencost:
+        return read_opencost(req.usage.text, req.usage.user_label)
+    return read_sacct(req.usage.text, zone)
+
+
 def resolve(view: CatalogView, req: ChargebackRequest, settings: Settings) -> ChargebackScenario:
     """The scenario of ``req`` over ``view``: 404 for an unknown GPU, barebone or region,
     422 for an unknown time zone, a header without a needed column or a machine the model
@@ -108,7 +117,7 @@ def resolve(view: CatalogView, req: ChargebackRequest, settings: Settings) -> Ch
     )
     machines, noted = lab_machines(req.machines, settings)
     notes += noted
-    export = read_sacct(req.usage.text, zone)
+    export = _read_usage(req, zone)
     used = cb.used_gpu_hours(export.jobs, period)
     partitions = []
     for i, placed in enumerate(machines):
