@@ -126,6 +126,11 @@ class ClusterMachine(StrictBody):
     )
     cluster: str = name_field("The cluster's name, a label (Slurm's ClusterName).")
     site: str = name_field("Where the machines are (a building, a datacenter), a label.")
+    region: str = name_field(
+        "Region id of where the machines are (`GET /v1/regions`): their electricity price "
+        "and grid; default: the request's `region` (a cluster with partitions in two "
+        "datacenters names each)."
+    )
     machine: OwnedMachine = Field(
         description="The build, as `POST /v1/owned-rates` takes it (GPU, GPUs per machine, "
         "how many, how busy, price or catalog build, lifetime, resale, overhead); a "
@@ -245,6 +250,16 @@ class MachineUse(BaseModel):
     partition: str = Field(description="The Slurm partition.")
     cluster: str | None = Field(description="The cluster's name (null: none given).")
     site: str | None = Field(description="Where the machines are (null: none given).")
+    grid_region: str = Field(
+        description="The region whose grid carbon intensity its energy is counted at (its "
+        "own `region`, else the request's)."
+    )
+    electricity_price_usd_per_kwh: float = Field(
+        description="The electricity price its owned rate counts, USD/kWh."
+    )
+    co2e_kg_per_gpu_hour: float = Field(
+        description="Carbon of one busy GPU-hour at that grid, kg CO2e."
+    )
     gpu_id: str | None = Field(description="Catalog GPU id (null: a GPU given by power only).")
     gpus: int = Field(description="GPUs over its machines.")
     capacity_gpu_hours: float = Field(description="GPUs x the period's hours.")

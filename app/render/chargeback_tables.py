@@ -36,6 +36,9 @@ MACHINE_COLUMNS = (
     "Owned rate (USD/GPU-hour)",
     "Rented rate (USD/GPU-hour)",
     "Comparable offer",
+    "Grid region",
+    "Electricity (USD/kWh)",
+    "kg CO2e per GPU-hour",
 )
 
 
@@ -93,6 +96,9 @@ def chargeback_workbook(res: ChargebackResult) -> bytes:
             m.owned_usd_per_gpu_hour,
             m.rented_usd_per_gpu_hour,
             m.offer_id,
+            m.grid_region,
+            m.electricity_price_usd_per_kwh,
+            m.co2e_kg_per_gpu_hour,
         ]
         for m in res.machines
     ]

@@ -17,7 +17,7 @@ from app.costing import chargeback as cb
 from app.costing import floors
 from app.costing.errors import InvalidInput
 from app.costing.money import ExchangeRate
-from app.costing.sourced import Assumed, Caveat, Note, Priced
+from app.costing.sourced import Assumed, Caveat, Cited, Note, Priced
 from app.models import CloudOffer
 from app.models.chargeback import (
     AccountCharge,
@@ -60,6 +60,7 @@ class PartitionScenario:
     partition: str
     cluster: str | None
     site_label: str | None
+    site: Site
     machine: MachineScenario
     used_gpu_hours: float
     offer: CloudOffer | None
@@ -67,8 +68,9 @@ class PartitionScenario:
 
 @dataclass(frozen=True)
 class ChargebackScenario:
-    """The export read, the period (aware), its time zone, each partition resolved, the site
-    (electricity, grid), the answer's currency and what it rests on."""
+    """The export read, the period (aware), its time zone, each partition resolved (with its
+    site: electricity, grid), the request's site, the answer's currency and what it rests
+    on."""
 
     export: ReadExport
     period: cb.Period
@@ -91,6 +93,32 @@ def _zone(req: ChargebackRequest, settings: Settings) -> tuple[str, ZoneInfo, No
         ) from None
     how = "given" if req.time_zone else "setting GPUCOST_CLUSTER_TIME_ZONE (default UTC)"
     return name, zone, Assumed("time_zone", name, f"the export's times read in it; {how}")
+
+
+def _machine_site(
+    view: CatalogView,
+    req: ChargebackRequest,
+    settings: Settings,
+    rate: ExchangeRate,
+    region: str | None,
+    i: int,
+) -> tuple[Site | None, list[Note]]:
+    """The site of machine entry ``i`` when it names its own ``region`` (None otherwise: the
+    request's), its notes named under ``machines[i]``. An electricity price given in the
+    request still applies (the caller's override)."""
+    if region is None:
+        return None, []
+    site, noted = resolve_site(view, req.model_copy(update={"region": region}), settings, rate)
+    return site, [_under(f"machines[{i}]", n) for n in noted]
+
+
+def _under(prefix: str, note: Note) -> Note:
+    """``note`` with the name it is about put under ``prefix``."""
+    if isinstance(note, Assumed):
+        return note._replace(name=f"{prefix}.{note.name}")
+    if isinstance(note, Cited | Priced):
+        return note._replace(what=f"{prefix}: {note.what}")
+    return note
 
 
 def _read_usage(req: ChargebackRequest, zone: ZoneInfo) -> ReadExport:
@@ -126,8 +154,11 @@ def resolve(view: CatalogView, req: ChargebackRequest, settings: Settings) -> Ch
         hours = used.get(placed.partition, 0.0)
         measured = cb.measured_utilization(hours, gpus, period)
         usage = costing.Usage(max(measured, floors.SHARE.value))
+        own_site, site_notes = _machine_site(view, req, settings, rate, placed.region, i)
+        notes += site_notes
+        where = own_site or site
         machine, noted = resolve_machine(
-            view, spec, f"machines[{i}].machine", rate, usage, site.region
+            view, spec, f"machines[{i}].machine", rate, usage, where.region
         )
         notes += noted
         notes.append(
@@ -138,7 +169,9 @@ def resolve(view: CatalogView, req: ChargebackRequest, settings: Settings) -> Ch
             )
         )
         partitions.append(
-            PartitionScenario(placed.partition, placed.cluster, placed.site, machine, hours, None)
+            PartitionScenario(
+                placed.partition, placed.cluster, placed.site, where, machine, hours, None
+            )
         )
     partitions, offered = _offers(view, partitions)
     notes += offered
@@ -172,7 +205,7 @@ def _offers(
             noted.append(Priced(f"offer {offer.id}", offer.as_of))
         out.append(
             PartitionScenario(
-                p.partition, p.cluster, p.site_label, p.machine, p.used_gpu_hours, offer
+                p.partition, p.cluster, p.site_label, p.site, p.machine, p.used_gpu_hours, offer
             )
         )
     return out, noted
@@ -189,20 +222,19 @@ def compose(s: ChargebackScenario) -> ChargebackResult:
     """The answer to scenario ``s``, from it alone."""
     rates: dict[str, cb.MachineRates] = {}
     machines = []
-    intensity = s.site.grid.carbon_intensity_g_per_kwh
     for i, p in enumerate(s.partitions):
         m = p.machine
+        intensity = p.site.grid.carbon_intensity_g_per_kwh
         gpus = m.owned.gpu_count * m.count
         energy = m.owned.busy_power_w / m.owned.gpu_count / 1000.0
         owned = None
         if p.used_gpu_hours > 0:
             owned = costing.owned_rate(
-                m.owned, m.usage, s.site.electricity_price_usd_per_kwh, m.overhead_usd_per_year
+                m.owned, m.usage, p.site.electricity_price_usd_per_kwh, m.overhead_usd_per_year
             ).cost_usd_per_gpu_hour
         rented = float(p.offer.price_usd_per_hour) / p.offer.gpu_count if p.offer else None
-        rates[p.partition] = cb.MachineRates(
-            owned or 0.0, rented, energy, costing.co2e_kg(energy, intensity)
-        )
+        co2e = costing.co2e_kg(energy, intensity)
+        rates[p.partition] = cb.MachineRates(owned or 0.0, rented, energy, co2e)
         capacity = gpus * s.period.hours
         used = cb.measured_utilization(p.used_gpu_hours, gpus, s.period)
         machines.append(
@@ -211,6 +243,9 @@ def compose(s: ChargebackScenario) -> ChargebackResult:
                 partition=p.partition,
                 cluster=p.cluster,
                 site=p.site_label,
+                grid_region=p.site.grid.id,
+                electricity_price_usd_per_kwh=sig8(p.site.electricity_price_usd_per_kwh),
+                co2e_kg_per_gpu_hour=sig8(co2e),
                 gpu_id=m.gpu.id if m.gpu else None,
                 gpus=gpus,
                 capacity_gpu_hours=sig8(capacity),

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from app.catalog.view import CatalogView
+from app.costing.errors import CostingError
 from app.models.chargeback import SlurmPricingRequest
 from app.models.owned_rates import OwnedRatesRequest
 from app.settings import Settings
@@ -50,23 +51,34 @@ def slurm_prices(
     view: CatalogView, req: SlurmPricingRequest, settings: Settings
 ) -> list[SlurmPrice]:
     """Each partition's owned GPU-hour rate (``POST /v1/owned-rates``'s, with its defaults
-    and errors) as a Slurm pricing row."""
+    and errors; at its machines' own ``region`` when they name one, else the request's) as
+    a Slurm pricing row."""
     machines = lab_machines(req.machines, settings).value
     body = req.model_dump(exclude_unset=True, exclude={"machines"})
-    body["machines"] = [m.machine.model_dump(exclude_unset=True) for m in machines]
-    scenario = owned_rates.resolve(view, OwnedRatesRequest.model_validate(body), settings)
-    result = owned_rates.compose(scenario)
-    return [
-        SlurmPrice(
-            m.cluster or "",
-            m.partition,
-            s.accelerator_name,
-            r.cost_usd_per_gpu_hour,
-            r.gpu_id,
-            m.site,
+    prices = []
+    for i, m in enumerate(machines):
+        one = {**body, "machines": [m.machine.model_dump(exclude_unset=True)]}
+        if m.region is not None:
+            one["region"] = m.region
+        try:
+            scenario = owned_rates.resolve(view, OwnedRatesRequest.model_validate(one), settings)
+        except CostingError as exc:  # named as the request's entry, not this call's only one
+            if exc.field and exc.field.startswith("machines[0]"):
+                exc.field = f"machines[{i}]{exc.field.removeprefix('machines[0]')}"
+            raise
+        [rate] = owned_rates.compose(scenario).machines
+        [priced] = scenario.machines
+        prices.append(
+            SlurmPrice(
+                m.cluster or "",
+                m.partition,
+                priced.accelerator_name,
+                rate.cost_usd_per_gpu_hour,
+                rate.gpu_id,
+                m.site,
+            )
         )
-        for m, s, r in zip(machines, scenario.machines, result.machines, strict=True)
-    ]
+    return prices
 
 
 def pricing_rows(prices: Sequence[SlurmPrice]) -> list[tuple[str, ...]]:

@@ -413,3 +413,42 @@ def test_each_accounts_owned_cost_is_set_against_its_budget(client):
     assert bio["owned_cost_usd"] > 2200 * 744 / (5 * 8760) > 20
     assert any("'bio' is over its budget" in w for w in r.json()["warnings"])
     assert got["vision"]["gpu_hours"] == 0 and got["vision"]["budget_left_usd"] == 500
+
+
+def test_a_partition_in_another_region_is_priced_and_counted_at_its_grid(client):
+    """One partition's machines in France, the request's region Germany: that partition's
+    owned rate is POST /v1/owned-rates' at the French electricity price, and its carbon per
+    GPU-hour the French grid's intensity x its busy wall power per GPU (seed 001's powers:
+    the catalog's GPU power and base power, as the energy test derives); the others stay
+    German."""
+    machines = [dict(m) for m in MACHINES]
+    machines[1] = {**machines[1], "region": "fr"}
+    r = client.post("/v1/chargeback", json={**BODY, "machines": machines})
+    assert r.status_code == 200, r.text
+    used = {m["partition"]: m for m in r.json()["machines"]}
+    assert used["rtx"]["grid_region"] == "fr"
+    assert {used[p]["grid_region"] for p in ("a100", "l40s")} == {"de"}
+    fr = client.get("/v1/regions/fr").json()
+    de = client.get("/v1/regions/de").json()
+    for partition, region in (("rtx", fr), ("a100", de)):
+        got = used[partition]
+        intensity = region["carbon_intensity_g_per_kwh"]
+        assert got["co2e_kg_per_gpu_hour"] == pytest.approx(
+            got["energy_kwh_per_gpu_hour"] * intensity / 1000, rel=1e-6
+        )
+        owned = client.post(
+            "/v1/owned-rates",
+            json={
+                "machines": [{**BUILDS[partition], "utilization": got["utilization"]}],
+                "region": region["id"],
+            },
+        ).json()["machines"][0]
+        assert got["owned_usd_per_gpu_hour"] == pytest.approx(
+            owned["cost_usd_per_gpu_hour"], rel=1e-6
+        )
+    assert (
+        used["rtx"]["electricity_price_usd_per_kwh"]
+        != used["a100"]["electricity_price_usd_per_kwh"]
+    )
+    assignments = {a["name"]: a for a in r.json()["assumptions"]}
+    assert any(name.startswith("machines[1].") for name in assignments)
