@@ -23,8 +23,8 @@ _EVENTS = table_of(AuditEvent)
 
 @dataclass(frozen=True)
 class Actor:
-    """Who makes a change: ``id`` (``key:<id>`` or ``cli:<user>``) and a name (an API
-    key's)."""
+    """Who makes a change: ``id`` (``key:<id>``, ``user:<name>`` or ``cli:<user>``) and a
+    name (an API key's)."""
 
     id: str
     name: str | None = None
@@ -33,6 +33,11 @@ class Actor:
 def key_actor(key_id: str, name: str) -> Actor:
     """The holder of API key ``key_id`` (named ``name``)."""
     return Actor(f"key:{key_id}", name)
+
+
+def user_actor(user: str) -> Actor:
+    """A user signed in through the institution's proxy."""
+    return Actor(f"user:{user}"[:200])
 
 
 def cli_actor() -> Actor:

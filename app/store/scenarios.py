@@ -15,6 +15,7 @@ from app.db import write_session
 from app.errors import NotFound, QuotaExceeded
 from app.models import Scenario
 from app.models.scenario import Owner, ScenarioKind, ScenarioPublic
+from app.store import audit
 
 
 def public(row: Scenario) -> ScenarioPublic:
@@ -28,6 +29,18 @@ def public(row: Scenario) -> ScenarioPublic:
         lab=row.lab,
         saved_by=row.owner_user,
     )
+
+
+def _actor(owner: Owner) -> audit.Actor:
+    """The audit log's actor for ``owner``."""
+    if owner.user is not None:
+        return audit.user_actor(owner.user)
+    return audit.Actor(f"key:{owner.key_id}")
+
+
+def _state(row: Scenario) -> dict[str, str | None]:
+    """A scenario as the audit log keeps it (its request is in the row, not the log)."""
+    return {"name": row.name, "kind": row.kind, "lab": row.lab}
 
 
 def _owned_by(owner: Owner) -> ColumnElement[bool]:
@@ -59,6 +72,15 @@ def insert(engine: Engine, row: Scenario, owner: Owner, quota: int) -> ScenarioP
                 retry_after_s=3600,
             )
         own.add(row)
+        own.flush()
+        audit.append(
+            own.connection(),
+            _actor(owner),
+            "scenario.create",
+            f"scenario/{row.id}",
+            None,
+            _state(row),
+        )
         own.commit()
         own.refresh(row)
         return public(row)
@@ -95,5 +117,15 @@ def delete(engine: Engine, scenario_id: str, owner: Owner) -> None:
         )
         if row is None or not mine:
             raise NotFound(f"no scenario with id '{scenario_id}' saved by {owner.describe()}")
+        before = _state(row)
         own.delete(row)
+        own.flush()
+        audit.append(
+            own.connection(),
+            _actor(owner),
+            "scenario.delete",
+            f"scenario/{scenario_id}",
+            before,
+            None,
+        )
         own.commit()

@@ -155,3 +155,18 @@ def test_the_forwarded_client_address_comes_from_the_trusted_proxy_only(sso_app)
         c = TestClient(mw, client=(peer, 1))  # no lifespan: `record` answers HTTP only
         c.get("/", headers={"X-Forwarded-For": "203.0.113.9"})
     assert seen == ["203.0.113.9", ELSEWHERE]
+
+
+def test_saving_sharing_and_deleting_is_in_the_audit_log(via_proxy, engine):
+    with Session(engine) as s:
+        auditor = {"X-API-Key": keys.create(s, "auditor", ["read"])[1]}
+    saved = via_proxy.post("/v1/scenarios", params={"lab": "ml-lab"}, json=BODY, headers=BOB)
+    sid = saved.json()["id"]
+    assert via_proxy.delete(f"/v1/scenarios/{sid}", headers=BOB).status_code == 204
+    log = via_proxy.get("/v1/admin/audit", params={"limit": 50}, headers=auditor).json()
+    mine = [e for e in log["events"] if e["target"] == f"scenario/{sid}"]
+    assert [e["action"] for e in mine] == ["scenario.delete", "scenario.create"]
+    assert {e["actor"] for e in mine} == {"user:bob@uni.example"}
+    deleted, created = mine
+    assert created["after"] == {"name": BODY["name"], "kind": "break_even", "lab": "ml-lab"}
+    assert deleted["before"] == created["after"] and deleted["after"] is None
