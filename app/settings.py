@@ -10,7 +10,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from limits import parse_many
-from pydantic import AnyHttpUrl, Field, SecretStr, field_validator
+from pydantic import AnyHttpUrl, Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from app.costing import defaults
@@ -446,6 +446,18 @@ class Settings(BaseSettings):
     def _limits_notation(cls, value: str) -> str:
         parse_many(value)  # ValueError for anything but `N/unit` items
         return value
+
+    @model_validator(mode="after")
+    def _sso_needs_named_proxies(self) -> Settings:
+        """Single sign-on believes the user header from trusted proxies only: with every
+        peer trusted (`*`), anyone could sign in as anyone, so that pair stops the start."""
+        trusted = {p.strip() for p in self.forwarded_allow_ips.split(",")}
+        if self.sso_user_header and "*" in trusted:
+            raise ValueError(
+                "GPUCOST_SSO_USER_HEADER is set but GPUCOST_FORWARDED_ALLOW_IPS trusts every "
+                "peer (*): name the authenticating proxy's addresses"
+            )
+        return self
 
 
 @lru_cache

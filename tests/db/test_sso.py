@@ -170,3 +170,13 @@ def test_saving_sharing_and_deleting_is_in_the_audit_log(via_proxy, engine):
     deleted, created = mine
     assert created["after"] == {"name": BODY["name"], "kind": "break_even", "lab": "ml-lab"}
     assert deleted["before"] == created["after"] and deleted["after"] is None
+
+
+def test_single_sign_on_refuses_to_trust_every_peer():
+    from pydantic import ValidationError
+
+    from app.settings import Settings
+
+    with pytest.raises(ValidationError, match="trusts every peer"):
+        Settings(sso_user_header="X-Forwarded-User", forwarded_allow_ips="10.0.0.7, *")
+    assert Settings(forwarded_allow_ips="*").sso_user_header is None  # no SSO: as before
