@@ -106,7 +106,16 @@ def chargeback_workbook(res: ChargebackResult) -> bytes:
         wb.create_sheet("Machines"),
         MACHINE_COLUMNS,
         machines,
-        {5: HOURS_FORMAT, 6: HOURS_FORMAT, 7: "0.0%", 8: "0.0%", 9: money, 10: money},
+        {
+            5: HOURS_FORMAT,
+            6: HOURS_FORMAT,
+            7: "0.0%",
+            8: "0.0%",
+            9: money,
+            10: money,
+            13: "0.0000",
+            14: "0.0000",
+        },
     )
     unread = [[u.line, u.reason] for u in res.unread]
     _fill(wb.create_sheet("Unread lines"), ["Line", "Why"], unread, {})
