@@ -229,16 +229,24 @@ def endpoint_flood(
 ) -> dict[str, Any]:
     """``addresses`` callers, each from its own loopback address, send ``kind`` requests
     (see the module docstring) paced within their budgets for ``seconds`` while a probe times
-    ``/healthz`` every 20 ms; the answers by status (0: no answer), the probe's latencies
-    (ms), and the worker's RSS (MB): peak during, and 5 s after."""
+    ``/healthz`` every 20 ms; the answers by status (0: no answer; ``no_answer`` counts them
+    by request and error), the probe's latencies (ms), and the worker's RSS (MB): peak
+    during, and 5 s after."""
     stop = threading.Event()
     answers: Counter[int] = Counter()
+    errors: Counter[str] = Counter()
     probe: list[float] = []
     peak = [0.0, 0.0]
     timeouts = [0]
 
     def caller(n: int) -> None:
-        transport = httpx.HTTPTransport(local_address=f"127.0.1.{n + 1}")
+        # An idle connection is dropped by the client after 2 s, before uvicorn's 5 s
+        # keep-alive timeout closes it: a heavy caller waits 3.3 s between requests, and a
+        # starved client thread sending at the moment the server closes would count a
+        # "server disconnected" that no status describes.
+        transport = httpx.HTTPTransport(
+            local_address=f"127.0.1.{n + 1}", limits=httpx.Limits(keepalive_expiry=2.0)
+        )
         with httpx.Client(base_url=base, timeout=60, transport=transport) as c:
             i = 0
             next_at = time.monotonic() + (n / addresses) * _pace(kind, n, 0)  # spread starts
@@ -246,8 +254,9 @@ def endpoint_flood(
                 method, path, kwargs = _request(kind, n, i)
                 try:
                     answers[c.request(method, path, **kwargs).status_code] += 1
-                except httpx.HTTPError:
+                except httpx.HTTPError as e:
                     answers[0] += 1
+                    errors[f"{method} {path}: {type(e).__name__}: {e}"] += 1
                 next_at += _pace(kind, n, i)
                 i += 1
 
@@ -275,6 +284,7 @@ def endpoint_flood(
     time.sleep(5)
     return {
         "answers": dict(sorted(answers.items())),
+        "no_answer": dict(errors),
         "healthz": percentiles(probe) if len(probe) > 1 else probe,
         "healthz_timeouts": timeouts[0],
         "hung": any(t.is_alive() for t in threads),
