@@ -194,7 +194,7 @@ def placeholders(view: CatalogView) -> dict[str, str]:
     return shown
 
 
-def _page(
+def compute_page(
     view: CatalogView,
     form: CalculatorForm,
     compute: Callable[[BaseModel], Answer],
@@ -244,7 +244,7 @@ def compute_break_even_page(
         chart = charts_service.cumulative_from_result(res, None, "svg").content.decode()
         return Answer(res, headline(res), break_even_facts(res), inline_svg(chart), req)
 
-    return _page(view, form, compute, prepare=lambda: _with_cloud(view, form))
+    return compute_page(view, form, compute, prepare=lambda: _with_cloud(view, form))
 
 
 def llm_figures(res: LlmEstimateResult) -> list[tuple[str, str]]:
@@ -290,7 +290,7 @@ def compute_llm_page(view: CatalogView, settings: Settings, form: CalculatorForm
         res = compute_llm_estimate(view, req, settings)
         return Answer(res, llm_headline(res), llm_figures(res), None, req)
 
-    return _page(view, form, compute)
+    return compute_page(view, form, compute)
 
 
 def carbon_headline(res: CarbonResult) -> str:
@@ -311,4 +311,4 @@ def compute_carbon_page(view: CatalogView, settings: Settings, form: CalculatorF
         res = usecases.compute_carbon(view, req, settings)
         return Answer(res, carbon_headline(res), carbon_facts(req, res), None, req)
 
-    return _page(view, form, compute)
+    return compute_page(view, form, compute)

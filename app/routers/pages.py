@@ -1,5 +1,5 @@
-"""The web calculator's pages (HTML, no script): ``GET /``, ``GET /break-even`` and
-``GET /carbon`` and ``GET /llm``. They
+"""The web calculator's pages (HTML, no script): ``GET /``, ``GET /break-even``,
+``GET /run-cost``, ``GET /carbon`` and ``GET /llm``. They
 read the form and hand it to :mod:`app.render.pages`, which builds the API's request, calls
 the same use case and renders its answer; drawn through the render gate like any chart. Not
 part of the OpenAPI document."""
@@ -10,7 +10,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, Response
 
 from app.api.deps import RenderGateDep, SettingsDep, ViewDep
-from app.render import calculator, pages
+from app.render import calculator, pages, pages_run
 
 router = APIRouter(include_in_schema=False)
 
@@ -60,3 +60,13 @@ async def carbon_page(
     """The carbon calculator: energy and emissions of GPUs over busy hours or a period."""
     form = pages.carbon_form(request.query_params)
     return _respond(await heavy.run(pages.compute_carbon_page, view, settings, form))
+
+
+@router.get("/run-cost", response_class=HTMLResponse)
+async def run_cost_page(
+    request: Request, view: ViewDep, settings: SettingsDep, heavy: RenderGateDep
+) -> Response:
+    """The run-cost calculator: one run of a benchmark or a timed job on cloud offers and a
+    desktop, with its cost per item and per batch item."""
+    form = pages_run.run_cost_form(request.query_params)
+    return _respond(await heavy.run(pages_run.compute_run_cost_page, view, settings, form))
