@@ -1,5 +1,5 @@
 """The web calculator's pages (HTML, no script): ``GET /``, ``GET /break-even``,
-``GET /run-cost``, ``GET /carbon`` and ``GET /llm``. They
+``GET /run-cost``, ``GET /compare``, ``GET /carbon`` and ``GET /llm``. They
 read the form and hand it to :mod:`app.render.pages`, which builds the API's request, calls
 the same use case and renders its answer; drawn through the render gate like any chart. Not
 part of the OpenAPI document."""
@@ -10,7 +10,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, Response
 
 from app.api.deps import RenderGateDep, SettingsDep, ViewDep
-from app.render import calculator, pages, pages_run
+from app.render import calculator, pages, pages_compare, pages_run
 
 router = APIRouter(include_in_schema=False)
 
@@ -70,3 +70,12 @@ async def run_cost_page(
     desktop, with its cost per item and per batch item."""
     form = pages_run.run_cost_form(request.query_params)
     return _respond(await heavy.run(pages_run.compute_run_cost_page, view, settings, form))
+
+
+@router.get("/compare", response_class=HTMLResponse)
+async def compare_page(
+    request: Request, view: ViewDep, settings: SettingsDep, heavy: RenderGateDep
+) -> Response:
+    """The compare calculator: every offer and desktop build ranked for a month's work."""
+    form = pages_compare.compare_form(request.query_params)
+    return _respond(await heavy.run(pages_compare.compute_compare_page, view, settings, form))

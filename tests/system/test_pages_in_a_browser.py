@@ -77,6 +77,7 @@ RUN_COST = (
     "/run-cost?benchmark=efficientnet&offer_ids=paperspace-gradient-a6000-on-demand-2022"
     "%2C+paperspace-gradient-a100-on-demand-2022"
 )
+COMPARE = "/compare?gpu_hours_per_month=200&gpu=a100&horizon_months=24"
 
 
 @pytest.mark.parametrize("width", [360, 1280])
@@ -87,11 +88,12 @@ RUN_COST = (
         ("llm", LLM, "lora of Llama 3.1 8B (bf16): cheapest on"),
         # seed 004: EfficientNet, 627 s on Paperspace's A6000 at $1.89/h
         ("run-cost", RUN_COST, "Cheapest run: $0.33 on paperspace Gradient A6000"),
+        ("compare", COMPARE, "Cheapest for 200 h a month on 1x a100-40gb over 24 months"),
     ],
 )
 def test_the_other_calculators_in_a_browser(base, tmp_path, width, name, path, shown):
-    """The carbon, LLM and run-cost pages: the answer and its sources in a browser, at 360
-    and 1280 px."""
+    """The carbon, LLM, run-cost and compare pages: the answer and its sources in a browser,
+    at 360 and 1280 px."""
     dom = _chromium(tmp_path, "--dump-dom", f"{base}{path}", width=width)
     assert dom.returncode == 0, dom.stderr[-2000:]
     assert shown in dom.stdout and "<h2>Sources</h2>" in dom.stdout
@@ -178,6 +180,8 @@ def test_a_person_fills_the_form_with_javascript_off(base, browser):
         LLM,
         RUN_COST,
         "/run-cost?runtime_s=-5&rent_gpus=a100",
+        COMPARE,
+        "/compare?gpu_hours_per_month=-3",
     ],
 )
 def test_axe_finds_no_serious_or_critical_violation(base, browser, path):
