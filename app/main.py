@@ -44,6 +44,7 @@ from app.routers import (
     pages,
     plan,
     query,
+    saved,
     scenarios,
     slack,
 )
@@ -152,7 +153,7 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
 # Each router module's `router`, in the order requests are matched: the hot paths first.
 ROUTERS = (
     health, calc, owned_rates, llm, query, slack, compare, plan, catalog, charts, scenarios, admin,
-    chargeback, pages,
+    chargeback, pages, saved,
 )  # fmt: skip
 
 

@@ -79,10 +79,17 @@ _HEAVY_PREFIXES = (
 )
 
 
+# The calculator pages that run a heavy operation (the page of /v1/compare, /v1/plan,
+# /v1/llm/estimate), and saving a page's answer (a write by a caller without a key).
+_HEAVY_PAGES = frozenset({"/compare", "/plan", "/llm", "/s"})
+
+
 def is_heavy(path: str) -> bool:
     """Whether ``path`` is a heavy operation (counted against the heavy budget too)."""
-    return path.startswith(_HEAVY_PREFIXES) or (
-        path.startswith("/v1/scenarios/") and path.endswith("/report")
+    return (
+        path.startswith(_HEAVY_PREFIXES)
+        or path in _HEAVY_PAGES
+        or (path.startswith("/v1/scenarios/") and path.endswith("/report"))
     )
 
 

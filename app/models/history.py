@@ -121,6 +121,20 @@ class Scenario(SQLModel, table=True):
         description="The lab it is shared with (its members list and read it); null: its "
         "owner's alone.",
     )
+    owner_browser: str | None = Field(
+        default=None,
+        max_length=64,
+        index=True,
+        description="SHA-256 (hex) of the browser cookie's token that saved it from a "
+        "calculator page without an API key (only that browser may delete it); null "
+        "otherwise.",
+    )
+    page_query: str | None = Field(
+        default=None,
+        max_length=4000,
+        description="The calculator page's form it was saved from (`page` path and query "
+        "string, as `/break-even?gpu=...`); null for scenarios saved through the API.",
+    )
 
 
 class SlackReplay(SQLModel, table=True):

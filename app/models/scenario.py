@@ -19,17 +19,21 @@ ScenarioKind = Literal["break_even", "run_cost"]
 
 @dataclass(frozen=True)
 class Owner:
-    """Who saves, lists and deletes scenarios: an API key (``key_id``, scope `scenarios`) or
-    a user signed in through the institution's proxy (``user``, with the ``labs`` their
-    identity-provider groups map to)."""
+    """Who saves, lists and deletes scenarios: an API key (``key_id``, scope `scenarios`), a
+    user signed in through the institution's proxy (``user``, with the ``labs`` their
+    identity-provider groups map to), or a browser that saved an answer from a calculator
+    page without either (``browser``: its cookie token's digest)."""
 
     key_id: str | None = None
     user: str | None = None
     labs: tuple[str, ...] = ()
+    browser: str | None = None  # SHA-256 (hex) of a calculator page's browser cookie token
 
     def describe(self) -> str:
-        """``this API key`` or ``user <name>``, for messages."""
-        return f"user {self.user}" if self.user is not None else "this API key"
+        """``this API key``, ``user <name>`` or ``this browser``, for messages."""
+        if self.user is not None:
+            return f"user {self.user}"
+        return "this browser" if self.browser is not None else "this API key"
 
 
 class ScenarioCreate(BaseModel):

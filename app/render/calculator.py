@@ -48,8 +48,9 @@ class PageResult:
 class Calculator:
     """One calculator page: ``path`` (its address), ``title``, ``template`` (a Jinja template
     extending ``_calculator.html.j2``), ``main`` and ``more`` fields, the request ``model``,
-    ``shape`` (typed values by field name -> the request body) and ``percent`` (fields typed
-    in %, sent as fractions)."""
+    ``shape`` (typed values by field name -> the request body), ``percent`` (fields typed
+    in %, sent as fractions), ``locate`` (where a problem in a list belongs) and ``extra``
+    (what the page's template needs besides)."""
 
     path: str
     title: str
@@ -59,6 +60,10 @@ class Calculator:
     model: type[BaseModel]
     shape: Callable[[dict[str, Any]], dict[str, Any]]
     percent: frozenset[str] = frozenset({"utilization"})
+    # The field a validation problem's location is about, when the location's own names do
+    # not say it (rows of a list): (loc, the form's values) -> field name, or None.
+    locate: Callable[[tuple[Any, ...], Mapping[str, str]], str | None] | None = None
+    extra: Mapping[str, Any] = field(default_factory=dict)  # for the page's template
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -67,6 +72,18 @@ class Calculator:
     @property
     def numbers(self) -> frozenset[str]:
         return frozenset(f[0] for f in (*self.main, *self.more) if f[2] == "number")
+
+
+@dataclass(frozen=True)
+class SavedPage:
+    """A saved answer a page shows (``GET /s/{id}``): its id, name, the day it was saved
+    (its prices are that day's) and whether the browser looking at it saved it (and so may
+    delete it)."""
+
+    id: str
+    name: str
+    saved_on: dt.date
+    owned: bool
 
 
 @dataclass
@@ -80,6 +97,11 @@ class CalculatorForm:
     errors: dict[str, str] = field(default_factory=dict)
     chosen: dict[str, tuple[str, str]] = field(default_factory=dict)
     download: str | None = None  # "csv" or "xlsx": the answer as a file instead of a page
+    # The browser's token for forms that write (saving, deleting): set by the router, shown
+    # in the save form of a page whose answers can be saved (`savable`).
+    csrf: str | None = None
+    savable: bool = False
+    saved: SavedPage | None = None  # when the page shows a saved answer
 
     @classmethod
     def from_query(cls, calc: Calculator, query: Mapping[str, str]) -> CalculatorForm:
@@ -117,14 +139,26 @@ class CalculatorForm:
             return self.calc.model.model_validate(self.body())
         except ValidationError as exc:
             for e in exc.errors():
-                name = next((str(p) for p in reversed(e["loc"]) if str(p) in self.calc.names), "")
+                located = self.calc.locate(e["loc"], self.values) if self.calc.locate else None
+                name = located or next(
+                    (str(p) for p in reversed(e["loc"]) if str(p) in self.calc.names), ""
+                )
                 where = "cloud" if "cloud" in e["loc"] and not name else name
                 self.errors[where if where in self.calc.names else ""] = e["msg"]
             return None
 
     def link(self) -> str:
-        """This form's address (a permalink to its answer)."""
+        """This form's address (a permalink to its answer on today's prices)."""
         return f"{self.calc.path}?{urlencode(self.values)}"
+
+    def query(self) -> str:
+        """This form's values as a query string."""
+        return urlencode(self.values)
+
+    def cite_link(self) -> str:
+        """The address to cite: the saved answer's (its prices stay those of the day it was
+        saved), else the form's."""
+        return f"/s/{self.saved.id}" if self.saved else self.link()
 
 
 @dataclass(frozen=True)
@@ -156,6 +190,7 @@ def render(
         body = answer.request.model_dump(mode="json", exclude_unset=True, exclude_none=True)
         request_json = orjson.dumps(body, option=orjson.OPT_INDENT_2).decode()
     context: dict[str, Any] = {
+        **calc.extra,
         "calc": calc,
         "form": form,
         "main_fields": calc.main,
@@ -182,8 +217,10 @@ def download(
         ("catalog revision", data_version),
         ("prices as of", str(res.prices.prices_as_of)),
         ("computed", today.isoformat()),
-        ("address", form.link()),
+        ("address", form.cite_link()),
     ]
+    if form.saved:
+        cite.insert(0, ("saved answer", f"{form.saved.name}, saved on {form.saved.saved_on}"))
     rows = tables.answer_rows(answer.headline, answer.figures, res.assumptions, res.sources, cite)
     fmt = form.download or "csv"
     content = (

@@ -156,7 +156,7 @@ def headline(res: BreakEvenResult) -> str:
     return f"Break-even after {days:,.2f} days{dated_note(res)}"
 
 
-def _with_cloud(view: CatalogView, form: CalculatorForm) -> None:
+def with_cloud(view: CatalogView, form: CalculatorForm) -> None:
     """A form without a cloud side is compared with the comparable offer of its desktop's
     GPUs (the API's rule, :func:`offer_for_desktop`), said beside the offer field. Raises
     the catalog's 404 for a GPU it does not know."""
@@ -244,7 +244,7 @@ def compute_break_even_page(
         chart = charts_service.cumulative_from_result(res, None, "svg").content.decode()
         return Answer(res, headline(res), break_even_facts(res), inline_svg(chart), req)
 
-    return compute_page(view, form, compute, prepare=lambda: _with_cloud(view, form))
+    return compute_page(view, form, compute, prepare=lambda: with_cloud(view, form))
 
 
 def llm_figures(res: LlmEstimateResult) -> list[tuple[str, str]]:

@@ -87,7 +87,7 @@ def run_cost_form(query: Mapping[str, str]) -> CalculatorForm:
     return CalculatorForm.from_query(RUN_COST, query)
 
 
-def _with_rentals(view: CatalogView, form: CalculatorForm) -> None:
+def with_rentals(view: CatalogView, form: CalculatorForm) -> None:
     """Each GPU in "GPUs to rent" becomes its comparable offer (the API's rule,
     :func:`offer_for_desktop`: the cheapest comparable on-demand offer), added to the offer
     ids and said beside the field. Raises the catalog's 404 for a GPU it does not know, and
@@ -178,4 +178,4 @@ def compute_run_cost_page(
             chart = inline_svg(svg)
         return Answer(res, run_cost_headline(res), run_cost_figures(res), chart, req)
 
-    return compute_page(view, form, compute, prepare=lambda: _with_rentals(view, form))
+    return compute_page(view, form, compute, prepare=lambda: with_rentals(view, form))

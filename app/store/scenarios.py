@@ -35,6 +35,8 @@ def _actor(owner: Owner) -> audit.Actor:
     """The audit log's actor for ``owner``."""
     if owner.user is not None:
         return audit.user_actor(owner.user)
+    if owner.browser is not None:
+        return audit.Actor(f"browser:{owner.browser[:12]}")
     return audit.Actor(f"key:{owner.key_id}")
 
 
@@ -47,7 +49,23 @@ def _owned_by(owner: Owner) -> ColumnElement[bool]:
     """Rows ``owner`` saved."""
     if owner.user is not None:
         return col(Scenario.owner_user) == owner.user
+    if owner.browser is not None:
+        return col(Scenario.owner_browser) == owner.browser
     return col(Scenario.owner_key_id) == owner.key_id
+
+
+def is_owner(row: Scenario, owner: Owner) -> bool:
+    """Whether ``owner`` saved ``row`` (and so may delete it)."""
+    if owner.user is not None:
+        return row.owner_user == owner.user
+    if owner.browser is not None:
+        return row.owner_browser == owner.browser
+    return (
+        owner.key_id is not None
+        and row.owner_key_id == owner.key_id
+        and row.owner_user is None
+        and row.owner_browser is None
+    )
 
 
 def _visible_to(owner: Owner) -> ColumnElement[bool]:
@@ -110,11 +128,7 @@ def delete(engine: Engine, scenario_id: str, owner: Owner) -> None:
     not revealed, a lab's shared one included: only who saved it may delete it)."""
     with write_session(engine) as own:
         row = own.get(Scenario, scenario_id)
-        mine = row is not None and (
-            row.owner_user == owner.user
-            if owner.user is not None
-            else row.owner_key_id == owner.key_id and row.owner_user is None
-        )
+        mine = row is not None and is_owner(row, owner)
         if row is None or not mine:
             raise NotFound(f"no scenario with id '{scenario_id}' saved by {owner.describe()}")
         before = _state(row)

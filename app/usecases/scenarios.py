@@ -8,6 +8,7 @@ import datetime as dt
 import uuid
 from typing import Any
 
+from pydantic import BaseModel
 from sqlalchemy import Engine
 from sqlmodel import Session
 
@@ -79,3 +80,33 @@ def result(
         break_even=answer if isinstance(answer, BreakEvenResult) else None,
         run_cost=answer if isinstance(answer, RunCostResult) else None,
     )
+
+
+def save_page(
+    view: CatalogView,
+    engine: Engine,
+    settings: Settings,
+    kind: str,
+    request: BaseModel,
+    *,
+    name: str,
+    owner: Owner,
+    page_query: str,
+) -> ScenarioPublic:
+    """Store a calculator page's answer (``kind`` ``break_even`` or ``run_cost``, its API
+    ``request``) with the page's form (``page_query``) for ``owner`` (a browser or a signed-in
+    user), after evaluating it once as :func:`create` does. Raises the evaluation's errors
+    and :class:`~app.errors.QuotaExceeded` (429) as :func:`create`."""
+    stored = request.model_dump(mode="json", exclude_unset=True)
+    _evaluate(view, settings, kind, stored)
+    row = Scenario(
+        id=uuid.uuid4().hex,
+        name=name,
+        kind=kind,
+        request=stored,
+        created_at=dt.datetime.now(dt.UTC),
+        owner_user=owner.user,
+        owner_browser=owner.browser,
+        page_query=page_query,
+    )
+    return saved.insert(engine, row, owner, settings.max_scenarios_per_key)

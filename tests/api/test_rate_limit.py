@@ -122,6 +122,9 @@ def test_every_counted_operation_documents_429():
             assert documented == (path not in EXEMPT), f"{method.upper()} {path}"
     assert is_heavy("/v1/plan/report") and is_heavy("/v1/scenarios/x/report")
     assert not is_heavy("/v1/break-even") and not is_heavy("/v1/scenarios/x/result")
+    # the pages of heavy operations, and saving a page's answer, spend the heavy budget
+    assert all(is_heavy(p) for p in ("/compare", "/plan", "/llm", "/s"))
+    assert not any(is_heavy(p) for p in ("/break-even", "/run-cost", "/s/" + "0" * 32))
 
 
 def _refused_redis_url() -> str:

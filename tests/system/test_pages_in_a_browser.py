@@ -78,6 +78,10 @@ RUN_COST = (
     "%2C+paperspace-gradient-a100-on-demand-2022"
 )
 COMPARE = "/compare?gpu_hours_per_month=200&gpu=a100&horizon_months=24"
+PLAN = (
+    "/plan?gpu=rtx-4090&baseline_gpu_hours_per_month=300&months=24&peak_name_1=NeurIPS+deadline"
+    "&peak_month_1=5&peak_gpu_hours_1=1500"
+)
 
 
 @pytest.mark.parametrize("width", [360, 1280])
@@ -89,11 +93,12 @@ COMPARE = "/compare?gpu_hours_per_month=200&gpu=a100&horizon_months=24"
         # seed 004: EfficientNet, 627 s on Paperspace's A6000 at $1.89/h
         ("run-cost", RUN_COST, "Cheapest run: $0.33 on paperspace Gradient A6000"),
         ("compare", COMPARE, "Cheapest for 200 h a month on 1x a100-40gb over 24 months"),
+        ("plan", PLAN, "GPU-hours: $"),
     ],
 )
 def test_the_other_calculators_in_a_browser(base, tmp_path, width, name, path, shown):
-    """The carbon, LLM, run-cost and compare pages: the answer and its sources in a browser,
-    at 360 and 1280 px."""
+    """The carbon, LLM, run-cost, compare and plan pages: the answer and its sources in a
+    browser, at 360 and 1280 px."""
     dom = _chromium(tmp_path, "--dump-dom", f"{base}{path}", width=width)
     assert dom.returncode == 0, dom.stderr[-2000:]
     assert shown in dom.stdout and "<h2>Sources</h2>" in dom.stdout
@@ -168,6 +173,31 @@ def test_a_person_fills_the_form_with_javascript_off(base, browser):
     ctx.close()
 
 
+def test_a_saved_answer_opens_in_another_browser_and_only_its_owner_deletes_it(base, browser):
+    """Seed 001 saved from its answer page (JavaScript off): the link (/s/<id>) opened in a
+    second browser context shows the same answer without a delete button; the browser that
+    saved it deletes it, and the link is then a 404."""
+    ctx = browser.new_context(java_script_enabled=False)
+    page = ctx.new_page()
+    page.goto(f"{base}{SEED}")
+    page.fill("#f-save-name", "seed 001, RTX 3090 vs AWS V100 spot")
+    page.click("text=Save and get a link")
+    assert "/s/" in page.url
+    answer = page.inner_text(".answer")
+    assert answer == "Break-even after 292.96 days"
+    assert "seed 001, RTX 3090 vs AWS V100 spot" in page.inner_text(".saved")
+    other_ctx = browser.new_context(java_script_enabled=False)
+    other = other_ctx.new_page()
+    other.goto(page.url)
+    assert other.inner_text(".answer") == answer
+    assert other.locator("text=Delete this saved answer").count() == 0
+    page.click("text=Delete this saved answer")
+    assert page.url == f"{base}/"
+    assert other.goto(other.url).status == 404
+    other_ctx.close()
+    ctx.close()
+
+
 @pytest.mark.parametrize(
     "path",
     [
@@ -182,6 +212,8 @@ def test_a_person_fills_the_form_with_javascript_off(base, browser):
         "/run-cost?runtime_s=-5&rent_gpus=a100",
         COMPARE,
         "/compare?gpu_hours_per_month=-3",
+        PLAN,
+        "/plan?gpu=rtx-4090&baseline_gpu_hours_per_month=300&peak_month_2=13&peak_rows=3",
     ],
 )
 def test_axe_finds_no_serious_or_critical_violation(base, browser, path):
@@ -201,3 +233,19 @@ def test_axe_finds_no_serious_or_critical_violation(base, browser, path):
         assert result.response["passes"], "axe ran no rule"
         assert not bad, (path, width, bad)
         ctx.close()
+
+
+def test_a_peak_row_is_added_with_javascript_off(base, browser):
+    """The plan page's "Add a peak row" button works as a plain form button: a second peak
+    typed into the new row is planned for."""
+    ctx = browser.new_context(java_script_enabled=False)
+    page = ctx.new_page()
+    page.goto(f"{base}{PLAN}")
+    assert page.locator("#f-peak_month_3").count() == 0
+    page.click("text=Add a peak row")
+    page.fill("#f-peak_month_3", "11")
+    page.fill("#f-peak_gpu_hours_3", "900")
+    page.click("button:has-text('Compute')")
+    assert "/plan?" in page.url and "peak_month_3=11" in page.url
+    assert "GPU-hours: $" in page.inner_text(".answer")
+    ctx.close()
