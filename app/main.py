@@ -8,6 +8,7 @@ import logging
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from pathlib import Path
 from typing import Any
 
 from fastapi import FastAPI
@@ -17,6 +18,7 @@ from fastapi.routing import APIRoute
 from fastapi_offline import FastAPIOffline
 from sqlalchemy.exc import SQLAlchemyError
 from starlette.routing import Route
+from starlette.staticfiles import StaticFiles
 
 from app import observability as obs
 from app.api import problems
@@ -151,6 +153,8 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
 
 
 # Each router module's `router`, in the order requests are matched: the hot paths first.
+# The pages' static files (vendored htmx), packaged with the app (pyproject package-data).
+STATIC = Path(__file__).resolve().parent / "static"
 ROUTERS = (
     health, calc, owned_rates, llm, query, slack, compare, plan, catalog, charts, scenarios, admin,
     chargeback, pages, saved,
@@ -213,6 +217,8 @@ def create_app() -> FastAPI:
     # Routes are matched in order, one router after another: the hot paths first.
     for module in ROUTERS:
         app.include_router(module.router)
+    # The pages' vendored browser code (app/static/vendor/README.md), from this origin only.
+    app.mount("/static", StaticFiles(directory=STATIC), name="static")
     # The MCP server (app.integrations.mcp_endpoint): each tool call goes through this app.
     app.state.mcp = McpEndpoint(app)
     app.router.routes.append(

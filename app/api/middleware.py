@@ -127,8 +127,9 @@ async def send_refusal(response: Response, scope: Scope, send: Send) -> None:
 
 
 # Headers for an API (OWASP REST Security Cheat Sheet, "Security headers"): no MIME sniffing,
-# no framing, no referrer; a CSP that lets nothing load, except that a report page keeps its
-# inline style (its charts are inline SVG, it has no script). The interactive docs' pages
+# no framing, no referrer; a CSP that lets nothing load, except that an HTML page keeps its
+# inline style (its charts are inline SVG) and may run scripts from this origin and fetch from
+# it (the calculator pages' vendored htmx; no inline script, no eval). The interactive docs' pages
 # run Swagger UI and ReDoc with FastAPI's inline set-up script, so they get no CSP.
 Headers = tuple[tuple[bytes, bytes], ...]
 _ALWAYS: Headers = (
@@ -144,7 +145,8 @@ _PAGE: Headers = (
     *_ALWAYS,
     (
         b"content-security-policy",
-        b"default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'",
+        b"default-src 'none'; script-src 'self'; connect-src 'self'; "
+        b"style-src 'unsafe-inline'; frame-ancestors 'none'",
     ),
 )
 # The interactive docs' pages, and where their scripts, styles and favicon are served from

@@ -1,4 +1,4 @@
-"""What every calculator page shares (no script: plain ``GET`` forms that work in any
+"""What every calculator page shares (plain ``GET`` forms that work in any
 browser, so every answer has its own address to share and bookmark): the form's fields as
 the API's request fields, read from the query string into the request model, with each
 validation problem beside its field; and the page around the answer (headline, key figures,

@@ -1,4 +1,5 @@
-"""The web calculator's pages (HTML, no script): ``GET /``, ``GET /break-even``,
+"""The web calculator's pages (HTML forms, enhanced by the vendored htmx when JavaScript is
+on): ``GET /``, ``GET /break-even``,
 ``GET /run-cost``, ``GET /compare``, ``GET /plan``, ``GET /carbon`` and ``GET /llm``. They
 read the form and hand it to :mod:`app.render.pages`, which builds the API's request, calls
 the same use case and renders its answer; drawn through the render gate like any chart. Not

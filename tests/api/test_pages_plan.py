@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import re
 
+from tests.pages_html import scripts_are_only_vendored
+
 PLAN = {
     "gpu": "rtx-4090",
     "baseline_gpu_hours_per_month": "300",
@@ -43,7 +45,11 @@ def test_the_page_plans_as_the_api_does(client):
     assert f"${totals['plan']:,.0f} over 24 months" in answer
     assert f"vs ${totals['all_cloud']:,.0f} all-cloud" in answer
     assert totals["plan"] <= min(totals["all_cloud"], totals["all_desktop"])  # the optimum
-    assert "<svg" in page.text and "POST /v1/plan" in page.text and "<script" not in page.text
+    assert (
+        "<svg" in page.text
+        and "POST /v1/plan" in page.text
+        and scripts_are_only_vendored(page.text)
+    )
 
 
 def test_a_peak_row_is_added_without_javascript(client):

@@ -15,6 +15,10 @@ def test_every_template_and_data_file_is_package_data():
     patterns = config["tool"]["setuptools"]["package-data"]["app"]
     app = ROOT / "app"
     packaged = {p for pattern in patterns for p in app.glob(pattern) if p.is_file()}
-    needed = [*app.glob("render/templates/*"), *(p for p in app.glob("data/**/*") if p.is_file())]
+    needed = [
+        *app.glob("render/templates/*"),
+        *(p for p in app.glob("data/**/*") if p.is_file()),
+        *(p for p in app.glob("static/**/*") if p.is_file()),
+    ]
     missing = sorted(str(p.relative_to(app)) for p in needed if p not in packaged)
     assert not missing, missing
