@@ -135,6 +135,11 @@ class Scenario(SQLModel, table=True):
         description="The calculator page's form it was saved from (`page` path and query "
         "string, as `/break-even?gpu=...`); null for scenarios saved through the API.",
     )
+    catalog_revision: int | None = Field(
+        default=None,
+        description="The catalog revision a page's answer was computed on when saved; null "
+        "for scenarios saved through the API.",
+    )
 
 
 class SlackReplay(SQLModel, table=True):

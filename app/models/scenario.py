@@ -1,5 +1,5 @@
-"""Saved scenarios: a named break-even or run-cost request, stored as given and re-evaluated
-on demand with the prices of any day."""
+"""Saved scenarios: a named request (break-even or run-cost through the API; any calculator's
+from the web pages), stored as given and re-evaluated on demand with the prices of any day."""
 
 from __future__ import annotations
 
@@ -10,11 +10,17 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field, model_validator
 
 from app.models.break_even import BreakEvenRequest, BreakEvenResult
+from app.models.carbon import CarbonResult
 from app.models.common import OMITTED
+from app.models.compare_result import CompareResult
 from app.models.inputs import NO_CONTROL, STRICT, exactly_one
+from app.models.llm import LlmEstimateResult
+from app.models.plan import PlanResult
 from app.models.run_cost import RunCostRequest, RunCostResult
 
-ScenarioKind = Literal["break_even", "run_cost"]
+# What a scenario's request is for: the API saves break-even and run-cost requests; the web
+# calculator's pages save any of their answers (`POST /s`).
+ScenarioKind = Literal["break_even", "run_cost", "compare", "plan", "carbon", "llm_estimate"]
 
 
 @dataclass(frozen=True)
@@ -95,3 +101,15 @@ class ScenarioResult(BaseModel):
     as_of: dt.date | None = Field(description="The `as_of` asked for; null = current prices.")
     break_even: BreakEvenResult | None = Field(description="For a break-even scenario.")
     run_cost: RunCostResult | None = Field(description="For a run-cost scenario.")
+    compare: CompareResult | None = Field(
+        default=None, description="For a compare scenario (saved from the `/compare` page)."
+    )
+    plan: PlanResult | None = Field(
+        default=None, description="For a fleet plan scenario (saved from the `/plan` page)."
+    )
+    carbon: CarbonResult | None = Field(
+        default=None, description="For a carbon scenario (saved from the `/carbon` page)."
+    )
+    llm_estimate: LlmEstimateResult | None = Field(
+        default=None, description="For an LLM job scenario (saved from the `/llm` page)."
+    )

@@ -11,6 +11,7 @@ from sqlmodel import Session
 
 from app import usecases
 from app.catalog.view import CatalogView
+from app.errors import NotFound
 from app.models.break_even import BreakEvenRequest, BreakEvenResult
 from app.models.cash_flow import CashFlowRequest
 from app.models.plan import PlanRequest, PlanResult
@@ -84,13 +85,18 @@ def scenario_report(
     """A saved scenario as a printable page, evaluated with the prices of ``view``; 404 as
     :func:`scenarios.result`."""
     found = scenarios.result(session, view, settings, scenario_id)
+    if found.break_even is None and found.run_cost is None:
+        raise NotFound(
+            f"scenario '{scenario_id}' is a {found.scenario.kind} answer saved from a "
+            f"calculator page: its printable page is /s/{scenario_id}"
+        )
     if found.break_even is not None:
         res = found.break_even
         chart = charts_service.cumulative_from_result(res, None, "svg")
         sens = _what_ifs(view, settings, found.scenario.request, res)
         content = html.scenario_report(found.scenario, res, chart.content.decode(), sens)
     else:
-        assert found.run_cost is not None  # a scenario is one kind or the other
+        assert found.run_cost is not None
         chart = charts_service.run_cost_bars(found.run_cost, "svg")
         content = html.scenario_report(found.scenario, found.run_cost, chart.content.decode())
     return Report(content, MEDIA_TYPES["html"], f"gpucost-scenario-{scenario_id}.html")

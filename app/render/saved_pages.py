@@ -1,11 +1,11 @@
-"""Calculator answers saved as scenarios (``POST /s``, ``GET /s/{id}``): which pages can be
-saved, as which scenario kind, and how a saved page's form is read back. A saved answer
+"""Calculator answers saved as scenarios (``POST /s``, ``GET /s/{id}``): each calculator
+page, the scenario kind its answers are saved as, and how a saved page's form is read back. A saved answer
 keeps the page's form as typed plus what the page chose for what it left out (the
 comparable offer, pinned by its id), so it is recomputed on the same inputs."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from urllib.parse import parse_qsl
 
@@ -13,31 +13,46 @@ from pydantic import BaseModel
 
 from app.catalog.view import CatalogView
 from app.errors import InvalidRequest, NotFound
-from app.render import pages, pages_run
-from app.render.calculator import Calculator, CalculatorForm, PageResult
+from app.render import pages, pages_compare, pages_plan, pages_run
+from app.render.calculator import CalculatorForm, PageResult
 from app.settings import Settings
+
+
+def _as_is(view: CatalogView, form: CalculatorForm) -> None:
+    """A page that chooses nothing for what its form leaves out (the engine's defaults,
+    stated in the answer)."""
 
 
 @dataclass(frozen=True)
 class Savable:
-    """A calculator whose answers can be saved: the scenario ``kind`` they are stored as,
-    the page, its ``prepare`` step (choices for what the form left out) and its page."""
+    """A calculator whose answers can be saved: its ``path``, the scenario ``kind`` they are
+    stored as (:data:`app.usecases.scenarios.KINDS`), how a query string makes its ``form``,
+    its ``prepare`` step (choices for what the form left out) and its page."""
 
+    path: str
     kind: str
-    calc: Calculator
-    prepare: Callable[[CatalogView, CalculatorForm], None]
+    form: Callable[[Mapping[str, str]], CalculatorForm]
     compute: Callable[[CatalogView, Settings, CalculatorForm], PageResult]
+    prepare: Callable[[CatalogView, CalculatorForm], None] = _as_is
 
 
 SAVABLE = {
-    s.calc.path: s
+    s.path: s
     for s in (
-        Savable("break_even", pages.BREAK_EVEN, pages.with_cloud, pages.compute_break_even_page),
         Savable(
-            "run_cost", pages_run.RUN_COST, pages_run.with_rentals, pages_run.compute_run_cost_page
+            "/break-even", "break_even", pages.break_even_form, pages.compute_break_even_page,
+            pages.with_cloud,
         ),
+        Savable(
+            "/run-cost", "run_cost", pages_run.run_cost_form, pages_run.compute_run_cost_page,
+            pages_run.with_rentals,
+        ),
+        Savable("/compare", "compare", pages_compare.compare_form, pages_compare.compute_compare_page),
+        Savable("/plan", "plan", pages_plan.plan_form, pages_plan.compute_plan_page),
+        Savable("/carbon", "carbon", pages.carbon_form, pages.compute_carbon_page),
+        Savable("/llm", "llm_estimate", pages.llm_form, pages.compute_llm_page),
     )
-}
+}  # fmt: skip
 
 
 def form_of(path: str, query: str) -> tuple[Savable, CalculatorForm]:
@@ -46,7 +61,7 @@ def form_of(path: str, query: str) -> tuple[Savable, CalculatorForm]:
     savable = SAVABLE.get(path)
     if savable is None:
         raise NotFound(f"answers of '{path}' cannot be saved (pages: {', '.join(SAVABLE)})")
-    return savable, CalculatorForm.from_query(savable.calc, dict(parse_qsl(query)))
+    return savable, savable.form(dict(parse_qsl(query)))
 
 
 def request_of(view: CatalogView, savable: Savable, form: CalculatorForm) -> BaseModel:

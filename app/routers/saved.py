@@ -64,8 +64,9 @@ async def saved_answer(
     settings: SettingsDep,
     heavy: RenderGateDep,
 ) -> Response:
-    """A saved answer's page, computed on the catalog's prices of the day it was saved (a
-    dated view), with a link to recompute it on today's; ``download=csv|xlsx`` as on the
+    """A saved answer's page, computed on the catalog it was saved on while that is still
+    the current one, else on the catalog's prices of the day it was saved (a dated view),
+    with a link to recompute it on today's; ``download=csv|xlsx`` as on the
     calculators. A scenario saved through the API redirects (303) to its report. 404 when
     there is no such scenario."""
     row = scenario_rows.get(session, scenario_id)
@@ -78,8 +79,12 @@ async def saved_answer(
     saved_on = row.created_at.date()
     owner = browser.reader(request, browser.token_of(request))
     form.saved = SavedPage(row.id, row.name, saved_on, scenario_rows.is_owner(row, owner))
-    dated = request.app.dependency_overrides.get(deps.view, deps.view)
-    view = await dated(as_of=saved_on)
+    # The catalog it was computed on while nothing has changed since; after a change, the
+    # prices in force on the day it was saved (a dated view, as `?as_of=` gives the API).
+    views = request.app.dependency_overrides.get(deps.view, deps.view)
+    view = await views(as_of=None)
+    if view.revision != row.catalog_revision:
+        view = await views(as_of=saved_on)
     return await calculate(request, form, savable.compute, view, settings, heavy)
 
 

@@ -23,7 +23,7 @@ def public(row: Scenario) -> ScenarioPublic:
     return ScenarioPublic(
         id=row.id,
         name=row.name,
-        kind=cast(ScenarioKind, row.kind),  # written only as one of the two kinds
+        kind=cast(ScenarioKind, row.kind),  # written only as one of the kinds
         request=row.request,
         created_at=row.created_at,
         lab=row.lab,

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import datetime as dt
 import uuid
+from collections.abc import Callable
 from typing import Any
 
 from pydantic import BaseModel
@@ -16,19 +17,36 @@ from app import usecases
 from app.catalog.view import CatalogView
 from app.errors import Forbidden
 from app.models import Scenario
-from app.models.break_even import BreakEvenRequest, BreakEvenResult
-from app.models.run_cost import RunCostRequest, RunCostResult
+from app.models.break_even import BreakEvenRequest
+from app.models.carbon import CarbonRequest
+from app.models.compare import CompareRequest
+from app.models.llm import LlmEstimateRequest
+from app.models.plan import PlanRequest
+from app.models.run_cost import RunCostRequest
 from app.models.scenario import Owner, ScenarioCreate, ScenarioPublic, ScenarioResult
 from app.settings import Settings
 from app.store import scenarios as saved
+from app.usecases.compare import compute_compare
+from app.usecases.llm_estimate import compute_llm_estimate
+from app.usecases.plan_answer import compute_plan
+
+# Each scenario kind: its request model and the use case that answers it.
+KINDS: dict[str, tuple[type[BaseModel], Callable[[CatalogView, Any, Settings], BaseModel]]] = {
+    "break_even": (BreakEvenRequest, usecases.compute_break_even),
+    "run_cost": (RunCostRequest, usecases.compute_run_cost),
+    "compare": (CompareRequest, compute_compare),
+    "plan": (PlanRequest, compute_plan),
+    "carbon": (CarbonRequest, usecases.compute_carbon),
+    "llm_estimate": (LlmEstimateRequest, compute_llm_estimate),
+}
 
 
 def _evaluate(
     view: CatalogView, settings: Settings, kind: str, request: dict[str, Any]
-) -> BreakEvenResult | RunCostResult:
-    if kind == "break_even":
-        return usecases.compute_break_even(view, BreakEvenRequest.model_validate(request), settings)
-    return usecases.compute_run_cost(view, RunCostRequest.model_validate(request), settings)
+) -> BaseModel:
+    """The answer to a stored ``request`` of ``kind`` (one of :data:`KINDS`)."""
+    model, compute = KINDS[kind]
+    return compute(view, model.model_validate(request), settings)
 
 
 def create(
@@ -74,11 +92,10 @@ def result(
     :class:`~app.errors.NotFound` (404) when there is no such scenario."""
     row = saved.get(session, scenario_id)
     answer = _evaluate(view, settings, row.kind, row.request)
-    return ScenarioResult(
-        scenario=saved.public(row),
-        as_of=view.as_of,
-        break_even=answer if isinstance(answer, BreakEvenResult) else None,
-        run_cost=answer if isinstance(answer, RunCostResult) else None,
+    # The answer goes in the field named as its kind; the others are null.
+    fields: dict[str, Any] = {"break_even": None, "run_cost": None, row.kind: answer}
+    return ScenarioResult.model_validate(
+        {"scenario": saved.public(row), "as_of": view.as_of, **fields}
     )
 
 
@@ -93,7 +110,7 @@ def save_page(
     owner: Owner,
     page_query: str,
 ) -> ScenarioPublic:
-    """Store a calculator page's answer (``kind`` ``break_even`` or ``run_cost``, its API
+    """Store a calculator page's answer (``kind``, one of :data:`KINDS`; its API
     ``request``) with the page's form (``page_query``) for ``owner`` (a browser or a signed-in
     user), after evaluating it once as :func:`create` does. Raises the evaluation's errors
     and :class:`~app.errors.QuotaExceeded` (429) as :func:`create`."""
@@ -108,5 +125,6 @@ def save_page(
         owner_user=owner.user,
         owner_browser=owner.browser,
         page_query=page_query,
+        catalog_revision=view.revision,
     )
     return saved.insert(engine, row, owner, settings.max_scenarios_per_key)
