@@ -89,13 +89,18 @@ class ApiKey(SQLModel, table=True):
 
 
 class Scenario(SQLModel, table=True):
-    """A saved break-even or run-cost request, re-evaluated on demand."""
+    """A saved request (break-even or run-cost through the API, any calculator's from the web
+    pages), re-evaluated on demand."""
 
     __tablename__ = "scenario"
 
     id: str = Field(primary_key=True, max_length=32, description="Scenario id.")
     name: str = Field(max_length=200, description="Name given by its creator.")
-    kind: str = Field(max_length=32, description="`break_even` or `run_cost`.")
+    kind: str = Field(
+        max_length=32,
+        description="What the request is for: `break_even`, `run_cost`, `compare`, `plan`, "
+        "`carbon` or `llm_estimate` (`app.models.scenario.ScenarioKind`).",
+    )
     request: dict[str, Any] = Field(
         sa_column=Column(JSON, nullable=False), description="The request body, as stored."
     )
