@@ -97,10 +97,9 @@ class CalculatorForm:
     errors: dict[str, str] = field(default_factory=dict)
     chosen: dict[str, tuple[str, str]] = field(default_factory=dict)
     download: str | None = None  # "csv" or "xlsx": the answer as a file instead of a page
-    # The browser's token for forms that write (saving, deleting): set by the router, shown
-    # in the save form of a page whose answers can be saved (`savable`).
+    # The browser's token for forms that write (saving, deleting): set by the router; the
+    # save form is shown with it.
     csrf: str | None = None
-    savable: bool = False
     saved: SavedPage | None = None  # when the page shows a saved answer
 
     @classmethod

@@ -24,47 +24,66 @@ def _as_is(view: CatalogView, form: CalculatorForm) -> None:
 
 
 @dataclass(frozen=True)
-class Savable:
-    """A calculator whose answers can be saved: its ``path``, the scenario ``kind`` they are
-    stored as (:data:`app.usecases.scenarios.KINDS`), how a query string makes its ``form``,
-    its ``prepare`` step (choices for what the form left out) and its page."""
+class CalculatorPage:
+    """A calculator page (each is served at its ``path`` and its answers can be saved): the
+    scenario ``kind`` they are stored as (:data:`app.usecases.scenarios.KINDS`), how a query string makes its ``form``,
+    its page, its ``prepare`` step (choices for what the form left out) and what it does, for
+    its route's documentation (``summary``)."""
 
     path: str
     kind: str
     form: Callable[[Mapping[str, str]], CalculatorForm]
     compute: Callable[[CatalogView, Settings, CalculatorForm], PageResult]
+    summary: str
     prepare: Callable[[CatalogView, CalculatorForm], None] = _as_is
 
 
-SAVABLE = {
+PAGES = {
     s.path: s
     for s in (
-        Savable(
+        CalculatorPage(
             "/break-even", "break_even", pages.break_even_form, pages.compute_break_even_page,
+            "The break-even calculator: a desktop against renting (an empty cloud side takes "
+            "the comparable offer, said beside its field).",
             pages.with_cloud,
         ),
-        Savable(
+        CalculatorPage(
             "/run-cost", "run_cost", pages_run.run_cost_form, pages_run.compute_run_cost_page,
+            "The run-cost calculator: one run of a benchmark or a timed job on cloud offers "
+            "and a desktop, with its cost per item and per batch item.",
             pages_run.with_rentals,
         ),
-        Savable("/compare", "compare", pages_compare.compare_form, pages_compare.compute_compare_page),
-        Savable("/plan", "plan", pages_plan.plan_form, pages_plan.compute_plan_page),
-        Savable("/carbon", "carbon", pages.carbon_form, pages.compute_carbon_page),
-        Savable("/llm", "llm_estimate", pages.llm_form, pages.compute_llm_page),
+        CalculatorPage(
+            "/compare", "compare", pages_compare.compare_form, pages_compare.compute_compare_page,
+            "The compare calculator: every offer and desktop build ranked for a month's work.",
+        ),
+        CalculatorPage(
+            "/plan", "plan", pages_plan.plan_form, pages_plan.compute_plan_page,
+            "The fleet plan calculator: what to buy, when, and what to rent for a month's "
+            "work and its peaks (rows added by a button, without JavaScript).",
+        ),
+        CalculatorPage(
+            "/carbon", "carbon", pages.carbon_form, pages.compute_carbon_page,
+            "The carbon calculator: energy and emissions of GPUs over busy hours or a period.",
+        ),
+        CalculatorPage(
+            "/llm", "llm_estimate", pages.llm_form, pages.compute_llm_page,
+            "The LLM job calculator: memory per GPU, time and cost of a model's job on each GPU.",
+        ),
     )
 }  # fmt: skip
 
 
-def form_of(path: str, query: str) -> tuple[Savable, CalculatorForm]:
+def form_of(path: str, query: str) -> tuple[CalculatorPage, CalculatorForm]:
     """The savable page at ``path`` and its form filled from ``query`` (a query string).
     Raises :class:`NotFound` (404) for a page whose answers cannot be saved."""
-    savable = SAVABLE.get(path)
+    savable = PAGES.get(path)
     if savable is None:
-        raise NotFound(f"answers of '{path}' cannot be saved (pages: {', '.join(SAVABLE)})")
+        raise NotFound(f"answers of '{path}' cannot be saved (pages: {', '.join(PAGES)})")
     return savable, savable.form(dict(parse_qsl(query)))
 
 
-def request_of(view: CatalogView, savable: Savable, form: CalculatorForm) -> BaseModel:
+def request_of(view: CatalogView, savable: CalculatorPage, form: CalculatorForm) -> BaseModel:
     """The API request a filled form stands for, after its page's choices. Raises the
     catalog's errors (404) and :class:`InvalidRequest` (422) with each field's problem."""
     savable.prepare(view, form)

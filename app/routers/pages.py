@@ -1,13 +1,14 @@
 """The web calculator's pages (HTML forms, enhanced by the vendored htmx when JavaScript is
 on): ``GET /``, ``GET /break-even``,
 ``GET /run-cost``, ``GET /compare``, ``GET /plan``, ``GET /carbon`` and ``GET /llm``. They
-read the form and hand it to :mod:`app.render.pages`, which builds the API's request, calls
+are registered from :data:`app.render.saved_pages.PAGES`; each reads its form and hands it
+to its page module (:mod:`app.render.pages` and the others), which builds the API's request, calls
 the same use case and renders its answer; drawn through the render gate like any chart. Not
 part of the OpenAPI document."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, Response
@@ -15,8 +16,8 @@ from fastapi.responses import HTMLResponse, Response
 from app.api import browser
 from app.api.deps import RenderGateDep, SettingsDep, ViewDep
 from app.catalog.view import CatalogView
-from app.render import calculator, pages, pages_compare, pages_plan, pages_run
-from app.render.saved_pages import SAVABLE
+from app.render import calculator
+from app.render.saved_pages import PAGES, CalculatorPage
 from app.settings import Settings
 
 router = APIRouter(include_in_schema=False)
@@ -35,12 +36,11 @@ async def calculate(
 ) -> Response:
     """A calculator's page for ``form``, computed through the render gate; the browser gets
     its cookie (:mod:`app.api.browser`) on its first page, and the page the token of its
-    forms that write (saving an answer)."""
+    forms that write (saving an answer, deleting a saved one)."""
     token = browser.token_of(request)
     fresh = token is None
     token = token or browser.new_token()
     form.csrf = browser.csrf_token(token)
-    form.savable = form.calc.path in SAVABLE
     response = _respond(await heavy.run(compute, view, settings, form))
     if fresh:
         browser.set_cookie(request, response, token)
@@ -66,58 +66,26 @@ def front_page(view: ViewDep) -> HTMLResponse:
     )
 
 
-@router.get("/break-even", response_class=HTMLResponse)
-async def break_even_page(
-    request: Request, view: ViewDep, settings: SettingsDep, heavy: RenderGateDep
-) -> Response:
-    """The break-even calculator: the form, and the answer when the form was filled (a 4xx
-    page with each problem beside its field when it cannot be computed)."""
-    form = pages.break_even_form(request.query_params)
-    return await calculate(request, form, pages.compute_break_even_page, view, settings, heavy)
+def _calculator_route(page: CalculatorPage) -> Callable[..., Awaitable[Response]]:
+    """The ``GET`` endpoint of a calculator page: its form from the query string, and the
+    page (with the answer when the form was filled, a 4xx page with each problem beside its
+    field when it cannot be computed)."""
+
+    async def endpoint(
+        request: Request, view: ViewDep, settings: SettingsDep, heavy: RenderGateDep
+    ) -> Response:
+        form = page.form(request.query_params)
+        return await calculate(request, form, page.compute, view, settings, heavy)
+
+    endpoint.__doc__ = page.summary
+    return endpoint
 
 
-@router.get("/llm", response_class=HTMLResponse)
-async def llm_page(
-    request: Request, view: ViewDep, settings: SettingsDep, heavy: RenderGateDep
-) -> Response:
-    """The LLM job calculator: memory per GPU, time and cost of a model's job on each GPU."""
-    form = pages.llm_form(request.query_params)
-    return await calculate(request, form, pages.compute_llm_page, view, settings, heavy)
-
-
-@router.get("/carbon", response_class=HTMLResponse)
-async def carbon_page(
-    request: Request, view: ViewDep, settings: SettingsDep, heavy: RenderGateDep
-) -> Response:
-    """The carbon calculator: energy and emissions of GPUs over busy hours or a period."""
-    form = pages.carbon_form(request.query_params)
-    return await calculate(request, form, pages.compute_carbon_page, view, settings, heavy)
-
-
-@router.get("/run-cost", response_class=HTMLResponse)
-async def run_cost_page(
-    request: Request, view: ViewDep, settings: SettingsDep, heavy: RenderGateDep
-) -> Response:
-    """The run-cost calculator: one run of a benchmark or a timed job on cloud offers and a
-    desktop, with its cost per item and per batch item."""
-    form = pages_run.run_cost_form(request.query_params)
-    return await calculate(request, form, pages_run.compute_run_cost_page, view, settings, heavy)
-
-
-@router.get("/compare", response_class=HTMLResponse)
-async def compare_page(
-    request: Request, view: ViewDep, settings: SettingsDep, heavy: RenderGateDep
-) -> Response:
-    """The compare calculator: every offer and desktop build ranked for a month's work."""
-    form = pages_compare.compare_form(request.query_params)
-    return await calculate(request, form, pages_compare.compute_compare_page, view, settings, heavy)
-
-
-@router.get("/plan", response_class=HTMLResponse)
-async def plan_page(
-    request: Request, view: ViewDep, settings: SettingsDep, heavy: RenderGateDep
-) -> Response:
-    """The fleet plan calculator: what to buy, when, and what to rent for a month's work and
-    its peaks (rows added by a button, without JavaScript)."""
-    form = pages_plan.plan_form(request.query_params)
-    return await calculate(request, form, pages_plan.compute_plan_page, view, settings, heavy)
+for _page in PAGES.values():
+    router.add_api_route(
+        _page.path,
+        _calculator_route(_page),
+        methods=["GET"],
+        response_class=HTMLResponse,
+        name=f"{_page.kind}_page",
+    )

@@ -70,19 +70,34 @@ def create(
     kind = "break_even" if body.break_even is not None else "run_cost"
     req = body.break_even or body.run_cost
     assert req is not None
+    return _store(
+        view, engine, settings, req, owner, name=body.name, kind=kind, owner_key_id=owner.key_id,
+        lab=lab,
+    )  # fmt: skip
+
+
+def _store(
+    view: CatalogView,
+    engine: Engine,
+    settings: Settings,
+    req: BaseModel,
+    owner: Owner,
+    **row: Any,
+) -> ScenarioPublic:
+    """Evaluate ``req`` once with the prices of ``view`` (its 404/422 errors surface here,
+    and nothing is stored), then store it as given with the scenario's other columns
+    (``row``: its name, kind, ...), a new id, the time and ``owner``'s user, within their
+    quota (:class:`~app.errors.QuotaExceeded`, 429)."""
     stored = req.model_dump(mode="json", exclude_unset=True)
-    _evaluate(view, settings, kind, stored)
-    row = Scenario(
+    _evaluate(view, settings, row["kind"], stored)
+    scenario = Scenario(
         id=uuid.uuid4().hex,
-        name=body.name,
-        kind=kind,
         request=stored,
         created_at=dt.datetime.now(dt.UTC),
-        owner_key_id=owner.key_id,
         owner_user=owner.user,
-        lab=lab,
+        **row,
     )
-    return saved.insert(engine, row, owner, settings.max_scenarios_per_key)
+    return saved.insert(engine, scenario, owner, settings.max_scenarios_per_key)
 
 
 def result(
@@ -114,17 +129,7 @@ def save_page(
     ``request``) with the page's form (``page_query``) for ``owner`` (a browser or a signed-in
     user), after evaluating it once as :func:`create` does. Raises the evaluation's errors
     and :class:`~app.errors.QuotaExceeded` (429) as :func:`create`."""
-    stored = request.model_dump(mode="json", exclude_unset=True)
-    _evaluate(view, settings, kind, stored)
-    row = Scenario(
-        id=uuid.uuid4().hex,
-        name=name,
-        kind=kind,
-        request=stored,
-        created_at=dt.datetime.now(dt.UTC),
-        owner_user=owner.user,
-        owner_browser=owner.browser,
-        page_query=page_query,
-        catalog_revision=view.revision,
-    )
-    return saved.insert(engine, row, owner, settings.max_scenarios_per_key)
+    return _store(
+        view, engine, settings, request, owner, name=name, kind=kind,
+        owner_browser=owner.browser, page_query=page_query, catalog_revision=view.revision,
+    )  # fmt: skip

@@ -16,15 +16,8 @@ from app.api import browser
 from app.db import get_engine
 from app.main import app
 from app.models import Scenario
+from tests.api.test_pages import SEED_FORM
 from tests.seed_values import SEED_001_DAYS
-
-SEED_FORM = {
-    "gpu": "rtx-3090",
-    "total_price_usd": "2200",
-    "price_usd_per_hour": "2.14",
-    "utilization": "15",
-    "electricity_price_usd_per_kwh": "0.12",
-}
 
 
 @pytest.fixture()
