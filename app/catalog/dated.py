@@ -19,7 +19,7 @@ import dataclasses
 import datetime as dt
 from typing import Any
 
-from app.catalog.layout import BuildArrays, Curves, fit_curves, lay_out_builds, select_offers
+from app.catalog.layout import BuildArrays, LazyCurves, lay_out_builds, select_offers
 from app.catalog.view import CatalogView, PriceHistory, assemble
 from app.models.common import table_of
 from app.models.history import PRICE_FIELDS, column_value
@@ -119,7 +119,7 @@ class DatedViews:
             )
         }
         self._rows: dict[tuple[str, int, int], Any] = {}
-        self._builds: dict[tuple[int, ...], tuple[BuildArrays, Curves]] = {}
+        self._builds: dict[tuple[int, ...], tuple[BuildArrays, LazyCurves]] = {}
 
     def _dated_rows(self, kind: str, day: dt.date) -> list[Any]:
         """:func:`_dated` of each row of ``kind`` on ``day`` (None: no price yet), in the
@@ -145,7 +145,7 @@ class DatedViews:
         key = tuple(map(id, gpus + by_slots))  # the rows are kept alive by self._rows
         if key not in self._builds:
             builds = lay_out_builds(gpus, by_slots, base.gpu_position)
-            self._builds[key] = (builds, fit_curves(gpus))
+            self._builds[key] = (builds, LazyCurves(gpus))
         builds, curves = self._builds[key]
         offer_rows = tuple(offers)
         # GPUs are never left out and keep their names and non-price columns, so the GPU
@@ -161,6 +161,6 @@ class DatedViews:
             offer_by_id={o.id: o for o in offer_rows},
             barebone_by_id={b.id: b for b in by_slots},
             build_by_id={b.id: b for b in builds.builds},
-            curves=curves,
+            fitted_curves=curves,
             memo={},
         )

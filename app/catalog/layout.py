@@ -10,6 +10,7 @@ from __future__ import annotations
 import datetime as dt
 import functools
 import logging
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -238,6 +239,25 @@ def lay_out_builds(
 # Depreciation curves: {resale class (consumer, workstation, datacenter), or None for the
 # pooled fit: (curve, note)}.
 Curves = dict[str | None, tuple[own.DepreciationCurve, str]]
+
+
+class LazyCurves:
+    """:func:`fit_curves` of ``gpus``, fitted on first :meth:`get` and kept: the fit (and
+    SciPy's import) is most of a catalog load, and most answers never read a resale value.
+    Safe from several threads (one fits, the others wait for it)."""
+
+    def __init__(self, gpus: Sequence[Gpu]) -> None:
+        self._gpus = tuple(gpus)
+        self._curves: Curves | None = None
+        self._lock = threading.Lock()
+
+    def get(self) -> Curves:
+        """The curves (see :func:`fit_curves`)."""
+        with self._lock:
+            if self._curves is None:
+                self._curves = fit_curves(self._gpus)
+            return self._curves
+
 
 # (age in years, retained fraction, GPU id, the used price's source)
 _Point = tuple[float, float, str, str]

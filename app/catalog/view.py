@@ -27,9 +27,9 @@ from app.catalog.layout import (
     Build,
     BuildArrays,
     Curves,
+    LazyCurves,
     OfferArrays,
     cheapest_barebone,
-    fit_curves,
     lay_out_builds,
     lay_out_offers,
     offer_region,
@@ -107,7 +107,7 @@ class CatalogView:
     barebone_by_id: dict[str, Barebone] = field(default_factory=dict)
     build_by_id: dict[str, Build] = field(default_factory=dict)
     runtimes_s: dict[str, dict[str, float]] = field(default_factory=dict)
-    curves: Curves = field(default_factory=dict)
+    fitted_curves: LazyCurves = field(default_factory=lambda: LazyCurves(()))
     launches: dict[str, tuple[dt.date, str]] = field(default_factory=dict)
     # Derived read models other layers build once per view (the query parser's lexicon).
     memo: dict[str, Any] = field(default_factory=dict)
@@ -245,6 +245,12 @@ class CatalogView:
             raise CatalogGap(f"the catalog has no reference value '{key}'")
         return row
 
+    @property
+    def curves(self) -> Curves:
+        """Each resale class's depreciation curve and the pooled one (key None), fitted on
+        first use (:class:`~app.catalog.layout.LazyCurves`)."""
+        return self.fitted_curves.get()
+
     def depreciation_curve(self, gpu: Gpu | None) -> tuple[own.DepreciationCurve, str]:
         """The depreciation curve of ``gpu``'s resale class (consumer, workstation or
         datacenter, from its form factor); a class without used prices takes the pooled fit
@@ -342,7 +348,7 @@ def assemble(
             bid: {gid: r.seconds for gid, r in by_gpu.items() if r.seconds is not None}
             for bid, by_gpu in benchmark_results.items()
         },
-        curves=fit_curves(gpu_rows),
+        fitted_curves=LazyCurves(gpu_rows),
         launches=launch_dates(),
         llm_models=llm_models(),
         llm_names=_llm_names(),

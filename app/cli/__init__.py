@@ -44,4 +44,10 @@ def main() -> None:
         from app.cli.thin import ask_over_http
 
         raise SystemExit(ask_over_http(url, sys.argv[2:], os.environ.get("GPUCOST_API_KEY")))
+    if sys.argv[1:2] == ["ask"] and "--help" not in sys.argv:
+        from app.cli import answers  # noqa: F401  (``ask`` alone: the other commands' imports cost ~0.5 s)
+        from app.cli.base import app
+
+        app()
+        return
     __getattr__("app")()

@@ -13,7 +13,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.optimize import least_squares
 
 from app.costing import defaults
 from app.costing.errors import InvalidInput
@@ -191,6 +190,8 @@ def fit_depreciation(points: Iterable[tuple[float, float]], source: str) -> Depr
     k = float(np.sum(ages * -logs) / np.sum(ages * ages))
     scale, shape = (1.0 / k if k > 0 else 1e6), 1.0
     if len(usable) >= MIN_POINTS_FOR_SHAPE and k > 0:
+        from scipy.optimize import least_squares  # scipy's import costs a CLI call ~0.5 s
+
         fit = least_squares(
             lambda p: logs + (ages / np.exp(p[0])) ** np.exp(p[1]),
             [math.log(scale), 0.0],

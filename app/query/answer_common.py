@@ -168,9 +168,17 @@ def one_gpu(
             mention.ids,
             mention.text,
             provider=out.it.cloud.provider,
-            bought=bought,
+            bought=bought and not own_price(out.it),
             count=mention.count,
         )
+    )
+
+
+def own_price(it: Interpretation) -> bool:
+    """Whether the question gave its own purchase price (a GPU's or the whole box's)."""
+    return any(
+        getattr(it, n, None) is not None
+        for n in ("gpu_price_usd", "gpu_price", "desktop_price_usd", "desktop_price")
     )
 
 

@@ -14,6 +14,7 @@ Errors: :class:`~app.errors.NotFound` (404) for a GPU id the view does not hold.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from app.catalog.view import CatalogView
@@ -70,7 +71,20 @@ def gpu_variant(
     a purchase price (if any has one), and of those the cards unless ``count`` is a whole HGX
     board. The note names the rule, the count it went by and the alternatives."""
     if len(ids) == 1:
-        return Sourced(catalog_gpu(view, ids[0]), ())
+        named = catalog_gpu(view, ids[0])
+        if bought and named.purchase_price() is None and (kin := priced_kin(view, named)):
+            chosen = gpu_variant(view, kin, said, provider=provider, bought=True, count=count)
+            others = [g for g in kin if g != chosen.value.id]
+            also = f" (also {', '.join(others)})" if others else ""
+            note = Assumed(
+                f"gpu '{said}'",
+                chosen.value.id,
+                f"{named.id} has no purchase price in the catalog: priced as {chosen.value.id}, "
+                f"the {family(named.id)} variant with one{also}; give your "
+                "price (`... at $8,000`) to price the one you have in mind",
+            )
+            return Sourced(chosen.value, (note,))
+        return Sourced(named, ())
     per_key = offer_counts(view)
     counts = {gid: per_key.get((gid, provider), 0) for gid in ids}
     pool = list(ids)
@@ -96,6 +110,26 @@ def gpu_variant(
         f"offers{where}{why} ({counts[chosen]}); also {others}: name one to choose",
     )
     return Sourced(catalog_gpu(view, chosen), (note,))
+
+
+# Id tokens that name a variant of one GPU (memory size, form factor), not another GPU.
+_VARIANT_TOKEN = re.compile(r"^(\d+gb|sxm\d?|pcie|nvl)$")
+
+
+def family(gpu_id: str) -> str:
+    """The family a catalog GPU id belongs to: the id without its memory and form-factor
+    tokens (``a100-sxm4-80gb`` -> ``a100``, ``rtx-4090`` -> ``rtx-4090``)."""
+    return "-".join(t for t in gpu_id.split("-") if not _VARIANT_TOKEN.match(t))
+
+
+def priced_kin(view: CatalogView, gpu: Gpu) -> tuple[str, ...]:
+    """The other variants of ``gpu``'s family with a purchase price (catalog order): what a
+    purchase of an unpriced variant (the A100 40GB, out of production) can be priced as."""
+    return tuple(
+        g.id
+        for g in view.gpus
+        if g.id != gpu.id and family(g.id) == family(gpu.id) and g.purchase_price() is not None
+    )
 
 
 def hgx_count(gpu: Gpu, count: int) -> Sourced[int]:

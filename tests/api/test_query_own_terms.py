@@ -108,3 +108,25 @@ def test_two_cards_hold_a_70b_model_at_4_bit(client):
     )
     at_int4 = ask(client, "can I run llama 3.1 70b on two 3090s at int4")
     assert "fits 2x rtx-3090" in at_int4["headline"] and not at_int4["interpretation"]["declined"]
+
+
+def test_an_unpriced_variant_is_bought_as_its_priced_kin(client):
+    """'a100' is the 40 GB card (its alias), which the catalog cannot price new: a purchase
+    is priced as the A100 that has a price, said in the answer; the lab's own words ('our
+    lab uses') are not reported as ignored."""
+    gpus = {g["id"]: g for g in client.get("/v1/gpus", params={"limit": 500}).json()["data"]}
+    def has_price(g: dict) -> bool:
+        return any(g[f"price_{k}_usd"] is not None for k in ("new", "used", "street"))
+
+    assert not has_price(gpus["a100-40gb"])  # the premise: no price to buy at
+    body = ask(client, "our lab uses 2000 gpu hours per month of a100, buy or rent?")
+    desk = body["request"]["desktop"]
+    priced = {g for g in ("a100-80gb", "a100-sxm4-80gb") if has_price(gpus[g])}
+    assert desk["gpu"] in priced
+    assert desk["gpu_count"] == 3  # ceil(2000 / 730)
+    notes = {a["name"]: a["source"] for a in body["defaults"]}
+    assert "a100-40gb has no purchase price" in notes["gpu 'a100'"]
+    assert not {"lab", "uses", "our"} & set(body["ignored"])
+    # with a price of their own, the card asked for is the one bought
+    own = ask(client, "break-even for a100 at $8000")
+    assert own["request"]["desktop"]["gpu"] == "a100-40gb"

@@ -235,3 +235,18 @@ class TestLlmBuyOrRent:
         # one hour: the 8-GPU node costs $1.60 whole, the single 3090 $0.90
         assert chosen.rental.row.gpu_id == "rtx-3090"
         assert chosen.rental.cost_usd == pytest.approx(0.90)
+
+
+@pytest.mark.parametrize(
+    ("gpu_id", "family"),
+    [
+        ("a100-40gb", "a100"),
+        ("a100-sxm4-80gb", "a100"),
+        ("v100-pcie-16gb", "v100"),
+        ("h100-nvl", "h100"),
+        ("rtx-4090", "rtx-4090"),
+        ("rtx-a6000", "rtx-a6000"),
+    ],
+)
+def test_a_family_is_the_id_without_memory_and_form(gpu_id, family):
+    assert gpu_choice.family(gpu_id) == family
