@@ -73,17 +73,17 @@ def gpu_variant(
     if len(ids) == 1:
         named = catalog_gpu(view, ids[0])
         if bought and named.purchase_price() is None and (kin := priced_kin(view, named)):
-            chosen = gpu_variant(view, kin, said, provider=provider, bought=True, count=count)
-            others = [g for g in kin if g != chosen.value.id]
-            also = f" (also {', '.join(others)})" if others else ""
+            kin_pick = gpu_variant(view, kin, said, provider=provider, bought=True, count=count)
+            kin_others = [g for g in kin if g != kin_pick.value.id]
+            also = f" (also {', '.join(kin_others)})" if kin_others else ""
             note = Assumed(
                 f"gpu '{said}'",
-                chosen.value.id,
-                f"{named.id} has no purchase price in the catalog: priced as {chosen.value.id}, "
+                kin_pick.value.id,
+                f"{named.id} has no purchase price in the catalog: priced as {kin_pick.value.id}, "
                 f"the {family(named.id)} variant with one{also}; give your "
                 "price (`... at $8,000`) to price the one you have in mind",
             )
-            return Sourced(chosen.value, (note,))
+            return Sourced(kin_pick.value, (note,))
         return Sourced(named, ())
     per_key = offer_counts(view)
     counts = {gid: per_key.get((gid, provider), 0) for gid in ids}

@@ -115,6 +115,7 @@ def test_an_unpriced_variant_is_bought_as_its_priced_kin(client):
     is priced as the A100 that has a price, said in the answer; the lab's own words ('our
     lab uses') are not reported as ignored."""
     gpus = {g["id"]: g for g in client.get("/v1/gpus", params={"limit": 500}).json()["data"]}
+
     def has_price(g: dict) -> bool:
         return any(g[f"price_{k}_usd"] is not None for k in ("new", "used", "street"))
 
