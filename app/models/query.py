@@ -21,6 +21,12 @@ class QueryAnswer(BaseModel):
     """A question in plain language, how it was read, and the engine's answer."""
 
     query: str = Field(description="The question as received (cleaned of control characters).")
+    follows: str | None = Field(
+        default=None,
+        description="The earlier question a follow-up changes (`previous`), when there is one: "
+        "the answer is that question with what `query` says changed (the `follows` default "
+        "lists the changes).",
+    )
     answered: bool = Field(
         description="False when the question could not be answered: `headline` then says why, "
         "with `suggestions` and `examples`."

@@ -30,10 +30,12 @@ from app.catalog.view import CatalogView
 from app.costing import CostingError, offers
 from app.errors import DomainError, InvalidRequest
 from app.models import CloudOffer
+from app.models.answers import Assumption
 from app.models.gpu import GpuPublic
 from app.models.interpretation import Interpretation
 from app.models.plan import PlanRequest, PlanResult
 from app.models.query import QueryAnswer
+from app.query import followup
 from app.query.answer_common import (
     EXAMPLES,
     MAX_OPTIONS,
@@ -116,11 +118,16 @@ def _renting_only(view: CatalogView, it: Interpretation) -> bool:
     )
 
 
-def respond(view: CatalogView, settings: Settings, text: str) -> QueryAnswer:
+def respond(
+    view: CatalogView, settings: Settings, text: str, previous: str | None = None
+) -> QueryAnswer:
     """Answer ``text`` (parsed once). A question that cannot be answered (not understood, an
     unknown or ambiguous name, a catalog gap, inputs the engine refuses) comes back as
     ``answered=False`` with the reason as ``headline``, ``suggestions`` and ``examples``; only
-    unexpected errors raise."""
+    unexpected errors raise. With ``previous`` (the question before it in a conversation),
+    ``text`` is a follow-up that changes it (:mod:`app.query.followup`)."""
+    if previous and previous.strip() and previous.strip() != text.strip():
+        return _follow_up(view, settings, previous, text)
     it = parse(text, lexicon(view))
     try:
         llm = read_llm(view, text)  # a language-model job: answered by /v1/llm/estimate
@@ -131,6 +138,33 @@ def respond(view: CatalogView, settings: Settings, text: str) -> QueryAnswer:
         return _answer(view, settings, it)
     except (DomainError, CostingError) as exc:
         return _declined(it, exc)
+
+
+def _follow_up(view: CatalogView, settings: Settings, previous: str, text: str) -> QueryAnswer:
+    """``previous`` changed by the follow-up ``text``: the two interpretations merged
+    (:func:`app.query.followup.merge`); a language-model job's words are read on both
+    questions together. The answer's ``query`` is ``text``, ``follows`` is ``previous`` and
+    a default says what changed."""
+    lex = lexicon(view)
+    before = parse(previous, lex)
+    if read_llm(view, previous) is not None:
+        ans = respond(view, settings, f"{previous}, {text}")
+        said = [f"read together: '{previous}, {text}'"]
+    else:
+        merged = followup.merge(before, parse(text, lex))
+        said = followup.changes(before, merged) or ["nothing the follow-up said changes it"]
+        try:
+            ans = _answer(view, settings, merged)
+        except (DomainError, CostingError) as exc:
+            ans = _declined(merged, exc)
+    note = Assumption(
+        name="follows",
+        value=previous,
+        source="a follow-up: the question before it, with " + "; ".join(said),
+    )
+    return ans.model_copy(
+        update={"query": text, "follows": previous, "defaults": [note, *ans.defaults]}
+    )
 
 
 def _job_carbon(it: Interpretation) -> bool:
@@ -164,10 +198,15 @@ class PlanPending:
     request: PlanRequest
 
 
-def prepare(view: CatalogView, settings: Settings, text: str) -> QueryAnswer | PlanPending:
+def prepare(
+    view: CatalogView, settings: Settings, text: str, previous: str | None = None
+) -> QueryAnswer | PlanPending:
     """:func:`respond`, except that a fleet-plan question stops before its plan (0.1-2.5 s
     of CPU) is computed: its request comes back, so that the caller computes the plan where
-    heavy work runs and the chat's own bound is free for other questions meanwhile."""
+    heavy work runs and the chat's own bound is free for other questions meanwhile. A
+    follow-up (``previous``) is answered by :func:`respond`."""
+    if previous and previous.strip():
+        return respond(view, settings, text, previous)
     it = parse(text, lexicon(view))
     out = Answer(it)
     if it.intent != "plan" or it.problems or is_rental(out) or read_llm(view, text):

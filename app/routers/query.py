@@ -38,6 +38,16 @@ async def answer_query(
             examples=["break-even for 3090 at 15% util"],
         ),
     ],
+    previous: Annotated[
+        str | None,
+        Query(
+            max_length=MAX_QUERY_CHARS,
+            description="The question before this one in a conversation: `q` is then a "
+            "follow-up that changes it (`and at 50%?`, `what about a 4090?`, `in germany?`); "
+            "the answer says what changed in its `follows` default.",
+            examples=["break-even for 3090 at 15% util"],
+        ),
+    ] = None,
 ) -> Response:
     """Read a question (break-even, run cost, cost per batch item, carbon, offers, GPU info,
     help), fill what it leaves out with documented defaults, and answer it with the engine.
@@ -51,7 +61,7 @@ async def answer_query(
     # Parsing and answering take 2-20 ms of Python: off the event loop, bounded (503 past it).
     # A fleet plan (0.1-2.5 s of CPU) is computed where plans run (a drawing process, the
     # render gate's bound), not in the chat's one-at-a-time bound.
-    answer = await cpu.run(query.prepare, view, settings, q)
+    answer = await cpu.run(query.prepare, view, settings, q, previous)
     if isinstance(answer, query.PlanPending):
         result = await heavy.run_apart(apart.plan, compute_plan, answer.request)
         answer = await cpu.run(query.finish_plan, view, answer, result)
