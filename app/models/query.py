@@ -17,6 +17,14 @@ class Fact(BaseModel):
     value: str = Field(description="e.g. `1x rtx-3090, $2,200 upfront`.")
 
 
+class Choice(BaseModel):
+    """One answer to a question asked back: ask `GET /v1/query?q={q}&previous={previous}`."""
+
+    label: str = Field(description="What a button shows, e.g. `RTX 4090`.")
+    q: str = Field(description="The follow-up that gives this choice, e.g. `a RTX 4090`.")
+    previous: str = Field(description="The question it completes (the one asked back).")
+
+
 class QueryAnswer(BaseModel):
     """A question in plain language, how it was read, and the engine's answer."""
 
@@ -58,4 +66,10 @@ class QueryAnswer(BaseModel):
     )
     examples: list[str] = Field(
         default_factory=list, description="Questions that work, when not answered."
+    )
+    choices: list[Choice] = Field(
+        default_factory=list,
+        description="When the question lacks what the answer turns on (which GPU, how long a "
+        "run), two or three one-click answers to the question asked back (`headline`); each "
+        "is a follow-up of this question.",
     )

@@ -35,7 +35,7 @@ from app.models.gpu import GpuPublic
 from app.models.interpretation import Interpretation
 from app.models.plan import PlanRequest, PlanResult
 from app.models.query import QueryAnswer
-from app.query import followup
+from app.query import ask_back, followup
 from app.query.answer_common import (
     EXAMPLES,
     MAX_OPTIONS,
@@ -125,9 +125,15 @@ def respond(
     unknown or ambiguous name, a catalog gap, inputs the engine refuses) comes back as
     ``answered=False`` with the reason as ``headline``, ``suggestions`` and ``examples``; only
     unexpected errors raise. With ``previous`` (the question before it in a conversation),
-    ``text`` is a follow-up that changes it (:mod:`app.query.followup`)."""
+    ``text`` is a follow-up that changes it (:mod:`app.query.followup`). A refusal for want
+    of a GPU or a run length offers ``choices`` (:mod:`app.query.ask_back`)."""
     if previous and previous.strip() and previous.strip() != text.strip():
-        return _follow_up(view, settings, previous, text)
+        return ask_back.with_choices(view, _follow_up(view, settings, previous, text))
+    return ask_back.with_choices(view, _respond(view, settings, text))
+
+
+def _respond(view: CatalogView, settings: Settings, text: str) -> QueryAnswer:
+    """:func:`respond` without a previous question, before any choices are offered."""
     it = parse(text, lexicon(view))
     try:
         llm = read_llm(view, text)  # a language-model job: answered by /v1/llm/estimate

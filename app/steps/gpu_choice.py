@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from app.catalog.sources.resale import resale_class
 from app.catalog.view import CatalogView
 from app.costing import offers
 from app.costing.sourced import Assumed, Sourced
@@ -159,24 +160,51 @@ def gpus_with_memory(view: CatalogView, min_gb: float) -> Sourced[tuple[str, ...
     return Sourced(ids, (note,))
 
 
-def plan_gpu(view: CatalogView) -> Sourced[str]:
-    """The GPU a plan is measured on when the question names none: of the GPUs with a
-    desktop price (sold as cards: SXM modules come on HGX boards), the one the catalog's
-    clouds offer most on demand (Colab left out); chosen once per view."""
+def _on_demand_counts(view: CatalogView) -> dict[str, int]:
+    """On-demand offers (Colab left out) per GPU with a desktop price sold as a card (SXM
+    modules come on HGX boards); built once per view."""
 
-    def pick() -> tuple[str, int]:
+    def count() -> dict[str, int]:
         priced = {g.id for g in view.gpus if g.purchase_price() is not None and not is_sxm(g)}
         counts: dict[str, int] = {}
         for o in view.offers.offers:
             if o.gpu_id in priced and offers.is_comparable(o):
                 counts[o.gpu_id] = counts.get(o.gpu_id, 0) + 1
-        return max(sorted(counts), key=lambda g: counts[g]), max(counts.values())
+        return counts
 
-    gpu, n = view.memoized("steps.plan_gpu", pick)
+    return view.memoized("steps.on_demand_counts", count)
+
+
+def common_cards(view: CatalogView, n: int) -> tuple[str, ...]:
+    """The ``n`` GPUs with a desktop price that the catalog's clouds offer most on demand
+    (ties by id), most offered first; with ``n`` of 3 or more, the most offered of each class
+    first (consumer, workstation, datacenter: a desktop card, a workstation card and a
+    server card), then the rest: the choices offered when a question names no GPU."""
+    counts = _on_demand_counts(view)
+    ranked = sorted(sorted(counts), key=lambda g: -counts[g])
+    first: list[str] = []
+    for cls in ("consumer", "workstation", "datacenter"):
+        top = next((g for g in ranked if _class_of(view, g) == cls), None)
+        if top is not None and len(first) < n:
+            first.append(top)
+    return tuple(first + [g for g in ranked if g not in first])[:n]
+
+
+def _class_of(view: CatalogView, gpu_id: str) -> str | None:
+    gpu = view.gpu(gpu_id)
+    return resale_class(gpu.form_factor) if gpu is not None else None
+
+
+def plan_gpu(view: CatalogView) -> Sourced[str]:
+    """The GPU a plan is measured on when the question names none: of the GPUs with a
+    desktop price (sold as cards: SXM modules come on HGX boards), the one the catalog's
+    clouds offer most on demand (Colab left out)."""
+    counts = _on_demand_counts(view)
+    gpu = max(sorted(counts), key=lambda g: counts[g])
     note = Assumed(
         "gpu",
         gpu,
         f"default: the GPU with a desktop price that the catalog's clouds offer most on "
-        f"demand ({n} offers); name a GPU to plan on another",
+        f"demand ({counts[gpu]} offers); name a GPU to plan on another",
     )
     return Sourced(gpu, (note,))

@@ -65,3 +65,34 @@ def test_an_llm_follow_up_is_read_with_its_question(client):
     body = ask(client, "at int4", previous=first)
     assert body["answered"] and body["request"]["precision"] == "int4"
     assert body["request"]["gpus"] == ["rtx-3090"] and body["request"]["gpu_count"] == 2
+
+
+def test_a_question_without_its_gpu_is_asked_back_with_three_cards(client):
+    body = ask(client, "break-even at 20% util")
+    assert not body["answered"] and body["headline"].startswith("Which GPU")
+    gpus = {g["id"]: g for g in client.get("/v1/gpus", params={"limit": 500}).json()["data"]}
+    chosen = [c["q"].removeprefix("a ") for c in body["choices"]]
+    assert len(chosen) == 3
+    # one card of each class, each with a price to buy it at
+    assert [gpus[g]["form_factor"].split("_")[0] for g in chosen] == [
+        "consumer",
+        "workstation",
+        "datacenter",
+    ]
+    for choice in body["choices"]:
+        assert choice["previous"] == "break-even at 20% util"
+        picked = ask(client, choice["q"], previous=choice["previous"])
+        assert picked["answered"] and picked["result"]["utilization"] == 0.2
+
+
+def test_a_run_without_its_length_is_asked_back_in_hours(client):
+    body = ask(client, "run cost on a 4090")
+    assert not body["answered"] and [c["label"] for c in body["choices"]] == ["1 h", "10 h", "100 h"]
+    one, ten = (ask(client, c["q"], previous=c["previous"]) for c in body["choices"][:2])
+    assert one["answered"] and ten["answered"]
+    cost = [b["result"]["options"][0]["cost_usd"] for b in (one, ten)]
+    assert cost[1] == pytest.approx(10 * cost[0])  # the same offer, ten times the hours
+
+
+def test_an_answered_question_offers_no_choices(client):
+    assert ask(client, FIRST)["choices"] == []
