@@ -13,10 +13,11 @@ from app.query.vocabulary import NUMBER_WORDS, SPELLED_NUMBERS
 from tests.query_corpus import CORPUS
 from tests.query_corpus_forums import FORUMS
 from tests.query_corpus_own_terms import OWN_TERMS
+from tests.query_corpus_own_terms2 import OWN_TERMS_2
 from tests.query_corpus_people import PEOPLE
 
 # Every question of the corpora; a ``gap`` entry is an expected failure (strict).
-ALL = CORPUS + PEOPLE + FORUMS + OWN_TERMS
+ALL = CORPUS + PEOPLE + FORUMS + OWN_TERMS + OWN_TERMS_2
 
 # Fields that must stay unset unless the corpus entry expects them: a parser that invents a
 # utilization or a region the user never typed is wrong.
@@ -123,13 +124,20 @@ def test_corpus(lex, text, expected):
     assert miss is None, miss
 
 
+# The corpora the 95 % floor holds on. Issue 45's part 2 (OWN_TERMS_2) was written to find
+# what the parser misses: its gaps are strict xfails above, and it joins the floor once read.
+FLOOR = CORPUS + PEOPLE + FORUMS + OWN_TERMS
+
+
 def test_understood_rate(lex, record_property):
-    """Issue 19's measure: the share of the corpus read as a person would, >= 95 %."""
+    """Issue 19's measure: the share of the corpus read as a person would (recorded over
+    every corpus), >= 95 % over :data:`FLOOR`."""
     misses = [(t, m) for t, e in ALL if (m := understood(parse(t, lex), e)) is not None]
     rate = 1 - len(misses) / len(ALL)
     UNDERSTOOD.update(total=len(ALL), understood=len(ALL) - len(misses), misses=misses)
     record_property("understood_rate", round(rate, 4))
-    assert rate >= 0.95, misses
+    floor = [(t, m) for t, e in FLOOR if (m := understood(parse(t, lex), e)) is not None]
+    assert 1 - len(floor) / len(FLOOR) >= 0.95, floor
 
 
 # Read by conftest.pytest_terminal_summary: the rate printed at the end of every run.
