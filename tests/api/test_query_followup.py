@@ -87,7 +87,11 @@ def test_a_question_without_its_gpu_is_asked_back_with_three_cards(client):
 
 def test_a_run_without_its_length_is_asked_back_in_hours(client):
     body = ask(client, "run cost on a 4090")
-    assert not body["answered"] and [c["label"] for c in body["choices"]] == ["1 h", "10 h", "100 h"]
+    assert not body["answered"] and [c["label"] for c in body["choices"]] == [
+        "1 h",
+        "10 h",
+        "100 h",
+    ]
     one, ten = (ask(client, c["q"], previous=c["previous"]) for c in body["choices"][:2])
     assert one["answered"] and ten["answered"]
     cost = [b["result"]["options"][0]["cost_usd"] for b in (one, ten)]
