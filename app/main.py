@@ -49,6 +49,7 @@ from app.routers import (
     saved,
     scenarios,
     slack,
+    slack_events,
 )
 from app.settings import get_settings
 from app.steps.lab_machines import configured_machines
@@ -156,8 +157,8 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
 # The pages' static files (vendored htmx), packaged with the app (pyproject package-data).
 STATIC = Path(__file__).resolve().parent / "static"
 ROUTERS = (
-    health, calc, owned_rates, llm, query, slack, compare, plan, catalog, charts, scenarios, admin,
-    chargeback, pages, saved,
+    health, calc, owned_rates, llm, query, slack, slack_events, compare, plan, catalog, charts,
+    scenarios, admin, chargeback, pages, saved,
 )  # fmt: skip
 
 

@@ -64,6 +64,13 @@ class Settings(BaseSettings):
         description="Signing secret of the Slack app (Basic Information > App Credentials); "
         "`POST /slack/commands` answers 401 until it is set.",
     )
+    slack_bot_token: SecretStr | None = Field(
+        default=None,
+        description="Bot token of the Slack app (`xoxb-...`, OAuth & Permissions; scopes "
+        "`app_mentions:read` and `chat:write`): with it, `POST /slack/events` answers "
+        "`@gpucost` mentions in their thread, and a follow-up mention there changes the "
+        "thread's question. Unset: mentions are acknowledged and not answered (logged).",
+    )
     slack_max_age_s: int = Field(
         default=300,
         ge=1,

@@ -18,6 +18,7 @@ text at most 3,000 characters; at most 10 fields of 2,000).
 from __future__ import annotations
 
 import datetime as dt
+import json
 import re
 import time
 from dataclasses import dataclass
@@ -28,7 +29,7 @@ from slack_sdk.signature import SignatureVerifier
 
 from app.catalog.view import today as utc_today
 from app.costing.defaults import PRICE_FRESH_DAYS
-from app.models.query import Fact, QueryAnswer
+from app.models.query import Choice, Fact, QueryAnswer
 from app.render.charts import has_chart
 
 MAX_SECTION_CHARS = 3000
@@ -221,25 +222,62 @@ def old_prices(ans: QueryAnswer, today: dt.date | None = None) -> list[str]:
     return [f"{what} ({when})" for what, when in found.items()]
 
 
+CHOICE_ACTION = "gpucost_choice"  # action_id prefix of an asked-back choice's button
+MAX_BUTTON_VALUE = 2000  # Slack's limit on a button's value
+
+
+def choice_buttons(choices: list[Choice]) -> dict[str, Any] | None:
+    """An actions block with one button per choice of a question asked back: the button's
+    value is the choice as JSON (``q``, ``previous``), read back by ``POST
+    /slack/interactions``; a choice too long for a button is left out."""
+    buttons = []
+    for i, c in enumerate(choices):
+        value = json.dumps({"q": c.q, "previous": c.previous})
+        if len(value) <= MAX_BUTTON_VALUE:
+            buttons.append(
+                {
+                    "type": "button",
+                    "action_id": f"{CHOICE_ACTION}_{i}",
+                    "text": {"type": "plain_text", "text": _cut(c.label, 75)},
+                    "value": value,
+                }
+            )
+    return {"type": "actions", "elements": buttons} if buttons else None
+
+
+def read_choice(value: str) -> tuple[str, str | None] | None:
+    """A choice button's ``(q, previous)``, or None when the value is not one of ours."""
+    try:
+        data = json.loads(value)
+    except ValueError:
+        return None
+    if not isinstance(data, dict) or not isinstance(data.get("q"), str):
+        return None
+    previous = data.get("previous")
+    return data["q"], previous if isinstance(previous, str) else None
+
+
 def help_message(
     detail: str,
     suggestions: list[str] | None = None,
     examples: list[str] | None = None,
+    choices: list[Choice] | None = None,
 ) -> dict[str, Any]:
-    """A short ephemeral reply for a question that could not be answered."""
+    """A short ephemeral reply for a question that could not be answered; a question asked
+    back shows its choices as buttons (:func:`choice_buttons`)."""
     lines = [escape(detail)]
     if suggestions:
         lines.append("Did you mean: " + ", ".join(f"`{escape(s)}`" for s in suggestions) + "?")
     if examples:
         lines.append("Try: " + " · ".join(f"`/gpucost {escape(e)}`" for e in examples))
     text = "\n".join(lines)
-    return {
-        "response_type": "ephemeral",
-        "text": _cut(text, MAX_SECTION_CHARS),
-        "blocks": [
-            {"type": "section", "text": {"type": "mrkdwn", "text": _cut(text, MAX_SECTION_CHARS)}}
-        ],
-    }
+    blocks: list[dict[str, Any]] = [
+        {"type": "section", "text": {"type": "mrkdwn", "text": _cut(text, MAX_SECTION_CHARS)}}
+    ]
+    buttons = choice_buttons(choices or [])
+    if buttons:
+        blocks.insert(1, buttons)
+    return {"response_type": "ephemeral", "text": _cut(text, MAX_SECTION_CHARS), "blocks": blocks}
 
 
 WORKING = {

@@ -13,7 +13,7 @@ from app.models.catalog_misc import (
     UtilizationProfile,
 )
 from app.models.gpu import Gpu
-from app.models.history import ApiKey, PricePoint, Scenario, SlackReplay
+from app.models.history import ApiKey, PricePoint, Scenario, SlackReplay, SlackThread
 from app.models.offer import CloudOffer
 from app.models.reference import EmbodiedFactor, FxRate, PublishedSpeed, ReferenceValue, VatRate
 from app.models.refresh import CatalogRefresh
@@ -44,6 +44,7 @@ __all__ = [
     "PricePoint",
     "Scenario",
     "SlackReplay",
+    "SlackThread",
     "Barebone",
     "Benchmark",
     "CatalogRefresh",

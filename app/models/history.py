@@ -158,6 +158,21 @@ class SlackReplay(SQLModel, table=True):
     expires_at: float = Field(index=True, description="When it may be forgotten, Unix time, s.")
 
 
+class SlackThread(SQLModel, table=True):
+    """The question asked in a Slack thread and its follow-ups so far (one per line), so a
+    follow-up there ("@gpucost and at 50%?") changes it; kept until ``expires_at``."""
+
+    __tablename__ = "slack_thread"
+
+    thread_key: str = Field(
+        primary_key=True, max_length=160, description="`{team}:{channel}:{thread ts}`."
+    )
+    turns: str = Field(
+        max_length=8000, description="The question, then each follow-up, one per line."
+    )
+    expires_at: float = Field(index=True, description="When it may be forgotten, Unix time, s.")
+
+
 def future_date_problem(day: dt.date | None, today: dt.date) -> str | None:
     """Why ``day`` cannot date a price (it is after ``today``), or None. Prices are dated
     when they take effect, so a future date would change answers before it is true."""

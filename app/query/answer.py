@@ -147,16 +147,21 @@ def _respond(view: CatalogView, settings: Settings, text: str) -> QueryAnswer:
 
 
 def _follow_up(view: CatalogView, settings: Settings, previous: str, text: str) -> QueryAnswer:
-    """``previous`` changed by the follow-up ``text``: the two interpretations merged
-    (:func:`app.query.followup.merge`); a language-model job's words are read on both
-    questions together. The answer's ``query`` is ``text``, ``follows`` is ``previous`` and
-    a default says what changed."""
+    """``previous`` changed by the follow-up ``text``: the interpretations merged in turn
+    (:func:`app.query.followup.merge`; ``previous`` may hold the question and its earlier
+    follow-ups, one per line, as a Slack thread keeps them); a language-model job's words
+    are read on all of them together. The answer's ``query`` is ``text``, ``follows`` is
+    ``previous`` and a default says what changed."""
     lex = lexicon(view)
-    before = parse(previous, lex)
-    if read_llm(view, previous) is not None:
-        ans = respond(view, settings, f"{previous}, {text}")
-        said = [f"read together: '{previous}, {text}'"]
+    turns = [t for t in previous.splitlines() if t.strip()]
+    if read_llm(view, turns[0]) is not None:
+        joined = ", ".join([*turns, text])
+        ans = _respond(view, settings, joined)
+        said = [f"read together: '{joined}'"]
     else:
+        before = parse(turns[0], lex)
+        for turn in turns[1:]:
+            before = followup.merge(before, parse(turn, lex))
         merged = followup.merge(before, parse(text, lex))
         said = followup.changes(before, merged) or ["nothing the follow-up said changes it"]
         try:

@@ -35,8 +35,8 @@ def with_choices(view: CatalogView, ans: QueryAnswer) -> QueryAnswer:
         choices = [(f"{h} h", f"for {h} hour{'s' if h != 1 else ''}") for h in RUN_HOURS]
     else:
         return ans
-    # a follow-up still lacking it: both questions, read together, are what is completed
-    base = f"{ans.follows}, {ans.query}" if ans.follows else ans.query
+    # a follow-up still lacking it: the question and its follow-ups, one per line
+    base = f"{ans.follows}\n{ans.query}" if ans.follows else ans.query
     return ans.model_copy(
         update={"choices": [Choice(label=label, q=q, previous=base) for label, q in choices]}
     )

@@ -16,6 +16,9 @@ from app.query.vocabulary import MAX_QUERY_CHARS
 from app.render import apart
 from app.usecases.plan_answer import compute_plan
 
+# A conversation's earlier turns (the question and follow-ups, one per line), at most.
+MAX_PREVIOUS_CHARS = 4 * MAX_QUERY_CHARS
+
 router = APIRouter(
     prefix="/v1",
     tags=["query"],
@@ -41,10 +44,11 @@ async def answer_query(
     previous: Annotated[
         str | None,
         Query(
-            max_length=MAX_QUERY_CHARS,
+            max_length=MAX_PREVIOUS_CHARS,
             description="The question before this one in a conversation: `q` is then a "
             "follow-up that changes it (`and at 50%?`, `what about a 4090?`, `in germany?`); "
-            "the answer says what changed in its `follows` default.",
+            "the answer says what changed in its `follows` default. Several turns (the "
+            "question, then earlier follow-ups) go one per line.",
             examples=["break-even for 3090 at 15% util"],
         ),
     ] = None,

@@ -45,16 +45,19 @@ def _replay_store(settings: Settings, engine: Engine) -> DbReplayStore:
     return _replays
 
 
-def reply_for(view: CatalogView, settings: Settings, text: str) -> dict[str, Any]:
-    """The Slack message answering ``text``: an answer, or a short help (never a trace)."""
+def reply_for(
+    view: CatalogView, settings: Settings, text: str, previous: str | None = None
+) -> dict[str, Any]:
+    """The Slack message answering ``text`` (a follow-up of ``previous`` when given): an
+    answer, or a short help with any choices asked back as buttons (never a trace)."""
     try:
-        ans = query.respond(view, settings, text)
+        ans = query.respond(view, settings, text, previous)
     except Exception:  # a bug: logged with an id, the user gets a short note
         request_id = uuid.uuid4().hex
         log.exception("slack command failed, request_id=%s", request_id)
         return slack.help_message(f"Sorry, that failed on our side (request id {request_id}).")
     if not ans.answered:
-        return slack.help_message(ans.headline, ans.suggestions, ans.examples)
+        return slack.help_message(ans.headline, ans.suggestions, ans.examples, ans.choices)
     base = str(settings.public_base_url) if settings.public_base_url else None
     return slack.answer_message(ans, base)
 

@@ -100,3 +100,10 @@ def test_a_run_without_its_length_is_asked_back_in_hours(client):
 
 def test_an_answered_question_offers_no_choices(client):
     assert ask(client, FIRST)["choices"] == []
+
+
+def test_follow_ups_chain_one_per_line(client):
+    turns = f"{FIRST}\nand at 50%?"
+    body = ask(client, "in germany?", previous=turns)
+    assert body["answered"] and body["result"]["utilization"] == 0.5
+    assert body["request"]["region"] == "de" and body["request"]["desktop"]["gpu"] == "rtx-3090"
