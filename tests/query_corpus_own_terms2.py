@@ -35,7 +35,6 @@ OWN_TERMS_2: list[tuple[str, dict]] = [
         "I paid £1,200 for a used 3090, would renting have been cheaper?",
         dict(
             src="forum",
-            gap="'would renting have been cheaper' is not read as buy-or-rent: answered as offers",
             intent="break_even",
             gpu="rtx-3090",
             gpu_price_local=1200,
@@ -222,7 +221,6 @@ OWN_TERMS_2: list[tuple[str, dict]] = [
         "paid 700 quid for a used 3090, break-even vs runpod",
         dict(
             src="forum",
-            gap="'quid' is not read as GBP: '700' is taken for an unknown GPU and the question refused",
             intent="break_even",
             gpu="rtx-3090",
             gpu_price_local=700,
@@ -259,7 +257,6 @@ OWN_TERMS_2: list[tuple[str, dict]] = [
         "h100 pcie for $30k vs renting one at $2.50/h 24/7",
         dict(
             src="email",
-            gap="'<GPU> for $X vs renting one at $Y/h' is not read as buy-or-rent: answered as offers",
             intent="break_even",
             gpu="h100-pcie",
             gpu_price=30_000,
@@ -449,7 +446,6 @@ OWN_TERMS_2: list[tuple[str, dict]] = [
         "ex-mining 3080 for £300, break even vs vast?",
         dict(
             src="forum",
-            gap="'ex-mining' is not read as used",
             intent="break_even",
             gpu="rtx-3080",
             gpu_price_local=300,
@@ -474,7 +470,6 @@ OWN_TERMS_2: list[tuple[str, dict]] = [
         "is a used 3090 at 15% util better than renting",
         dict(
             src="forum",
-            gap="'better than renting' is not read as buy-or-rent: answered as offers",
             intent="break_even",
             gpu="rtx-3090",
             condition="used",
@@ -525,7 +520,6 @@ OWN_TERMS_2: list[tuple[str, dict]] = [
         "secondhand p40 for $180, worth buying vs colab pro",
         dict(
             src="forum",
-            gap="'secondhand' before a two-digit model (p40) is not read as used",
             intent="break_even",
             gpu="tesla-p40",
             gpu_price=180,
@@ -549,7 +543,6 @@ OWN_TERMS_2: list[tuple[str, dict]] = [
         "used 3090 for side projects, 4 hours a day, vs renting",
         dict(
             src="forum",
-            gap="'<GPU> … vs renting' is not read as buy-or-rent: answered as offers",
             intent="break_even",
             gpu="rtx-3090",
             condition="used",
@@ -622,7 +615,6 @@ OWN_TERMS_2: list[tuple[str, dict]] = [
         "4090 vs renting one at $0.40/h on vast, 10 hours a day",
         dict(
             src="forum",
-            gap="'<GPU> vs renting one at $X/h' is not read as buy-or-rent: answered as offers",
             intent="break_even",
             gpu="rtx-4090",
             cloud=dict(provider="vast", price=0.40),
@@ -755,7 +747,6 @@ OWN_TERMS_2: list[tuple[str, dict]] = [
         "$0.22/h for a 3090 on vast vs buying a used one at $700, 50% util",
         dict(
             src="forum",
-            gap="'buying a used one' is not read as used",
             intent="break_even",
             gpu="rtx-3090",
             gpu_price=700,
@@ -812,7 +803,6 @@ OWN_TERMS_2: list[tuple[str, dict]] = [
         "buy or rent a 4090 if I train 8 hours a day, 5 days a week",
         dict(
             src="forum",
-            gap="'8 hours a day, 5 days a week' is read as 8/24 with a 5-day horizon, not 40/168",
             intent="break_even",
             gpu="rtx-4090",
             util=40 / 168,
@@ -822,7 +812,6 @@ OWN_TERMS_2: list[tuple[str, dict]] = [
         "I'd use a 3090 about 4 hours every night, worth buying?",
         dict(
             src="forum",
-            gap="'4 hours every night' is read as a 4-hour runtime, not 4/24 utilization",
             intent="break_even",
             gpu="rtx-3090",
             util=4 / 24,
@@ -879,7 +868,6 @@ OWN_TERMS_2: list[tuple[str, dict]] = [
         "break-even 3090 if it's busy 60 hours a week",
         dict(
             src="forum",
-            gap="'busy 60' is read as a utilization of 60 (over 100 %) and refused, not 60/168",
             intent="break_even",
             gpu="rtx-3090",
             util=60 / 168,
@@ -932,7 +920,6 @@ OWN_TERMS_2: list[tuple[str, dict]] = [
         "4090 busy roughly a third of the time vs runpod",
         dict(
             src="forum",
-            gap="'a third of the time' is not read as a utilization of 1/3",
             intent="break_even",
             gpu="rtx-4090",
             util=1 / 3,
@@ -947,7 +934,6 @@ OWN_TERMS_2: list[tuple[str, dict]] = [
         "3090 in use three quarters of the time, buy or rent",
         dict(
             src="forum",
-            gap="'three quarters of the time' is not read as 0.75 ('three' declined)",
             intent="break_even",
             gpu="rtx-3090",
             util=0.75,
@@ -1085,7 +1071,6 @@ OWN_TERMS_2: list[tuple[str, dict]] = [
         "break-even 5090 in the uk, electricity 28p per kWh",
         dict(
             src="forum",
-            gap="'28p per kWh' (pence) is not read as £0.28/kWh: '28p' is taken for an unknown GPU, refused",
             intent="break_even",
             gpu="rtx-5090",
             region="gb",

@@ -42,6 +42,7 @@ from app.query.answer_common import (
     Answer,
     cloud_text,
     money,
+    own_price,
     refuse,
 )
 from app.query.answer_costs import (
@@ -106,9 +107,9 @@ def _answer(view: CatalogView, settings: Settings, it: Interpretation) -> QueryA
 
 
 def _renting_only(view: CatalogView, it: Interpretation) -> bool:
-    """A break-even read from a datacenter GPU with no desktop price, against a cloud side
-    that names no GPU and no price of its own."""
-    if it.intent != "break_even" or it.gpu is None or it.cloud.gpu is not None:
+    """A break-even read from a datacenter GPU with no desktop price (and none given), against
+    a cloud side that names no GPU and no price of its own."""
+    if it.intent != "break_even" or it.gpu is None or it.cloud.gpu is not None or own_price(it):
         return False
     if it.cloud.provider is None and it.cloud.pricing_model is None:
         return False

@@ -74,12 +74,12 @@ def peaks(w: Work, it: Interpretation) -> None:
 # Money as typed: "$60k", "60k usd", "40,000 euros", "€50k", "1.2 million dollars".
 _SIGN = r"(\$|usd|€|eur|£|gbp)"
 _SCALE = r"(k|m|mn|million|thousand|grand)?"
-_NAMED = r"(usd|dollars?|bucks|€|eur|euros?|£|gbp|pounds?)"
+_NAMED = r"(usd|dollars?|bucks|€|eur|euros?|£|gbp|pounds?|quid)"
 MONEY = rf"(?:{_SIGN}\s*{NUM}\s*{_SCALE}\b|{NUM}\s*{_SCALE}\s*{_NAMED}(?![a-z]))"
 _SCALES = {"k": 1e3, "thousand": 1e3, "grand": 1e3, "m": 1e6, "mn": 1e6, "million": 1e6}
 _CODES = {"$": "USD", "usd": "USD", "dollar": "USD", "dollars": "USD", "bucks": "USD",
           "€": "EUR", "eur": "EUR", "euro": "EUR", "euros": "EUR",
-          "£": "GBP", "gbp": "GBP", "pound": "GBP", "pounds": "GBP"}  # fmt: skip
+          "£": "GBP", "gbp": "GBP", "pound": "GBP", "pounds": "GBP", "quid": "GBP"}  # fmt: skip
 _BUDGET_WORDS = r"(?:budget|grant|funding|funds|money|capex|allocation)"
 # A budget: "budget of 40k EUR", "$60k budget", "we have $60k", "can spend 20k", "a 50k grant".
 BUDGET = re.compile(

@@ -164,11 +164,19 @@ def _utilization(w: Work, it: Interpretation, lex: Lexicon) -> None:
     lead = rf"(?:(?:at|with|@)\s+)?(?:{util_word}\s*(?:of|at|=|:|is)?\s*)?"
     for m in w.take(rf"{lead}{NUM}\s*(?:%|percent|pct|per\s?cent)(?:\s*{util_word})?"):
         _set_utilization(it, to_number(m.group(1)) / 100, m.group(0).strip())
-    for m in w.take(rf"\b{util_word}\s*(?:of|at|=|:|is)?\s*{NUM}\b(?!\s*%)"):
+    hours = r"(?:h|hrs?|hours?)\b"
+    for m in w.take(rf"\b{util_word}\s*(?:of|at|=|:|is)?\s*{NUM}\b(?!\s*%)(?!\s*{hours})"):
         _set_utilization(it, to_number(m.group(1)), m.group(0).strip())
+    # "8 hours a day, 5 days a week": a working week
+    for m in w.take(
+        rf"{NUM}\s*{hours}\s*(?:/|a|per|each)\s*day\b,?\s*(?:and\s+)?{NUM}\s*days?\s*"
+        rf"(?:/|a|per|each)\s*(?:week|wk)\b"
+    ):
+        day, days = to_number(m.group(1)), to_number(m.group(2))
+        _set_utilization(it, day * days / 168, m.group(0).strip())
     for m in w.take(
         rf"{NUM}\s*(?:h|hrs?|hours?)\s*(?:/|a|per|each)\s*day\b|"
-        rf"{NUM}\s*(?:h|hrs?|hours?)\s+daily\b"
+        rf"{NUM}\s*(?:h|hrs?|hours?)\s+(?:daily|nightly|every\s+(?:day|night))\b"
     ):
         hours = to_number(m.group(1) or m.group(2))
         _set_utilization(it, hours / 24, m.group(0).strip())

@@ -92,6 +92,8 @@ def _local_electricity(w: Work, it: Interpretation, kwh: str) -> bool:
     """A price per kWh in euros or pounds ("€0.25/kWh", "0.30 eur per kwh"): kept in that
     currency, which becomes the answer's (the API's ``electricity_price_per_kwh`` is in the
     request's currency)."""
+    if found := w.take(rf"{NUM}\s*(?:p|pence)\s*{kwh}"):  # "28p per kWh": pence
+        return _set_local_electricity(it, to_number(found[0].group(1)) / 100, "GBP")
     sign = r"(€|£|eur|gbp)"
     # "0.30 eur/kWh", or after an electricity word without the unit ("electricity at 0.30 eur")
     found = w.take(rf"{sign}\s*{NUM}\s*{kwh}") or w.take(rf"{_POWER_AT}{sign}\s*{NUM}")
@@ -103,7 +105,11 @@ def _local_electricity(w: Work, it: Interpretation, kwh: str) -> bool:
         value, said = found[0].group(1), found[0].group(2)
     else:
         return False
-    price, currency = to_number(value), CURRENCY_WORDS.get(said, said.upper())
+    return _set_local_electricity(it, to_number(value), CURRENCY_WORDS.get(said, said.upper()))
+
+
+def _set_local_electricity(it: Interpretation, price: float, currency: str) -> bool:
+    """Set a local-currency price per kWh (or the problem with it); True: it was read."""
     if not 0 <= price <= 5:
         it.problems.append(f"{price:g} {currency}/kWh is not a plausible electricity price")
     elif it.currency not in (None, currency):
@@ -171,11 +177,11 @@ def _set_price(it: Interpretation, what: str, value: float, code: str) -> None:
         it.gpu_price = value
 
 
-_USED = r"(?:used|second[\s-]?hand|secondhand|refurbished|refurb|pre[\s-]?owned)"
+_USED = r"(?:used|second[\s-]?hand|secondhand|refurbished|refurb|pre[\s-]?owned|ex[\s-]?mining)"
 # What "used" qualifies: a count, a GPU or card word, a brand, or a model number.
 _BOUGHT_THING = (
     r"(?:\d+\s*x?\s+)?(?:rtx|gtx|quadro|tesla|radeon|rx|nvidia|amd|geforce|card|cards|gpus?|"
-    r"box|desktop|build|rig|[a-z]?\d{3,4}\b|a\d{2,4}|h\d{3}|v100|l40s?)"
+    r"box|desktop|build|rig|one|[a-z]?\d{3,4}\b|a\d{2,4}|h\d{3}|v100|l40s?|p\d{2,3}\b)"
 )
 
 

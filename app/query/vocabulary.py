@@ -103,7 +103,10 @@ UTILIZATION_WORDS = {
     r"(?:at\s+)?full\s+(?:utili[sz]ation|util|load|usage|use|capacity|tilt)|"
     r"fully\s+(?:utili[sz]ed|loaded|busy|used)|(?:at\s+)?max(?:imum)?\s+utili[sz]ation": 1.0,
     r"half\s+(?:of\s+)?the\s+time": 0.5,
+    r"three[\s-]quarters\s+of\s+the\s+time": 0.75,
     r"(?:a\s+)?quarter\s+of\s+the\s+time": 0.25,
+    r"two[\s-]thirds\s+of\s+the\s+time": 2 / 3,
+    r"(?:a|one)[\s-]third\s+of\s+the\s+time": 1 / 3,
 }
 
 # A break-even: read on the whole question, since buy-or-rent words ("or rent", "vs") also
@@ -120,7 +123,9 @@ BUY_OR_RENT = re.compile(
     r"cheaper\s+than\s+(?:rent|buy)\w*|\bvs\.?\s+(?:the\s+)?cloud\b|"
     r"\bbuy\b.{0,40}\bor\s+(?:keep\s+(?:using|paying(?:\s+for)?)|stick\s+with|stay\s+on)\b|"
     r"\bcompare\b.{0,40}\b(?:box|rig|desktop|workstation|build)\s+(?:and|with|to|vs\.?|versus)\b|"
-    r"cheaper\s+than\s+(?:a\s+)?(?:box|rig|desktop|workstation|build)\b"
+    r"cheaper\s+than\s+(?:a\s+)?(?:box|rig|desktop|workstation|build)\b|"
+    r"\bvs\.?\s+renting\b|better\s+than\s+renting|"
+    r"\brenting\s+(?:would\s+)?(?:have\s+been|be)\s+cheaper"
 )
 
 # The keyword list, in order: the first pattern the working text matches is the intent.
