@@ -164,12 +164,12 @@ def _utilization(w: Work, it: Interpretation, lex: Lexicon) -> None:
     lead = rf"(?:(?:at|with|@)\s+)?(?:{util_word}\s*(?:of|at|=|:|is)?\s*)?"
     for m in w.take(rf"{lead}{NUM}\s*(?:%|percent|pct|per\s?cent)(?:\s*{util_word})?"):
         _set_utilization(it, to_number(m.group(1)) / 100, m.group(0).strip())
-    hours = r"(?:h|hrs?|hours?)\b"
-    for m in w.take(rf"\b{util_word}\s*(?:of|at|=|:|is)?\s*{NUM}\b(?!\s*%)(?!\s*{hours})"):
+    hour_unit = r"(?:h|hrs?|hours?)\b"
+    for m in w.take(rf"\b{util_word}\s*(?:of|at|=|:|is)?\s*{NUM}\b(?!\s*%)(?!\s*{hour_unit})"):
         _set_utilization(it, to_number(m.group(1)), m.group(0).strip())
     # "8 hours a day, 5 days a week": a working week
     for m in w.take(
-        rf"{NUM}\s*{hours}\s*(?:/|a|per|each)\s*day\b,?\s*(?:and\s+)?{NUM}\s*days?\s*"
+        rf"{NUM}\s*{hour_unit}\s*(?:/|a|per|each)\s*day\b,?\s*(?:and\s+)?{NUM}\s*days?\s*"
         rf"(?:/|a|per|each)\s*(?:week|wk)\b"
     ):
         day, days = to_number(m.group(1)), to_number(m.group(2))
