@@ -46,7 +46,6 @@ OWN_TERMS_2: list[tuple[str, dict]] = [
         "my 2x4090 box was $6k, break-even vs runpod?",
         dict(
             src="forum",
-            gap="'box was $6k' is read as a budget, not the box's price ('was' is not a price verb)",
             intent="break_even",
             gpu="rtx-4090",
             count=2,
@@ -73,7 +72,6 @@ OWN_TERMS_2: list[tuple[str, dict]] = [
         "£2,000 for a 4090 in the uk, or rent on runpod?",
         dict(
             src="forum",
-            gap="an amount before 'for <GPU>' ('£2,000 for a 4090') is declined, not read as the card's price",
             intent="break_even",
             gpu="rtx-4090",
             gpu_price_local=2000,
@@ -114,7 +112,6 @@ OWN_TERMS_2: list[tuple[str, dict]] = [
         "4x 3090 rig, $5,500 all in, vs renting 4 a100s on lambda",
         dict(
             src="forum",
-            gap="'rig, $5,500 all in' is read as a budget (intent plan), not the rig's total price",
             intent="break_even",
             gpu="rtx-3090",
             count=4,
@@ -127,7 +124,6 @@ OWN_TERMS_2: list[tuple[str, dict]] = [
         "£3.5k pc with a 4090, how long to break even vs colab pro",
         dict(
             src="forum",
-            gap="a £/€ amount before a machine word ('£3.5k pc') is declined; only '$' is read there",
             intent="break_even",
             gpu="rtx-4090",
             desk_price_local=3500,
@@ -173,7 +169,6 @@ OWN_TERMS_2: list[tuple[str, dict]] = [
         "two 3090s for $1,400 total, vs runpod at 30% util",
         dict(
             src="forum",
-            gap="a total for N cards ('two 3090s for $1,400 total') is read as each card's price, not total / N",
             intent="break_even",
             gpu="rtx-3090",
             count=2,
@@ -208,7 +203,6 @@ OWN_TERMS_2: list[tuple[str, dict]] = [
         "8x l40s server quoted at $95,000, break-even vs lambda h100",
         dict(
             src="email",
-            gap="'server quoted at $X' is read as one GPU's price ('quoted at' is not a machine-price verb)",
             intent="break_even",
             gpu="l40s",
             count=8,
@@ -233,7 +227,6 @@ OWN_TERMS_2: list[tuple[str, dict]] = [
         "4090 for 1.900 € in germany, buy or rent?",
         dict(
             src="forum",
-            gap="a thousands point ('1.900 €') is read as 1.9, not 1,900",
             intent="break_even",
             gpu="rtx-4090",
             gpu_price_local=1900,
@@ -245,7 +238,6 @@ OWN_TERMS_2: list[tuple[str, dict]] = [
         "a $2,200 4090 at 12 hours a day vs vast.ai",
         dict(
             src="forum",
-            gap="a $ amount just before a GPU name ('a $2,200 4090') is declined, not read as the card's price",
             intent="break_even",
             gpu="rtx-4090",
             gpu_price=2200,
@@ -316,7 +308,6 @@ OWN_TERMS_2: list[tuple[str, dict]] = [
         "€3,000 build with a 4090, 40 hours a week, vs lambda",
         dict(
             src="forum",
-            gap="a €/£ amount before a machine word ('€3,000 build') is declined; only '$' is read there",
             intent="break_even",
             gpu="rtx-4090",
             desk_price_local=3000,
@@ -352,7 +343,6 @@ OWN_TERMS_2: list[tuple[str, dict]] = [
         "is a $2,500 5090 worth it vs renting a 5090 at $0.89/h",
         dict(
             src="forum",
-            gap="a $ amount just before a GPU name ('a $2,500 5090') is declined, not read as the card's price",
             intent="break_even",
             gpu="rtx-5090",
             gpu_price=2500,
@@ -375,7 +365,6 @@ OWN_TERMS_2: list[tuple[str, dict]] = [
         "€1,650 for an rtx 4090, break even vs runpod in euros",
         dict(
             src="forum",
-            gap="an amount before 'for <GPU>' ('€1,650 for an rtx 4090') is declined, not read as the card's price",
             intent="break_even",
             gpu="rtx-4090",
             gpu_price_local=1650,
@@ -458,7 +447,6 @@ OWN_TERMS_2: list[tuple[str, dict]] = [
         "pre-owned rtx a6000 $2,800 vs paperspace",
         dict(
             src="forum",
-            gap="a bare $ amount right after the GPU ('rtx a6000 $2,800') is declined, not read as its price",
             intent="break_even",
             gpu="rtx-a6000",
             gpu_price=2800,
@@ -506,7 +494,6 @@ OWN_TERMS_2: list[tuple[str, dict]] = [
         "used 4090 £1,400 vs runpod 4090 at $0.69/h",
         dict(
             src="forum",
-            gap="a bare £ amount after the GPU ('4090 £1,400') is split: '400' is taken for an unknown GPU, refused",
             intent="break_even",
             gpu="rtx-4090",
             gpu_price_local=1400,
@@ -1222,7 +1209,6 @@ OWN_TERMS_2: list[tuple[str, dict]] = [
         "£1,700 4090 at home in the uk at 27p/kWh vs runpod",
         dict(
             src="forum",
-            gap="'27p/kWh' is taken for an unknown GPU (refused, as carbon) and '£1,700' before the GPU is declined",
             intent="break_even",
             gpu="rtx-4090",
             gpu_price_local=1700,
@@ -1364,7 +1350,6 @@ OWN_TERMS_2: list[tuple[str, dict]] = [
         "my 4090 box was €3,200; vs runpod h100 at 12 hours a day in germany",
         dict(
             src="forum",
-            gap="'box was €3,200' is declined, not read as the box's price ('was' is not a price verb)",
             intent="break_even",
             gpu="rtx-4090",
             desk_price_local=3200,
@@ -1465,7 +1450,6 @@ OWN_TERMS_2: list[tuple[str, dict]] = [
         "two 5090s for €5,000 together vs renting 2 h100s on runpod, 20 hours a week",
         dict(
             src="forum",
-            gap="'two 5090s for €5,000 together' is read as each card's price, not total / 2",
             intent="break_even",
             gpu="rtx-5090",
             count=2,
@@ -1519,7 +1503,6 @@ OWN_TERMS_2: list[tuple[str, dict]] = [
         "€2,600 for a 5090 or renting an a100 on lambda for 100 gpu-hours a month",
         dict(
             src="forum",
-            gap="an amount before 'for <GPU>' ('€2,600 for a 5090') is declined, not read as the card's price",
             intent="break_even",
             gpu="rtx-5090",
             gpu_price_local=2600,

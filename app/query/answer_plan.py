@@ -38,7 +38,7 @@ def plan_request(view: CatalogView, out: Answer) -> dict[str, Any]:
     it = out.it
     mention = it.gpu or it.cloud.gpu
     if mention is not None:
-        gpu = one_gpu(view, out, mention).id
+        gpu = one_gpu(view, out, mention, bought=True).id
     else:
         gpu = out.take(gpu_choice.plan_gpu(view))
     base = it.gpu_hours_per_month

@@ -122,17 +122,34 @@ def _set_local_electricity(it: Interpretation, price: float, currency: str) -> b
 
 
 _MACHINE = r"(?:desktop|box|build|rig|pc|workstation|machine|computer|tower|server)"
+# A card named by its model ("4090", "rtx a6000", "a100", "l40s", "p40"): what a price
+# before or after it buys.
+_CARD = (
+    r"(?:(?:rtx|gtx|geforce|nvidia|tesla|quadro)\s+)?(?:[a-z]?\d{3,4}|a\d{2,4}|h\d{3}|l\d{1,2}s?|"
+    r"p\d{2,3}|v100)\b"
+)
 _LEAD = r"(?:about|around|~|only|just|roughly)?\s*"
 # A machine's total price: "desktop price $2,800", "my box costs €2,500", "a build for 3000 eur".
 _TOTAL = re.compile(
-    rf"\b{_MACHINE}\s+(?:price\s*(?:of|is|at|:|=)?|costs?|cost\s+me|priced\s+at|is|at|for|"
-    rf"(?:that\s+)?i\s+(?:paid|bought\s+for))\s*{_LEAD}({MONEY})"
+    rf"\b{_MACHINE}\s+(?:price\s*(?:of|is|at|:|=)?|costs?|cost\s+me|priced\s+at|is|at|for|was|"
+    rf"(?:was\s+)?quoted\s+at|(?:that\s+)?i\s+(?:paid|bought\s+for))\s*{_LEAD}({MONEY})|"
+    # "I spent €12k on a 4x4090 rig"
+    rf"\bspent\s+{_LEAD}({MONEY})\s+on\s+(?:a|an|my|the|our)?\s*(?:[\w-]+\s+){{0,3}}{_MACHINE}\b|"
+    # "4x 3090 rig, $5,500 all in", "desktop with a 4070 ti, $1,300 all in"
+    rf"\b{_MACHINE}\b[^,;.$€£]{{0,30}},\s*{_LEAD}({MONEY})\s+all[\s-]in\b|"
+    # "£3.5k pc with a 4090", "€3,000 build": a price in pounds or euros before a machine word
+    rf"(?<![\w$€£])((?:€|£)\s*{NUM}\s*(?:k|thousand|grand)?)(?=(?:\s+[a-z0-9]+){{0,3}}\s+{_MACHINE}\b)"
 )
 # One GPU's price, after a GPU: "a used 3090 for $700", "5090 at 2500 eur", "paid 650 eur".
 _EACH = re.compile(
     rf"\b(?:at|for|costs?|cost\s+me|paid|priced\s+at|bought\s+(?:it\s+|them\s+)?for)\s+"
-    rf"{_LEAD}({MONEY})(?:\s+(?:each|apiece|a\s+card|per\s+(?:card|gpu)))?"
+    rf"{_LEAD}({MONEY})(?:\s+(?:each|apiece|a\s+card|per\s+(?:card|gpu)))?|"
+    # "£2,000 for a 4090", "a $2,200 4090": a price before the card it buys
+    rf"(?<![\w$€£.,])({MONEY})\s+(?:for\s+(?:a|an|my|the|one)\s+)?(?={_CARD})"
 )
+# "two 3090s for $1,400 total": the sum of the cards' prices (divided by their count once the
+# GPUs are read: :func:`split_total`)
+_TOTAL_OF_CARDS = re.compile(r"^\s*(?:in\s+)?(?:total|together|combined|for\s+both|all\s+in)\b")
 # Above this a sum after "for"/"at" is not read as one GPU's price (it is declined, with the
 # way to say a budget): 2.5x the dearest purchase price in the shipped catalog (a B200 at
 # $40,000, app/data/curated/gpus.csv), so any card's quote in dollars, euros or pounds (the
@@ -147,8 +164,12 @@ def purchase_price(w: Work, it: Interpretation, currencies: frozenset[str]) -> N
     eur``). A currency other than the answer's, or one without a rate, is declined."""
     for pattern, what in ((_TOTAL, "total"), (_EACH, "gpu")):
         for m in w.take(pattern):
-            value, code = money_value(m.group(1))
+            amount = next(g for g in m.groups() if g is not None)
+            value, code = money_value(amount)
+            value *= _thousands_point(amount, code)
             said = m.group(0).strip()
+            if what == "gpu" and w.take(_after(m, _TOTAL_OF_CARDS)):
+                w.cards_total = True
             if value <= 0:
                 it.problems.append(f"'{said}': a price must be positive")
             elif what == "gpu" and value > MAX_GPU_PRICE:
@@ -162,6 +183,43 @@ def purchase_price(w: Work, it: Interpretation, currencies: frozenset[str]) -> N
             else:
                 _set_price(it, what, value, code)
                 w.take(r"\b(?:(?:we\s+)?(?:were|got|was)\s+)?(?:quoted|bought|paid)\b")
+
+
+def _thousands_point(amount: str, code: str) -> float:
+    """1000 when a euro amount is written with a point between thousands ("1.900 €", as in
+    German), else 1."""
+    return 1000.0 if code == "EUR" and re.fullmatch(r"\D*\d{1,3}\.\d{3}\D*", amount) else 1.0
+
+
+def _after(m: re.Match[str], pattern: re.Pattern[str]) -> str:
+    """``pattern`` anchored where ``m`` ends (for :meth:`Work.take`)."""
+    return rf"(?<=^.{{{m.end()}}}){pattern.pattern.removeprefix('^')}"
+
+
+def bare_gpu_price(w: Work, it: Interpretation, currencies: frozenset[str]) -> None:
+    """A price right after a card ("rtx a6000 $2,800", "4090 £1,400"): that card's price,
+    unless a price was read already or it is a budget (or more than any card costs)."""
+    if it.gpu_price_usd is not None or it.gpu_price is not None:
+        return
+    for m in re.finditer(rf"{_CARD}\s+({MONEY})(?!\s*(?:budget|grant|funding|/|per\b))", w.text):
+        value, code = money_value(m.group(1))
+        known = code == "USD" or (code in currencies and it.currency in (None, code))
+        if 0 < value <= MAX_GPU_PRICE and known:
+            w.blank(m.start(1), m.end(1))
+            _set_price(it, "gpu", value, code)
+            return
+
+
+def split_total(w: Work, it: Interpretation) -> None:
+    """Divide a price read as the sum of the cards ("two 3090s for $1,400 total") by their
+    count, once the GPUs are read."""
+    count = it.gpu.count if it.gpu is not None else 1
+    if not w.cards_total or count <= 1:
+        return
+    if it.gpu_price_usd is not None:
+        it.gpu_price_usd /= count
+    if it.gpu_price is not None:
+        it.gpu_price /= count
 
 
 def _set_price(it: Interpretation, what: str, value: float, code: str) -> None:

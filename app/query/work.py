@@ -11,6 +11,8 @@ class Work:
 
     def __init__(self, text: str) -> None:
         self.text = text
+        # A price read as the sum of several cards' ("two 3090s for $1,400 total").
+        self.cards_total = False
 
     def take(self, pattern: str | re.Pattern[str]) -> list[re.Match[str]]:
         """Every match of ``pattern``, then blanked out."""
