@@ -15,7 +15,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from app.catalog.sources.llm_models import llm_models
-from app.costing import defaults
+from app.costing import defaults, llm_mfu
 from app.costing.llm import (
     GB,
     Architecture,
@@ -69,7 +69,26 @@ def _gpu_hours(model_id: str, tokens: float) -> float:
     m = llm_models()[model_id]
     job = _job(m.arch, Task.PRETRAIN, Precision.BF16, tokens=tokens)
     job = replace(job, params=m.params, active_params=m.active_params)
-    return training_speed(job, _gpu("h100-sxm")[0], 1, MFU).runtime_s / 3600
+    peak, bw = _gpu("h100-sxm")
+    mfu = llm_mfu.PRETRAIN.mfu(peak, bw, m.arch.hidden_size)
+    return training_speed(job, peak, 1, mfu).runtime_s / 3600
+
+
+def mfu_table() -> None:
+    """Pre-training job time over the published, before (one MFU, 0.40) and after (the
+    fitted curve), and each fitted point held out of its own fit."""
+    loo = llm_mfu.leave_one_out(llm_mfu.PRETRAIN_POINTS)
+    print("| job | GPU | published GPU-hours | MFU implied | before (0.40) | after | held out |")
+    print("|---|---|---:|---:|---:|---:|---:|")
+    fitted = list(zip(llm_mfu.PRETRAIN_POINTS, loo, strict=True))
+    held = [(p, None) for p in llm_mfu.PRETRAIN_HELD_OUT]
+    for p, out in fitted + held:
+        after = llm_mfu.time_ratio(llm_mfu.PRETRAIN, p)
+        shown = f"{out:.2f}x" if out is not None else f"{after:.2f}x (never fitted)"
+        print(
+            f"| {p.name} | {p.gpu[0]} | {p.gpu_hours:,.0f} | {p.mfu:.3f} | "
+            f"{p.mfu / MFU:.2f}x | {after:.2f}x | {shown} |"
+        )
 
 
 def rows() -> list[tuple[str, float, float, str, str]]:
@@ -116,6 +135,8 @@ def rows() -> list[tuple[str, float, float, str, str]]:
 
 
 def main() -> None:
+    mfu_table()
+    print()
     print("| what | gpucost | published | unit | error | source |")
     print("|---|---:|---:|---|---:|---|")
     for what, est, pub, unit, src in rows():

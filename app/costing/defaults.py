@@ -299,13 +299,42 @@ LLM_MFU = Default(
     "mfu",
     0.40,
     "",
-    "model FLOPs utilization of LLM training and prefill: the share of the GPUs' dense "
-    "tensor throughput a well-tuned job reaches",
+    "model FLOPs utilization of LLM fine-tuning (full, LoRA, QLoRA) and inference prefill: "
+    "the share of the GPUs' dense tensor throughput a well-tuned job on one node reaches "
+    "(pre-training uses the fitted curve `mfu_pretrain_*`); torchtune's published 8x A100 "
+    "70B LoRA and 405B QLoRA throughput (3,497 and 653 tokens/s) imply 0.40 and 0.43",
     LLAMA3_PAPER + " Table 4: 38-43 % BF16 MFU training Llama 3 405B on H100s",
     _LLAMA3_DAY,
     0.38,
     0.43,
     LLAMA3_PAPER + " Table 4",
+)
+_MFU_FIT = (
+    "fitted by least squares on log job time over the 10 whole-job pre-training GPU-hour "
+    "figures of app/costing/llm_mfu.py (LLaMA 7B-65B, Llama 2 7B-70B on A100s; Llama 3.1 "
+    "8B-405B on H100s), the curve 1/MFU = 1/ceiling + coefficient x (peak / bandwidth) / "
+    "hidden size"
+)
+_MFU_SOURCES = (
+    "Touvron et al. 2023 'LLaMA' (arXiv 2302.13971) Table 15; Llama 2 model card (Table 2 of "
+    "arXiv 2307.09288); Llama 3.1 model card (meta-llama/llama-models)"
+)
+LLM_MFU_PRETRAIN_CEILING = Default(
+    "mfu_pretrain_ceiling",
+    0.903,
+    "",
+    "pre-training MFU as the model widens without bound (the matrix multiplies alone): " + _MFU_FIT,
+    _MFU_SOURCES,
+    _LLAMA3_DAY,
+)
+LLM_MFU_PRETRAIN_COEFFICIENT = Default(
+    "mfu_pretrain_coefficient",
+    54.9,
+    "hidden units x byte/FLOP",
+    "how fast pre-training MFU falls with the GPU's FLOPs per byte over the model's width "
+    "(element-wise work at memory speed): " + _MFU_FIT,
+    _MFU_SOURCES,
+    _LLAMA3_DAY,
 )
 LLM_MBU = Default(
     "mbu",

@@ -103,7 +103,11 @@ class LlmWorkload(StrictBody):
         "Training: full activation recomputation. ", defaults.LLM_CHECKPOINTING, default=True
     )
     mfu: float = described(
-        "Model FLOPs utilization. ", defaults.LLM_MFU, ge=floors.SHARE.value, le=1
+        "Model FLOPs utilization (pre-training: default per GPU from the curve fitted on "
+        "published GPU-hours, `mfu_pretrain_*`). ",
+        defaults.LLM_MFU,
+        ge=floors.SHARE.value,
+        le=1,
     )
     mbu: float = described(
         "Inference: memory bandwidth utilization of decoding. ",
@@ -210,6 +214,11 @@ class LlmGpuEstimate(BaseModel):
         description="GPUs the time and cost are for: `gpu_count` when it fits, else `gpus_needed`."
     )
     peak_tflops: float | None = Field(description="Dense tensor throughput used, TFLOPS.")
+    mfu: float | None = Field(
+        description="Model FLOPs utilization the time assumes: the request's `mfu`, else for "
+        "pre-training the curve fitted on published GPU-hours at this GPU's balance and the "
+        "model's width, else the default (see the answer's assumptions)."
+    )
     runtime_s: float | None = Field(description="Job time, s (null: no throughput figure).")
     tokens_per_s: float | None = Field(description="Tokens trained or generated per s.")
     bound: str | None = Field(description="Inference decode: `bandwidth` or `compute`.")

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from app.catalog.view import CatalogView
-from app.costing import defaults
+from app.costing import defaults, llm_mfu
 from app.costing import llm as L
 from app.costing.sourced import Assumed, Cited, Note, Sourced
 from app.errors import InvalidRequest
@@ -153,42 +153,71 @@ def peak_tflops(gpu: Gpu, precision: L.Precision) -> float | None:
 
 def utilizations(
     w: LlmWorkload,
-) -> Sourced[tuple[float, float]]:
-    """The job's MFU and (inference) MBU: given, else the sourced defaults, stated."""
+) -> Sourced[tuple[float | None, float]]:
+    """The job's MFU and (inference) MBU: given, else the sourced defaults, stated. MFU None:
+    pre-training's fitted curve, per GPU (:func:`job_mfu`)."""
     notes: list[Note] = []
-    mfu_stated, noted = stated("mfu", w.mfu, defaults.LLM_MFU)
-    notes += noted
-    mfu = float(mfu_stated)
-    if L.Task(w.task) is not L.Task.INFERENCE:
+    task = L.Task(w.task)
+    mfu: float | None
+    if w.mfu is None and task is L.Task.PRETRAIN:
+        mfu = None
+        notes.append(Assumed("mfu", "per GPU: " + llm_mfu.PRETRAIN.formula(), PRETRAIN_MFU_SOURCE))
+    else:
+        mfu_stated, noted = stated("mfu", w.mfu, defaults.LLM_MFU)
+        notes += noted
+        mfu = float(mfu_stated)
+    if task is not L.Task.INFERENCE:
         return Sourced((mfu, defaults.LLM_MBU.number), tuple(notes))
     mbu_stated, noted = stated("mbu", w.mbu, defaults.LLM_MBU)
     notes += noted
     return Sourced((mfu, float(mbu_stated)), tuple(notes))
 
 
+PRETRAIN_MFU_SOURCE = (
+    "default: pre-training MFU by model width and GPU balance (app/costing/llm_mfu.py); "
+    f"ceiling {defaults.LLM_MFU_PRETRAIN_CEILING.source_text()}; coefficient "
+    f"{defaults.LLM_MFU_PRETRAIN_COEFFICIENT.number:g}. Job times {llm_mfu.error_range()}"
+)
+
+
+def job_mfu(job: L.Job, gpu: Gpu, given: float | None) -> float:
+    """The MFU ``job`` runs at on ``gpu``: ``given``, else (pre-training) the fitted curve at
+    the GPU's dense 16-bit rate, bandwidth and the model's width, else the default (no
+    16-bit tensor rate or bandwidth figure)."""
+    if given is not None:
+        return given
+    peak16 = gpu.bf16_tensor_tflops or gpu.fp16_tensor_tflops
+    bw = gpu.memory_bandwidth_gb_per_s
+    if job.task is not L.Task.PRETRAIN or not peak16 or not bw:
+        return defaults.LLM_MFU.number
+    return llm_mfu.PRETRAIN.mfu(peak16, bw, job.arch.hidden_size)
+
+
 def job_speed(
-    job: L.Job, gpu: Gpu, count: int, mfu: float, mbu: float
+    job: L.Job, gpu: Gpu, count: int, mfu: float | None, mbu: float
 ) -> tuple[L.Speed | None, float | None, str]:
-    """``(speed, peak TFLOPS, why not)`` of ``job`` on ``count`` x ``gpu``: no speed (and a
-    reason) when the GPU lacks the throughput or bandwidth figure the job needs."""
+    """``(speed, peak TFLOPS, why not)`` of ``job`` on ``count`` x ``gpu`` at :func:`job_mfu`:
+    no speed (and a reason) when the GPU lacks the throughput or bandwidth figure the job
+    needs."""
     peak = peak_tflops(gpu, job.precision)
     if not peak:
         return None, None, f"{gpu.id} has no {job.precision.math} throughput figure"
+    share = job_mfu(job, gpu, mfu)
     if job.task is L.Task.INFERENCE:
         bw = gpu.memory_bandwidth_gb_per_s
         if not bw:
             return None, peak, f"{gpu.id} has no memory bandwidth figure"
-        return L.inference_speed(job, peak, bw, count, mfu, mbu), peak, ""
-    return L.training_speed(job, peak, count, mfu), peak, ""
+        return L.inference_speed(job, peak, bw, count, share, mbu), peak, ""
+    return L.training_speed(job, peak, count, share), peak, ""
 
 
 @dataclass(frozen=True)
 class LlmRun:
-    """A language-model workload resolved once: the ``job``, its MFU and MBU and the per-GPU
-    framework overhead (GB)."""
+    """A language-model workload resolved once: the ``job``, its MFU (None: per GPU, see
+    :func:`job_mfu`) and MBU and the per-GPU framework overhead (GB)."""
 
     job: L.Job
-    mfu: float
+    mfu: float | None
     mbu: float
     overhead_gb: float
 
@@ -231,9 +260,10 @@ def time_on(run: LlmRun, gpu: Gpu, count: int) -> LlmTiming:
     speed, _peak, why = job_speed(run.job, gpu, count, run.mfu, run.mbu)
     if speed is None:
         return LlmTiming(None, True, need, why)
-    how = f"{L.flops_per_token(run.job.task):g}·N·D FLOPs at MFU {run.mfu:g}"
+    mfu = job_mfu(run.job, gpu, run.mfu)
+    how = f"{L.flops_per_token(run.job.task):g}·N·D FLOPs at MFU {mfu:.3g}"
     if run.job.task is L.Task.INFERENCE:
-        how = f"prefill at MFU {run.mfu:g}, decode {speed.bound}-bound (MBU {run.mbu:g})"
+        how = f"prefill at MFU {mfu:.3g}, decode {speed.bound}-bound (MBU {run.mbu:g})"
     note = (
         f"LLM job: {how}, {speed.tokens_per_s:.4g} tokens/s (POST /v1/llm/estimate has the "
         "memory breakdown)"

@@ -32,7 +32,7 @@ from app.steps.cloud_offer import COMPARABLE_RULE, comparable_offer_by_gpu
 from app.steps.currency import resolve_currency
 from app.steps.demand import resolve_usage
 from app.steps.desktop import ResolvedDesktop, resolve_desktop
-from app.steps.llm import job_speed, resolve_job, stated, utilizations
+from app.steps.llm import job_mfu, job_speed, resolve_job, stated, utilizations
 from app.steps.site import request_electricity, resolve_region
 from app.steps.trail import Provenance, price_rule, sig8
 
@@ -78,7 +78,7 @@ class LlmScenario:
     label: dict[str, Any]
     gpus: tuple[Gpu, ...]
     gpu_count: int
-    mfu: float
+    mfu: float | None
     mbu: float
     overhead_gb: float
     usage: costing.Usage
@@ -280,6 +280,7 @@ def _estimate(s: LlmScenario, c: GpuChoice) -> LlmGpuEstimate:
         gpus_needed=need,
         gpus_priced=count,
         peak_tflops=peak,
+        mfu=sig8(job_mfu(s.job, gpu, s.mfu)) if speed else None,
         runtime_s=sig8(speed.runtime_s) if speed else None,
         tokens_per_s=sig8(speed.tokens_per_s) if speed else None,
         bound=speed.bound if speed and s.job.task is L.Task.INFERENCE else None,

@@ -90,6 +90,45 @@ class TestEstimate:
         assert not resp.json()["estimates"][0]["fits"]
 
 
+class TestPretrainingTime:
+    """Pre-training GPU-hours through the API against published figures. The Llama 3 card's
+    points are held out of the MFU fit (app/costing/llm_mfu.py); Llama 3 8B/70B share
+    Llama 3.1's shape."""
+
+    @pytest.mark.parametrize(
+        ("model", "published_gpu_hours"),
+        [("llama-3.1-8b", 1.3e6), ("llama-3.1-70b", 6.4e6)],  # Llama 3 model card, H100-80GB
+    )
+    def test_llama_3_gpu_hours_on_h100s_within_1_5x(
+        self, client, model, published_gpu_hours
+    ) -> None:
+        body = _estimate(client, model=model, task="pretrain", tokens=15e12, gpus=["h100-sxm"])
+        row = body.json()["estimates"][0]
+        gpu_hours = row["runtime_s"] * row["gpus_priced"] / 3600
+        assert 1 / 1.5 <= gpu_hours / published_gpu_hours <= 1.5
+        assert row["mfu"] < 0.40  # an 8B/70B on H100s reaches less than the 405B's 0.40
+        mfu_note = next(a for a in body.json()["assumptions"] if a["name"] == "mfu")
+        assert "Llama 3" in mfu_note["source"] and "held out" in mfu_note["source"]
+
+    def test_llama_2_7b_gpu_hours_on_a100s_within_1_5x(self, client) -> None:
+        # Llama 2 model card: 184,320 A100-80GB hours on 2.0T tokens (a fitted point).
+        body = _estimate(
+            client, model="llama-2-7b", task="pretrain", tokens=2e12, gpus=["a100-sxm4-80gb"]
+        ).json()
+        row = body["estimates"][0]
+        assert 1 / 1.5 <= row["runtime_s"] * row["gpus_priced"] / 3600 / 184_320 <= 1.5
+
+    def test_a_given_mfu_overrides_the_curve(self, client) -> None:
+        body = _estimate(
+            client, model="llama-3.1-8b", task="pretrain", tokens=1e9, gpus=["h100-sxm"], mfu=0.5
+        ).json()
+        row = body["estimates"][0]
+        assert row["mfu"] == 0.5
+        assert row["runtime_s"] == pytest.approx(
+            6 * 8e9 * 1e9 / (row["gpus_priced"] * 989.4e12 * 0.5), rel=1e-3
+        )
+
+
 class TestRefusals:
     def test_an_unknown_model_is_a_422_with_candidates(self, client) -> None:
         resp = _estimate(client, model="llama 3.1 9b", task="lora", tokens=1e6)
