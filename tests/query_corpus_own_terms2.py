@@ -283,7 +283,6 @@ OWN_TERMS_2: list[tuple[str, dict]] = [
         "I spent €12k on a 4x4090 rig, how many months to break even vs runpod at 70%",
         dict(
             src="forum",
-            gap="'spent €12k on a … rig' is read as a budget, not the rig's price",
             intent="break_even",
             gpu="rtx-4090",
             count=4,
@@ -354,7 +353,6 @@ OWN_TERMS_2: list[tuple[str, dict]] = [
         "desktop with a 4070 ti, $1,300 all in, break-even vs colab pro+",
         dict(
             src="forum",
-            gap="'$1,300 all in' after a machine phrase is declined, not read as the desktop's total",
             intent="break_even",
             gpu="rtx-4070-ti",
             desk_price=1300,
@@ -711,7 +709,6 @@ OWN_TERMS_2: list[tuple[str, dict]] = [
         "4090 box vs vast.ai at 35 cents an hour",
         dict(
             src="forum",
-            gap="'35 cents an hour' is not read as a rental price ($0.35/h)",
             intent="break_even",
             gpu="rtx-4090",
             cloud=dict(provider="vast", price=0.35),
@@ -990,7 +987,6 @@ OWN_TERMS_2: list[tuple[str, dict]] = [
         "renting a 4090 for $0.59/h 8 hours a day, monthly cost",
         dict(
             src="forum",
-            e2e_gap="parsed right, but the answer asks for a runtime: a typed $/h with hours a day and a month is not priced",
             intent="run_cost",
             cloud_gpu="rtx-4090",
             cloud=dict(price=0.59),
@@ -1002,7 +998,6 @@ OWN_TERMS_2: list[tuple[str, dict]] = [
         "monthly bill renting 2 h100 at $2.40/h 12 hours a day",
         dict(
             src="slack",
-            gap="'monthly bill renting …' is read as break-even, not a rental's monthly cost",
             intent="run_cost",
             gpu=H100,
             count=2,
@@ -1135,7 +1130,6 @@ OWN_TERMS_2: list[tuple[str, dict]] = [
         "what does running a 5090 24/7 cost me at £0.30/kWh",
         dict(
             src="forum",
-            gap="'what does running a <GPU> 24/7 cost me at £/kWh' is read as run cost (refused: no runtime), not the power bill",
             intent="electricity",
             gpu="rtx-5090",
             util=1.0,
@@ -1194,7 +1188,6 @@ OWN_TERMS_2: list[tuple[str, dict]] = [
         "what does my 3090 cost to run per month at 40 cents a kwh, 50% util",
         dict(
             src="forum",
-            gap="'what does my <GPU> cost to run per month' with a kWh price is read as run cost (refused), not the power bill",
             intent="electricity",
             gpu="rtx-3090",
             kwh=0.40,
@@ -1519,7 +1512,6 @@ OWN_TERMS_2: list[tuple[str, dict]] = [
         "will 4090 prices drop next year",
         dict(
             src="forum",
-            gap="a price forecast is answered with today's cheapest offer instead of refused",
             refused=True,
         ),
     ),
@@ -1530,7 +1522,6 @@ OWN_TERMS_2: list[tuple[str, dict]] = [
         "tokens per second for gpt-4 on a 4090",
         dict(
             src="forum",
-            gap="a closed model's speed is answered as the 4090's specs ('4' declined) instead of refused",
             refused=True,
         ),
     ),
@@ -1539,7 +1530,6 @@ OWN_TERMS_2: list[tuple[str, dict]] = [
         "can I run crysis on a 3090",
         dict(
             src="discord",
-            gap="a game question is answered as the 3090's specs instead of refused",
             refused=True,
         ),
     ),

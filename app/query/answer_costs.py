@@ -231,8 +231,10 @@ def run_cost_answer(view: CatalogView, settings: Settings, out: Answer) -> Query
     """A run-cost (or cost-per-batch-item) question: the workload, the options (defaults
     stated), then the engine's cheapest options."""
     it = out.it
-    mention = it.gpu or (it.cloud.gpu if it.runtime_s or it.gpu_hours else None)
-    gpu = one_gpu(view, out, mention) if mention else None  # "NC24ads_A100_v4 for 100 hours"
+    timed = it.runtime_s or it.gpu_hours or it.horizon_days
+    mention = it.gpu or (it.cloud.gpu if timed else None)
+    # "NC24ads_A100_v4 for 100 hours", "renting a 4090 for $0.59/h 8 hours a day, monthly"
+    gpu = one_gpu(view, out, mention) if mention else None
     count = mention.count if mention else 1
     workload, what = _workload(out, gpu, count)
     body = {"workload": workload, "options": _options(view, out, gpu, count), **where_fields(it)}
@@ -292,6 +294,12 @@ def _workload(out: Answer, gpu: Gpu | None, count: int) -> tuple[dict[str, Any],
     return workload, f"{runtime_s / 3600:g} h on {count}x {gpu.id}"
 
 
+# "$4.98/h total", "$4.98/h for both": a typed price is the whole instance's, not each GPU's.
+INSTANCE_PRICE = re.compile(
+    r"/\s*h\w*\s+(?:in\s+)?(?:total|for\s+(?:both|all(?:\s+\w+)?|the\s+(?:instance|node)))\b"
+)
+
+
 def _options(view: CatalogView, out: Answer, gpu: Gpu | None, count: int) -> list[dict[str, Any]]:
     """The options to cost: the question's cloud side (a price, or matching offers); else
     for a GPU its cheapest offer per provider and a desktop; else seed 004's Paperspace
@@ -301,7 +309,20 @@ def _options(view: CatalogView, out: Answer, gpu: Gpu | None, count: int) -> lis
         target = c.gpu.ids[0] if c.gpu and len(c.gpu.ids) == 1 else (gpu.id if gpu else None)
         if target is None:
             raise refuse(it, "Which GPU does the $/h price buy? e.g. `vs $2.14/h v100`")
-        return [{"price_usd_per_hour": c.price_usd_per_hour, "gpu": target}]
+        if count <= 1:
+            return [{"price_usd_per_hour": c.price_usd_per_hour, "gpu": target}]
+        if INSTANCE_PRICE.search(it.text.lower()):
+            price = c.price_usd_per_hour
+            how = f"${price:g}/h read as the price of all {count} GPUs (said: total)"
+        else:
+            price = c.price_usd_per_hour * count
+            how = (
+                f"${c.price_usd_per_hour:g}/h read as each GPU's price (GPU clouds quote per "
+                f"GPU-hour): {count} x ${c.price_usd_per_hour:g} = ${price:g}/h; say "
+                "`$X/h total` for the whole instance"
+            )
+        out.read_as("options[0].price_usd_per_hour", price, how)
+        return [{"price_usd_per_hour": price, "gpu": target, "gpu_count": count}]
     if not c.is_empty():
         ids = c.gpu.ids if c.gpu else ((gpu.id,) if gpu else None)
         found = out.take(matching_offers(view, c, ids, pricing="on_demand"))

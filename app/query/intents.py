@@ -29,6 +29,8 @@ from app.query.work import Work
 # A price per hour asked for ("what does it cost per hour", "hourly").
 PER_HOUR = re.compile(r"per\s+hour|/\s*h(?:r|our)?\b|\bhourly\b|an\s+hour\b|by\s+the\s+hour")
 
+# Renting named as what is done ("renting", "rented", "rent"), not as the alternative.
+RENTING = re.compile(r"\brent(?:s|ing|al|ed)?\b")
 # A break-even asked for in so many words keeps its intent even with a budget.
 BREAK_EVEN = re.compile(r"break[\s-]*even|breakeven|pay\s*back|payback")
 
@@ -106,9 +108,19 @@ def read_intent(w: Work, it: Interpretation) -> None:
         it.intent = "offers"  # "what does 8x_H100-SXM_SECURE cost per hour": its price
     if it.intent == "offers" and mention and it.horizon_days and not it.min_gpu_memory_gb:
         it.intent = "run_cost"  # "cheapest way to rent 8 h100s for a week": the rental's cost
+    if it.intent == "run_cost" and _power_bill(it):
+        it.intent = "electricity"  # "what does running a 5090 24/7 cost me at £0.30/kWh"
     if it.intent != "unknown":
         return
     _infer_intent(it)
+
+
+def _power_bill(it: Interpretation) -> bool:
+    """A cost asked of a GPU of one's own with a price per kWh and nothing to run or rent: its
+    electricity."""
+    kwh = it.electricity_price_usd_per_kwh is not None or it.electricity_price_per_kwh is not None
+    work = it.runtime_s or it.gpu_hours or it.benchmark
+    return bool(kwh and it.gpu and not work and it.cloud.is_empty() and not it.cloud.gpu)
 
 
 def _infer_intent(it: Interpretation) -> None:
@@ -126,6 +138,8 @@ def _infer_intent(it: Interpretation) -> None:
         it.intent = "run_cost"  # "p4d.24xlarge for 3 days", "rent an a100 for a month"
     elif it.gpu and rented and not has_usage:
         it.intent = "run_cost" if it.horizon_days else "offers"  # "8 h100 on aws for a week"
+    elif it.gpu and it.horizon_days and RENTING.search(low) and not BUY_OR_RENT.search(low):
+        it.intent = "run_cost"  # "monthly bill renting 2 h100 at $2.40/h": the rental's cost
     elif it.gpu and (has_usage or not it.cloud.is_empty() or it.horizon_days):
         it.intent = "break_even"
     elif it.gpu:

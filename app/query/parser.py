@@ -139,6 +139,7 @@ def parse(text: str, lexicon: Lexicon) -> Interpretation:
     _memory_need(w, it)
     _monthly_gpu_hours(it)
     read_intent(w, it)
+    _out_of_scope(it, low)
     _leftovers(w, it, lexicon)
     it.check()
     return it
@@ -388,6 +389,37 @@ _ARTICLES = frozenset({"a", "an", "one", "single"})
 _YEAR = re.compile(r"(?:19|20)\d\d")
 # A model number: letters around 2-5 digits ("9999", "rtx5095", "h300").
 _MODEL_NUMBER = re.compile(r"[a-z]{0,5}\d{2,5}[a-z]{0,5}")
+
+
+# Questions gpucost has no honest answer to, and why (refused, never answered as something
+# else): a price forecast, a game's performance, a closed model's speed or size.
+OUT_OF_SCOPE = (
+    (
+        re.compile(
+            r"\b(?:will|going\s+to|expect)\b.{0,40}\b(?:prices?|costs?)\b.{0,20}"
+            r"\b(?:drop|fall|go\s+down|rise|go\s+up|increase|decrease|come\s+down)\b"
+        ),
+        "gpucost does not forecast prices: it answers on the catalog's dated prices "
+        "(ask `cheapest 4090` for today's)",
+    ),
+    (
+        re.compile(r"\b(?:crysis|cyberpunk|fortnite|minecraft|fps)\b"),
+        "gpucost answers the cost of compute (training, fine-tuning, inference), not games",
+    ),
+    (
+        re.compile(r"\b(?:gpt-?[345]\w*|chatgpt|claude|gemini\s+(?:pro|ultra|flash))\b"),
+        "that model's weights and architecture are not public, so its memory and speed on a "
+        "GPU cannot be estimated: name an open model (`GET /v1/llm/models`)",
+    ),
+)
+
+
+def _out_of_scope(it: Interpretation, low: str) -> None:
+    """Refuse what :data:`OUT_OF_SCOPE` names, with its reason."""
+    for pattern, why in OUT_OF_SCOPE:
+        if pattern.search(low):
+            it.problems.append(why)
+            return
 
 
 def _leftovers(w: Work, it: Interpretation, lex: Lexicon) -> None:

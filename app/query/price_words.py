@@ -18,10 +18,11 @@ from app.query.work import Work
 def cloud_price(w: Work, it: Interpretation) -> None:
     hour = r"(?:/|per|an?|each)\s*(?:gpu[\s-]*)?(?:h|hr|hrs|hour)\b"
     found = w.take(rf"(?:\$|usd\s*)\s*{NUM}\s*(?:usd\s*|dollars?\s*)?{hour}") or w.take(
-        rf"{NUM}\s*(?:\$|usd|dollars?)\s*{hour}"
+        rf"{NUM}\s*(?:\$|usd|dollars?|bucks)\s*{hour}"
     )
-    if found:
-        price = to_number(found[0].group(1))
+    cents = w.take(rf"{NUM}\s*(?:cents?|¢)\s*{hour}") if not found else []
+    if found or cents:
+        price = to_number((found or cents)[0].group(1)) / (100 if cents else 1)
         if price < 0:
             it.problems.append("a cloud price cannot be negative")
         else:
@@ -134,9 +135,7 @@ _TOTAL = re.compile(
     rf"\b{_MACHINE}\s+(?:price\s*(?:of|is|at|:|=)?|costs?|cost\s+me|priced\s+at|is|at|for|was|"
     rf"(?:was\s+)?quoted\s+at|(?:that\s+)?i\s+(?:paid|bought\s+for))\s*{_LEAD}({MONEY})|"
     # "I spent €12k on a 4x4090 rig"
-    rf"\bspent\s+{_LEAD}({MONEY})\s+on\s+(?:a|an|my|the|our)?\s*(?:[\w-]+\s+){{0,3}}{_MACHINE}\b|"
-    # "4x 3090 rig, $5,500 all in", "desktop with a 4070 ti, $1,300 all in"
-    rf"\b{_MACHINE}\b[^,;.$€£]{{0,30}},\s*{_LEAD}({MONEY})\s+all[\s-]in\b|"
+    rf"\bspent\s+{_LEAD}({MONEY})(?=\s+on\s+(?:a|an|my|the|our)?\s*(?:[\w-]+\s+){{0,3}}{_MACHINE}\b)|"
     # "£3.5k pc with a 4090", "€3,000 build": a price in pounds or euros before a machine word
     rf"(?<![\w$€£])((?:€|£)\s*{NUM}\s*(?:k|thousand|grand)?)(?=(?:\s+[a-z0-9]+){{0,3}}\s+{_MACHINE}\b)"
 )
@@ -147,6 +146,9 @@ _EACH = re.compile(
     # "£2,000 for a 4090", "a $2,200 4090": a price before the card it buys
     rf"(?<![\w$€£.,])({MONEY})\s+(?:for\s+(?:a|an|my|the|one)\s+)?(?={_CARD})"
 )
+# "4x 3090 rig, $5,500 all in", "desktop with a 4070 ti, $1,300 all in": the machine's total
+# (only the price and "all in" are read: the machine's GPUs are read later)
+_ALL_IN = re.compile(rf"\b{_MACHINE}\b[^,;.$€£]{{0,30}},\s*({_LEAD}{MONEY}\s+all[\s-]in)\b")
 # "two 3090s for $1,400 total": the sum of the cards' prices (divided by their count once the
 # GPUs are read: :func:`split_total`)
 _TOTAL_OF_CARDS = re.compile(r"^\s*(?:in\s+)?(?:total|together|combined|for\s+both|all\s+in)\b")
@@ -162,6 +164,11 @@ def purchase_price(w: Work, it: Interpretation, currencies: frozenset[str]) -> N
     a machine word it is the machine's total price (``desktop price $2,800``, ``my box costs
     €2,500``), else after at/for/paid one GPU's (``a used 3090 for $700``, ``5090 at 2500
     eur``). A currency other than the answer's, or one without a rate, is declined."""
+    for m in list(_ALL_IN.finditer(w.text)):
+        value, code = money_value(m.group(1))
+        if value > 0 and (code == "USD" or (code in currencies and it.currency in (None, code))):
+            w.blank(*m.span(1))
+            _set_price(it, "total", value, code)
     for pattern, what in ((_TOTAL, "total"), (_EACH, "gpu")):
         for m in w.take(pattern):
             amount = next(g for g in m.groups() if g is not None)

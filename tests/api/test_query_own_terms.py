@@ -131,3 +131,31 @@ def test_an_unpriced_variant_is_bought_as_its_priced_kin(client):
     # with a price of their own, the card asked for is the one bought
     own = ask(client, "break-even for a100 at $8000")
     assert own["request"]["desktop"]["gpu"] == "a100-40gb"
+
+
+def test_a_typed_hourly_price_is_each_gpus_unless_said_total(client):
+    """GPU clouds quote per GPU-hour: '2 h100 at $2.40/h' rents two at $2.40 each; a month
+    of 12 hours a day is 12 x 365/12 hours."""
+    hours = 12 * 365 / 12
+    body = ask(client, "monthly bill renting 2 h100 at $2.40/h 12 hours a day")
+    assert body["intent"] == "run_cost"
+    best = body["result"]["options"][0]
+    assert best["gpu_count"] == 2
+    assert best["cost_usd"] == pytest.approx(2 * 2.40 * hours, rel=1e-6)
+    one = ask(client, "renting a 4090 for $0.59/h 8 hours a day, monthly cost")
+    assert one["result"]["options"][0]["cost_usd"] == pytest.approx(0.59 * 8 * 365 / 12, rel=1e-6)
+
+
+def test_running_ones_own_card_at_a_kwh_price_is_its_power_bill(client):
+    body = ask(client, "what does running a 5090 24/7 cost me at £0.30/kWh")
+    assert body["intent"] == "electricity" and body["request"]["currency"] == "GBP"
+    assert body["request"]["electricity_price_per_kwh"] == 0.30
+
+
+@pytest.mark.parametrize(
+    "q", ["will 4090 prices drop next year", "tokens per second for gpt-4 on a 4090"]
+)
+def test_what_has_no_honest_answer_is_refused_with_why(client, q):
+    r = client.get("/v1/query", params={"q": q}).json()
+    assert not r["answered"]
+    assert "forecast" in r["headline"] or "not public" in r["headline"]
