@@ -115,8 +115,9 @@ def test_instances_map_to_the_gpu_variant_they_carry(client):
 TENSOR_ARCHITECTURES = {
     "Volta", "Turing", "Ampere", "Ada", "Ada Lovelace", "Hopper", "Blackwell", "CDNA 3", "CDNA 4"
 }  # fmt: skip
-# NVIDIA publishes no tensor figures for AWS's A10G (gpu_tensor_specs.md lists it incomplete).
-NO_PUBLISHED_TENSOR = {"a10g"}
+# Every tensor-core GPU has a figure: AWS's A10G, for which NVIDIA publishes none, carries a
+# measured PyTorch GEMM rate (gpu_tensor_specs.md, issue 44).
+NO_PUBLISHED_TENSOR: set[str] = set()
 # Vendor datasheets print these "with sparsity"; dense is half (the CSV's convention):
 # NVIDIA H100 Tensor Core GPU datasheet: H100 SXM BF16 1,979 TFLOPS with sparsity;
 # NVIDIA A100 datasheet: BF16 624 TFLOPS with sparsity (312 dense); NVIDIA T4 datasheet:
