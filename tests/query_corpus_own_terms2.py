@@ -574,7 +574,6 @@ OWN_TERMS_2: list[tuple[str, dict]] = [
         "brand new 4090 for £1,800 or a runpod h100?",
         dict(
             src="forum",
-            gap="'<GPU> for £X or a runpod h100' is not read as buy-or-rent: answered as offers",
             intent="break_even",
             gpu="rtx-4090",
             gpu_price_local=1800,
@@ -651,7 +650,6 @@ OWN_TERMS_2: list[tuple[str, dict]] = [
         "renting an a6000 costs me $0.79/hr, buy a used one for $3k?",
         dict(
             src="forum",
-            gap="'buy a used one' is not read: the one GPU stays the rental's (no desktop GPU), condition unset, answered as offers",
             intent="break_even",
             gpu="rtx-a6000",
             gpu_price=3000,
@@ -686,7 +684,6 @@ OWN_TERMS_2: list[tuple[str, dict]] = [
         "cloud price 0.45 usd/h vs a 3090 for 750 usd",
         dict(
             src="forum",
-            gap="the 3090 after 'vs' is put on the cloud side though it is bought 'for 750 usd': no desktop GPU, answered as offers",
             intent="break_even",
             gpu="rtx-3090",
             gpu_price=750,
@@ -764,7 +761,6 @@ OWN_TERMS_2: list[tuple[str, dict]] = [
         "l40s rented at $0.99 per hour vs an rtx 6000 ada bought for $7k",
         dict(
             src="email",
-            gap="a verb after the GPU ('l40s rented', 'ada bought for') does not set its side: desktop and rental swapped",
             intent="break_even",
             gpu="rtx-6000-ada",
             gpu_price=7000,
@@ -1415,7 +1411,6 @@ OWN_TERMS_2: list[tuple[str, dict]] = [
         "is a used 3090 at $700 cheaper than colab pro+ at 10 hours a week over 18 months",
         dict(
             src="forum",
-            gap="'is <owned GPU> cheaper than colab pro+' is read as run cost, not buy-or-rent",
             intent="break_even",
             gpu="rtx-3090",
             gpu_price=700,

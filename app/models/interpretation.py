@@ -189,7 +189,10 @@ class Interpretation:
         cloud_named = cloud_named or c.price_usd_per_hour is not None
         one_gpu_intents = ("break_even", "run_cost", "carbon", "electricity")
         # "is renting a 4090 on runpod cheaper than buying one": the one GPU is bought too
-        both_sides = self.intent == "break_even" and c.price_usd_per_hour is None
+        # ... and "renting an a6000 costs me $0.79/hr, buy a used one for $3k": one bought at
+        # a price of its own is the same GPU
+        own_price = self.gpu_price_usd or self.gpu_price
+        both_sides = self.intent == "break_even" and (c.price_usd_per_hour is None or own_price)
         if (
             self.intent in one_gpu_intents and self.gpu is None and c.gpu
             and (both_sides or not cloud_named)

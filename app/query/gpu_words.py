@@ -19,15 +19,34 @@ _SIDE_VERB = re.compile(
 )
 
 
+# A rental's price just before a GPU: "$1.20 per hour for an a100".
+_RENTED_BEFORE = re.compile(r"(?:/\s*h\w*|per\s+hour|an?\s+hour)\s+for\s+(?:an?\s+|the\s+)?$")
+# What just follows a GPU and says which side it is on: "3090 for 750 usd", "ada bought for
+# $7k" (bought); "l40s rented at", "a100 at $1.10/h" (rented).
+_BOUGHT_AFTER = re.compile(
+    r"^\s*(?:(?:is|was|were)\s+)?(?:bought|purchased|(?:for|at)\s+(?:[$€£]\s*\d[\d,.]*\s*k?|"
+    r"\d[\d,.]*\s*k?\s*(?:usd|eur|gbp|dollars?|euros?|pounds?|quid)\b)"
+    r"(?![\d.,]|\s*(?:/|per\b|an?\s+h|%)))"
+)
+_RENTED_AFTER = re.compile(r"^\s*(?:rented|hired)\b")
+
+
 def _by_verb(
     text: str, mention: tuple[GpuMention, int, int, bool]
 ) -> tuple[GpuMention, int, int, bool]:
-    """``mention`` on the side the verb just before it names (rent: the cloud's; buy, own:
-    the desktop's), else where it was."""
-    verb = _SIDE_VERB.search(text[max(0, mention[1] - 30) : mention[1]])
-    if verb is None:
-        return mention
-    return (mention[0], mention[1], mention[2], verb.group(1).startswith("rent"))
+    """``mention`` on the side the words around it name (a verb before it: rent is the
+    cloud's, buy and own the desktop's; a rental price before it; "bought", "rented" or a
+    purchase price after it), else where it was. ``text``: the question as typed (lower
+    case), whose prices the working text has blanked."""
+    before, after = text[max(0, mention[1] - 30) : mention[1]], text[mention[2] : mention[2] + 40]
+    verb = _SIDE_VERB.search(before)
+    if verb is not None:
+        return (mention[0], mention[1], mention[2], verb.group(1).startswith("rent"))
+    if _RENTED_BEFORE.search(before) or _RENTED_AFTER.match(after):
+        return (mention[0], mention[1], mention[2], True)
+    if _BOUGHT_AFTER.match(after):
+        return (mention[0], mention[1], mention[2], False)
+    return mention
 
 
 def gpus(w: Work, it: Interpretation, lex: Lexicon) -> None:
@@ -76,9 +95,12 @@ def gpus(w: Work, it: Interpretation, lex: Lexicon) -> None:
         cloud_side = marker is not None and start > marker
         mentions.append((GpuMention(phrase, tuple(sorted(ids)), count), start, end, cloud_side))
         i = j
-    if len(mentions) > 1:  # "renting an h100 ... buying a 5090": the verbs say which side
-        mentions = [_by_verb(w.text, m) for m in mentions]
+    typed = it.text.lower()
+    if len(mentions) > 1:  # "renting an h100 ... buying a 5090": the words say which side
+        mentions = [_by_verb(typed, m) for m in mentions]
         mentions.sort(key=lambda m: m[3])  # the desktop's first
+    elif mentions and mentions[0][3] and _BOUGHT_AFTER.match(typed[mentions[0][2] :]):
+        mentions = [(*mentions[0][:3], False)]  # "cloud price 0.45 usd/h vs a 3090 for 750 usd"
     for mention, start, end, cloud_side in mentions:
         w.blank(start, end)
         if mention.count < 1:

@@ -66,6 +66,12 @@ def _first_intent(it: Interpretation) -> Intent | None:
         return "gpu_list"
     if c.provider == "colab" and not (it.gpu or c.gpu) and COLAB_PRICE.search(low):
         return "colab"
+    own_price = it.gpu_price_usd or it.gpu_price or it.desktop_price_usd or it.desktop_price
+    rental = c.provider or c.colab_plan or c.price_usd_per_hour or RENTING.search(low)
+    if own_price and rental and not it.budget_usd and not it.people:
+        return (
+            "break_even"  # "brand new 4090 for £1,800 or a runpod h100?": a price paid vs a rental
+        )
     if BUY_OR_RENT.search(low):
         # Buy-or-rent phrasing ("3090 or rent?", "buy vs rent") is read on the whole
         # question: its "or rent" / "vs" also marks the cloud side.
