@@ -424,6 +424,16 @@ LLM_JOBS_PER_MONTH = Default(
     "gpucost's rule: issue 33 prices 'a training, fine-tuning or serving job'",
     dt.date(2026, 11, 24),
 )
+LLM_GPU_LOAD = Default(
+    "gpu_load",
+    1.0,
+    "x TDP",
+    "an LLM job's GPUs draw their TDP while it runs (an upper bound for bandwidth-bound "
+    "decoding), as POST /v1/carbon and the owned desktop's electricity count them",
+    "Llama 2 and Llama 3.1 model cards (meta-llama): training power is 'peak power capacity "
+    "per GPU device', 400 W per A100-80GB and 700 W per H100-80GB, their TDPs",
+    dt.date(2024, 7, 23),
+)
 LLM_CLUSTER_NODE_GPUS = Default(
     "cluster_node_gpus",
     8.0,

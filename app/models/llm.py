@@ -173,6 +173,15 @@ class LlmCloudCost(BaseModel):
     price_usd_per_gpu_hour: float = Field(description="Instance price / its GPUs, USD.")
     cost_usd: float = Field(description="`gpus_priced x runtime_h x price_usd_per_gpu_hour`.")
     cost_usd_per_million_tokens: float = Field(description="`cost_usd / tokens x 1e6`.")
+    energy_kwh: float = Field(
+        description="Energy of the run, kWh: (GPUs x TDP x `gpu_load` + their host: a "
+        "datacenter GPU's server share, else the default base power) x runtime_h / 1000 x "
+        "the datacenter's PUE (see the answer's assumptions)."
+    )
+    co2e_kg: float = Field(
+        description="Operational emissions, kg CO2e: `energy_kwh` x the region's grid "
+        "carbon intensity (default region when none is given)."
+    )
 
 
 class LlmOwnedCost(BaseModel):
@@ -196,6 +205,14 @@ class LlmOwnedCost(BaseModel):
     )
     cost_usd: float = Field(description="Electricity + amortized purchase, USD.")
     cost_usd_per_million_tokens: float = Field(description="`cost_usd / tokens x 1e6`.")
+    energy_kwh: float = Field(
+        description="Energy of the run, kWh: the desktop's busy wall power x runtime_h / 1000 "
+        "(an office: no datacenter overhead)."
+    )
+    co2e_kg: float = Field(
+        description="Operational emissions, kg CO2e: `energy_kwh` x the region's grid "
+        "carbon intensity (default region when none is given)."
+    )
 
 
 class LlmGpuEstimate(BaseModel):
@@ -226,6 +243,15 @@ class LlmGpuEstimate(BaseModel):
     owned: LlmOwnedCost | None = Field(description="A desktop of them; null: not buildable.")
     cost_usd: float | None = Field(description="Cheapest of cloud and owned, USD.")
     cost_usd_per_million_tokens: float | None = Field(description="`cost_usd / tokens x 1e6`.")
+    energy_kwh: float | None = Field(
+        description="Energy of the job, kWh, where `cost_usd` runs it: the owned desktop's when "
+        "it is the cheaper, else rented (`cloud.energy_kwh`'s formula, also when no offer is "
+        "priced); null when the job is not timed."
+    )
+    co2e_kg: float | None = Field(
+        description="Operational emissions of the job, kg CO2e: `energy_kwh` x the request "
+        "region's grid carbon intensity (default: the catalog's world average)."
+    )
     note: str | None = Field(description="Why a figure is missing.")
 
 

@@ -33,6 +33,7 @@ from app.steps.currency import resolve_currency
 from app.steps.demand import resolve_usage
 from app.steps.desktop import ResolvedDesktop, resolve_desktop
 from app.steps.llm import job_mfu, job_speed, resolve_job, stated, utilizations
+from app.steps.llm_energy import LlmSite, rented_power_w, resolve_site
 from app.steps.site import request_electricity, resolve_region
 from app.steps.trail import Provenance, price_rule, sig8
 
@@ -71,8 +72,9 @@ def list_models(view: CatalogView) -> LlmModelsPublic:
 class LlmScenario:
     """The request with every input explicit: the ``job``, its ``label`` (the model as
     resolved), ``gpus`` to answer for and ``gpu_count``, ``mfu``/``mbu``, the per-GPU
-    ``overhead_gb``, the owner's ``usage`` and electricity price (USD/kWh), the job's
-    ``memory``, each GPU's choices (``per_gpu``) and what it rests on."""
+    ``overhead_gb``, the owner's ``usage`` and electricity price (USD/kWh), the grid and
+    datacenter energy is counted at (``site``), the job's ``memory``, each GPU's choices
+    (``per_gpu``) and what it rests on."""
 
     job: L.Job
     label: dict[str, Any]
@@ -83,6 +85,7 @@ class LlmScenario:
     overhead_gb: float
     usage: costing.Usage
     electricity_price_usd_per_kwh: float
+    site: LlmSite
     memory: L.Memory
     per_gpu: tuple[GpuChoice, ...]
     provenance: Provenance
@@ -93,13 +96,15 @@ class GpuChoice:
     """What one GPU's estimate rests on: the fewest GPUs that hold the job (``need``, None:
     none), the count timed and priced (``count``: the request's when it fits, else ``need``),
     the cheapest comparable offer (None: none, or nothing to time) and the owned desktop of
-    ``count`` of it (None: the catalog cannot build one)."""
+    ``count`` of it (None: the catalog cannot build one), and the power ``count`` of it draw
+    rented, with their host (W, no PUE; 0 when nothing is timed)."""
 
     gpu: Gpu
     need: int | None
     count: int | None
     offer: CloudOffer | None
     owned: ResolvedDesktop | None
+    rented_power_w: float = 0.0
 
 
 def compute_llm_estimate(
@@ -139,6 +144,8 @@ def resolve(view: CatalogView, req: LlmEstimateRequest, settings: Settings) -> L
     notes += noted
     price, noted = request_electricity(view, req, region, settings, rate)
     notes += noted
+    site, noted = resolve_site(view, region, settings)
+    notes += noted
     mem = L.memory(job)
     notes.append(Assumed("owned.desktop", OWNED_RULE, OWNED_SOURCES))
     chosen = []
@@ -157,6 +164,7 @@ def resolve(view: CatalogView, req: LlmEstimateRequest, settings: Settings) -> L
         overhead_gb=overhead_gb,
         usage=usage,
         electricity_price_usd_per_kwh=price,
+        site=site,
         memory=mem,
         per_gpu=per_gpu,
         provenance=Provenance(tuple(notes), price_rule(view, settings)),
@@ -203,7 +211,8 @@ def _choose(
         notes.append(Priced(f"offer {offer.id}", offer.as_of))
     owned, noted = _owned_desktop(view, gpu, count)
     notes += noted
-    return Sourced(GpuChoice(gpu, need, count, offer, owned), tuple(notes))
+    power = rented_power_w(view, gpu, count)
+    return Sourced(GpuChoice(gpu, need, count, offer, owned, power), tuple(notes))
 
 
 def _owned_desktop(view: CatalogView, gpu: Gpu, count: int) -> Sourced[ResolvedDesktop | None]:
@@ -224,7 +233,8 @@ def _build_owned(view: CatalogView, gpu: Gpu, count: int) -> Sourced[ResolvedDes
 
 
 def _owned(s: LlmScenario, desk: ResolvedDesktop, runtime_s: float) -> LlmOwnedCost:
-    """The job on the owned desktop ``desk``: electricity and amortized purchase."""
+    """The job on the owned desktop ``desk``: electricity and amortized purchase, and its
+    energy at the desktop's busy power (an office: PUE 1) on the request region's grid."""
     run = costing.desktop_run_cost(
         runtime_s, desk.desktop, s.usage, s.electricity_price_usd_per_kwh
     )
@@ -237,7 +247,16 @@ def _owned(s: LlmScenario, desk: ResolvedDesktop, runtime_s: float) -> LlmOwnedC
         amortized_purchase_usd=sig8(run.amortized_purchase_usd),
         cost_usd=sig8(run.fully_loaded_cost_usd),
         cost_usd_per_million_tokens=sig8(run.fully_loaded_cost_usd / s.job.tokens * 1e6),
+        energy_kwh=sig8(run.energy_kwh),
+        co2e_kg=sig8(costing.co2e_kg(run.energy_kwh, s.site.carbon_intensity_g_per_kwh)),
     )
+
+
+def _rented_energy(s: LlmScenario, c: GpuChoice, runtime_s: float) -> tuple[float, float]:
+    """``(kWh, kg CO2e)`` of the job on ``c.count`` rented GPUs: their power and host's x
+    runtime x the datacenter's PUE, on the request region's grid."""
+    energy = costing.energy_kwh(c.rented_power_w, runtime_s / 3600, s.site.pue)
+    return energy, costing.co2e_kg(energy, s.site.carbon_intensity_g_per_kwh)
 
 
 def _estimate(s: LlmScenario, c: GpuChoice) -> LlmGpuEstimate:
@@ -256,7 +275,9 @@ def _estimate(s: LlmScenario, c: GpuChoice) -> LlmGpuEstimate:
         job_speed(s.job, gpu, count, s.mfu, s.mbu)
     )  # fmt: skip
     cloud = owned = None
+    energy: tuple[float, float] | None = None
     if speed is not None and count is not None:
+        energy = _rented_energy(s, c, speed.runtime_s)
         offer = c.offer
         if offer is not None:
             per_gpu = offers.price_per_gpu_hour(offer)
@@ -267,10 +288,14 @@ def _estimate(s: LlmScenario, c: GpuChoice) -> LlmGpuEstimate:
                 price_usd_per_gpu_hour=sig8(per_gpu),
                 cost_usd=sig8(rent),
                 cost_usd_per_million_tokens=sig8(rent / s.job.tokens * 1e6),
+                energy_kwh=sig8(energy[0]),
+                co2e_kg=sig8(energy[1]),
             )
         owned = _owned(s, c.owned, speed.runtime_s) if c.owned is not None else None
     costs: list[float] = [c.cost_usd for c in (cloud, owned) if c is not None]
     cost: float | None = min(costs) if costs else None
+    if owned is not None and cost == owned.cost_usd:
+        energy = (owned.energy_kwh, owned.co2e_kg)
     return LlmGpuEstimate(
         gpu_id=gpu.id,
         memory_gb=gpu.memory_gb,
@@ -288,6 +313,8 @@ def _estimate(s: LlmScenario, c: GpuChoice) -> LlmGpuEstimate:
         owned=owned,
         cost_usd=cost,
         cost_usd_per_million_tokens=sig8(cost / s.job.tokens * 1e6) if cost is not None else None,
+        energy_kwh=sig8(energy[0]) if energy else None,
+        co2e_kg=sig8(energy[1]) if energy else None,
         note=note or None,
     )
 
