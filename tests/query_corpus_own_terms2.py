@@ -673,7 +673,6 @@ OWN_TERMS_2: list[tuple[str, dict]] = [
         "is $1.20 per hour for an a100 a better deal than buying a 4090",
         dict(
             src="forum",
-            gap="sides swapped ('buying a 4090' is the desktop, '$1.20 per hour for an a100' the rental) and answered as offers",
             intent="break_even",
             gpu="rtx-4090",
             cloud_gpu="a100-40gb",
@@ -694,7 +693,6 @@ OWN_TERMS_2: list[tuple[str, dict]] = [
         "we pay 3 bucks an hour for an h100 sxm, buy two instead at 50% util?",
         dict(
             src="slack",
-            gap="'3 bucks an hour' is not read as a rental price and 'buy two instead' not as the count bought",
             intent="break_even",
             gpu="h100-sxm",
             count=2,
@@ -1353,7 +1351,6 @@ OWN_TERMS_2: list[tuple[str, dict]] = [
         "compare buying 2x 3090 used for $1,500 total and renting an a6000 on paperspace, 40% util",
         dict(
             src="forum",
-            gap="'compare buying … and renting …' answered as offers; '$1,500 total' read as each card's price; '2x 3090 used' not read as used",
             intent="break_even",
             gpu="rtx-3090",
             count=2,

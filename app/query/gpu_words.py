@@ -113,4 +113,20 @@ def gpus(w: Work, it: Interpretation, lex: Lexicon) -> None:
                 it.declined.append(f"'{mention.text}': two GPUs per question; used {used}")
         else:
             it.gpu = mention
+    _count_bought(w, it)
     w.take(CLOUD_MARKER)
+
+
+def _count_bought(w: Work, it: Interpretation) -> None:
+    """ "we pay 3 bucks an hour for an h100, buy two instead": a count after "buy" with no
+    GPU of its own is how many of the named GPU are bought."""
+    found = re.search(
+        r"\bbuy(?:ing)?\s+(\d+|[a-z]+)\b(?=\s*(?:instead|of\s+them|$|[,.?!]))", w.text
+    )
+    if found is None or it.gpu is None or it.gpu.count != 1:
+        return
+    word = found.group(1)
+    count = int(word) if word.isdigit() else NUMBER_WORDS.get(word)
+    if count is not None and 1 < count <= 64:
+        it.gpu.count = count
+        w.blank(*found.span())

@@ -255,5 +255,10 @@ def condition(w: Work, it: Interpretation) -> None:
     ``bought used``: the GPUs' condition is used; ``brand new``: new."""
     if w.take(rf"\b{_USED}(?=\s+{_BOUGHT_THING})|\b(?:bought|buy|buying|get)\s+{_USED}\b"):
         it.condition = "used"
+    elif found := list(
+        re.finditer(rf"\b[a-z]?\d{{3,4}}s?\s+({_USED})(?=\s+(?:for|at)\b|\s\s)", w.text)
+    ):
+        w.blank(*found[0].span(1))  # "2x 3090 used for $1,500"
+        it.condition = "used"
     elif w.take(rf"\bbrand[\s-]new\b(?=\s+{_BOUGHT_THING})"):
         it.condition = "new"

@@ -125,6 +125,7 @@ BUY_OR_RENT = re.compile(
     r"\bcompare\b.{0,40}\b(?:box|rig|desktop|workstation|build)\s+(?:and|with|to|vs\.?|versus)\b|"
     r"cheaper\s+than\s+(?:a\s+)?(?:box|rig|desktop|workstation|build)\b|"
     r"\bvs\.?\s+renting\b|better\s+than\s+renting|"
+    r"\b(?:better|cheaper)\s+(?:deal|value|option|choice)?\s*than\s+buying\b|"
     r"\brenting\s+(?:would\s+)?(?:have\s+been|be)\s+cheaper"
 )
 
