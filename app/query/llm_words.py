@@ -50,7 +50,7 @@ _TASKS = (
     (re.compile(r"\bq-?lora\b", re.I), "qlora"),
     (re.compile(r"\blora\b", re.I), "lora"),
     (re.compile(r"\bpre-?train|\btrain(ing)? from scratch", re.I), "pretrain"),
-    (re.compile(r"\bfine-?\s?tun|\bfinetun|\btrain", re.I), "full_finetune"),
+    (re.compile(r"\b(?:full\s+)?(?:fine-?\s?tun|finetun)|\btrain", re.I), "full_finetune"),
     (re.compile(r"\bserv|\binferen|\bgenerat|\brun\b|\bhost", re.I), "inference"),
 )
 _PRECISIONS = (

@@ -5,6 +5,8 @@ from the answers."""
 
 from __future__ import annotations
 
+import json
+
 import math
 import re
 
@@ -43,15 +45,25 @@ def test_every_corpus_question_is_answered_or_refused_as_expected(client):
     for text, expected in CORPUS + PEOPLE + FORUMS + OWN_TERMS + OWN_TERMS_2:
         if not text or len(text) > 500:
             continue  # an empty or over-long q is the endpoint's own 422
-        if "gap" in expected or "e2e_gap" in expected:
-            continue  # not read (a strict xfail in test_query_parser.py) or not answered yet
+        if "e2e_gap" in expected:
+            continue  # read right, not answered yet
         body = ask(client, text)
         if body["answered"] is bool(expected.get("refused")):
             wrong.append((text, body["headline"]))
         shown = [body["headline"], *(f["value"] for f in body["facts"])]
-        if any(REPR.search(line) for line in shown):  # issue 34: no Python repr reaches anyone
-            wrong.append((text, "repr: " + body["headline"]))
+        shown += [d["source"] for d in body["defaults"]]
+        if any(REPR.search(line) for line in shown[: 1 + len(body["facts"])]):
+            wrong.append((text, "repr: " + body["headline"]))  # issue 34: no Python repr
+        if any(TEMPLATE.search(line) for line in shown):  # issue 45: '{overhead:.4g}' leaked
+            wrong.append((text, "template: " + next(x for x in shown if TEMPLATE.search(x))))
+        used = json.dumps([body["request"], body["interpretation"]["gpu"]]).lower()
+        if said := [w for w in body["ignored"] if len(w) > 2 and w in used]:
+            wrong.append((text, f"ignored but used: {said}"))  # issue 45: 'lora, llama'
     assert not wrong, wrong
+
+
+# A str.format field left unformatted ("{overhead:.4g}", "{gpu}").
+TEMPLATE = re.compile(r"\{[a-z_][a-z0-9_]*(?::[^}]*)?\}")
 
 
 # A Python dict, list or tuple repr, or a None, as printed.
