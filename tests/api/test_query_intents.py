@@ -6,7 +6,6 @@ from the answers."""
 from __future__ import annotations
 
 import json
-
 import math
 import re
 
