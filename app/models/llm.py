@@ -138,10 +138,19 @@ class LlmEstimateRequest(LlmWorkload, UsageInputs):
             "examples": [
                 {"model": "llama-3.1-8b", "task": "lora", "tokens": 200_000_000},
                 {"model": "llama 3 70b", "task": "inference", "precision": "int4", "tokens": 1e6},
+                {"model": "llama 3 70b", "task": "qlora", "gpus": ["rtx-4090", "a100-80gb"]},
             ],
         },
     )
 
+    tokens: float = Field(
+        default=OMITTED,
+        ge=1,
+        le=1e16,
+        description="Tokens trained on (training), or tokens to generate (inference). "
+        "Optional here: left out, the answer sizes memory only (which GPUs hold the job and "
+        "how many), with no time, cost or energy, as each row's note says.",
+    )
     gpus: list[Annotated[str, Field(min_length=1, max_length=100)]] = Field(
         default=OMITTED,
         min_length=1,
@@ -259,7 +268,7 @@ class LlmEstimateResult(BaseModel):
     """Per-GPU estimates, cheapest fitting first, then the ones that do not fit."""
 
     model: dict[str, Any] = Field(description="The model and job as resolved.")
-    flops: float = Field(description="The job's FLOPs.")
+    flops: float | None = Field(description="The job's FLOPs (null: no tokens given).")
     estimates: list[LlmGpuEstimate] = Field(
         description="One per GPU: fitting first, cheapest first."
     )

@@ -131,8 +131,9 @@ def resolve_job(
                 "adapters 12 (bf16 weights and gradients, paged 32-bit AdamW)",
             )
         )
+    tokens = w.tokens if w.tokens is not None else 0.0  # none: a memory-only question
     job = L.Job(
-        arch, task, precision, w.tokens, seq, batch, rank, w.activation_checkpointing,
+        arch, task, precision, tokens, seq, batch, rank, w.activation_checkpointing,
         prompt, output, params, active,
     )  # fmt: skip
     label |= {"task": task.value, "precision": precision.value, "tokens": w.tokens,

@@ -73,7 +73,8 @@ class LlmScenario:
     """The request with every input explicit: the ``job``, its ``label`` (the model as
     resolved), ``gpus`` to answer for and ``gpu_count``, ``mfu``/``mbu``, the per-GPU
     ``overhead_gb``, the owner's ``usage`` and electricity price (USD/kWh), the grid and
-    datacenter energy is counted at (``site``), the job's ``memory``, each GPU's choices
+    datacenter energy is counted at (``site``), whether only memory is asked (no tokens:
+    ``memory_only``), the job's ``memory``, each GPU's choices
     (``per_gpu``) and what it rests on."""
 
     job: L.Job
@@ -86,6 +87,7 @@ class LlmScenario:
     usage: costing.Usage
     electricity_price_usd_per_kwh: float
     site: LlmSite
+    memory_only: bool
     memory: L.Memory
     per_gpu: tuple[GpuChoice, ...]
     provenance: Provenance
@@ -147,6 +149,9 @@ def resolve(view: CatalogView, req: LlmEstimateRequest, settings: Settings) -> L
     site, noted = resolve_site(view, region, settings)
     notes += noted
     mem = L.memory(job)
+    memory_only = req.tokens is None
+    if memory_only:
+        notes.append(Assumed("tokens", None, MEMORY_ONLY))
     notes.append(Assumed("owned.desktop", OWNED_RULE, OWNED_SOURCES))
     chosen = []
     for g in gpus:
@@ -165,12 +170,17 @@ def resolve(view: CatalogView, req: LlmEstimateRequest, settings: Settings) -> L
         usage=usage,
         electricity_price_usd_per_kwh=price,
         site=site,
+        memory_only=memory_only,
         memory=mem,
         per_gpu=per_gpu,
         provenance=Provenance(tuple(notes), price_rule(view, settings)),
     )
 
 
+MEMORY_ONLY = (
+    "not given: the answer sizes memory only (which GPUs hold the job, how many); time, "
+    "cost and energy need the tokens trained on or generated"
+)
 OWNED_RULE = (
     "the GPU count priced x the GPU's catalog price + the cheapest barebone of the newest "
     "priced year with that many slots, at the barebone's base power (else the default); each "
@@ -271,9 +281,12 @@ def _estimate(s: LlmScenario, c: GpuChoice) -> LlmGpuEstimate:
         kv_cache_gb=sig8(mem.kv_cache / n / L.GB),
         framework_overhead_gb=s.overhead_gb,
     )
-    speed, peak, note = (None, None, "no number of GPUs holds it") if count is None else (
-        job_speed(s.job, gpu, count, s.mfu, s.mbu)
-    )  # fmt: skip
+    if count is None:
+        speed, peak, note = None, None, "no number of GPUs holds it"
+    elif s.memory_only:
+        speed, peak, note = None, None, "memory only: no tokens given, so no time, cost or energy"
+    else:
+        speed, peak, note = job_speed(s.job, gpu, count, s.mfu, s.mbu)
     cloud = owned = None
     energy: tuple[float, float] | None = None
     if speed is not None and count is not None:
@@ -336,9 +349,12 @@ def compose(s: LlmScenario) -> LlmEstimateResult:
     if s.job.task is L.Task.INFERENCE:
         prompt = s.job.tokens / s.job.output_tokens * s.job.prompt_tokens
         flops = 2 * s.job.n_active * (s.job.tokens + prompt)
+    label = s.label | {"gpu_count": s.gpu_count}
+    if s.memory_only:
+        label["tokens"] = None
     return LlmEstimateResult(
-        model=s.label | {"gpu_count": s.gpu_count},
-        flops=sig8(flops),
+        model=label,
+        flops=None if s.memory_only else sig8(flops),
         estimates=rows,
         **s.provenance.fields(),
     )

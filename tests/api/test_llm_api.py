@@ -351,3 +351,42 @@ class TestBoundedWork:
             low = min(offers.price_per_gpu_hour(o) for o in (fresh or scanned))
             assert offers.price_per_gpu_hour(pick.offer) == low
             assert pick.fresh == len(fresh) and pick.considered == len(scanned)
+
+
+class TestMemoryOnly:
+    """`tokens` may be left out of POST /v1/llm/estimate for "does it fit" (issue 44 item 8):
+    memory as with tokens, no time, cost or energy, and the answer says so."""
+
+    def test_a_70b_qlora_without_tokens_answers_memory_fit_only(self, client) -> None:
+        resp = _estimate(
+            client, model="llama-3.1-70b", task="qlora", gpus=["rtx-4090", "a100-80gb"]
+        )
+        assert resp.status_code == 200, resp.text
+        body = resp.json()
+        rows = {e["gpu_id"]: e for e in body["estimates"]}
+        # QLoRA §3: 4.127-bit NF4 weights, 70e9 x 4.127 / 8 = 36.1 GB: over one 24 GB card.
+        assert rows["a100-80gb"]["fits"] and not rows["rtx-4090"]["fits"]
+        assert rows["rtx-4090"]["gpus_needed"] >= 2
+        for row in rows.values():
+            assert row["runtime_s"] is None and row["cost_usd"] is None
+            assert row["energy_kwh"] is None and row["cloud"] is None and row["owned"] is None
+        assert "memory only" in rows["a100-80gb"]["note"]
+        assert body["flops"] is None and body["model"]["tokens"] is None
+        tokens_note = next(a for a in body["assumptions"] if a["name"] == "tokens")
+        assert "memory only" in tokens_note["source"]
+
+    def test_memory_is_the_same_with_or_without_tokens(self, client) -> None:
+        without = _estimate(client, model="llama-3.1-8b", task="lora", gpus=["rtx-4090"]).json()
+        with_tokens = _estimate(
+            client, model="llama-3.1-8b", task="lora", gpus=["rtx-4090"], tokens=1e6
+        ).json()
+        a, b = without["estimates"][0], with_tokens["estimates"][0]
+        assert a["memory_breakdown"] == b["memory_breakdown"]
+        assert a["memory_gb_per_gpu"] == b["memory_gb_per_gpu"]
+
+    def test_run_cost_still_needs_the_tokens(self, client) -> None:
+        resp = client.post(
+            "/v1/run-cost",
+            json={"workload": {"llm": {"model": "llama-3.1-8b", "task": "lora"}}},
+        )
+        assert resp.status_code == 422
