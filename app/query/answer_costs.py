@@ -70,8 +70,8 @@ def _break_even_body(view: CatalogView, out: Answer) -> dict[str, Any]:
     cloud: dict[str, Any]
     if it.cloud.price_usd_per_hour is not None:
         cloud = {"price_usd_per_hour": it.cloud.price_usd_per_hour}
-        if it.cloud.gpu is not None and len(it.cloud.gpu.ids) == 1:
-            cloud["gpu"] = it.cloud.gpu.ids[0]
+        if it.cloud.gpu is not None:  # "vs renting an H100 at $2.49/h": a family's variant
+            cloud["gpu"] = one_gpu(view, out, it.cloud.gpu).id
     else:
         offer = out.take(offer_for_desktop(view, it.cloud, gpu, count))
         if offer is None:

@@ -49,6 +49,9 @@ def test_hours_a_week_and_full_utilization(client):
     )
     assert week["result"]["utilization"] == pytest.approx(20 / 168)
     assert week["result"]["cloud"]["price_usd_per_hour"] == 2.49
+    # the rented GPU is the H100 named, so its hours are scaled to the 5090's (like for like)
+    assert week["request"]["cloud"]["gpu"] in ("h100-pcie", "h100-sxm")
+    assert any(f["label"] == "Speed" for f in week["facts"])
     assert week["result"]["desktop"]["upfront_usd"] == 2800
     full = ask(client, "rent vs buy for an A100 80GB at full utilization")
     assert full["result"]["utilization"] == 1.0
