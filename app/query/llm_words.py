@@ -14,6 +14,7 @@ from typing import Any
 
 from app.catalog.resolve import normalize
 from app.catalog.view import CatalogView
+from app.costing.defaults import LLM_SEQUENCE_LENGTH
 from app.models.interpretation import Interpretation
 from app.models.llm import LlmEstimateRequest, LlmEstimateResult
 from app.models.query import QueryAnswer
@@ -63,6 +64,14 @@ _PRECISIONS = (
 )
 _FAMILIES = ("llama", "mistral", "mixtral", "qwen", "gemma", "phi", "deepseek")
 DEFAULT_TOKENS = 1e6
+# "3 epochs of 50k samples (of 512 tokens each)": a training run in the user's unit.
+_EPOCHS = re.compile(
+    r"\b(\d+(?:\.\d+)?)\s*epochs?\s+(?:of|over|on)\s+(?:an?\s+|the\s+)?(?:dataset\s+of\s+)?"
+    r"(\d[\d,]*(?:\.\d+)?)\s?(k|m|thousand|million)?\s+"
+    r"(?:samples|examples|rows|conversations|instructions|documents|sequences)"
+    r"(?:\s+(?:of|at|with)\s+(?:about\s+|~)?(\d[\d,]*)\s+tokens(?:\s+each)?)?",
+    re.I,
+)
 
 
 @dataclass
@@ -174,7 +183,10 @@ def read_llm(view: CatalogView, text: str) -> LlmQuestion | None:
     if speed := _PER_SECOND.search(text):
         q.per_second = True
         q.read.append(speed.group(0))
-    if tokens:
+    epochs = _EPOCHS.search(text)
+    if epochs:
+        _epoch_tokens(q, epochs)
+    elif tokens:
         q.tokens_given = True
         q.request["tokens"] = float(tokens.group(1)) * _SCALE.get(
             (tokens.group(2) or "").lower(), 1
@@ -190,6 +202,29 @@ def read_llm(view: CatalogView, text: str) -> LlmQuestion | None:
     if memory:
         q.min_memory_gb = float(memory.group(1))
     return q
+
+
+def _epoch_tokens(q: LlmQuestion, m: re.Match[str]) -> None:
+    """Tokens of ``epochs x samples x tokens per sample``; a sample without its length is
+    counted at the training sequence length (packed sequences: an upper bound), stated."""
+    epochs = float(m.group(1))
+    samples = float(m.group(2).replace(",", "")) * _SCALE.get((m.group(3) or "").lower(), 1)
+    if m.group(4):
+        each = float(m.group(4).replace(",", ""))
+    else:
+        each = LLM_SEQUENCE_LENGTH.number
+        q.defaults.append(
+            (
+                "tokens per sample",
+                each,
+                f"default: each sample packed to the {LLM_SEQUENCE_LENGTH.basis} "
+                f"({LLM_SEQUENCE_LENGTH.source}, as of {LLM_SEQUENCE_LENGTH.as_of}), an upper "
+                "bound; say `of 512 tokens each`",
+            )
+        )
+    q.read.append(m.group(0))
+    q.tokens_given = True
+    q.request["tokens"] = epochs * samples * each
 
 
 def _estimate(view: CatalogView, settings: Settings, body: dict[str, Any]) -> LlmEstimateResult:

@@ -162,3 +162,13 @@ def test_what_has_no_honest_answer_is_refused_with_why(client, q):
     r = client.get("/v1/query", params={"q": q}).json()
     assert not r["answered"]
     assert "forecast" in r["headline"] or "not public" in r["headline"]
+
+
+def test_an_llm_run_in_epochs_of_samples(client):
+    """Runs in the user's unit: epochs x samples x tokens per sample; a sample without its
+    length is counted at the training sequence length (Llama 2 §3.1: 4096), stated."""
+    body = ask(client, "lora llama 3.1 8b, 3 epochs of 50k samples of 512 tokens each on a 4090")
+    assert body["request"]["tokens"] == 3 * 50_000 * 512
+    bare = ask(client, "qlora of mistral 7b for 2 epochs over 10,000 examples on a 3090")
+    assert bare["request"]["tokens"] == 2 * 10_000 * 4096
+    assert any(d["name"] == "tokens per sample" for d in bare["defaults"])
