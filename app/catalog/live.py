@@ -101,6 +101,10 @@ class LiveCatalog:
         # The newest revision, when it could not be built, and why (read again only once
         # the revision moves: not on every poll).
         self._broken: tuple[int | None, str] | None = None
+        # Fit the depreciation curves as each view is read (a server: a revision whose fit
+        # fails is kept out like any other that cannot be built); a one-question command
+        # turns it off and fits them only if its answer reads a resale value.
+        self.eager_curves = True
 
     @property
     def ready(self) -> bool:
@@ -190,6 +194,8 @@ class LiveCatalog:
                     return self._still_broken()
                 with _collector_paused():
                     new = read_view(session)
+                    if self.eager_curves:  # a fit that fails keeps the revision out, as before
+                        new.curves  # noqa: B018
         except SQLAlchemyError:
             if self._view is None:
                 raise

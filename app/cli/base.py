@@ -18,7 +18,9 @@ def catalog_view() -> CatalogView:
     from app.catalog.live import live_catalog
     from app.db import get_engine
 
-    return live_catalog(get_engine(), poll_interval_s=0).view
+    catalog = live_catalog(get_engine(), poll_interval_s=0)
+    catalog.eager_curves = False  # fitted only if the command reads a resale value
+    return catalog.view
 
 
 def fail(exc: Exception) -> typer.Exit:

@@ -13,7 +13,7 @@ import pytest
 from sqlalchemy import update
 from sqlmodel import Session
 
-from app.catalog import live, view
+from app.catalog import layout, live
 from app.catalog.live import live_catalog
 from app.models import CatalogRevision, Gpu
 from app.models.common import table_of
@@ -90,7 +90,7 @@ def test_a_write_the_view_cannot_be_built_with_is_rolled_back(client, engine, wr
     def broken(gpus):
         raise ValueError("no curve")
 
-    monkeypatch.setattr(view, "fit_curves", broken)
+    monkeypatch.setattr(layout, "fit_curves", broken)
     r = client.put("/v1/admin/barebones/bb-never-stored", json=BAREBONE, headers=writer)
     assert r.status_code == 422, r.text
     assert "cannot be built with this change (no curve); nothing was stored" in r.json()["detail"]
