@@ -40,7 +40,11 @@ curl -sf "$BASE/readyz" >/dev/null
 echo "== schemathesis against $BASE"
 # The full log goes to reports/schemathesis.log (printed whole if the run fails): its closing
 # "== N warnings in Ns ==" line looks like a pytest summary with no tests in it.
+# --request-timeout 30: heavy work (plans, charts, reports) waits at most render_timeout_s (10 s)
+# for its turn and then answers 503, so a client must wait longer than that to see the answer
+# (at schemathesis's default 10 s, a starved request's 503 raced the client's own timeout).
 if "$BIN/schemathesis" run "$BASE/openapi.json" --checks all --max-examples 200 --seed "${SCHEMATHESIS_SEED:-1}" \
+  --request-timeout 30 \
   --report junit --report-junit-path "$REPORTS/schemathesis.xml" --no-color >"$REPORTS/schemathesis.log" 2>&1; then
   grep -E "generated|Selected|Tested" "$REPORTS/schemathesis.log" | sed 's/^ */schemathesis: /'
 else
