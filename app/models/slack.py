@@ -31,3 +31,20 @@ class SlackMessage(BaseModel):
     blocks: list[dict[str, Any]] | None = Field(
         default=None, description="Block Kit blocks: headline section, facts, context."
     )
+
+
+class SlackChallenge(BaseModel):
+    """The answer to Slack's `url_verification` event: the challenge it sent, echoed."""
+
+    challenge: str = Field(description="The `challenge` of the verification request.")
+
+
+class SlackEventEnvelope(BaseModel):
+    """What Slack's Events API posts (JSON): a `url_verification` with its `challenge`, or an
+    `event_callback` with its `event` (`app_mention`: `text`, `channel`, `ts`, `thread_ts`);
+    other fields are ignored."""
+
+    type: str = Field(description="`url_verification` or `event_callback`.")
+    challenge: str | None = Field(default=None, description="To echo (`url_verification`).")
+    team_id: str | None = Field(default=None, description="Slack workspace id.")
+    event: dict[str, Any] | None = Field(default=None, description="The event (`event_callback`).")

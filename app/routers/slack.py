@@ -18,7 +18,7 @@ from app.api.deps import CurrentViewDep, EngineDep, SettingsDep
 from app.catalog.view import CatalogView
 from app.integrations import slack
 from app.models.common import problems
-from app.models.slack import SlackCommand, SlackMessage
+from app.models.slack import SlackCommand, SlackEventEnvelope, SlackMessage
 from app.query import answer as query
 from app.settings import Settings
 from app.store.slack_replays import DbReplayStore
@@ -32,7 +32,10 @@ RESPONSE_URL_PREFIX = "https://hooks.slack.com/"
 
 def openapi_components() -> dict[str, Any]:
     """Schemas this router references but FastAPI does not collect (the form body)."""
-    return {"SlackCommand": SlackCommand.model_json_schema()}
+    return {
+        "SlackCommand": SlackCommand.model_json_schema(),
+        "SlackEventEnvelope": SlackEventEnvelope.model_json_schema(),
+    }
 
 
 def _replay_store(settings: Settings, engine: Engine) -> DbReplayStore:

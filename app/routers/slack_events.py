@@ -28,6 +28,7 @@ from app.api.deps import CurrentViewDep, EngineDep, SettingsDep
 from app.catalog.view import CatalogView
 from app.integrations import slack
 from app.models.common import problems
+from app.models.slack import SlackChallenge
 from app.routers.slack import RESPONSE_URL_PREFIX, _replay_store, reply_for
 from app.settings import Settings
 from app.store.slack_threads import DbThreadStore
@@ -117,8 +118,9 @@ def _answer_choice(view: CatalogView, settings: Settings, payload: dict[str, Any
     "/slack/interactions",
     summary="Slack interactivity: a choice picked under a question asked back",
     response_model=None,
+    response_class=Response,
     responses={
-        200: {"description": "Acknowledged; the answer replaces the question."},
+        200: {"description": "Acknowledged (an empty body); the answer replaces the question."},
         **problems(400, 401, 413, 415),
     },
     openapi_extra={
@@ -193,21 +195,19 @@ def _answer_mention(
     "/slack/events",
     summary="Slack Events API: `@gpucost` mentions, answered in their thread",
     response_model=None,
+    response_class=Response,
     responses={
-        200: {"description": "Acknowledged (or the URL check's `challenge`)."},
+        200: {
+            "description": "Acknowledged (an empty body), or the URL check's `challenge`.",
+            "model": SlackChallenge,
+        },
         **problems(400, 401, 413, 415),
     },
     openapi_extra={
         "requestBody": {
             "required": True,
             "content": {
-                "application/json": {
-                    "schema": {
-                        "type": "object",
-                        "description": "An Events API envelope: `url_verification` or "
-                        "`event_callback` with its `event`.",
-                    }
-                }
+                "application/json": {"schema": {"$ref": "#/components/schemas/SlackEventEnvelope"}}
             },
         }
     },
