@@ -1,4 +1,4 @@
-"""Asking back instead of guessing (issue 45): when a question lacks what its answer turns
+"""Asking back instead of guessing: when a question lacks what its answer turns
 on, the refusal says what is missing (``headline``) and offers two or three one-click
 choices, each a follow-up of the question (:class:`~app.models.query.Choice`; Slack shows
 them as buttons). Choices are options to pick from, never defaults: nothing is answered

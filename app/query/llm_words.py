@@ -213,14 +213,10 @@ def _epoch_tokens(q: LlmQuestion, m: re.Match[str]) -> None:
         each = float(m.group(4).replace(",", ""))
     else:
         each = LLM_SEQUENCE_LENGTH.number
+        d = LLM_SEQUENCE_LENGTH
+        why = f"default: each sample packed to the {d.basis} ({d.source}, as of {d.as_of})"
         q.defaults.append(
-            (
-                "tokens per sample",
-                each,
-                f"default: each sample packed to the {LLM_SEQUENCE_LENGTH.basis} "
-                f"({LLM_SEQUENCE_LENGTH.source}, as of {LLM_SEQUENCE_LENGTH.as_of}), an upper "
-                "bound; say `of 512 tokens each`",
-            )
+            ("tokens per sample", each, why + ", an upper bound; say `of 512 tokens each`")
         )
     q.read.append(m.group(0))
     q.tokens_given = True

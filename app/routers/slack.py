@@ -10,7 +10,7 @@ from urllib.parse import parse_qs
 
 from fastapi import APIRouter, Request
 from fastapi.concurrency import run_in_threadpool
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 from sqlalchemy.engine import Engine
 
 from app.api import problems as problem_json
@@ -65,6 +65,36 @@ def reply_for(
     return slack.answer_message(ans, base)
 
 
+async def verified_body(request: Request, settings: Settings, engine: Engine) -> bytes | Response:
+    """The raw body of a correctly signed, fresh, first-time Slack request (slash command,
+    interaction or event), else the 401 problem to answer."""
+    secret = settings.slack_signing_secret
+    if secret is None or not secret.get_secret_value().strip():
+        return problem_json.problem(
+            401,
+            "invalid-slack-signature",
+            "Invalid Slack request",
+            "no Slack signing secret is configured, so no request can be verified "
+            "(set GPUCOST_SLACK_SIGNING_SECRET)",
+            request,
+        )
+    body = await request.body()
+    verdict = await run_in_threadpool(
+        slack.verify,
+        secret.get_secret_value(),
+        body,
+        request.headers.get("x-slack-request-timestamp"),
+        request.headers.get("x-slack-signature"),
+        max_age_s=settings.slack_max_age_s,
+        replays=_replay_store(settings, engine),
+    )
+    if not verdict.ok:
+        return problem_json.problem(
+            401, "invalid-slack-signature", "Invalid Slack request", verdict.reason, request
+        )
+    return body
+
+
 async def _post_later(task: asyncio.Future[dict[str, Any]], response_url: str) -> None:
     message = await task
     if not response_url.startswith(RESPONSE_URL_PREFIX):
@@ -106,7 +136,7 @@ _background: set[asyncio.Task[None]] = set()
 )
 async def slash_command(
     request: Request, settings: SettingsDep, view: CurrentViewDep, engine: EngineDep
-) -> JSONResponse:
+) -> Response:
     """Answer `/gpucost <question>` from Slack. The raw body must be signed with the app's
     signing secret (`X-Slack-Signature`, `X-Slack-Request-Timestamp` within 5 minutes, never
     replayed to any worker: the replay store is a database table), else 401. The reply is a
@@ -114,30 +144,9 @@ async def slash_command(
     text that cannot be read gets a short ephemeral help with "did you mean" suggestions.
     Answers slower than `slack_deadline_s` are acknowledged at once and posted to
     `response_url`."""
-    secret = settings.slack_signing_secret
-    if secret is None or not secret.get_secret_value().strip():
-        return problem_json.problem(
-            401,
-            "invalid-slack-signature",
-            "Invalid Slack request",
-            "no Slack signing secret is configured, so no request can be verified "
-            "(set GPUCOST_SLACK_SIGNING_SECRET)",
-            request,
-        )
-    body = await request.body()
-    verdict = await run_in_threadpool(
-        slack.verify,
-        secret.get_secret_value(),
-        body,
-        request.headers.get("x-slack-request-timestamp"),
-        request.headers.get("x-slack-signature"),
-        max_age_s=settings.slack_max_age_s,
-        replays=_replay_store(settings, engine),
-    )
-    if not verdict.ok:
-        return problem_json.problem(
-            401, "invalid-slack-signature", "Invalid Slack request", verdict.reason, request
-        )
+    body = await verified_body(request, settings, engine)
+    if isinstance(body, Response):
+        return body
     form = parse_qs(body.decode("utf-8"), keep_blank_values=True)
     text = form.get("text", [""])[0]
     response_url = form.get("response_url", [""])[0]

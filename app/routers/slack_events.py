@@ -19,7 +19,6 @@ from typing import Any
 from urllib.parse import parse_qs
 
 from fastapi import APIRouter, BackgroundTasks, Request
-from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import JSONResponse, Response
 from sqlalchemy.engine import Engine
 
@@ -29,7 +28,7 @@ from app.catalog.view import CatalogView
 from app.integrations import slack
 from app.models.common import problems
 from app.models.slack import SlackChallenge
-from app.routers.slack import RESPONSE_URL_PREFIX, _replay_store, reply_for
+from app.routers.slack import RESPONSE_URL_PREFIX, reply_for, verified_body
 from app.settings import Settings
 from app.store.slack_threads import DbThreadStore
 
@@ -37,36 +36,6 @@ log = logging.getLogger("gpucost.slack")
 router = APIRouter(tags=["slack"])
 # "<@U123ABC>" (a mention of the app) in an event's text
 MENTION = re.compile(r"<@[A-Z0-9]+(?:\|[^>]*)?>")
-
-
-async def _verified(request: Request, settings: Settings, engine: Engine) -> bytes | Response:
-    """The raw body of a correctly signed, fresh, first-time Slack request, else the 401
-    problem to answer."""
-    secret = settings.slack_signing_secret
-    if secret is None or not secret.get_secret_value().strip():
-        return problem_json.problem(
-            401,
-            "invalid-slack-signature",
-            "Invalid Slack request",
-            "no Slack signing secret is configured, so no request can be verified "
-            "(set GPUCOST_SLACK_SIGNING_SECRET)",
-            request,
-        )
-    body = await request.body()
-    verdict = await run_in_threadpool(
-        slack.verify,
-        secret.get_secret_value(),
-        body,
-        request.headers.get("x-slack-request-timestamp"),
-        request.headers.get("x-slack-signature"),
-        max_age_s=settings.slack_max_age_s,
-        replays=_replay_store(settings, engine),
-    )
-    if not verdict.ok:
-        return problem_json.problem(
-            401, "invalid-slack-signature", "Invalid Slack request", verdict.reason, request
-        )
-    return body
 
 
 def _bad(request: Request, detail: str) -> Response:
@@ -154,7 +123,7 @@ async def interaction(
     `payload` (JSON, `type` `block_actions`), signed like a slash command (else 401; a
     payload that is not JSON is 400). Acknowledged at once; the chosen question's answer is
     posted to the payload's `response_url`, replacing the question."""
-    body = await _verified(request, settings, engine)
+    body = await verified_body(request, settings, engine)
     if isinstance(body, Response):
         return body
     raw = parse_qs(body.decode("utf-8"), keep_blank_values=True).get("payload", [""])[0]
@@ -224,7 +193,7 @@ async def events(
     answered in its thread (`chat.postMessage`, with `GPUCOST_SLACK_BOT_TOKEN`); a mention
     inside a thread the app answered is a follow-up that changes the thread's question
     ("@gpucost and at 50%?"). Other events and Slack's retries are acknowledged only."""
-    body = await _verified(request, settings, engine)
+    body = await verified_body(request, settings, engine)
     if isinstance(body, Response):
         return body
     try:
