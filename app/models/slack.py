@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 
 class SlackCommand(BaseModel):
@@ -43,6 +43,10 @@ class SlackEventEnvelope(BaseModel):
     """What Slack's Events API posts (JSON): a `url_verification` with its `challenge`, or an
     `event_callback` with its `event` (`app_mention`: `text`, `channel`, `ts`, `thread_ts`);
     other fields are ignored."""
+
+    model_config = ConfigDict(
+        json_schema_extra={"examples": [{"type": "url_verification", "challenge": "3eZbrw1aBm2r"}]}
+    )
 
     type: str = Field(description="`url_verification` or `event_callback`.")
     challenge: str | None = Field(default=None, description="To echo (`url_verification`).")
