@@ -14,13 +14,37 @@ app = typer.Typer(help="gpucost: rent cloud GPUs or buy a desktop?", no_args_is_
 
 
 def catalog_view() -> CatalogView:
-    """The catalog view of the configured database, read once for this command."""
+    """The catalog view of the configured database, read once for this command. A database
+    with no catalog (not migrated, or migrated and not seeded) stops the command with exit
+    status 2 and the two commands that set it up, instead of a traceback or an answer over an
+    empty catalog ("unknown GPU")."""
+    from sqlalchemy.exc import OperationalError, ProgrammingError
+
     from app.catalog.live import live_catalog
     from app.db import get_engine
 
-    catalog = live_catalog(get_engine(), poll_interval_s=0)
+    engine = get_engine()
+    catalog = live_catalog(engine, poll_interval_s=0)
     catalog.eager_curves = False  # fitted only if the command reads a resale value
-    return catalog.view
+    try:
+        view = catalog.view
+    except (OperationalError, ProgrammingError) as exc:  # no such table: not migrated
+        raise _no_catalog(engine.url.render_as_string(), "has no gpucost tables") from exc
+    if not view.gpus:
+        raise _no_catalog(engine.url.render_as_string(), "holds no catalog")
+    return view
+
+
+def _no_catalog(url: str, what: str) -> typer.Exit:
+    from rich.console import Console
+
+    Console(stderr=True).print(
+        f"[red]error:[/red] the database {url} {what}: run `gpucost migrate` and "
+        "`gpucost seed` once (what `make run` does), or point GPUCOST_DATABASE_URL at a "
+        "database that has them, or GPUCOST_URL at a running service",
+        highlight=False,
+    )
+    return typer.Exit(2)
 
 
 def fail(exc: Exception) -> typer.Exit:

@@ -212,6 +212,30 @@ def test_cli_ask(engine):
     assert bad.exit_code == 1 and "rtx-3090" in bad.output
 
 
+def test_cli_ask_on_a_database_without_a_catalog_says_how_to_set_it_up(tmp_path, monkeypatch):
+    from alembic import command
+
+    from app.db import alembic_config, get_engine
+    from app.settings import get_settings
+
+    runner = CliRunner()
+    url = f"sqlite:///{tmp_path / 'empty.db'}"
+    monkeypatch.setenv("GPUCOST_DATABASE_URL", url)
+    for when in ("not migrated", "migrated, not seeded"):
+        get_settings.cache_clear()
+        get_engine.cache_clear()
+        try:
+            out = runner.invoke(cli, ["ask", "break-even for 3090"])
+        finally:
+            get_engine().dispose()
+        assert out.exit_code == 2, (when, out.output)
+        assert "gpucost migrate" in out.output and "gpucost seed" in out.output, when
+        command.upgrade(alembic_config(), "head")
+    monkeypatch.undo()
+    get_settings.cache_clear()
+    get_engine.cache_clear()
+
+
 def test_colab_plan_without_a_comparable_gpu_uses_the_plans_cheapest(client):
     body = ask(client, "break-even 3090 at 15% util vs colab pro")
     chosen = client.get(f"/v1/cloud-offers/{body['request']['cloud']['offer_id']}").json()
