@@ -346,6 +346,21 @@ LLM_MBU = Default(
     "tokens/s, i.e. 823 GB/s of the card's 1008 GB/s (0.82)",
     dt.date(2024, 1, 10),
 )
+LLM_GPU_MEMORY_UTILIZATION = Default(
+    "gpu_memory_utilization",
+    0.90,
+    "",
+    "share of each GPU's memory a serving engine takes for the weights, the profile run's "
+    "activations and the KV cache (vLLM's `gpu_memory_utilization`); the rest is left to "
+    "the CUDA driver and other processes",
+    "vLLM engine argument --gpu-memory-utilization, default 0.9 (the start-up log in "
+    "vllm-project/vllm issue #10517 prints gpu_memory_utilization=0.90)",
+    dt.date(2024, 12, 2),
+    0.80,
+    0.98,
+    "vLLM users' settings: 0.8 beside another process, 0.98 on a dedicated GPU "
+    "(vllm-project/vllm PR #12569's example)",
+)
 LLM_PRECISION = Default(
     "precision",
     "bf16",

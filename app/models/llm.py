@@ -116,6 +116,15 @@ class LlmWorkload(StrictBody):
         le=1,
     )
 
+    gpu_memory_utilization: float = described(
+        "Inference: the share of each GPU's memory the serving engine takes for weights, "
+        "activations and KV cache (vLLM's `--gpu-memory-utilization`); sizes "
+        "`max_batch_size` and `max_context_tokens`, not whether the weights fit. ",
+        defaults.LLM_GPU_MEMORY_UTILIZATION,
+        gt=0,
+        le=1,
+    )
+
     @model_validator(mode="after")
     def _one_model(self) -> Self:
         if (self.model is None) == (self.architecture is None):
@@ -238,6 +247,21 @@ class LlmGpuEstimate(BaseModel):
     gpus_needed: int | None = Field(description="Fewest GPUs that hold it (null: none).")
     gpus_priced: int | None = Field(
         description="GPUs the time and cost are for: `gpu_count` when it fits, else `gpus_needed`."
+    )
+    max_batch_size: int | None = Field(
+        default=None,
+        description="Inference: the most sequences of `context_length` tokens (prompt + "
+        "output) whose KV cache fits on the `gpus_priced` GPUs at once: the concurrency a "
+        "server that batches by memory (vLLM's continuous batching) reaches. The engine takes "
+        "`gpu_memory_utilization` of each GPU, less the framework overhead, the weights and "
+        "a profile pass of one sequence's activations; the KV cache gets the rest. 0: the "
+        "weights leave no room; null for training, or when no count of this GPU holds them.",
+    )
+    max_context_tokens: int | None = Field(
+        default=None,
+        description="Inference: the longest sequence (prompt + output, tokens) each of "
+        "`batch_size` sequences can have on the `gpus_priced` GPUs, at most the model's "
+        "context length (`max_position_embeddings`). Null as for `max_batch_size`.",
     )
     peak_tflops: float | None = Field(description="Dense tensor throughput used, TFLOPS.")
     mfu: float | None = Field(

@@ -19,6 +19,7 @@ from app.models.interpretation import Interpretation
 from app.models.llm import LlmEstimateRequest, LlmEstimateResult
 from app.models.query import QueryAnswer
 from app.query.answer_common import Answer, money
+from app.query.llm_capacity import room_answer, room_asked, speed_answer
 from app.query.parser import MODEL_SIZE_PROBLEM
 from app.settings import Settings
 from app.steps.llm import tokens_in
@@ -85,6 +86,7 @@ class LlmQuestion:
     tokens_given: bool = False
     break_even: bool = False  # buy or rent: the runs after which a desktop pays for itself
     per_second: bool = False  # "tokens per second": the speed is the answer
+    room: str | None = None  # "context" or "batch": the longest or the most the GPUs hold
     read: list[str] = field(default_factory=list)  # the words this reader used
 
 
@@ -180,6 +182,9 @@ def read_llm(view: CatalogView, text: str) -> LlmQuestion | None:
     if duration:
         q.hours = float(duration.group(1)) * _HOURS_PER[duration.group(2).lower()]
     q.break_even = bool(_BUY.search(text))
+    if room := room_asked(text):
+        q.room = room[0]
+        q.read.append(room[1])
     if speed := _PER_SECOND.search(text):
         q.per_second = True
         q.read.append(speed.group(0))
@@ -265,8 +270,12 @@ def llm_answer(view: CatalogView, settings: Settings, out: Answer, q: LlmQuestio
         return _break_even(view, settings, out, body)
     if q.hours is not None and not q.tokens_given:
         return _in_duration(view, settings, out, body, q.hours)
-    if q.per_second:
-        return _speed_answer(view, settings, out, body)
+    if q.per_second or q.room:
+        result = _estimate(view, settings, body)
+        out.assumed(result.assumptions)
+        if q.room:
+            return room_answer(out, q.room, body, result, _what(result))
+        return speed_answer(out, body, result, _what(result))
     return _fits_answer(view, settings, out, q, body)
 
 
@@ -411,37 +420,6 @@ def _at_four_bit(view: CatalogView, settings: Settings, body: dict[str, Any]) ->
     return (
         f"; with 4-bit weights (int4) it needs {e.memory_gb_per_gpu:.1f} GB per GPU: "
         f"{count}x {e.gpu_id} {'holds' if count == 1 else 'hold'} it (ask `... at int4`)"
-    )
-
-
-def _speed_answer(
-    view: CatalogView, settings: Settings, out: Answer, body: dict[str, Any]
-) -> QueryAnswer:
-    """Tokens per second of the job on the GPUs named (else the cheapest that hold it), as
-    the estimate gives them, with what bounds them."""
-    result = _estimate(view, settings, body)
-    out.assumed(result.assumptions)
-    timed = [e for e in result.estimates if e.tokens_per_s]
-    fit = [e for e in timed if e.fits] or timed
-    what = _what(result)
-    if not fit:
-        return out.done(f"{what}: no speed figure for these GPUs", answered=False)
-    for e in fit[:5]:
-        holds = "fits" if e.fits else f"needs {e.gpus_needed}"
-        bound = f", {e.bound}-bound" if e.bound else ""
-        out.fact(e.gpu_id, f"{e.tokens_per_s:,.0f} tokens/s ({holds}{bound})")
-    best = fit[0]
-    count = body.get("gpu_count", best.gpus_priced or 1)
-    bound = f", {best.bound}-bound" if best.bound else ""
-    headline = (
-        f"{what} on {count}x {best.gpu_id}: about {best.tokens_per_s:,.0f} tokens/s "
-        f"(the estimate{bound}; {best.memory_gb_per_gpu:.1f} GB per GPU)"
-    )
-    return out.done(
-        headline,
-        endpoint="/v1/llm/estimate",
-        request=body,
-        result=result.model_dump(mode="json")["estimates"][:5],
     )
 
 

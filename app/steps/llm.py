@@ -137,7 +137,9 @@ def resolve_job(
         prompt, output, params, active,
     )  # fmt: skip
     label |= {"task": task.value, "precision": precision.value, "tokens": w.tokens,
-              "params_b": params / 1e9, "active_params_b": active / 1e9}  # fmt: skip
+              "params_b": params / 1e9, "active_params_b": active / 1e9,
+              "context_length": seq, "batch_size": batch,
+              "model_context_length": arch.context_length}  # fmt: skip
     return Sourced((job, label), tuple(notes))
 
 
@@ -172,6 +174,29 @@ def utilizations(
     mbu_stated, noted = stated("mbu", w.mbu, defaults.LLM_MBU)
     notes += noted
     return Sourced((mfu, float(mbu_stated)), tuple(notes))
+
+
+SERVING_ROOM_RULE = (
+    "the engine takes gpu_memory_utilization of each GPU, less the framework overhead, the "
+    "weights and the activations of a profile pass as long as one sequence (the MLP's "
+    "3 x intermediate + hidden values per token, 16-bit); the KV cache gets the rest: vLLM's "
+    "sizing (vllm-project/vllm issue #8185: it profiles max_num_batched_tokens, max_model_len "
+    "when prefill is not chunked; chunked prefill profiles fewer tokens and leaves more room)"
+)
+
+
+def serving_share(w: LlmWorkload) -> Sourced[float | None]:
+    """Inference: the share of each GPU the serving engine takes (given, else vLLM's
+    default), stated with the rule that sizes the batch and context room; None for
+    training."""
+    if L.Task(w.task) is not L.Task.INFERENCE:
+        return Sourced(None)
+    share, notes = stated(
+        "gpu_memory_utilization", w.gpu_memory_utilization, defaults.LLM_GPU_MEMORY_UTILIZATION
+    )
+    room = Assumed("max_batch_size, max_context_tokens", "the serving engine's KV cache room",
+                   SERVING_ROOM_RULE)  # fmt: skip
+    return Sourced(float(share), (*notes, room))
 
 
 PRETRAIN_MFU_SOURCE = (

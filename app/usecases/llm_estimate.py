@@ -32,7 +32,14 @@ from app.steps.cloud_offer import COMPARABLE_RULE, comparable_offer_by_gpu
 from app.steps.currency import resolve_currency
 from app.steps.demand import resolve_usage
 from app.steps.desktop import ResolvedDesktop, resolve_desktop
-from app.steps.llm import job_mfu, job_speed, resolve_job, stated, utilizations
+from app.steps.llm import (
+    job_mfu,
+    job_speed,
+    resolve_job,
+    serving_share,
+    stated,
+    utilizations,
+)
 from app.steps.llm_energy import LlmSite, rented_power_w, resolve_site
 from app.steps.site import request_electricity, resolve_region
 from app.steps.trail import Provenance, price_rule, sig8
@@ -72,7 +79,7 @@ def list_models(view: CatalogView) -> LlmModelsPublic:
 class LlmScenario:
     """The request with every input explicit: the ``job``, its ``label`` (the model as
     resolved), ``gpus`` to answer for and ``gpu_count``, ``mfu``/``mbu``, the per-GPU
-    ``overhead_gb``, the owner's ``usage`` and electricity price (USD/kWh), the grid and
+    ``overhead_gb``, the serving engine's ``memory_utilization`` (inference; None: training), the owner's ``usage`` and electricity price (USD/kWh), the grid and
     datacenter energy is counted at (``site``), whether only memory is asked (no tokens:
     ``memory_only``), the job's ``memory``, each GPU's choices
     (``per_gpu``) and what it rests on."""
@@ -84,6 +91,7 @@ class LlmScenario:
     mfu: float | None
     mbu: float
     overhead_gb: float
+    memory_utilization: float | None
     usage: costing.Usage
     electricity_price_usd_per_kwh: float
     site: LlmSite
@@ -130,6 +138,8 @@ def resolve(view: CatalogView, req: LlmEstimateRequest, settings: Settings) -> L
     notes += noted
     (mfu, mbu), noted = utilizations(req)
     notes += noted
+    memory_utilization, noted = serving_share(req)
+    notes += noted
     notes.append(
         Assumed(
             "cloud_price",
@@ -167,6 +177,7 @@ def resolve(view: CatalogView, req: LlmEstimateRequest, settings: Settings) -> L
         mfu=mfu,
         mbu=mbu,
         overhead_gb=overhead_gb,
+        memory_utilization=memory_utilization,
         usage=usage,
         electricity_price_usd_per_kwh=price,
         site=site,
@@ -287,6 +298,11 @@ def _estimate(s: LlmScenario, c: GpuChoice) -> LlmGpuEstimate:
         speed, peak, note = None, None, "memory only: no tokens given, so no time, cost or energy"
     else:
         speed, peak, note = job_speed(s.job, gpu, count, s.mfu, s.mbu)
+    room = (
+        L.serving_room(s.job, count, gpu.memory_gb, s.overhead_gb, s.memory_utilization)
+        if count is not None and s.memory_utilization is not None
+        else None
+    )
     cloud = owned = None
     energy: tuple[float, float] | None = None
     if speed is not None and count is not None:
@@ -317,6 +333,8 @@ def _estimate(s: LlmScenario, c: GpuChoice) -> LlmGpuEstimate:
         fits=fits,
         gpus_needed=need,
         gpus_priced=count,
+        max_batch_size=room.max_batch if room else None,
+        max_context_tokens=room.max_context if room else None,
         peak_tflops=peak,
         mfu=sig8(job_mfu(s.job, gpu, s.mfu)) if speed else None,
         runtime_s=sig8(speed.runtime_s) if speed else None,
@@ -350,6 +368,8 @@ def compose(s: LlmScenario) -> LlmEstimateResult:
         prompt = s.job.tokens / s.job.output_tokens * s.job.prompt_tokens
         flops = 2 * s.job.n_active * (s.job.tokens + prompt)
     label = s.label | {"gpu_count": s.gpu_count}
+    if s.memory_utilization is not None:
+        label["gpu_memory_utilization"] = s.memory_utilization
     if s.memory_only:
         label["tokens"] = None
     return LlmEstimateResult(

@@ -1,0 +1,115 @@
+"""What an LLM job's GPUs can take, answered from the estimate (``POST /v1/llm/estimate``):
+its speed ("tokens per second") and its room ("longest context", "largest batch", "how many
+concurrent users"). :mod:`app.query.llm_words` reads the question and computes the estimate;
+these functions only word its figures."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from app.models.llm import LlmEstimateResult
+from app.models.query import QueryAnswer
+from app.query.answer_common import Answer
+
+# "longest context", "max context length", "how long a context", "largest context window".
+_CONTEXT = re.compile(
+    r"\b(?:longest|max(?:imum)?|largest|biggest|how\s+(?:long|big)(?:\s+an?)?)\s+"
+    r"context(?:\s+(?:length|window|size))?\b",
+    re.I,
+)
+# "largest batch", "max batch size", "how many concurrent users/requests/sequences".
+_BATCH = re.compile(
+    r"\b(?:largest|max(?:imum)?|biggest)\s+batch(?:\s+size)?\b|\bhow\s+many\s+"
+    r"(?:concurrent\s+|parallel\s+|simultaneous\s+)?(?:users|requests|sequences|streams)\b"
+    r"(?:\s+at\s+once)?|\bmax(?:imum)?\s+concurrency\b",
+    re.I,
+)
+
+
+def room_asked(text: str) -> tuple[str, str] | None:
+    """``("context" | "batch", the words)`` when ``text`` asks how much the GPUs hold."""
+    for kind, rx in (("context", _CONTEXT), ("batch", _BATCH)):
+        if m := rx.search(text):
+            return kind, m.group(0)
+    return None
+
+
+def _headline(kind: str, what: str, e: Any, result: Any) -> str:
+    asked = int(result.model.get("gpu_count") or 1)
+    count = e.gpus_priced or asked
+    weights_gb = e.memory_breakdown.weights_gb * asked / count  # the breakdown is on `asked`
+    if not e.fits:
+        what = f"{what} does not fit {asked}x {e.gpu_id} (needs {e.gpus_needed});"
+    limit = result.model.get("model_context_length")
+    engine = (
+        f"a server taking {result.model.get('gpu_memory_utilization', 0.9):.0%} of each GPU, "
+        f"as vLLM does by default, beside {weights_gb:.1f} GB of weights per GPU"
+    )
+    if kind == "context":
+        batch = int(result.model.get("batch_size") or 1)
+        seqs = "one sequence" if batch == 1 else f"{batch} sequences at once"
+        capped = " (the model's own limit)" if limit and e.max_context_tokens >= limit else ""
+        return (
+            f"{what} on {count}x {e.gpu_id}: the longest context is about "
+            f"{e.max_context_tokens:,} tokens{capped} for {seqs} (the KV cache's room on "
+            f"{engine})"
+        )
+    seq = int(result.model.get("context_length") or 0)
+    of = f" of {seq:,} tokens (prompt + output)" if seq else ""
+    return (
+        f"{what} on {count}x {e.gpu_id}: about {e.max_batch_size:,} sequences{of} at once "
+        f"(the KV cache's room on {engine})"
+    )
+
+
+def room_answer(
+    out: Answer, kind: str, body: dict[str, Any], result: LlmEstimateResult, what: str
+) -> QueryAnswer:
+    """The longest context or the largest batch the GPUs named (else the cheapest that hold
+    the weights) leave room for, from the estimate's ``max_context_tokens`` and
+    ``max_batch_size``."""
+    rows = [e for e in result.estimates if e.max_batch_size is not None]
+    fit = [e for e in rows if e.fits] or rows
+    if not fit or (kind == "context" and not fit[0].max_context_tokens):
+        return out.done(f"{what}: no catalog GPU named holds the weights", answered=False)
+    for e in fit[:5]:
+        out.fact(
+            e.gpu_id,
+            f"{e.gpus_priced}x: context up to {e.max_context_tokens:,} tokens; "
+            f"batch up to {e.max_batch_size:,}",
+        )
+    return out.done(
+        _headline(kind, what, fit[0], result),
+        endpoint="/v1/llm/estimate",
+        request=body,
+        result=result.model_dump(mode="json")["estimates"][:5],
+    )
+
+
+def speed_answer(
+    out: Answer, body: dict[str, Any], result: LlmEstimateResult, what: str
+) -> QueryAnswer:
+    """Tokens per second of the job on the GPUs named (else the cheapest that hold it), as
+    the estimate gives them, with what bounds them."""
+    timed = [e for e in result.estimates if e.tokens_per_s]
+    fit = [e for e in timed if e.fits] or timed
+    if not fit:
+        return out.done(f"{what}: no speed figure for these GPUs", answered=False)
+    for e in fit[:5]:
+        holds = "fits" if e.fits else f"needs {e.gpus_needed}"
+        bound = f", {e.bound}-bound" if e.bound else ""
+        out.fact(e.gpu_id, f"{e.tokens_per_s:,.0f} tokens/s ({holds}{bound})")
+    best = fit[0]
+    count = body.get("gpu_count", best.gpus_priced or 1)
+    bound = f", {best.bound}-bound" if best.bound else ""
+    headline = (
+        f"{what} on {count}x {best.gpu_id}: about {best.tokens_per_s:,.0f} tokens/s "
+        f"(the estimate{bound}; {best.memory_gb_per_gpu:.1f} GB per GPU)"
+    )
+    return out.done(
+        headline,
+        endpoint="/v1/llm/estimate",
+        request=body,
+        result=result.model_dump(mode="json")["estimates"][:5],
+    )
