@@ -361,6 +361,16 @@ LLM_GPU_MEMORY_UTILIZATION = Default(
     "vLLM users' settings: 0.8 beside another process, 0.98 on a dedicated GPU "
     "(vllm-project/vllm PR #12569's example)",
 )
+LLM_MAX_NUM_SEQS = Default(
+    "concurrency",
+    256.0,
+    "sequences",
+    "the most sequences a serving engine batches at once when memory allows more "
+    "(vLLM's `--max-num-seqs`)",
+    "vLLM engine arguments (docs.vllm.ai, v0.6 'Engine Arguments'): --max-num-seqs, maximum "
+    "number of sequences per iteration, default 256",
+    dt.date(2024, 10, 17),
+)
 LLM_PRECISION = Default(
     "precision",
     "bf16",

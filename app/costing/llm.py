@@ -380,54 +380,6 @@ def memory(job: Job) -> Memory:
     return Memory(n * w, n * g, n * o, acts, 0.0)
 
 
-@dataclass(frozen=True)
-class ServingRoom:
-    """What a serving engine leaves for the KV cache: ``room_bytes`` over all GPUs,
-    ``max_batch`` (sequences of ``sequence_length`` tokens at once) and ``max_context``
-    (tokens per sequence at ``batch_size``, at most the model's context length). Both 0
-    when the weights do not fit in the engine's share."""
-
-    room_bytes: float
-    max_batch: int
-    max_context: int
-
-
-def profile_activation_bytes_per_token(arch: Architecture) -> float:
-    """16-bit activations per token of the engine's profile forward pass at its peak, the
-    MLP: gate and up projections and their product (3 x intermediate) plus the hidden state.
-    vLLM sizes the KV cache with what is left after profiling a forward pass of
-    ``max_num_batched_tokens`` tokens (``max_model_len`` when prefill is not chunked;
-    vllm-project/vllm issue #8185)."""
-    width = max(arch.intermediate_size, arch.moe_intermediate_size * arch.experts_per_token)
-    return (3 * width + arch.hidden_size) * 2.0
-
-
-def serving_room(
-    job: Job, gpu_count: int, memory_gb: float, overhead_gb: float, memory_utilization: float
-) -> ServingRoom:
-    """The largest batch and the longest context a serving engine fits on ``gpu_count`` GPUs
-    of ``memory_gb`` (a data sheet's figure, binary: :func:`card_gb`), tensor parallel: it
-    takes ``memory_utilization`` of each card (vLLM's ``gpu_memory_utilization``), less
-    ``overhead_gb`` (CUDA context) per GPU, the weights, and the activations of a profile
-    pass as long as one sequence (:func:`profile_activation_bytes_per_token`); the KV cache
-    (:func:`kv_cache_bytes`, Pope et al. 2022 §2) gets the rest. So a sequence of ``s``
-    tokens costs ``s x (KV per token x batch + activations per token)``. Raises
-    :class:`ModelInputError` for a training job."""
-    if job.task is not Task.INFERENCE:
-        raise ModelInputError("batch and context room are figures of inference")
-    weights = job.n_total * job.precision.weight_bytes
-    usable = gpu_count * (memory_utilization * card_gb(memory_gb) - overhead_gb) * GB - weights
-    kv = kv_cache_bytes(job.arch, 1, 1, kv_value_bytes(job.precision))
-    act = profile_activation_bytes_per_token(job.arch)
-    seq = job.sequence_length
-    room = usable - seq * act
-    if room <= 0 or kv <= 0:
-        return ServingRoom(max(room, 0.0), 0, 0)
-    batch = math.floor(room / (kv * seq) + 1e-9)
-    context = math.floor(usable / (kv * job.batch_size + act) + 1e-9)
-    return ServingRoom(room, batch, min(context, job.arch.context_length))
-
-
 def flops_per_token(task: Task) -> float:
     """FLOPs per token per active parameter: 6 (train), 4 (LoRA/QLoRA), 2 (inference)."""
     if task.adapters:
@@ -460,6 +412,21 @@ def training_speed(job: Job, peak_tflops: float, gpu_count: int, mfu: float) -> 
     return Speed(seconds, job.tokens / seconds, 0.0, 0.0, "compute", flops)
 
 
+def decode_step_s(
+    job: Job, compute_flops_per_s: float, bandwidth_bytes_per_s: float
+) -> tuple[float, str]:
+    """One decode step of ``job.batch_size`` sequences at their mean length (prompt + half
+    the output), s, and its limit: the larger of its FLOPs over ``compute_flops_per_s`` and
+    the bytes it reads (weights + the batch's KV cache) over ``bandwidth_bytes_per_s``."""
+    mean_len = job.prompt_tokens + job.output_tokens / 2
+    kv = kv_cache_bytes(job.arch, 1, 1, kv_value_bytes(job.precision)) * mean_len
+    read = job.n_total * job.precision.weight_bytes + job.batch_size * kv
+    step_compute = 2 * job.n_active * job.batch_size / compute_flops_per_s
+    step_memory = read / bandwidth_bytes_per_s
+    bound = "compute" if step_compute > step_memory else "bandwidth"
+    return max(step_compute, step_memory), bound
+
+
 def inference_speed(
     job: Job,
     peak_tflops: float,
@@ -481,14 +448,8 @@ def inference_speed(
     sequences = job.tokens / job.output_tokens
     prefill_flops = 2 * n * job.prompt_tokens * sequences
     prefill = prefill_flops / compute
-    steps = job.tokens / job.batch_size
-    mean_len = job.prompt_tokens + job.output_tokens / 2
-    kv = kv_cache_bytes(job.arch, 1, 1, kv_value_bytes(job.precision)) * mean_len
-    read = job.n_total * job.precision.weight_bytes + job.batch_size * kv
-    step_compute = 2 * n * job.batch_size / compute
-    step_memory = read / bandwidth
-    decode = steps * max(step_compute, step_memory)
-    bound = "compute" if step_compute > step_memory else "bandwidth"
+    step, bound = decode_step_s(job, compute, bandwidth)
+    decode = job.tokens / job.batch_size * step
     total = prefill + decode
     if not total > 0:
         raise ModelInputError("the job is too small to time: give more tokens or a larger model")

@@ -13,7 +13,7 @@ from app.costing import defaults, floors
 from app.costing.llm import Precision, Task
 from app.models.answers import Assumption, PricesUsed, SourceRef
 from app.models.common import OMITTED, described
-from app.models.inputs import ELECTRICITY, STRICT, StrictBody, UsageInputs, not_both
+from app.models.inputs import ELECTRICITY, STRICT, StrictBody, UsageInputs, not_both, refuse_both
 
 
 class LlmArchitecture(StrictBody):
@@ -143,11 +143,18 @@ class LlmEstimateRequest(LlmWorkload, UsageInputs):
                 _ONE_MODEL,
                 not_both("utilization", "utilization_profile"),
                 not_both(*ELECTRICITY),
+                not_both("tokens", "tokens_per_day"),
             ],
             "examples": [
                 {"model": "llama-3.1-8b", "task": "lora", "tokens": 200_000_000},
                 {"model": "llama 3 70b", "task": "inference", "precision": "int4", "tokens": 1e6},
                 {"model": "llama 3 70b", "task": "qlora", "gpus": ["rtx-4090", "a100-80gb"]},
+                {
+                    "model": "llama-3.1-8b",
+                    "task": "inference",
+                    "tokens_per_day": 1e6,
+                    "gpus": ["l4"],
+                },
             ],
         },
     )
@@ -170,6 +177,33 @@ class LlmEstimateRequest(LlmWorkload, UsageInputs):
     gpu_count: int = Field(
         default=1, ge=1, le=100_000, description="GPUs the job runs on (sharded evenly)."
     )
+    tokens_per_day: float = Field(
+        default=OMITTED,
+        ge=1,
+        le=1e15,
+        description="Inference as a service: output tokens generated a day. Each row then "
+        "says what serving that volume takes and costs (`serving`: concurrency, tokens/s, "
+        "latency, busy hours, $ per million tokens rented around the clock, rented for the "
+        "busy hours only, and owned), and its time and cost are one day's. Not with `tokens`.",
+    )
+    concurrency: int = described(
+        "Inference with `tokens_per_day`: sequences served at once. ",
+        defaults.LLM_MAX_NUM_SEQS,
+        tail=" Left out: as many as the KV cache holds (`max_batch_size`), at most that.",
+        ge=1,
+        le=100_000,
+    )
+
+    @model_validator(mode="after")
+    def _serving_is_inference(self) -> Self:
+        refuse_both(self, ("tokens", "tokens_per_day"))
+        if self.task != "inference" and (
+            self.tokens_per_day is not None or self.concurrency is not None
+        ):
+            raise ValueError("tokens_per_day and concurrency are for task inference")
+        if self.concurrency is not None and self.tokens_per_day is None:
+            raise ValueError("concurrency needs tokens_per_day (the volume served)")
+        return self
 
 
 class MemoryBreakdown(BaseModel):
@@ -233,6 +267,50 @@ class LlmOwnedCost(BaseModel):
     )
 
 
+class LlmServing(BaseModel):
+    """`tokens_per_day` served on `gpus_priced` of the GPU (a replica; more replicas when
+    one would be busy over 24 h a day)."""
+
+    concurrency: int = Field(description="Sequences served at once (the batch).")
+    concurrency_basis: str = Field(
+        description="Why that many: `given`, `kv_cache` (as many as `max_batch_size`) or "
+        "`max_num_seqs` (the engine's cap, when memory holds more)."
+    )
+    tokens_per_s: float = Field(
+        description="Output tokens a second of one replica, prefill included."
+    )
+    time_to_first_token_s: float = Field(
+        description="One prompt's prefill and the first decode step, s (no queueing)."
+    )
+    inter_token_latency_s: float = Field(
+        description="A decode step at `concurrency`, s: the time between a stream's tokens."
+    )
+    busy_hours_per_day: float = Field(description="Hours a day generating, all replicas together.")
+    replicas: int = Field(description="Sets of `gpus_priced` GPUs needed (none busy over 24 h).")
+    utilization: float = Field(
+        description="`busy_hours_per_day / (24 x replicas)`: the share of the day they work."
+    )
+    rented_cost_usd_per_day: float | None = Field(
+        description="Renting `replicas x gpus_priced` GPUs around the clock, USD a day (null: "
+        "no offer)."
+    )
+    rented_cost_usd_per_million_tokens: float | None = Field(
+        description="`rented_cost_usd_per_day / tokens_per_day x 1e6`: a dedicated deployment."
+    )
+    busy_hours_cost_usd_per_million_tokens: float | None = Field(
+        description="Renting only for the busy hours (billed by use, e.g. scaled to zero "
+        "between bursts), USD per million tokens."
+    )
+    owned_cost_usd_per_day: float | None = Field(
+        description="Owned desktops (one per replica), USD a day: purchase less resale over "
+        "its lifetime's days, electricity at busy power for the busy hours and at idle power "
+        "for the rest of the day (a server stays on). Null: not buildable."
+    )
+    owned_cost_usd_per_million_tokens: float | None = Field(
+        description="`owned_cost_usd_per_day / tokens_per_day x 1e6`."
+    )
+
+
 class LlmGpuEstimate(BaseModel):
     """The job on one GPU model."""
 
@@ -262,6 +340,11 @@ class LlmGpuEstimate(BaseModel):
         description="Inference: the longest sequence (prompt + output, tokens) each of "
         "`batch_size` sequences can have on the `gpus_priced` GPUs, at most the model's "
         "context length (`max_position_embeddings`). Null as for `max_batch_size`.",
+    )
+    serving: LlmServing | None = Field(
+        default=None,
+        description="With `tokens_per_day`: serving that volume (null otherwise, or when the "
+        "weights leave no KV cache room or the GPU has no speed figure).",
     )
     peak_tflops: float | None = Field(description="Dense tensor throughput used, TFLOPS.")
     mfu: float | None = Field(

@@ -10,7 +10,7 @@ from typing import Any
 
 from app.models.llm import LlmEstimateResult
 from app.models.query import QueryAnswer
-from app.query.answer_common import Answer
+from app.query.answer_common import Answer, money
 
 # "longest context", "max context length", "how long a context", "largest context window".
 _CONTEXT = re.compile(
@@ -106,6 +106,54 @@ def speed_answer(
     headline = (
         f"{what} on {count}x {best.gpu_id}: about {best.tokens_per_s:,.0f} tokens/s "
         f"(the estimate{bound}; {best.memory_gb_per_gpu:.1f} GB per GPU)"
+    )
+    return out.done(
+        headline,
+        endpoint="/v1/llm/estimate",
+        request=body,
+        result=result.model_dump(mode="json")["estimates"][:5],
+    )
+
+
+def _per_million(x: float | None) -> str:
+    return "no price" if x is None else f"{money(x)} per million tokens"
+
+
+def serving_answer(
+    out: Answer, body: dict[str, Any], result: LlmEstimateResult, what: str
+) -> QueryAnswer:
+    """What serving ``tokens_per_day`` costs per million tokens on the GPUs named (else the
+    cheapest that serve it): rented around the clock, rented for the busy hours only, and
+    owned, with the concurrency, throughput and latency it rests on."""
+    rows = [e for e in result.estimates if e.serving is not None]
+    if not rows:
+        return out.done(f"{what}: no catalog GPU named serves it", answered=False)
+    for e in rows[:5]:
+        sv = e.serving
+        assert sv is not None
+        out.fact(
+            e.gpu_id,
+            f"{sv.concurrency} at once, {sv.tokens_per_s:,.0f} tokens/s; "
+            f"{_per_million(sv.rented_cost_usd_per_million_tokens)} around the clock, "
+            f"{_per_million(sv.busy_hours_cost_usd_per_million_tokens)} busy hours only",
+        )
+    e = rows[0]
+    sv = e.serving
+    assert sv is not None
+    daily = body["tokens_per_day"]
+    owned = (
+        f"; owned, {_per_million(sv.owned_cost_usd_per_million_tokens)}"
+        if sv.owned_cost_usd_per_million_tokens is not None
+        else ""
+    )
+    headline = (
+        f"Serving {what.removeprefix('inference of ')} at {daily:,.0f} tokens a day on "
+        f"{e.gpus_priced}x {e.gpu_id}: {_per_million(sv.rented_cost_usd_per_million_tokens)} "
+        f"rented around the clock, {_per_million(sv.busy_hours_cost_usd_per_million_tokens)} "
+        f"if billed only for the {sv.busy_hours_per_day:.1f} busy hours a day "
+        f"({sv.utilization:.0%} utilization){owned}. {sv.concurrency} sequences at once: "
+        f"{sv.tokens_per_s:,.0f} tokens/s, first token in {sv.time_to_first_token_s:.2f} s, "
+        f"{sv.inter_token_latency_s * 1000:.0f} ms between tokens"
     )
     return out.done(
         headline,

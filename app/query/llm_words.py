@@ -19,7 +19,7 @@ from app.models.interpretation import Interpretation
 from app.models.llm import LlmEstimateRequest, LlmEstimateResult
 from app.models.query import QueryAnswer
 from app.query.answer_common import Answer, money
-from app.query.llm_capacity import room_answer, room_asked, speed_answer
+from app.query.llm_capacity import room_answer, room_asked, serving_answer, speed_answer
 from app.query.parser import MODEL_SIZE_PROBLEM
 from app.settings import Settings
 from app.steps.llm import tokens_in
@@ -63,6 +63,8 @@ _PRECISIONS = (
     (re.compile(r"\b(fp16|16-?\s?bit|half precision)\b", re.I), "fp16"),
     (re.compile(r"\b(fp32|32-?\s?bit|full precision)\b", re.I), "fp32"),
 )
+# "1M tokens a day", "per day", "/day", "daily", "each day": a serving volume.
+_PER_DAY = re.compile(r"\s*(?:a|per|each|every|/)\s*day\b|\s*daily\b", re.I)
 _FAMILIES = ("llama", "mistral", "mixtral", "qwen", "gemma", "phi", "deepseek")
 DEFAULT_TOKENS = 1e6
 # "3 epochs of 50k samples (of 512 tokens each)": a training run in the user's unit.
@@ -122,6 +124,7 @@ def _drop_read_numbers(out: Answer, q: LlmQuestion) -> None:
     """The general parser declines the numbers in a model name ("llama 3.1 8b") or a precision
     ("4-bit"): this reader used them, so those notes go."""
     used = set(re.findall(r"\d+", " ".join(q.read))) | {w.lower() for w in q.read}
+    used |= {t.lower() for w in q.read for t in w.split()}  # "1M tokens": "1m"
     out.it.declined = [
         d for d in out.it.declined
         if not ((m := _NOT_UNDERSTOOD.match(d)) and m.group(1) in used)
@@ -193,9 +196,13 @@ def read_llm(view: CatalogView, text: str) -> LlmQuestion | None:
         _epoch_tokens(q, epochs)
     elif tokens:
         q.tokens_given = True
-        q.request["tokens"] = float(tokens.group(1)) * _SCALE.get(
-            (tokens.group(2) or "").lower(), 1
-        )
+        said = float(tokens.group(1)) * _SCALE.get((tokens.group(2) or "").lower(), 1)
+        daily = _PER_DAY.match(text, tokens.end())
+        if daily and q.request["task"] == "inference":
+            q.request["tokens_per_day"] = said
+            q.read.append(daily.group(0))
+        else:
+            q.request["tokens"] = said
     elif q.hours is not None:
         q.request["tokens"] = DEFAULT_TOKENS  # replaced by what the GPUs do in q.hours
     else:
@@ -246,8 +253,7 @@ def llm_answer(view: CatalogView, settings: Settings, out: Answer, q: LlmQuestio
     (:func:`_in_duration`), else the cheapest GPUs that hold the job, or the GPUs of the
     memory the question names."""
     out.it.intent = "llm_estimate"
-    _drop_read_numbers(out, q)
-    _drop_read_words(out, q)
+    drop_model_words(out.it, q)
     body = dict(q.request)
     named = out.it.gpu or out.it.cloud.gpu
     if named is not None:
@@ -270,6 +276,10 @@ def llm_answer(view: CatalogView, settings: Settings, out: Answer, q: LlmQuestio
         return _break_even(view, settings, out, body)
     if q.hours is not None and not q.tokens_given:
         return _in_duration(view, settings, out, body, q.hours)
+    if "tokens_per_day" in body:
+        result = _estimate(view, settings, body)
+        out.assumed(result.assumptions)
+        return serving_answer(out, body, result, _what(result))
     if q.per_second or q.room:
         result = _estimate(view, settings, body)
         out.assumed(result.assumptions)

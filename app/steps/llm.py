@@ -11,6 +11,7 @@ from typing import Any
 from app.catalog.view import CatalogView
 from app.costing import defaults, llm_mfu
 from app.costing import llm as L
+from app.costing.llm_serving import Serving, serve
 from app.costing.sourced import Assumed, Cited, Note, Sourced
 from app.errors import InvalidRequest
 from app.models import Gpu
@@ -235,6 +236,26 @@ def job_speed(
             return None, peak, f"{gpu.id} has no memory bandwidth figure"
         return L.inference_speed(job, peak, bw, count, share, mbu), peak, ""
     return L.training_speed(job, peak, count, share), peak, ""
+
+
+def job_serving(
+    job: L.Job,
+    gpu: Gpu,
+    count: int,
+    mfu: float | None,
+    mbu: float,
+    concurrency: int,
+    tokens_per_day: float,
+) -> Serving | None:
+    """``tokens_per_day`` of inference ``job`` served ``concurrency`` at a time on ``count``
+    x ``gpu`` (:func:`app.costing.llm_serving.serve`); None when the GPU lacks the
+    throughput or bandwidth figure (as :func:`job_speed`)."""
+    peak = peak_tflops(gpu, job.precision)
+    bw = gpu.memory_bandwidth_gb_per_s
+    if not peak or not bw:
+        return None
+    share = job_mfu(job, gpu, mfu)
+    return serve(job, peak, bw, count, share, mbu, concurrency, tokens_per_day)
 
 
 @dataclass(frozen=True)

@@ -6,12 +6,12 @@ GPU with :mod:`app.costing.llm` and the shared offer and desktop rules."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from app import costing
 from app.catalog.view import CatalogView
-from app.costing import defaults, offers
+from app.costing import defaults, llm_serving, offers
 from app.costing import llm as L
 from app.costing.sourced import Assumed, Caveat, Cited, Note, Priced, Sourced
 from app.errors import CatalogGap, InvalidRequest
@@ -25,6 +25,7 @@ from app.models.llm import (
     LlmModelPublic,
     LlmModelsPublic,
     LlmOwnedCost,
+    LlmServing,
     MemoryBreakdown,
 )
 from app.settings import Settings
@@ -43,6 +44,12 @@ from app.steps.llm import (
 from app.steps.llm_energy import LlmSite, rented_power_w, resolve_site
 from app.steps.site import request_electricity, resolve_region
 from app.steps.trail import Provenance, price_rule, sig8
+from app.usecases.llm_serving import (
+    SERVING_COST_RULE,
+    ServedJob,
+    pick_concurrency,
+    serving_row,
+)
 
 
 def list_models(view: CatalogView) -> LlmModelsPublic:
@@ -92,6 +99,8 @@ class LlmScenario:
     mbu: float
     overhead_gb: float
     memory_utilization: float | None
+    tokens_per_day: float | None
+    concurrency: int | None
     usage: costing.Usage
     electricity_price_usd_per_kwh: float
     site: LlmSite
@@ -127,8 +136,15 @@ def compute_llm_estimate(
 def resolve(view: CatalogView, req: LlmEstimateRequest, settings: Settings) -> LlmScenario:
     """The scenario of ``req`` over ``view`` (see :func:`resolve_job` for the 422s)."""
     notes: list[Note] = []
-    (job, label), noted = resolve_job(view, req)
+    served = req.tokens_per_day is not None
+    (job, label), noted = resolve_job(
+        view, req.model_copy(update={"tokens": req.tokens_per_day}) if served else req
+    )
     notes += noted
+    if served:  # the batch is each GPU's concurrency, stated instead of batch_size
+        notes = [n for n in notes if not (isinstance(n, Assumed) and n.name == "batch_size")]
+        label |= {"tokens_per_day": req.tokens_per_day, "batch_size": None}
+        notes += _serving_notes(req)
     if req.gpus is not None:  # each GPU once, in the order first asked for
         gpus = tuple({g.id: g for g in (view.resolve_gpu(name) for name in req.gpus)}.values())
     else:
@@ -159,7 +175,7 @@ def resolve(view: CatalogView, req: LlmEstimateRequest, settings: Settings) -> L
     site, noted = resolve_site(view, region, settings)
     notes += noted
     mem = L.memory(job)
-    memory_only = req.tokens is None
+    memory_only = req.tokens is None and not served
     if memory_only:
         notes.append(Assumed("tokens", None, MEMORY_ONLY))
     notes.append(Assumed("owned.desktop", OWNED_RULE, OWNED_SOURCES))
@@ -178,6 +194,8 @@ def resolve(view: CatalogView, req: LlmEstimateRequest, settings: Settings) -> L
         mbu=mbu,
         overhead_gb=overhead_gb,
         memory_utilization=memory_utilization,
+        tokens_per_day=req.tokens_per_day,
+        concurrency=req.concurrency,
         usage=usage,
         electricity_price_usd_per_kwh=price,
         site=site,
@@ -208,6 +226,21 @@ AMD_CAVEAT = (
     "peak (MFU) as NVIDIA GPUs reach, which no measured run in the catalog checks, and "
     "CUDA-only kernels (some 4-bit and attention kernels) need their ROCm builds"
 )
+
+
+def _serving_notes(req: LlmEstimateRequest) -> list[Note]:
+    """What serving ``tokens_per_day`` assumes: the concurrency's rule and the cost bases."""
+    notes: list[Note] = [Assumed("serving costs", "three billing bases", SERVING_COST_RULE)]
+    if req.concurrency is None:
+        notes.append(
+            Assumed(
+                "concurrency",
+                "as many sequences as the KV cache holds (max_batch_size), at most "
+                f"{defaults.LLM_MAX_NUM_SEQS.number:g}",
+                defaults.LLM_MAX_NUM_SEQS.source_text(),
+            )
+        )
+    return notes
 
 
 def _choose(
@@ -292,17 +325,21 @@ def _estimate(s: LlmScenario, c: GpuChoice) -> LlmGpuEstimate:
         kv_cache_gb=sig8(mem.kv_cache / n / L.GB),
         framework_overhead_gb=s.overhead_gb,
     )
+    room = (
+        llm_serving.serving_room(s.job, count, gpu.memory_gb, s.overhead_gb, s.memory_utilization)
+        if count is not None and s.memory_utilization is not None
+        else None
+    )
+    picked = pick_concurrency(s.concurrency, room) if room and s.tokens_per_day else None
+    job = replace(s.job, batch_size=picked[0]) if picked else s.job
     if count is None:
         speed, peak, note = None, None, "no number of GPUs holds it"
     elif s.memory_only:
         speed, peak, note = None, None, "memory only: no tokens given, so no time, cost or energy"
+    elif s.tokens_per_day and picked is None:
+        speed, peak, note = None, None, "the weights leave no KV cache room for one sequence"
     else:
-        speed, peak, note = job_speed(s.job, gpu, count, s.mfu, s.mbu)
-    room = (
-        L.serving_room(s.job, count, gpu.memory_gb, s.overhead_gb, s.memory_utilization)
-        if count is not None and s.memory_utilization is not None
-        else None
-    )
+        speed, peak, note = job_speed(job, gpu, count, s.mfu, s.mbu)
     cloud = owned = None
     energy: tuple[float, float] | None = None
     if speed is not None and count is not None:
@@ -335,6 +372,7 @@ def _estimate(s: LlmScenario, c: GpuChoice) -> LlmGpuEstimate:
         gpus_priced=count,
         max_batch_size=room.max_batch if room else None,
         max_context_tokens=room.max_context if room else None,
+        serving=_serving(s, c, picked) if picked and speed and count else None,
         peak_tflops=peak,
         mfu=sig8(job_mfu(s.job, gpu, s.mfu)) if speed else None,
         runtime_s=sig8(speed.runtime_s) if speed else None,
@@ -348,6 +386,13 @@ def _estimate(s: LlmScenario, c: GpuChoice) -> LlmGpuEstimate:
         co2e_kg=sig8(energy[1]) if energy else None,
         note=note or None,
     )
+
+
+def _serving(s: LlmScenario, c: GpuChoice, picked: tuple[int, str]) -> LlmServing | None:
+    assert s.tokens_per_day is not None and c.count is not None
+    job = ServedJob(s.job, s.mfu, s.mbu, s.tokens_per_day, s.electricity_price_usd_per_kwh)
+    desktop = c.owned.desktop if c.owned is not None else None
+    return serving_row(job, c.gpu, c.count, c.offer, desktop, picked)
 
 
 def compose(s: LlmScenario) -> LlmEstimateResult:
