@@ -40,6 +40,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from app.costing.errors import InvalidInput as ModelInputError
+from app.costing.llm_mbu import GGUF_LLAMA3_8B_GIB, gguf_bits_per_weight
 
 GB = 1e9
 # A binary gigabyte: what GPU data sheets mean by "GB" of memory (2^30 bytes).
@@ -91,13 +92,27 @@ class LlmPrecision(StrEnum):
     FP8 = "fp8"
     INT8 = "int8"
     INT4 = "int4"
+    # llama.cpp's GGUF formats (inference): bits per weight from their file sizes.
+    Q4_K_M = "q4_k_m"
+    Q5_K_M = "q5_k_m"
+    Q6_K = "q6_k"
+    Q8_0 = "q8_0"
 
     @property
     def weight_bytes(self) -> float:
-        """Bytes per stored weight (int4: QLoRA's NF4 with double quantization)."""
+        """Bytes per stored weight (int4: QLoRA's NF4 with double quantization; a GGUF format:
+        :func:`app.costing.llm_mbu.gguf_bits_per_weight`)."""
+        if self.value in GGUF_LLAMA3_8B_GIB:
+            return gguf_bits_per_weight(self.value) / 8
         return {"fp32": 4.0, "bf16": 2.0, "fp16": 2.0, "fp8": 1.0, "int8": 1.0}.get(
             self.value, NF4_BITS_PER_PARAM / 8
         )
+
+    @property
+    def weight_only(self) -> bool:
+        """Weight-only quantized: stored in fewer bits, dequantized to 16-bit math (int8,
+        int4, the GGUF formats); their decode reads at :data:`app.costing.llm_mbu.QUANTIZED`."""
+        return self.math == "16-bit" and self.weight_bytes < 2.0
 
     @property
     def math(self) -> str:

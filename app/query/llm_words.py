@@ -56,6 +56,10 @@ _TASKS = (
     (re.compile(r"\bserv|\binferen|\bgenerat|\brun\b|\bhost", re.I), "inference"),
 )
 _PRECISIONS = (
+    (re.compile(r"\bq4_k(?:_m)?\b", re.I), "q4_k_m"),
+    (re.compile(r"\bq5_k(?:_m)?\b", re.I), "q5_k_m"),
+    (re.compile(r"\bq6_k\b", re.I), "q6_k"),
+    (re.compile(r"\bq8_0\b", re.I), "q8_0"),
     (re.compile(r"\b(4-?\s?bit|int4|q4|nf4)\b", re.I), "int4"),
     (re.compile(r"\b(8-?\s?bit|int8|q8)\b", re.I), "int8"),
     (re.compile(r"\bfp8\b", re.I), "fp8"),

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from app.catalog.view import CatalogView
-from app.costing import defaults, llm_mfu
+from app.costing import defaults, llm_mbu, llm_mfu
 from app.costing import llm as L
 from app.costing.llm_serving import Serving, serve
 from app.costing.sourced import Assumed, Cited, Note, Sourced
@@ -172,9 +172,24 @@ def utilizations(
         mfu = float(mfu_stated)
     if task is not L.Task.INFERENCE:
         return Sourced((mfu, defaults.LLM_MBU.number), tuple(notes))
+    precision = L.Precision(w.precision or str(defaults.LLM_PRECISION.value))
+    if w.mbu is None and precision.weight_only:
+        bits = precision.weight_bytes * 8
+        mbu = llm_mbu.QUANTIZED(bits)
+        notes.append(Assumed("mbu", round(mbu, 3), QUANTIZED_MBU_SOURCE.format(bits=bits)))
+        return Sourced((mfu, mbu), tuple(notes))
     mbu_stated, noted = stated("mbu", w.mbu, defaults.LLM_MBU)
     notes += noted
     return Sourced((mfu, float(mbu_stated)), tuple(notes))
+
+
+QUANTIZED_MBU_SOURCE = (
+    "default for weight-only quantized weights ({bits:.2f} bits): "
+    + llm_mbu.QUANTIZED.formula()
+    + ", fitted on llama.cpp's published batch-1 decode (app/costing/llm_mbu.py: "
+    + llm_mbu.SOURCES
+    + ")"
+)
 
 
 SERVING_ROOM_RULE = (

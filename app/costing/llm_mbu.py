@@ -1,0 +1,107 @@
+"""Memory bandwidth utilization of batch-1 decoding by bits per weight, fitted on llama.cpp's
+published CUDA measurements, and the bits per weight of the GGUF formats people run.
+
+A decode step reads every weight once (Pope et al. 2022 §3), so tokens/s x model bytes /
+the card's bandwidth is the share of bandwidth the kernels reach (MBU). Weight-only
+quantized kernels reach less of it than 16-bit ones: they dequantize as they read, and the
+fewer bits a weight has, the more arithmetic per byte. llama.cpp's own benchmarks show it:
+on an RTX 3090, llama 7B at F16 reads at 0.70 of the bandwidth and at Q4_0 at 0.50. The line
+``MBU = intercept + slope x log2(bits per weight)`` is fitted by least squares on
+:data:`DECODE_POINTS` (every point checked by leaving it out, ``tests/unit/test_llm_mbu.py``)
+and used for weight-only quantized formats (int8, int4 and the GGUF formats); 16-bit and fp8
+weights keep the default MBU (app/costing/defaults.py ``LLM_MBU``).
+
+Pure Python; no imports of ours.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+GIB = float(2**30)
+PR_4766 = "ggml-org/llama.cpp PR #4766 (ggml-backend integration), llama-bench tg128"
+PR_4812 = "ggml-org/llama.cpp PR #4812 (llama-bench: no-kv-offload), llama-bench tg128"
+DMATORA_10 = "dmatora/LLM-inference-speed-benchmarks issue #10, llama.cpp server generation"
+# Parameters of the measured models: llama 7B as llama-bench prints it (6.74 B); Llama 3 8B
+# as its Hugging Face card states it (8.03 B).
+LLAMA_7B_PARAMS = 6.74e9
+LLAMA3_8B_PARAMS = 8.03e9
+# GGUF file sizes of Llama 3 8B by format, GiB: llama.cpp tools/quantize/quantize.cpp's
+# QUANT_OPTIONS ("4.58G, +0.1754 ppl @ Llama-3-8B"); with the parameter count they give each
+# format's bits per weight over the whole model (embeddings and output layer included).
+GGUF_LLAMA3_8B_GIB = {"q4_k_m": 4.58, "q5_k_m": 5.33, "q6_k": 6.14, "q8_0": 7.96}
+GGUF_SOURCE = "llama.cpp tools/quantize/quantize.cpp QUANT_OPTIONS: file size at Llama-3-8B"
+
+
+def gguf_bits_per_weight(fmt: str) -> float:
+    """Bits per weight of GGUF format ``fmt`` (a key of :data:`GGUF_LLAMA3_8B_GIB`)."""
+    return GGUF_LLAMA3_8B_GIB[fmt] * GIB * 8 / LLAMA3_8B_PARAMS
+
+
+@dataclass(frozen=True)
+class DecodePoint:
+    """A published batch-1 decode: ``gpu`` (catalog id) of ``bandwidth_gb_per_s``, a model
+    file of ``size_gib`` holding ``params`` weights, ``tokens_per_s``, and its source."""
+
+    gpu: str
+    bandwidth_gb_per_s: float
+    model: str
+    size_gib: float
+    params: float
+    tokens_per_s: float
+    source: str
+    as_of: dt.date
+
+    @property
+    def bits_per_weight(self) -> float:
+        return self.size_gib * GIB * 8 / self.params
+
+    @property
+    def mbu(self) -> float:
+        """Share of the card's bandwidth the decode reads weights at."""
+        return self.size_gib * GIB * self.tokens_per_s / (self.bandwidth_gb_per_s * 1e9)
+
+
+_PR4766_DAY = dt.date(2024, 1, 10)
+# Bandwidths: NVIDIA's spec pages (RTX 4090 and 3090 Ti 1,008 GB/s, RTX 3090 936 GB/s), the
+# catalog's figures for these cards.
+DECODE_POINTS: tuple[DecodePoint, ...] = (
+    DecodePoint("rtx-4090", 1008, "llama 7B F16", 12.55, LLAMA_7B_PARAMS, 61.03, PR_4766, _PR4766_DAY),
+    DecodePoint("rtx-4090", 1008, "llama 7B Q8_0", 6.67, LLAMA_7B_PARAMS, 98.13, PR_4766, _PR4766_DAY),
+    DecodePoint("rtx-3090", 936, "llama 7B F16", 12.55, LLAMA_7B_PARAMS, 48.52, PR_4766, _PR4766_DAY),
+    DecodePoint("rtx-3090", 936, "llama 7B Q4_0", 3.56, LLAMA_7B_PARAMS, 121.82, PR_4766, _PR4766_DAY),
+    DecodePoint("rtx-3090-ti", 1008, "llama 7B Q4_0", 3.56, LLAMA_7B_PARAMS, 127.43, PR_4812, dt.date(2024, 1, 7)),
+    DecodePoint("rtx-4090", 1008, "Llama 3 8B Q6_K", 6.14, LLAMA3_8B_PARAMS, 93.0, DMATORA_10, dt.date(2024, 5, 27)),
+)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class MbuLine:
+    """``MBU = intercept + slope x log2(bits per weight)``."""
+
+    intercept: float
+    slope: float
+
+    def __call__(self, bits_per_weight: float) -> float:
+        return self.intercept + self.slope * math.log2(bits_per_weight)
+
+    def formula(self) -> str:
+        return f"{self.intercept:.3f} + {self.slope:.3f} x log2(bits per weight)"
+
+
+def fit(points: Sequence[DecodePoint]) -> MbuLine:
+    """Least-squares line through ``(log2 bits per weight, MBU)`` of ``points`` (two or more
+    with different bits)."""
+    xs = [math.log2(p.bits_per_weight) for p in points]
+    ys = [p.mbu for p in points]
+    mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
+    sxx = sum((x - mx) ** 2 for x in xs)
+    slope = sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True)) / sxx
+    return MbuLine(my - slope * mx, slope)
+
+
+QUANTIZED = fit(DECODE_POINTS)
+SOURCES = "; ".join(sorted({p.source for p in DECODE_POINTS}))
