@@ -371,6 +371,24 @@ class LlmGpuEstimate(BaseModel):
     note: str | None = Field(description="Why a figure is missing.")
 
 
+class LlmHostedPrice(BaseModel):
+    """A hosted API's price for the same model (genai-prices' bundled snapshot; see the
+    answer's `sources`), and what `tokens_per_day` with their prompts would cost there."""
+
+    provider: str = Field(description="Provider id, as genai-prices names it.")
+    model_id: str = Field(description="The provider's model id (often the instruct variant).")
+    input_usd_per_million_tokens: float = Field(description="Prompt tokens, USD per million.")
+    output_usd_per_million_tokens: float = Field(description="Output tokens, USD per million.")
+    cost_usd_per_day: float = Field(
+        description="`tokens_per_day` output tokens and their prompts (`prompt_tokens` per "
+        "`output_tokens`), USD a day."
+    )
+    cost_usd_per_million_tokens: float = Field(
+        description="`cost_usd_per_day / tokens_per_day x 1e6`: per million output tokens "
+        "with their prompts, as `serving` counts them."
+    )
+
+
 class LlmEstimateResult(BaseModel):
     """Per-GPU estimates, cheapest fitting first, then the ones that do not fit."""
 
@@ -385,6 +403,11 @@ class LlmEstimateResult(BaseModel):
     sources: list[SourceRef] = Field(description="Catalog figures used (model shape, totals).")
     prices: PricesUsed
     warnings: list[str] = Field(description="Prices older than `prices.max_age_days`.")
+    hosted_apis: list[LlmHostedPrice] = Field(
+        default_factory=list,
+        description="With `tokens_per_day` and a catalog model: hosted APIs serving the same "
+        "model, cheapest first (empty otherwise, or when none lists it).",
+    )
 
 
 class LlmModelPublic(BaseModel):

@@ -10,6 +10,8 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from app import costing
+from app.catalog.sources.hosted_prices import SNAPSHOT_AS_OF, HostedPrice, hosted_prices
+from app.catalog.sources.hosted_prices import source as hosted_source
 from app.catalog.view import CatalogView
 from app.costing import defaults, llm_serving, offers
 from app.costing import llm as L
@@ -47,6 +49,7 @@ from app.steps.trail import Provenance, price_rule, sig8
 from app.usecases.llm_serving import (
     SERVING_COST_RULE,
     ServedJob,
+    hosted_apis,
     pick_concurrency,
     serving_row,
 )
@@ -101,6 +104,7 @@ class LlmScenario:
     memory_utilization: float | None
     tokens_per_day: float | None
     concurrency: int | None
+    hosted: tuple[HostedPrice, ...]
     usage: costing.Usage
     electricity_price_usd_per_kwh: float
     site: LlmSite
@@ -141,10 +145,14 @@ def resolve(view: CatalogView, req: LlmEstimateRequest, settings: Settings) -> L
         view, req.model_copy(update={"tokens": req.tokens_per_day}) if served else req
     )
     notes += noted
+    hosted: tuple[HostedPrice, ...] = ()
     if served:  # the batch is each GPU's concurrency, stated instead of batch_size
         notes = [n for n in notes if not (isinstance(n, Assumed) and n.name == "batch_size")]
         label |= {"tokens_per_day": req.tokens_per_day, "batch_size": None}
         notes += _serving_notes(req)
+        if req.model is not None:
+            hosted = hosted_prices(view.resolve_llm(req.model).hf_repo)
+            notes.append(Cited("hosted API prices", hosted_source(), SNAPSHOT_AS_OF))
     if req.gpus is not None:  # each GPU once, in the order first asked for
         gpus = tuple({g.id: g for g in (view.resolve_gpu(name) for name in req.gpus)}.values())
     else:
@@ -196,6 +204,7 @@ def resolve(view: CatalogView, req: LlmEstimateRequest, settings: Settings) -> L
         memory_utilization=memory_utilization,
         tokens_per_day=req.tokens_per_day,
         concurrency=req.concurrency,
+        hosted=hosted,
         usage=usage,
         electricity_price_usd_per_kwh=price,
         site=site,
@@ -421,5 +430,6 @@ def compose(s: LlmScenario) -> LlmEstimateResult:
         model=label,
         flops=None if s.memory_only else sig8(flops),
         estimates=rows,
+        hosted_apis=hosted_apis(s.hosted, s.job, s.tokens_per_day),
         **s.provenance.fields(),
     )

@@ -8,12 +8,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from app.catalog.sources.hosted_prices import HostedPrice
 from app.costing import defaults, offers
 from app.costing import llm as L
 from app.costing.llm_serving import Serving, ServingRoom
 from app.costing.model import DAYS_PER_YEAR, Desktop
 from app.models import CloudOffer, Gpu
-from app.models.llm import LlmServing
+from app.models.llm import LlmHostedPrice, LlmServing
 from app.steps.llm import job_serving
 from app.steps.trail import sig8
 
@@ -103,3 +104,29 @@ def _owned_per_day(d: Desktop | None, served: Serving, usd_per_kwh: float) -> fl
     idle_h = 24.0 * served.replicas - busy_h
     kwh = (d.busy_power_w * busy_h + d.idle_wall_power_w * idle_h) / 1000.0
     return served.replicas * purchase + kwh * usd_per_kwh
+
+
+def hosted_apis(
+    hosted: tuple[HostedPrice, ...], job: L.Job, tokens_per_day: float | None
+) -> list[LlmHostedPrice]:
+    """What ``tokens_per_day`` output tokens, with ``job.prompt_tokens`` of prompt per
+    ``job.output_tokens``, cost at each hosted API in ``hosted`` (cheapest first)."""
+    if tokens_per_day is None:
+        return []
+    prompt_per_output = job.prompt_tokens / job.output_tokens
+    rows = []
+    for h in hosted:
+        per_million = (
+            h.output_usd_per_million_tokens + prompt_per_output * h.input_usd_per_million_tokens
+        )
+        rows.append(
+            LlmHostedPrice(
+                provider=h.provider,
+                model_id=h.model_id,
+                input_usd_per_million_tokens=h.input_usd_per_million_tokens,
+                output_usd_per_million_tokens=h.output_usd_per_million_tokens,
+                cost_usd_per_day=sig8(per_million * tokens_per_day / 1e6),
+                cost_usd_per_million_tokens=sig8(per_million),
+            )
+        )
+    return sorted(rows, key=lambda r: (r.cost_usd_per_million_tokens, r.provider))

@@ -14,6 +14,7 @@ References:
 
 from __future__ import annotations
 
+import datetime as dt
 import math
 
 import pytest
@@ -122,6 +123,40 @@ def test_chat_serving_question_of_the_issue(client) -> None:
     sv = body["result"][0]["serving"]
     assert sv["concurrency"] > 1  # batched, not the old batch-1 answer
     head = body["headline"]
-    assert "per million tokens" in head and "around the clock" in head
+    assert "per million tokens" in head and "around the clock" in head and "hosted APIs" in head
     assert f"{sv['concurrency']} sequences at once" in head and "between tokens" in head
     assert body["interpretation"]["declined"] == [] and body["interpretation"]["problems"] == []
+
+
+def test_hosted_apis_are_genai_prices_snapshot_with_prompts_counted(client) -> None:
+    from genai_prices import data
+
+    body = client.post(
+        "/v1/llm/estimate",
+        json={"model": "llama-3.1-8b", "task": "inference", "tokens_per_day": 2e6,
+              "gpus": ["l4"]},
+    ).json()  # fmt: skip
+    hosted = body["hosted_apis"]
+    assert hosted, "genai-prices lists Llama 3.1 8B Instruct at several providers"
+    providers = {p.id: p for p in data.providers}
+    # llama-bench's default test (pp512, tg128): 4 prompt tokens per output token.
+    ratio = 512 / 128
+    for h in hosted:
+        model = providers[h["provider"]].find_model(h["model_id"])
+        assert model is not None and "llama-3.1-8b" in model.id.lower()
+        price = model.get_prices(dt.datetime.now(dt.UTC))
+        assert h["input_usd_per_million_tokens"] == float(price.input_mtok)
+        assert h["output_usd_per_million_tokens"] == float(price.output_mtok)
+        per_million = float(price.output_mtok) + ratio * float(price.input_mtok)
+        assert h["cost_usd_per_million_tokens"] == pytest.approx(per_million)
+        assert h["cost_usd_per_day"] == pytest.approx(per_million * 2)
+    costs = [h["cost_usd_per_million_tokens"] for h in hosted]
+    assert costs == sorted(costs)
+    assert any("genai-prices" in s["source"] for s in body["sources"])
+
+
+def test_no_volume_no_hosted_prices(client) -> None:
+    body = client.post(
+        "/v1/llm/estimate", json={"model": "llama-3.1-8b", "task": "inference", "tokens": 1e6}
+    ).json()
+    assert body["hosted_apis"] == []
