@@ -102,11 +102,16 @@ class LlmPrecision(StrEnum):
     def weight_bytes(self) -> float:
         """Bytes per stored weight (int4: QLoRA's NF4 with double quantization; a GGUF format:
         :func:`app.costing.llm_mbu.gguf_bits_per_weight`)."""
-        if self.value in GGUF_LLAMA3_8B_GIB:
+        if self.gguf:
             return gguf_bits_per_weight(self.value) / 8
         return {"fp32": 4.0, "bf16": 2.0, "fp16": 2.0, "fp8": 1.0, "int8": 1.0}.get(
             self.value, NF4_BITS_PER_PARAM / 8
         )
+
+    @property
+    def gguf(self) -> bool:
+        """One of llama.cpp's GGUF formats (its prefill runs the int8 MMQ kernels)."""
+        return self.value in GGUF_LLAMA3_8B_GIB
 
     @property
     def weight_only(self) -> bool:

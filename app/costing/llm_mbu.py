@@ -1,5 +1,11 @@
-"""Memory bandwidth utilization of batch-1 decoding by bits per weight, fitted on llama.cpp's
-published CUDA measurements, and the bits per weight of the GGUF formats people run.
+"""llama.cpp's kernels as measured: memory bandwidth utilization of batch-1 decoding by bits
+per weight, the share of int8 tensor throughput its quantized prefill reaches, and the bits
+per weight of the GGUF formats people run.
+
+Prefill of a GGUF model runs llama.cpp's MMQ kernels on the int8 tensor cores (ggml-org/
+llama.cpp PR #7676 and its follow-ups for the k-quants): :data:`PREFILL_POINTS` are their
+published prompt throughputs at a 512-token micro-batch, and :data:`MMQ_PREFILL_SHARE` is
+their mean share of the card's dense int8 TOPS (each point checked by leaving it out).
 
 A decode step reads every weight once (Pope et al. 2022 §3), so tokens/s x model bytes /
 the card's bandwidth is the share of bandwidth the kernels reach (MBU). Weight-only
@@ -105,3 +111,47 @@ def fit(points: Sequence[DecodePoint]) -> MbuLine:
 
 QUANTIZED = fit(DECODE_POINTS)
 SOURCES = "; ".join(sorted({p.source for p in DECODE_POINTS}))
+
+
+PR_7676 = "ggml-org/llama.cpp PR #7676 (CUDA: use tensor cores for MMQ), pp512 at ubatch 512"
+PR_7921 = "ggml-org/llama.cpp PR #7921 (faster q2_K, q3_K MMQ), pp2048 at ubatch 512"
+PR_8062 = "ggml-org/llama.cpp PR #8062 (optimize MMQ int8 tensor cores), pp2048 at ubatch 512"
+
+
+@dataclass(frozen=True)
+class PrefillPoint:
+    """A published llama.cpp prompt throughput: ``gpu`` (catalog id) of ``int8_tops`` dense
+    int8 tensor TOPS, a model of ``params`` weights, ``tokens_per_s`` and its source."""
+
+    gpu: str
+    int8_tops: float
+    model: str
+    params: float
+    tokens_per_s: float
+    source: str
+    as_of: dt.date
+
+    @property
+    def share(self) -> float:
+        """Share of the dense int8 rate: 2 x params x tokens/s over it."""
+        return 2 * self.params * self.tokens_per_s / (self.int8_tops * 1e12)
+
+
+# Dense int8 tensor TOPS: the catalog's (app/data/curated/gpu_tensor_specs.csv).
+PREFILL_POINTS: tuple[PrefillPoint, ...] = (
+    PrefillPoint("rtx-4090", 660.6, "llama 8B Q4_0", LLAMA3_8B_PARAMS, 10358.75, PR_7676, dt.date(2024, 6, 5)),
+    PrefillPoint("rtx-3090", 284.0, "llama 8B Q5_0", LLAMA3_8B_PARAMS, 3654.78, PR_7676, dt.date(2024, 6, 5)),
+    PrefillPoint("rtx-3090", 284.0, "llama 8B Q5_1", LLAMA3_8B_PARAMS, 3493.64, PR_7676, dt.date(2024, 6, 5)),
+    PrefillPoint("rtx-4090", 660.6, "llama 8B Q2_K_M", LLAMA3_8B_PARAMS, 7639.35, PR_7921, dt.date(2024, 6, 14)),
+    PrefillPoint("rtx-3090", 284.0, "llama 8B Q6_K", LLAMA3_8B_PARAMS, 3596.13, PR_8062, dt.date(2024, 6, 23)),
+    PrefillPoint("rtx-3090", 284.0, "llama 8B Q5_K_S", LLAMA3_8B_PARAMS, 3532.41, PR_8062, dt.date(2024, 6, 23)),
+)  # fmt: skip
+
+
+def mean_share(points: Sequence[PrefillPoint]) -> float:
+    """The mean share of int8 throughput ``points`` reach."""
+    return sum(p.share for p in points) / len(points)
+
+
+MMQ_PREFILL_SHARE = mean_share(PREFILL_POINTS)
+PREFILL_SOURCES = "; ".join(sorted({p.source for p in PREFILL_POINTS}))

@@ -150,6 +150,8 @@ def peak_tflops(gpu: Gpu, precision: L.Precision) -> float | None:
         return gpu.fp32_tflops
     if precision.math == "fp8":
         return gpu.fp8_tensor_tflops
+    if precision.gguf and gpu.int8_tensor_tops:  # llama.cpp's MMQ: int8 tensor cores
+        return gpu.int8_tensor_tops
     if precision is L.Precision.FP16:
         return gpu.fp16_tensor_tflops
     return gpu.bf16_tensor_tflops or gpu.fp16_tensor_tflops
@@ -166,6 +168,11 @@ def utilizations(
     if w.mfu is None and task is L.Task.PRETRAIN:
         mfu = None
         notes.append(Assumed("mfu", "per GPU: " + llm_mfu.PRETRAIN.formula(), PRETRAIN_MFU_SOURCE))
+    elif (
+        w.mfu is None and task is L.Task.INFERENCE and w.precision and L.Precision(w.precision).gguf
+    ):
+        mfu = llm_mbu.MMQ_PREFILL_SHARE
+        notes.append(Assumed("mfu", round(mfu, 3), MMQ_PREFILL_SOURCE))
     else:
         mfu_stated, noted = stated("mfu", w.mfu, defaults.LLM_MFU)
         notes += noted
@@ -183,6 +190,12 @@ def utilizations(
     return Sourced((mfu, float(mbu_stated)), tuple(notes))
 
 
+MMQ_PREFILL_SOURCE = (
+    "default for a GGUF format's prefill: the share of the GPU's dense int8 tensor TOPS "
+    "llama.cpp's MMQ kernels reach, the mean of its published prompt throughputs "
+    "(app/costing/llm_mbu.py: " + llm_mbu.PREFILL_SOURCES + "); a GPU without an int8 "
+    "tensor figure is timed at its 16-bit rate"
+)
 QUANTIZED_MBU_SOURCE = (
     "default for weight-only quantized weights ({bits:.2f} bits): "
     + llm_mbu.QUANTIZED.formula()
