@@ -7,12 +7,13 @@ from __future__ import annotations
 import datetime as dt
 from typing import Annotated, Any, Self
 
-from pydantic import BaseModel, ConfigDict, Field, Strict, model_validator
+from pydantic import BaseModel, ConfigDict, Field, Strict, ValidationError, model_validator
 
 from app.costing import defaults, floors
 from app.costing.llm import Precision, Task
 from app.models.answers import Assumption, PricesUsed, SourceRef
 from app.models.common import OMITTED, described
+from app.models.hf_config import architecture_fields, safetensors_params
 from app.models.inputs import ELECTRICITY, STRICT, StrictBody, UsageInputs, not_both, refuse_both
 
 
@@ -48,7 +49,13 @@ class LlmArchitecture(StrictBody):
     dense_layers: int = Field(default=0, ge=0, le=1000, description="Leading dense layers.")
 
 
-_ONE_MODEL: dict[str, Any] = {"oneOf": [{"required": ["model"]}, {"required": ["architecture"]}]}
+_ONE_MODEL: dict[str, Any] = {
+    "oneOf": [
+        {"required": ["model"]},
+        {"required": ["architecture"]},
+        {"required": ["hf_config"]},
+    ]
+}
 
 
 class LlmWorkload(StrictBody):
@@ -66,6 +73,23 @@ class LlmWorkload(StrictBody):
     architecture: LlmArchitecture = Field(
         default=OMITTED,
         description="The model's shape instead of a catalog id.",
+    )
+    hf_config: dict[str, Any] = Field(
+        default=OMITTED,
+        max_length=2000,
+        description="The model's Hugging Face `config.json`, as posted (instead of `model` or "
+        "`architecture`; read offline, nothing is downloaded): `num_hidden_layers`, "
+        "`hidden_size`, `intermediate_size`, `num_attention_heads`, `num_key_value_heads`, "
+        "`head_dim`, `vocab_size`, `max_position_embeddings`, `tie_word_embeddings` and the "
+        "experts' keys of Mixtral, Qwen-MoE and DeepSeek; a multimodal config's "
+        "`text_config`. The parameter total is derived unless `safetensors_header` gives it.",
+    )
+    safetensors_header: dict[str, Any] = Field(
+        default=OMITTED,
+        max_length=100_000,
+        description="With `hf_config`: the JSON header of the model's `.safetensors` file (each "
+        "tensor's `dtype`, `shape`, `data_offsets`); its shapes give the parameter total. "
+        "One file's header (a sharded model: its shards' tensors merged into one object).",
     )
     task: Annotated[Task, Strict(False)] = Field(
         description="`pretrain`, `full_finetune`, `lora`, `qlora` or `inference`."
@@ -127,8 +151,21 @@ class LlmWorkload(StrictBody):
 
     @model_validator(mode="after")
     def _one_model(self) -> Self:
-        if (self.model is None) == (self.architecture is None):
-            raise ValueError("give exactly one of model or architecture")
+        given = [x is not None for x in (self.model, self.architecture, self.hf_config)]
+        if sum(given) != 1:
+            raise ValueError("give exactly one of model, architecture or hf_config")
+        if self.safetensors_header is not None and self.hf_config is None:
+            raise ValueError("safetensors_header goes with hf_config")
+        if self.hf_config is not None:
+            fields = architecture_fields(self.hf_config)
+            if self.safetensors_header is not None:
+                fields["params_b"] = safetensors_params(self.safetensors_header) / 1e9
+            try:
+                self.architecture = LlmArchitecture.model_validate(fields)
+            except ValidationError as exc:
+                err = exc.errors()[0]
+                field = str(err["loc"][0]) if err["loc"] else "architecture"
+                raise ValueError(f"hf_config: {field}: {err['msg']}") from None
         return self
 
 

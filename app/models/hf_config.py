@@ -1,0 +1,75 @@
+"""A Hugging Face ``config.json`` (and a ``.safetensors`` header) read as a language model's
+shape, offline: the request posts the files' JSON, nothing is downloaded. Names follow the
+transformers configurations of Llama, Mistral, Mixtral, Qwen2/Qwen2-MoE, Gemma and
+DeepSeek (``num_hidden_layers``, ``num_key_value_heads``, ``num_local_experts`` or
+``n_routed_experts``, ``first_k_dense_replace`` ...); a multimodal config's ``text_config``
+is the language model's. Errors are :class:`ValueError` naming the key (a 422)."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+# Our field <- the config keys that may hold it, first present wins.
+_KEYS: dict[str, tuple[str, ...]] = {
+    "layers": ("num_hidden_layers", "n_layer", "num_layers"),
+    "hidden_size": ("hidden_size", "n_embd", "d_model"),
+    "intermediate_size": ("intermediate_size", "ffn_dim", "n_inner"),
+    "heads": ("num_attention_heads", "n_head"),
+    "kv_heads": ("num_key_value_heads", "num_kv_heads"),
+    "head_dim": ("head_dim",),
+    "vocab_size": ("vocab_size",),
+    "context_length": ("max_position_embeddings", "n_positions", "max_sequence_length"),
+    "tied_embeddings": ("tie_word_embeddings",),
+    "experts": ("num_local_experts", "n_routed_experts", "num_experts"),
+    "experts_per_token": ("num_experts_per_tok", "moe_top_k"),
+    "shared_experts": ("n_shared_experts",),
+    "moe_intermediate_size": ("moe_intermediate_size",),
+    "dense_layers": ("first_k_dense_replace",),
+}
+_REQUIRED = ("layers", "hidden_size", "intermediate_size", "heads", "vocab_size", "context_length")
+
+
+def architecture_fields(config: dict[str, Any]) -> dict[str, Any]:
+    """The ``LlmArchitecture`` fields of a posted ``config.json``. A mixture of experts whose
+    config has no ``moe_intermediate_size`` (Mixtral) uses ``intermediate_size`` for its
+    experts. Raises :class:`ValueError` naming a missing key."""
+    text = config.get("text_config")
+    cfg = text if isinstance(text, dict) else config
+    out: dict[str, Any] = {}
+    for field, keys in _KEYS.items():
+        for key in keys:
+            if cfg.get(key) is not None:
+                out[field] = cfg[key]
+                break
+    missing = [f"{f} ({' or '.join(_KEYS[f])})" for f in _REQUIRED if f not in out]
+    if missing:
+        raise ValueError(f"hf_config lacks {', '.join(missing)}")
+    if out.get("experts") and "moe_intermediate_size" not in out:
+        out["moe_intermediate_size"] = out["intermediate_size"]
+    if not out.get("experts"):
+        for key in ("experts", "experts_per_token", "shared_experts", "moe_intermediate_size"):
+            out.pop(key, None)
+    return out
+
+
+def safetensors_params(header: dict[str, Any]) -> int:
+    """Parameters in a ``.safetensors`` file's JSON header: the product of each tensor's
+    ``shape``, summed (``__metadata__`` is not a tensor). Raises :class:`ValueError` for a
+    tensor without an integer shape (an index file's ``weight_map`` has none)."""
+    total = 0
+    for name, tensor in header.items():
+        if name == "__metadata__":
+            continue
+        shape = tensor.get("shape") if isinstance(tensor, dict) else None
+        if not isinstance(shape, list) or not all(
+            isinstance(d, int) and not isinstance(d, bool) and 0 <= d <= 10**9 for d in shape
+        ):
+            raise ValueError(
+                f"safetensors_header: tensor {name[:80]!r} has no shape (a list of sizes); "
+                "post the header of a .safetensors file, not its index"
+            )
+        total += math.prod(shape)
+    if total <= 0:
+        raise ValueError("safetensors_header holds no tensors")
+    return total
