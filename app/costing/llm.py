@@ -283,7 +283,8 @@ class Job:
     length per sequence, prompt + output), ``batch_size`` (sequences processed together over
     all GPUs), ``prompt_tokens`` and ``output_tokens`` per sequence (inference),
     ``lora_rank``, ``checkpointing`` (full activation recomputation), ``params``/``active_params``
-    (the published totals the FLOPs use; None: derived from the architecture)."""
+    (the published totals the FLOPs use; None: derived from the architecture), ``kv_fp8``
+    (inference: an fp8 KV cache)."""
 
     arch: Architecture
     task: Task
@@ -297,6 +298,13 @@ class Job:
     output_tokens: int = 0
     params: float | None = None
     active_params: float | None = None
+    kv_fp8: bool = False
+
+    @property
+    def kv_bytes(self) -> float:
+        """Bytes per cached K/V value: 1 with an fp8 KV cache (vLLM's ``--kv-cache-dtype
+        fp8``), else :func:`kv_value_bytes` of the precision."""
+        return 1.0 if self.kv_fp8 else kv_value_bytes(self.precision)
 
     @property
     def n_total(self) -> float:
@@ -378,9 +386,7 @@ def memory(job: Job) -> Memory:
     check_precision(job.task, job.precision)
     arch, n = job.arch, job.n_total
     if job.task is Task.INFERENCE:
-        kv = kv_cache_bytes(
-            arch, job.sequence_length, job.batch_size, kv_value_bytes(job.precision)
-        )
+        kv = kv_cache_bytes(arch, job.sequence_length, job.batch_size, job.kv_bytes)
         return Memory(n * job.precision.weight_bytes, 0.0, 0.0, 0.0, kv)
     acts = activation_bytes(arch, job.sequence_length, job.batch_size, job.checkpointing)
     if job.task.adapters:
@@ -439,7 +445,7 @@ def decode_step_s(
     the output), s, and its limit: the larger of its FLOPs over ``compute_flops_per_s`` and
     the bytes it reads (weights + the batch's KV cache) over ``bandwidth_bytes_per_s``."""
     mean_len = job.prompt_tokens + job.output_tokens / 2
-    kv = kv_cache_bytes(job.arch, 1, 1, kv_value_bytes(job.precision)) * mean_len
+    kv = kv_cache_bytes(job.arch, 1, 1, job.kv_bytes) * mean_len
     read = job.n_total * job.precision.weight_bytes + job.batch_size * kv
     step_compute = 2 * job.n_active * job.batch_size / compute_flops_per_s
     step_memory = read / bandwidth_bytes_per_s

@@ -23,7 +23,6 @@ from app.costing.llm import (
     decode_step_s,
     inference_speed,
     kv_cache_bytes,
-    kv_value_bytes,
 )
 
 SECONDS_PER_DAY = 86_400.0
@@ -66,7 +65,7 @@ def serving_room(
         raise ModelInputError("batch and context room are figures of inference")
     weights = job.n_total * job.precision.weight_bytes
     usable = gpu_count * (memory_utilization * card_gb(memory_gb) - overhead_gb) * GB - weights
-    kv = kv_cache_bytes(job.arch, 1, 1, kv_value_bytes(job.precision))
+    kv = kv_cache_bytes(job.arch, 1, 1, job.kv_bytes)
     act = profile_activation_bytes_per_token(job.arch)
     seq = job.sequence_length
     room = usable - seq * act

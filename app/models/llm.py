@@ -5,7 +5,7 @@ a training, fine-tuning or serving job's memory, time and cost on each GPU
 from __future__ import annotations
 
 import datetime as dt
-from typing import Annotated, Any, Self
+from typing import Annotated, Any, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, Strict, ValidationError, model_validator
 
@@ -149,11 +149,20 @@ class LlmWorkload(StrictBody):
         le=1,
     )
 
+    kv_cache_dtype: Literal["auto", "fp8"] = Field(
+        default=OMITTED,
+        description="Inference: the KV cache's number format. `auto` (default): the weights' "
+        "16-bit (fp8 weights: fp8); `fp8`: one byte a value, as vLLM's `--kv-cache-dtype fp8` "
+        "stores it (half the memory and decode reads of a 16-bit cache).",
+    )
+
     @model_validator(mode="after")
     def _one_model(self) -> Self:
         given = [x is not None for x in (self.model, self.architecture, self.hf_config)]
         if sum(given) != 1:
             raise ValueError("give exactly one of model, architecture or hf_config")
+        if self.kv_cache_dtype is not None and self.task != "inference":
+            raise ValueError("kv_cache_dtype is for task inference (a KV cache is served)")
         if self.safetensors_header is not None and self.hf_config is None:
             raise ValueError("safetensors_header goes with hf_config")
         if self.hf_config is not None:

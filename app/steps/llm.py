@@ -135,11 +135,12 @@ def resolve_job(
     tokens = w.tokens if w.tokens is not None else 0.0  # none: a memory-only question
     job = L.Job(
         arch, task, precision, tokens, seq, batch, rank, w.activation_checkpointing,
-        prompt, output, params, active,
+        prompt, output, params, active, w.kv_cache_dtype == "fp8",
     )  # fmt: skip
     label |= {"task": task.value, "precision": precision.value, "tokens": w.tokens,
               "params_b": params / 1e9, "active_params_b": active / 1e9,
               "context_length": seq, "batch_size": batch,
+              "kv_cache_dtype": w.kv_cache_dtype or "auto",
               "model_context_length": arch.context_length}  # fmt: skip
     return Sourced((job, label), tuple(notes))
 

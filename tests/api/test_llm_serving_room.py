@@ -95,3 +95,21 @@ def test_chat_answers_context_and_batch_questions(client, question, field, words
     assert row["fits"] and row[field] > 0
     assert words in body["headline"] and f"{row[field]:,}" in body["headline"]
     assert not {"longest", "context", "batch", "concurrent"} & set(body["ignored"]), body["ignored"]
+
+
+def test_an_fp8_kv_cache_halves_its_bytes(client) -> None:
+    """vLLM's --kv-cache-dtype fp8 stores one byte a value instead of two: the cache per
+    sequence halves, twice the sequences fit, and a token of context costs 65,536 bytes of
+    cache plus its 94,208 bytes of profile activations instead of 131,072 + 94,208."""
+    auto, fp8 = _room(client), _room(client, kv_cache_dtype="fp8")
+    assert fp8["memory_breakdown"]["kv_cache_gb"] == auto["memory_breakdown"]["kv_cache_gb"] / 2
+    assert fp8["max_batch_size"] in (2 * auto["max_batch_size"], 2 * auto["max_batch_size"] + 1)
+    ratio = (131_072 + 94_208) / (65_536 + 94_208)
+    assert fp8["max_context_tokens"] / auto["max_context_tokens"] == pytest.approx(ratio, rel=0.001)
+
+
+def test_a_kv_cache_format_for_training_is_a_422(client) -> None:
+    resp = client.post(
+        "/v1/llm/estimate", json={"model": "llama-3.1-8b", "task": "lora", "kv_cache_dtype": "fp8"}
+    )
+    assert resp.status_code == 422
