@@ -27,6 +27,19 @@ _BATCH = re.compile(
 )
 
 
+def estimate_done(
+    out: Answer, headline: str, body: dict[str, Any], result: LlmEstimateResult
+) -> QueryAnswer:
+    """The answer with ``headline``, naming ``POST /v1/llm/estimate`` with ``body`` and its
+    first five rows."""
+    return out.done(
+        headline,
+        endpoint="/v1/llm/estimate",
+        request=body,
+        result=result.model_dump(mode="json")["estimates"][:5],
+    )
+
+
 def room_asked(text: str) -> tuple[str, str] | None:
     """``("context" | "batch", the words)`` when ``text`` asks how much the GPUs hold."""
     for kind, rx in (("context", _CONTEXT), ("batch", _BATCH)):
@@ -79,12 +92,7 @@ def room_answer(
             f"{e.gpus_priced}x: context up to {e.max_context_tokens:,} tokens; "
             f"batch up to {e.max_batch_size:,}",
         )
-    return out.done(
-        _headline(kind, what, fit[0], result),
-        endpoint="/v1/llm/estimate",
-        request=body,
-        result=result.model_dump(mode="json")["estimates"][:5],
-    )
+    return estimate_done(out, _headline(kind, what, fit[0], result), body, result)
 
 
 def speed_answer(
@@ -107,12 +115,7 @@ def speed_answer(
         f"{what} on {count}x {best.gpu_id}: about {best.tokens_per_s:,.0f} tokens/s "
         f"(the estimate{bound}; {best.memory_gb_per_gpu:.1f} GB per GPU)"
     )
-    return out.done(
-        headline,
-        endpoint="/v1/llm/estimate",
-        request=body,
-        result=result.model_dump(mode="json")["estimates"][:5],
-    )
+    return estimate_done(out, headline, body, result)
 
 
 def _per_million(x: float | None) -> str:
@@ -162,9 +165,4 @@ def serving_answer(
         f"{sv.tokens_per_s:,.0f} tokens/s, first token in {sv.time_to_first_token_s:.2f} s, "
         f"{sv.inter_token_latency_s * 1000:.0f} ms between tokens"
     )
-    return out.done(
-        headline,
-        endpoint="/v1/llm/estimate",
-        request=body,
-        result=result.model_dump(mode="json")["estimates"][:5],
-    )
+    return estimate_done(out, headline, body, result)

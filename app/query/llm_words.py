@@ -19,7 +19,13 @@ from app.models.interpretation import Interpretation
 from app.models.llm import LlmEstimateRequest, LlmEstimateResult
 from app.models.query import QueryAnswer
 from app.query.answer_common import Answer, money
-from app.query.llm_capacity import room_answer, room_asked, serving_answer, speed_answer
+from app.query.llm_capacity import (
+    estimate_done,
+    room_answer,
+    room_asked,
+    serving_answer,
+    speed_answer,
+)
 from app.query.parser import MODEL_SIZE_PROBLEM
 from app.settings import Settings
 from app.steps.llm import tokens_in
@@ -482,9 +488,4 @@ def _fits_answer(
         headline = f"{what} needs {need:.1f} GB: no single catalog GPU holds it"
     if not fit and "precision" not in body and body.get("task") == "inference":
         headline += _at_four_bit(view, settings, body)
-    return out.done(
-        headline,
-        endpoint="/v1/llm/estimate",
-        request=body,
-        result=result.model_dump(mode="json")["estimates"][:5],
-    )
+    return estimate_done(out, headline, body, result)
