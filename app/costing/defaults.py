@@ -358,8 +358,8 @@ LLM_GPU_MEMORY_UTILIZATION = Default(
     dt.date(2024, 12, 2),
     0.80,
     0.98,
-    "vLLM users' settings: 0.8 beside another process, 0.98 on a dedicated GPU "
-    "(vllm-project/vllm PR #12569's example)",
+    "published vLLM runs: 0.8 (morphllm.com 'vLLM Benchmarks', Llama 3.1 8B on an H100 at "
+    "'0.8 GPU util') to 0.98 (vllm-project/vllm PR #12569's example)",
 )
 LLM_MAX_NUM_SEQS = Default(
     "concurrency",
@@ -367,8 +367,8 @@ LLM_MAX_NUM_SEQS = Default(
     "sequences",
     "the most sequences a serving engine batches at once when memory allows more "
     "(vLLM's `--max-num-seqs`)",
-    "vLLM engine arguments (docs.vllm.ai, v0.6 'Engine Arguments'): --max-num-seqs, maximum "
-    "number of sequences per iteration, default 256",
+    "vLLM engine arguments (docs.vllm.ai/en/v0.6.3.post1/models/engine_args.html): "
+    "--max-num-seqs, maximum number of sequences per iteration, default 256",
     dt.date(2024, 10, 17),
 )
 LLM_PRECISION = Default(

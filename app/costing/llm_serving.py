@@ -20,22 +20,18 @@ from app.costing.llm import (
     Job,
     Task,
     card_gb,
-    decode_step_s,
     inference_speed,
     kv_cache_bytes,
 )
 
-SECONDS_PER_DAY = 86_400.0
-
 
 @dataclass(frozen=True)
 class ServingRoom:
-    """What a serving engine leaves for the KV cache: ``room_bytes`` over all GPUs,
-    ``max_batch`` (sequences of ``sequence_length`` tokens at once) and ``max_context``
+    """What a serving engine leaves for the KV cache: ``max_batch`` (sequences of
+    ``sequence_length`` tokens at once) and ``max_context``
     (tokens per sequence at ``batch_size``, at most the model's context length). Both 0
     when the weights do not fit in the engine's share."""
 
-    room_bytes: float
     max_batch: int
     max_context: int
 
@@ -70,10 +66,10 @@ def serving_room(
     seq = job.sequence_length
     room = usable - seq * act
     if room <= 0 or kv <= 0:
-        return ServingRoom(max(room, 0.0), 0, 0)
+        return ServingRoom(0, 0)
     batch = math.floor(room / (kv * seq) + 1e-9)
     context = math.floor(usable / (kv * job.batch_size + act) + 1e-9)
-    return ServingRoom(room, batch, min(context, job.arch.context_length))
+    return ServingRoom(batch, min(context, job.arch.context_length))
 
 
 @dataclass(frozen=True)
@@ -118,9 +114,10 @@ def serve(
         raise ModelInputError("serving needs an inference job, concurrency >= 1 and tokens")
     batched = replace(job, batch_size=concurrency, tokens=tokens_per_day)
     speed = inference_speed(batched, peak_tflops, bandwidth_gb_per_s, gpu_count, mfu, mbu)
-    compute = gpu_count * peak_tflops * 1e12 * mfu
-    step, bound = decode_step_s(batched, compute, gpu_count * bandwidth_gb_per_s * GB * mbu)
-    first = 2 * job.n_active * job.prompt_tokens / compute + step
+    step = speed.decode_s / (tokens_per_day / concurrency)  # the day's steps, one each
+    prompt = speed.prefill_s / (tokens_per_day / job.output_tokens)  # one sequence's prefill
     busy_h = speed.runtime_s / 3600.0
     replicas = max(1, math.ceil(busy_h / 24.0 - 1e-9))
-    return Serving(concurrency, speed.tokens_per_s, first, step, busy_h, replicas, bound)
+    return Serving(
+        concurrency, speed.tokens_per_s, prompt + step, step, busy_h, replicas, speed.bound
+    )

@@ -60,6 +60,27 @@ def given_architecture(a: LlmArchitecture) -> tuple[L.Architecture, float, float
     return arch, params, active
 
 
+def _training_notes(checkpointing: bool) -> list[Note]:
+    """What a training job's memory assumes: activation recomputation, the attention kernel
+    and the optimizer, each with its source."""
+    how = "full activation recomputation" if checkpointing else "none"
+    return [
+        Assumed("activation_checkpointing", how, defaults.LLM_CHECKPOINTING.source_text()),
+        Assumed(
+            "attention_kernel",
+            "FlashAttention (no s x s scores stored)",
+            "Dao et al. 2022, 'FlashAttention' (arXiv 2205.14135): memory linear in sequence "
+            "length; PyTorch's scaled_dot_product_attention, transformers' default",
+        ),
+        Assumed(
+            "optimizer",
+            "Adam, mixed precision",
+            "16 bytes per trained parameter: Rajbhandari et al. 2020 (ZeRO) §3.1; QLoRA "
+            "adapters 12 (bf16 weights and gradients, paged 32-bit AdamW)",
+        ),
+    ]
+
+
 def resolve_job(
     view: CatalogView,
     w: LlmWorkload,
@@ -112,26 +133,7 @@ def resolve_job(
     if task.adapters and w.lora_rank is None:
         notes.append(Assumed("lora_rank", rank, defaults.LORA_RANK.source_text()))
     if task.trains:
-        how = "full activation recomputation" if w.activation_checkpointing else "none"
-        notes.append(
-            Assumed("activation_checkpointing", how, defaults.LLM_CHECKPOINTING.source_text())
-        )
-        notes.append(
-            Assumed(
-                "attention_kernel",
-                "FlashAttention (no s x s scores stored)",
-                "Dao et al. 2022, 'FlashAttention' (arXiv 2205.14135): memory linear in sequence "
-                "length; PyTorch's scaled_dot_product_attention, transformers' default",
-            )
-        )
-        notes.append(
-            Assumed(
-                "optimizer",
-                "Adam, mixed precision",
-                "16 bytes per trained parameter: Rajbhandari et al. 2020 (ZeRO) §3.1; QLoRA "
-                "adapters 12 (bf16 weights and gradients, paged 32-bit AdamW)",
-            )
-        )
+        notes += _training_notes(w.activation_checkpointing)
     tokens = w.tokens if w.tokens is not None else 0.0  # none: a memory-only question
     job = L.Job(
         arch, task, precision, tokens, seq, batch, rank, w.activation_checkpointing,

@@ -8,6 +8,7 @@ import pytest
 
 from app.costing import llm_mbu
 from app.costing.llm import Precision
+from tests.curated import rows
 
 # llama.cpp's quantize table at its first model (tools/quantize/quantize.cpp before the
 # Llama 3 update, "3.80G, +0.0532 ppl @ LLaMA-v1-7B"): GGUF sizes of the 6.74B-parameter
@@ -103,8 +104,9 @@ def test_a_gguf_prompt_runs_on_the_int8_tensor_cores(client) -> None:
               "tokens": 1, "prompt_tokens": 512, "output_tokens": 1, "gpus": ["rtx-4090"]},
     ).json()  # fmt: skip
     [row] = body["estimates"]
-    assert row["peak_tflops"] == 660.6 and row["mfu"] == pytest.approx(llm_mbu.MMQ_PREFILL_SHARE)
-    prefill_s = 2 * 8e9 * 512 / (660.6e12 * llm_mbu.MMQ_PREFILL_SHARE)
+    int8 = float(rows("gpu_tensor_specs")["rtx-4090"]["int8_tensor_tops_dense"])
+    assert row["peak_tflops"] == int8 and row["mfu"] == pytest.approx(llm_mbu.MMQ_PREFILL_SHARE)
+    prefill_s = 2 * 8e9 * 512 / (int8 * 1e12 * llm_mbu.MMQ_PREFILL_SHARE)
     assert row["runtime_s"] > prefill_s
     assert 512 / prefill_s == pytest.approx(10358.75, rel=0.25)
     assert any(a["name"] == "mfu" and "MMQ" in a["source"] for a in body["assumptions"])
