@@ -141,9 +141,8 @@ ALLOWED: dict[Task, tuple[frozenset[Precision], str]] = {
         "or qlora)",
     ),
     Task.LORA: (
-        frozenset({Precision.FP32, Precision.BF16, Precision.FP16, Precision.INT8}),
-        "lora keeps a 32-, 16- or 8-bit frozen base; a 4-bit base is qlora, fp8 bases are not "
-        "supported by peft",
+        frozenset({Precision.FP32, Precision.BF16, Precision.FP16, Precision.FP8, Precision.INT8}),
+        "lora keeps a 32-, 16- or 8-bit frozen base; a 4-bit base is qlora",
     ),
     Task.QLORA: (
         frozenset({Precision.INT4}),

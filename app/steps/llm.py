@@ -5,6 +5,7 @@ math runs at."""
 
 from __future__ import annotations
 
+import datetime as dt
 from dataclasses import dataclass
 from typing import Any
 
@@ -12,7 +13,7 @@ from app.catalog.view import CatalogView
 from app.costing import defaults, llm_mbu, llm_mfu
 from app.costing import llm as L
 from app.costing.llm_serving import Serving, serve
-from app.costing.sourced import Assumed, Cited, Note, Sourced
+from app.costing.sourced import Assumed, Caveat, Cited, Note, Sourced
 from app.errors import InvalidRequest
 from app.models import Gpu
 from app.models.llm import LlmArchitecture, LlmWorkload
@@ -109,6 +110,8 @@ def resolve_job(
         notes += noted
         precision = L.Precision(named)
     L.check_precision(task, precision)
+    if task is L.Task.LORA and precision is L.Precision.FP8:
+        notes.append(Cited("fp8 LoRA: the frozen base stored and multiplied in fp8", *FP8_LORA))
     prompt = output = 0
     if task is L.Task.INFERENCE:
         prompt_stated, noted = stated("prompt_tokens", w.prompt_tokens, defaults.LLM_PROMPT_TOKENS)
@@ -123,9 +126,11 @@ def resolve_job(
         seq = min(int(defaults.LLM_SEQUENCE_LENGTH.number), arch.context_length)
         notes.append(Assumed("context_length", seq, defaults.LLM_SEQUENCE_LENGTH.source_text()))
     if seq > arch.context_length:
-        raise InvalidRequest(
-            f"context_length {seq} tokens is longer than the model's {arch.context_length}"
-        )
+        if not task.trains:
+            raise InvalidRequest(
+                f"context_length {seq} tokens is longer than the model's {arch.context_length}"
+            )
+        notes.append(Caveat(CONTEXT_EXTENSION.format(seq=seq, model=arch.context_length)))
     batch_stated, noted = stated("batch_size", w.batch_size, defaults.LLM_BATCH_SIZE)
     notes += noted
     batch = int(batch_stated)
@@ -145,6 +150,19 @@ def resolve_job(
               "kv_cache_dtype": w.kv_cache_dtype or "auto",
               "model_context_length": arch.context_length}  # fmt: skip
     return Sourced((job, label), tuple(notes))
+
+
+FP8_LORA = (
+    "NVIDIA's MLPerf Training v4.1 Llama 2 70B LoRA (mlcommons/training_results_v4.1, "
+    "NVIDIA/benchmarks/llama2_70b_lora/implementations/eos_ngc24.09_nemo: NeMo with `FP8=True`, "
+    "which sets `fp8` and `fp8_params`); the adapters are costed as peft's fp32 Adam",
+    dt.date(2024, 11, 13),
+)
+CONTEXT_EXTENSION = (
+    "context_length {seq} tokens is longer than the model's published {model}: timed and sized "
+    "as a context-extension fine-tune at {seq} (RoPE scaling, as MLPerf Training's Llama 2 70B "
+    "LoRA trains at 8,192); the model's quality at that length is not estimated"
+)
 
 
 def peak_tflops(gpu: Gpu, precision: L.Precision) -> float | None:

@@ -147,8 +147,10 @@ class TestRefusals:
     def test_zero_tokens_is_a_422(self, client) -> None:
         assert _estimate(client, model="llama-2-7b", task="lora", tokens=0).status_code == 422
 
-    def test_a_sequence_beyond_the_context_is_a_422(self, client) -> None:
-        resp = _estimate(client, model="llama-2-7b", task="lora", tokens=1e6, context_length=8192)
+    def test_an_inference_sequence_beyond_the_context_is_a_422(self, client) -> None:
+        resp = _estimate(
+            client, model="llama-2-7b", task="inference", tokens=1e6, context_length=8192
+        )
         assert resp.status_code == 422
         assert "4096" in resp.json()["detail"]
 
