@@ -283,7 +283,8 @@ class Job:
     all GPUs), ``prompt_tokens`` and ``output_tokens`` per sequence (inference),
     ``lora_rank``, ``checkpointing`` (full activation recomputation), ``params``/``active_params``
     (the published totals the FLOPs use; None: derived from the architecture), ``kv_fp8``
-    (inference: an fp8 KV cache)."""
+    (inference: an fp8 KV cache), ``engine`` (an :class:`app.costing.llm_engine.Engine` value;
+    empty: no engine's rules)."""
 
     arch: Architecture
     task: Task
@@ -298,6 +299,7 @@ class Job:
     params: float | None = None
     active_params: float | None = None
     kv_fp8: bool = False
+    engine: str = ""
 
     @property
     def kv_bytes(self) -> float:

@@ -23,6 +23,7 @@ from app.costing.llm import (
     inference_speed,
     kv_cache_bytes,
 )
+from app.costing.llm_engine import Engine
 
 
 @dataclass(frozen=True)
@@ -54,7 +55,8 @@ def serving_room(
     takes ``memory_utilization`` of each card (vLLM's ``gpu_memory_utilization``), less
     ``overhead_gb`` (CUDA context) per GPU, the weights, and the activations of a profile
     pass as long as one sequence (:func:`profile_activation_bytes_per_token`); the KV cache
-    (:func:`kv_cache_bytes`, Pope et al. 2022 §2) gets the rest. So a sequence of ``s``
+    (:func:`kv_cache_bytes`, Pope et al. 2022 §2) gets the rest, or the job's engine's share
+    of the rest (TensorRT-LLM's ``free_gpu_memory_fraction``). So a sequence of ``s``
     tokens costs ``s x (KV per token x batch + activations per token)``. Raises
     :class:`ModelInputError` for a training job."""
     if job.task is not Task.INFERENCE:
@@ -63,12 +65,13 @@ def serving_room(
     usable = gpu_count * (memory_utilization * card_gb(memory_gb) - overhead_gb) * GB - weights
     kv = kv_cache_bytes(job.arch, 1, 1, job.kv_bytes)
     act = profile_activation_bytes_per_token(job.arch)
+    free = Engine(job.engine).kv_share_of_free if job.engine else 1.0
     seq = job.sequence_length
-    room = usable - seq * act
+    room = free * (usable - seq * act)
     if room <= 0 or kv <= 0:
         return ServingRoom(0, 0)
     batch = math.floor(room / (kv * seq) + 1e-9)
-    context = math.floor(usable / (kv * job.batch_size + act) + 1e-9)
+    context = math.floor(free * usable / (kv * job.batch_size + free * act) + 1e-9)
     return ServingRoom(batch, min(context, job.arch.context_length))
 
 

@@ -56,6 +56,9 @@ class GpuWrite(_Write):
     )
     fp32_tflops: float | None = Field(default=None, ge=floors.TERA_OPS.value, le=100_000)
     fp16_tensor_tflops: float | None = Field(default=None, ge=floors.TERA_OPS.value, le=100_000)
+    fp16_acc16_tensor_tflops: float | None = Field(
+        default=None, ge=floors.TERA_OPS.value, le=100_000
+    )
     bf16_tensor_tflops: float | None = Field(default=None, ge=floors.TERA_OPS.value, le=100_000)
     fp8_tensor_tflops: float | None = Field(default=None, ge=floors.TERA_OPS.value, le=100_000)
     int8_tensor_tops: float | None = Field(default=None, ge=floors.TERA_OPS.value, le=100_000)

@@ -57,6 +57,13 @@ class GpuBase(Provenance):
         "training runs at; GeForce cards run it at half their FP16-accumulate rate), TFLOPS; "
         "null without tensor cores.",
     )
+    fp16_acc16_tensor_tflops: float | None = Field(
+        default=None,
+        description="Peak dense FP16 tensor throughput with FP16 accumulate (cuBLAS "
+        "`CUBLAS_COMPUTE_16F`, what llama.cpp's 16-bit matrix multiplies run at), TFLOPS; "
+        "GeForce cards run it at twice `fp16_tensor_tflops`, data-center cards at the same; "
+        "null without tensor cores or without a published figure.",
+    )
     bf16_tensor_tflops: float | None = Field(
         default=None,
         description="Peak dense BF16 tensor throughput (FP32 accumulate), TFLOPS; null before "

@@ -149,6 +149,19 @@ class LlmWorkload(StrictBody):
         le=1,
     )
 
+    engine: Literal["transformers", "nemo", "vllm", "tensorrt-llm", "llama.cpp"] = Field(
+        default=OMITTED,
+        description="The software the job runs in, and its rules. Default: training in "
+        "`transformers` (peft; fp8 LoRA in `nemo`), serving a GGUF format in `llama.cpp`, "
+        "other serving in `vllm`. `llama.cpp` runs fp16 matrix multiplies at the "
+        "FP16-accumulate tensor rate and GGUF prompts on the int8 tensor cores, and runs only "
+        "GGUF files (fp32, fp16, bf16 and the GGUF formats); `vllm` takes "
+        "`gpu_memory_utilization` of each GPU; `tensorrt-llm` gives the KV cache 0.9 of the "
+        "memory left after the weights (its `free_gpu_memory_fraction`); `transformers` and "
+        "`llama.cpp` use the whole card. `nemo` only trains; `vllm`, `tensorrt-llm` and "
+        "`llama.cpp` only serve.",
+    )
+
     kv_cache_dtype: Literal["auto", "fp8"] = Field(
         default=OMITTED,
         description="Inference: the KV cache's number format. `auto` (default): the weights' "

@@ -10,8 +10,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from app.catalog.view import CatalogView
-from app.costing import defaults, llm_mbu, llm_mfu
+from app.costing import defaults, llm_engine, llm_mbu, llm_mfu
 from app.costing import llm as L
+from app.costing.llm_engine import DEFAULT_RULE, Engine, check_engine, default_engine
 from app.costing.llm_serving import Serving, serve
 from app.costing.sourced import Assumed, Caveat, Cited, Note, Sourced
 from app.errors import InvalidRequest
@@ -110,6 +111,8 @@ def resolve_job(
         notes += noted
         precision = L.Precision(named)
     L.check_precision(task, precision)
+    engine, noted = resolve_engine(w, task, precision)
+    notes += noted
     if task is L.Task.LORA and precision is L.Precision.FP8:
         notes.append(Cited("fp8 LoRA: the frozen base stored and multiplied in fp8", *FP8_LORA))
     prompt = output = 0
@@ -142,12 +145,12 @@ def resolve_job(
     tokens = w.tokens if w.tokens is not None else 0.0  # none: a memory-only question
     job = L.Job(
         arch, task, precision, tokens, seq, batch, rank, w.activation_checkpointing,
-        prompt, output, params, active, w.kv_cache_dtype == "fp8",
+        prompt, output, params, active, w.kv_cache_dtype == "fp8", engine.value,
     )  # fmt: skip
     label |= {"task": task.value, "precision": precision.value, "tokens": w.tokens,
               "params_b": params / 1e9, "active_params_b": active / 1e9,
               "context_length": seq, "batch_size": batch,
-              "kv_cache_dtype": w.kv_cache_dtype or "auto",
+              "kv_cache_dtype": w.kv_cache_dtype or "auto", "engine": engine.value,
               "model_context_length": arch.context_length}  # fmt: skip
     return Sourced((job, label), tuple(notes))
 
@@ -165,8 +168,27 @@ CONTEXT_EXTENSION = (
 )
 
 
-def peak_tflops(gpu: Gpu, precision: L.Precision) -> float | None:
-    """The GPU's dense throughput the job's math runs at, TFLOPS (None: no such units)."""
+def resolve_engine(w: LlmWorkload, task: L.Task, precision: L.Precision) -> Sourced[Engine]:
+    """The engine ``w`` names, else the default for its task and precision, stated; 422 when
+    it cannot run them (:func:`app.costing.llm_engine.check_engine`)."""
+    if w.engine is not None:
+        engine, notes = Engine(w.engine), ()
+    else:
+        engine = default_engine(task, precision)
+        notes = (Assumed("engine", engine.value, DEFAULT_RULE),)
+    check_engine(engine, task, precision)
+    return Sourced(engine, notes)
+
+
+def peak_tflops(gpu: Gpu, precision: L.Precision, engine: str = "") -> float | None:
+    """The GPU's dense throughput the job's math runs at in ``engine``, TFLOPS (None: no such
+    units): llama.cpp's fp16 at the FP16-accumulate rate where the catalog has one."""
+    if (
+        precision is L.Precision.FP16
+        and engine == Engine.LLAMA_CPP
+        and gpu.fp16_acc16_tensor_tflops
+    ):
+        return gpu.fp16_acc16_tensor_tflops
     if precision.math == "fp32":
         return gpu.fp32_tflops
     if precision.math == "fp8":
@@ -235,12 +257,32 @@ SERVING_ROOM_RULE = (
 )
 
 
-def serving_share(w: LlmWorkload) -> Sourced[float | None]:
-    """Inference: the share of each GPU the serving engine takes (given, else vLLM's
-    default), stated with the rule that sizes the batch and context room; None for
-    training."""
+OTHER_ENGINES_ROOM = {
+    Engine.TENSORRT_LLM: "tensorrt-llm: its KV cache takes free_gpu_memory_fraction "
+    f"{llm_engine.TRT_FREE_MEMORY_FRACTION:g} of each GPU's memory left once the framework "
+    "overhead, the weights and the activations of one sequence are placed (TensorRT-LLM docs, "
+    "'How to Change KV Cache Behavior': 'The default for free_gpu_memory_fraction is 0.9')",
+    Engine.LLAMA_CPP: "llama.cpp allocates the KV cache of the context it is given: the whole of "
+    "each GPU less the framework overhead, the weights and the activations of one sequence",
+    Engine.TRANSFORMERS: "transformers grows the KV cache with the sequences: the whole of each "
+    "GPU less the framework overhead, the weights and the activations of one sequence",
+}
+
+
+def serving_share(w: LlmWorkload, engine: str) -> Sourced[float | None]:
+    """Inference: the share of each GPU's total the serving ``engine`` takes (vLLM: given,
+    else its default; the others take the whole card), stated with the rule that sizes the
+    batch and context room; None for training. 422: ``gpu_memory_utilization`` given for an
+    engine without it."""
     if L.Task(w.task) is not L.Task.INFERENCE:
         return Sourced(None)
+    if engine != Engine.VLLM:
+        if w.gpu_memory_utilization is not None:
+            raise InvalidRequest(f"gpu_memory_utilization is vLLM's setting; engine {engine} "
+                                 "sizes its KV cache its own way (the answer states how)")  # fmt: skip
+        room = Assumed("max_batch_size, max_context_tokens", "the serving engine's KV cache room",
+                       OTHER_ENGINES_ROOM[Engine(engine)])  # fmt: skip
+        return Sourced(1.0, (room,))
     share, notes = stated(
         "gpu_memory_utilization", w.gpu_memory_utilization, defaults.LLM_GPU_MEMORY_UTILIZATION
     )
@@ -275,7 +317,7 @@ def job_speed(
     """``(speed, peak TFLOPS, why not)`` of ``job`` on ``count`` x ``gpu`` at :func:`job_mfu`:
     no speed (and a reason) when the GPU lacks the throughput or bandwidth figure the job
     needs."""
-    peak = peak_tflops(gpu, job.precision)
+    peak = peak_tflops(gpu, job.precision, job.engine)
     if not peak:
         return None, None, f"{gpu.id} has no {job.precision.math} throughput figure"
     share = job_mfu(job, gpu, mfu)
@@ -299,7 +341,7 @@ def job_serving(
     """``tokens_per_day`` of inference ``job`` served ``concurrency`` at a time on ``count``
     x ``gpu`` (:func:`app.costing.llm_serving.serve`); None when the GPU lacks the
     throughput or bandwidth figure (as :func:`job_speed`)."""
-    peak = peak_tflops(gpu, job.precision)
+    peak = peak_tflops(gpu, job.precision, job.engine)
     bw = gpu.memory_bandwidth_gb_per_s
     if not peak or not bw:
         return None

@@ -162,7 +162,7 @@ def resolve(view: CatalogView, req: LlmEstimateRequest, settings: Settings) -> L
     notes += noted
     (mfu, mbu), noted = utilizations(req)
     notes += noted
-    memory_utilization, noted = serving_share(req)
+    memory_utilization, noted = serving_share(req, job.engine)
     notes += noted
     notes.append(
         Assumed(

@@ -164,6 +164,7 @@ def tensor_specs() -> dict[str, Row]:
     for r in read_csv(CURATED / "gpu_tensor_specs.csv"):
         out[r["id"]] = {
             "fp16_tensor_tflops": opt_float(r["fp16_tensor_fp32acc_tflops_dense"]),
+            "fp16_acc16_tensor_tflops": opt_float(r["fp16_tensor_tflops_dense"]),
             "bf16_tensor_tflops": opt_float(r["bf16_tensor_tflops_dense"]),
             "fp8_tensor_tflops": opt_float(r["fp8_tensor_tflops_dense"]),
             "int8_tensor_tops": opt_float(r["int8_tensor_tops_dense"]),
