@@ -1227,6 +1227,22 @@ OWN_TERMS_2: list[tuple[str, dict]] = [
     ),
     ("tok/s for qwen2.5 32b in 4-bit on a 4090", dict(src="forum", intent="llm_estimate")),
     ("can I run mixtral 8x7b on two 3090s", dict(src="forum", intent="llm_estimate")),
+    (
+        "how fast is llama 2 7b in fp16 with llama.cpp on a 3090",
+        dict(src="forum", intent="llm_estimate"),
+    ),
+    (
+        "mistral 7b on ollama on my 4060 ti, tokens per second",
+        dict(src="discord", intent="llm_estimate"),
+    ),
+    (
+        "how many users can vllm serve llama 3.1 8b to on one l40s",
+        dict(src="slack", intent="llm_estimate"),
+    ),
+    (
+        "llama 3.1 70b fp8 on 2 h100s with tensorrt-llm, max batch size",
+        dict(src="slack", intent="llm_estimate"),
+    ),
     ("can a 4060 ti 16gb run mistral 7b", dict(src="forum", intent="llm_estimate")),
     (
         "will llama 2 70b fit on a single a100 80gb in 8-bit",

@@ -55,24 +55,26 @@ def _headline(kind: str, what: str, e: Any, result: Any) -> str:
     if not e.fits:
         what = f"{what} does not fit {asked}x {e.gpu_id} (needs {e.gpus_needed});"
     limit = result.model.get("model_context_length")
+    share = result.model.get("gpu_memory_utilization")
     engine = (
-        f"a server taking {result.model.get('gpu_memory_utilization', 0.9):.0%} of each GPU, "
-        f"as vLLM does by default, beside {weights_gb:.1f} GB of weights per GPU"
-    )
+        f"on a server taking {share:.0%} of each GPU, as vLLM does by default"
+        if result.model.get("engine", "vllm") == "vllm" and share is not None
+        else f"in {result.model.get('engine')}, sized as the assumptions say"
+    ) + f", beside {weights_gb:.1f} GB of weights per GPU"
     if kind == "context":
         batch = int(result.model.get("batch_size") or 1)
         seqs = "one sequence" if batch == 1 else f"{batch} sequences at once"
         capped = " (the model's own limit)" if limit and e.max_context_tokens >= limit else ""
         return (
             f"{what} on {count}x {e.gpu_id}: the longest context is about "
-            f"{e.max_context_tokens:,} tokens{capped} for {seqs} (the KV cache's room on "
+            f"{e.max_context_tokens:,} tokens{capped} for {seqs} (the KV cache's room "
             f"{engine})"
         )
     seq = int(result.model.get("context_length") or 0)
     of = f" of {seq:,} tokens (prompt + output)" if seq else ""
     return (
         f"{what} on {count}x {e.gpu_id}: about {e.max_batch_size:,} sequences{of} at once "
-        f"(the KV cache's room on {engine})"
+        f"(the KV cache's room {engine})"
     )
 
 

@@ -73,6 +73,13 @@ _PRECISIONS = (
     (re.compile(r"\b(fp16|16-?\s?bit|half precision)\b", re.I), "fp16"),
     (re.compile(r"\b(fp32|32-?\s?bit|full precision)\b", re.I), "fp32"),
 )
+_ENGINES = (
+    (re.compile(r"\bv-?llm\b", re.I), "vllm"),
+    (re.compile(r"\bllama[.\s-]?cpp\b|\bollama\b", re.I), "llama.cpp"),  # Ollama runs llama.cpp
+    (re.compile(r"\b(?:tensorrt|trt)[\s-]?llm\b", re.I), "tensorrt-llm"),
+    (re.compile(r"\bnemo\b", re.I), "nemo"),
+    (re.compile(r"\b(?:hugging\s?face\s+)?transformers\b", re.I), "transformers"),
+)
 # "1M tokens a day", "per day", "/day", "daily", "each day": a serving volume.
 _PER_DAY = re.compile(r"\s*(?:a|per|each|every|/)\s*day\b|\s*daily\b", re.I)
 _FAMILIES = ("llama", "mistral", "mixtral", "qwen", "gemma", "phi", "deepseek")
@@ -134,7 +141,7 @@ def _drop_read_numbers(out: Answer, q: LlmQuestion) -> None:
     """The general parser declines the numbers in a model name ("llama 3.1 8b") or a precision
     ("4-bit"): this reader used them, so those notes go."""
     used = set(re.findall(r"\d+", " ".join(q.read))) | {w.lower() for w in q.read}
-    used |= {t.lower() for w in q.read for t in w.split()}  # "1M tokens": "1m"
+    used |= {t.lower() for w in q.read for t in re.split(r"[\s_]", w)}  # "1m", "q4" of q4_k_m
     out.it.declined = [
         d for d in out.it.declined
         if not ((m := _NOT_UNDERSTOOD.match(d)) and m.group(1) in used)
@@ -189,6 +196,9 @@ def read_llm(view: CatalogView, text: str) -> LlmQuestion | None:
     if precision:
         q.request["precision"] = next(p for rx, p in _PRECISIONS if rx.search(text))
         q.read.append(precision.group(0))
+    if engine := next(((m, e) for rx, e in _ENGINES if (m := rx.search(text))), None):
+        q.request["engine"] = engine[1]
+        q.read.append(engine[0].group(0))
     tokens = _TOKENS.search(text)
     duration = _DURATION.search(text)
     q.read += [m.group(0) for m in (tokens, duration) if m]
@@ -251,7 +261,8 @@ def _estimate(view: CatalogView, settings: Settings, body: dict[str, Any]) -> Ll
 
 def _what(result: LlmEstimateResult) -> str:
     m = result.model
-    return f"{m['task'].replace('_', ' ')} of {m.get('name', m['model'])} ({m['precision']})"
+    how = f"{m['precision']}, {m['engine']}" if m.get("engine") else m["precision"]
+    return f"{m['task'].replace('_', ' ')} of {m.get('name', m['model'])} ({how})"
 
 
 def _tokens_text(tokens: float) -> str:

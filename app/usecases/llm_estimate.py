@@ -422,7 +422,7 @@ def compose(s: LlmScenario) -> LlmEstimateResult:
         prompt = s.job.tokens / s.job.output_tokens * s.job.prompt_tokens
         flops = 2 * s.job.n_active * (s.job.tokens + prompt)
     label = s.label | {"gpu_count": s.gpu_count}
-    if s.memory_utilization is not None:
+    if s.memory_utilization is not None and s.job.engine == "vllm":
         label["gpu_memory_utilization"] = s.memory_utilization
     if s.memory_only:
         label["tokens"] = None

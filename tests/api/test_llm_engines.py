@@ -122,3 +122,26 @@ def test_vllm_holds_back_a_tenth_of_the_card_and_llama_cpp_nothing(client, view)
     kv_per_sequence = 2 * 32 * 8 * 128 * 2 * 8192  # Llama 3.1 8B: layers, KV heads, head size
     lost = (whole["max_batch_size"] - vllm["max_batch_size"]) * kv_per_sequence
     assert lost == pytest.approx(0.1 * 48 * 2**30, rel=0.1)
+
+
+@pytest.mark.parametrize(
+    ("question", "named"),
+    [
+        ("how fast is llama 3.1 8b in fp16 with llama.cpp on a 4090", "llama.cpp"),
+        ("llama 3.1 8b on ollama on a 3090, tokens per second", "llama.cpp"),  # Ollama: llama.cpp
+        ("max batch size for llama 3.1 8b on an l40s with vllm", "vllm"),
+        ("longest context for llama 3.1 8b on an l40s with tensorrt-llm", "tensorrt-llm"),
+        ("llama 3.1 8b q4_k_m on a 4090, tokens per second", "llama.cpp"),  # GGUF: its default
+    ],
+)
+def test_chat_reads_the_engine_and_names_it(client, question, named) -> None:
+    body = client.get("/v1/query", params={"q": question}).json()
+    assert body["answered"], body["headline"]
+    assert f", {named})" in body["headline"]
+    assert body["ignored"] == [] and "not understood" not in body["headline"]
+
+
+def test_chat_states_tensorrt_llms_room_not_vllms(client) -> None:
+    q = "max batch size for llama 3.1 8b on an l40s with tensorrt-llm"
+    headline = client.get("/v1/query", params={"q": q}).json()["headline"]
+    assert "vLLM" not in headline and "in tensorrt-llm" in headline
