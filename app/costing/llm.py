@@ -168,7 +168,9 @@ class Architecture:
     ``tied_embeddings``; mixture of experts: ``experts`` (routed, 0 = dense),
     ``experts_per_token``, ``shared_experts``, ``moe_intermediate_size``, ``dense_layers`` (the
     first layers keep a dense MLP); latent attention (0 = standard): ``q_lora_rank``,
-    ``kv_lora_rank``, ``qk_nope_head_dim``, ``qk_rope_head_dim``, ``v_head_dim``.
+    ``kv_lora_rank``, ``qk_nope_head_dim``, ``qk_rope_head_dim``, ``v_head_dim``; sliding-window
+    attention: ``sliding_window_layers`` of the layers attend to the last ``sliding_window``
+    tokens only (0 = every layer attends to the whole context).
     """
 
     layers: int
@@ -190,6 +192,8 @@ class Architecture:
     qk_nope_head_dim: int = 0
     qk_rope_head_dim: int = 0
     v_head_dim: int = 0
+    sliding_window: int = 0
+    sliding_window_layers: int = 0
 
     @property
     def latent_attention(self) -> bool:
@@ -370,10 +374,15 @@ def activation_bytes(
 
 
 def kv_cache_bytes(
-    arch: Architecture, tokens_per_seq: int, batch: int, value_bytes: float
+    arch: Architecture, tokens_per_seq: float, batch: int, value_bytes: float
 ) -> float:
-    """KV cache of ``batch`` sequences of ``tokens_per_seq`` tokens, bytes."""
-    return arch.kv_values_per_token() * tokens_per_seq * batch * value_bytes
+    """KV cache of ``batch`` sequences of ``tokens_per_seq`` tokens, bytes: a sliding-window
+    layer keeps its last ``sliding_window`` tokens only (Mistral 7B's rolling buffer cache,
+    Jiang et al. 2023 §2; Gemma 2's local layers, arXiv 2408.00118 §2)."""
+    windowed = arch.sliding_window_layers if arch.sliding_window else 0
+    held = (arch.layers - windowed) * tokens_per_seq
+    held += windowed * min(tokens_per_seq, arch.sliding_window)
+    return arch.kv_values_per_token() / arch.layers * held * batch * value_bytes
 
 
 def kv_value_bytes(precision: Precision) -> float:
@@ -446,7 +455,7 @@ def decode_step_s(
     the output), s, and its limit: the larger of its FLOPs over ``compute_flops_per_s`` and
     the bytes it reads (weights + the batch's KV cache) over ``bandwidth_bytes_per_s``."""
     mean_len = job.prompt_tokens + job.output_tokens / 2
-    kv = kv_cache_bytes(job.arch, 1, 1, job.kv_bytes) * mean_len
+    kv = kv_cache_bytes(job.arch, mean_len, 1, job.kv_bytes)
     read = job.n_total * job.precision.weight_bytes + job.batch_size * kv
     step_compute = 2 * job.n_active * job.batch_size / compute_flops_per_s
     step_memory = read / bandwidth_bytes_per_s

@@ -63,16 +63,31 @@ def serving_room(
         raise ModelInputError("batch and context room are figures of inference")
     weights = job.n_total * job.precision.weight_bytes
     usable = gpu_count * (memory_utilization * card_gb(memory_gb) - overhead_gb) * GB - weights
-    kv = kv_cache_bytes(job.arch, 1, 1, job.kv_bytes)
     act = profile_activation_bytes_per_token(job.arch)
     free = Engine(job.engine).kv_share_of_free if job.engine else 1.0
     seq = job.sequence_length
     room = free * (usable - seq * act)
-    if room <= 0 or kv <= 0:
+    per_seq = kv_cache_bytes(job.arch, seq, 1, job.kv_bytes)
+    if room <= 0 or per_seq <= 0:
         return ServingRoom(0, 0)
-    batch = math.floor(room / (kv * seq) + 1e-9)
-    context = math.floor(free * usable / (kv * job.batch_size + free * act) + 1e-9)
+    batch = math.floor(room / per_seq + 1e-9)
+    context = _longest(job, free * usable, free * act)
     return ServingRoom(batch, min(context, job.arch.context_length))
+
+
+def _longest(job: Job, room: float, act_per_token: float) -> int:
+    """The longest sequence ``s`` whose KV cache for ``job.batch_size`` sequences plus
+    ``s x act_per_token`` fits ``room`` bytes: linear in ``s`` up to the sliding window, then
+    only the full-attention layers grow (:func:`kv_cache_bytes`)."""
+    a = job.arch
+    per_token = kv_cache_bytes(a, 1, job.batch_size, job.kv_bytes)
+    s = room / (per_token + act_per_token)
+    if not a.sliding_window or not a.sliding_window_layers or s <= a.sliding_window:
+        return max(0, math.floor(s + 1e-9))
+    per_layer = per_token / a.layers
+    windows = per_layer * a.sliding_window_layers * a.sliding_window
+    growing = per_layer * (a.layers - a.sliding_window_layers) + act_per_token
+    return math.floor((room - windows) / growing + 1e-9)
 
 
 @dataclass(frozen=True)

@@ -45,12 +45,34 @@ def architecture_fields(config: dict[str, Any]) -> dict[str, Any]:
     missing = [f"{f} ({' or '.join(_KEYS[f])})" for f in _REQUIRED if f not in out]
     if missing:
         raise ValueError(f"hf_config lacks {', '.join(missing)}")
+    out |= _sliding_window(cfg, int(out["layers"]))
     if out.get("experts") and "moe_intermediate_size" not in out:
         out["moe_intermediate_size"] = out["intermediate_size"]
     if not out.get("experts"):
         for key in ("experts", "experts_per_token", "shared_experts", "moe_intermediate_size"):
             out.pop(key, None)
     return out
+
+
+def _sliding_window(cfg: dict[str, Any], layers: int) -> dict[str, int]:
+    """``sliding_window`` and ``sliding_window_layers`` of a config: its ``layer_types``
+    ("sliding_attention" layers, transformers >= 4.53), else Gemma 2's alternation (even
+    layers local), Gemma 3's ``sliding_window_pattern`` (every n-th layer global), else every
+    layer (Mistral 7B v0.1); none when ``use_sliding_window`` is false (Qwen2) or the window
+    is null."""
+    window = cfg.get("sliding_window") or cfg.get("sliding_window_size")
+    if not isinstance(window, int) or window <= 0 or cfg.get("use_sliding_window") is False:
+        return {}
+    types = cfg.get("layer_types")
+    if isinstance(types, list):
+        local = sum(t == "sliding_attention" for t in types)
+    elif cfg.get("model_type") == "gemma2":
+        local = (layers + 1) // 2
+    elif isinstance(pattern := cfg.get("sliding_window_pattern"), int) and pattern > 0:
+        local = layers - layers // pattern
+    else:
+        local = layers
+    return {"sliding_window": window, "sliding_window_layers": local} if local else {}
 
 
 def safetensors_params(header: dict[str, Any]) -> int:

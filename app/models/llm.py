@@ -47,6 +47,12 @@ class LlmArchitecture(StrictBody):
     shared_experts: int = Field(default=0, ge=0, le=10_000, description="Shared experts.")
     moe_intermediate_size: int = Field(default=0, ge=0, le=1_000_000, description="Expert width.")
     dense_layers: int = Field(default=0, ge=0, le=1000, description="Leading dense layers.")
+    sliding_window: int = Field(
+        default=0, ge=0, le=10_000_000, description="`sliding_window`, tokens (0: none)."
+    )
+    sliding_window_layers: int = Field(
+        default=0, ge=0, le=1000, description="Layers attending to the window only."
+    )
 
 
 _ONE_MODEL: dict[str, Any] = {

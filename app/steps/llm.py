@@ -39,6 +39,11 @@ def given_architecture(a: LlmArchitecture) -> tuple[L.Architecture, float, float
         )
     if a.kv_heads and heads % a.kv_heads:
         raise InvalidRequest("architecture: heads must be a multiple of kv_heads")
+    if a.sliding_window_layers > a.layers or bool(a.sliding_window_layers) != bool(
+        a.sliding_window
+    ):
+        raise InvalidRequest("architecture: sliding_window_layers (at most layers) and "
+                             "sliding_window go together")  # fmt: skip
     arch = L.Architecture(
         a.layers,
         a.hidden_size,
@@ -54,6 +59,8 @@ def given_architecture(a: LlmArchitecture) -> tuple[L.Architecture, float, float
         a.shared_experts,
         a.moe_intermediate_size,
         a.dense_layers,
+        sliding_window=a.sliding_window,
+        sliding_window_layers=a.sliding_window_layers,
     )
     params = a.params_b * 1e9 if a.params_b else arch.total_params()
     active = a.active_params_b * 1e9 if a.active_params_b else arch.active_params()

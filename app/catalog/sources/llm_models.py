@@ -31,6 +31,8 @@ _INTS = (
     "qk_nope_head_dim",
     "qk_rope_head_dim",
     "v_head_dim",
+    "sliding_window",
+    "sliding_window_layers",
 )
 
 
