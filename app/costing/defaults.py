@@ -453,11 +453,24 @@ LLM_GPU_LOAD = Default(
     "gpu_load",
     1.0,
     "x TDP",
-    "an LLM job's GPUs draw their TDP while it runs (an upper bound for bandwidth-bound "
-    "decoding), as POST /v1/carbon and the owned desktop's electricity count them",
+    "an LLM job's GPUs draw their TDP while training, prefilling or decoding compute-bound "
+    "(bandwidth-bound decoding: decode_gpu_load), as POST /v1/carbon and the owned desktop's "
+    "electricity count them",
     "Llama 2 and Llama 3.1 model cards (meta-llama): training power is 'peak power capacity "
     "per GPU device', 400 W per A100-80GB and 700 W per H100-80GB, their TDPs",
     dt.date(2024, 7, 23),
+)
+LLM_DECODE_GPU_LOAD = Default(
+    "decode_gpu_load",
+    0.428,
+    "x TDP",
+    "while an LLM's decoding is bandwidth-bound its GPUs draw this share of their TDP (range "
+    "0.196-0.428; prefill, training and compute-bound decoding draw gpu_load)",
+    "Ma, Afzal, Eitzinger and Wellein 2026, 'The Illusion of Power Capping in LLM Decode' "
+    "(arXiv 2605.11999), abstract: on an NVIDIA H200 'decode draws only 137-300 W on a 700 W "
+    "GPU' over GQA, MLA, Gated DeltaNet and Mamba2 models: 300 / 700 = 0.4286 rounded down, "
+    "the upper end (137 / 700 = 0.196 the lower)",
+    dt.date(2026, 5, 12),
 )
 LLM_CLUSTER_NODE_GPUS = Default(
     "cluster_node_gpus",

@@ -18,6 +18,7 @@ from app.costing.llm import (
     GB,
     Architecture,
     Job,
+    Speed,
     Task,
     card_gb,
     inference_speed,
@@ -90,6 +91,15 @@ def _longest(job: Job, room: float, act_per_token: float) -> int:
     return math.floor((room - windows) / growing + 1e-9)
 
 
+def gpu_load(speed: Speed, decode_load: float) -> float:
+    """The share of TDP a job's GPUs draw on average over ``speed.runtime_s``: TDP while
+    prefilling, training or decoding compute-bound, ``decode_load`` x TDP while decoding is
+    bandwidth-bound (the time-weighted mean of the two)."""
+    if speed.runtime_s <= 0 or speed.decode_s <= 0 or speed.bound != "bandwidth":
+        return 1.0
+    return (speed.prefill_s + speed.decode_s * decode_load) / speed.runtime_s
+
+
 @dataclass(frozen=True)
 class Serving:
     """A daily volume served at ``concurrency`` sequences at once on one set of GPUs (a
@@ -106,6 +116,7 @@ class Serving:
     busy_hours_per_day: float
     replicas: int
     bound: str
+    gpu_load: float = 1.0
 
     @property
     def utilization(self) -> float:
@@ -122,11 +133,13 @@ def serve(
     mbu: float,
     concurrency: int,
     tokens_per_day: float,
+    decode_load: float = 1.0,
 ) -> Serving:
     """``tokens_per_day`` output tokens served ``concurrency`` sequences at a time on
     ``gpu_count`` GPUs of ``peak_tflops`` and ``bandwidth_gb_per_s`` (tensor parallel): the
     time is :func:`~app.costing.llm.inference_speed`'s at that batch (continuous batching
-    keeps it full). Raises :class:`ModelInputError` for a training job or a concurrency
+    keeps it full); ``decode_load`` is the share of TDP bandwidth-bound decoding draws
+    (:func:`gpu_load`). Raises :class:`ModelInputError` for a training job or a concurrency
     below 1."""
     if job.task is not Task.INFERENCE or concurrency < 1 or not tokens_per_day > 0:
         raise ModelInputError("serving needs an inference job, concurrency >= 1 and tokens")
@@ -137,5 +150,6 @@ def serve(
     busy_h = speed.runtime_s / 3600.0
     replicas = max(1, math.ceil(busy_h / 24.0 - 1e-9))
     return Serving(
-        concurrency, speed.tokens_per_s, prompt + step, step, busy_h, replicas, speed.bound
-    )
+        concurrency, speed.tokens_per_s, prompt + step, step, busy_h, replicas, speed.bound,
+        gpu_load(speed, decode_load),
+    )  # fmt: skip

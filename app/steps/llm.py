@@ -353,7 +353,8 @@ def job_serving(
     if not peak or not bw:
         return None
     share = job_mfu(job, gpu, mfu)
-    return serve(job, peak, bw, count, share, mbu, concurrency, tokens_per_day)
+    decode_load = defaults.LLM_DECODE_GPU_LOAD.number
+    return serve(job, peak, bw, count, share, mbu, concurrency, tokens_per_day, decode_load)
 
 
 @dataclass(frozen=True)

@@ -182,6 +182,8 @@ def resolve(view: CatalogView, req: LlmEstimateRequest, settings: Settings) -> L
     notes += noted
     site, noted = resolve_site(view, region, settings)
     notes += noted
+    if job.task is L.Task.INFERENCE:
+        notes += stated("decode_gpu_load", None, defaults.LLM_DECODE_GPU_LOAD).notes
     mem = L.memory(job)
     memory_only = req.tokens is None and not served
     if memory_only:
@@ -295,12 +297,12 @@ def _build_owned(view: CatalogView, gpu: Gpu, count: int) -> Sourced[ResolvedDes
     return Sourced(built.value, tuple(n for n in built.notes if isinstance(n, Cited | Priced)))
 
 
-def _owned(s: LlmScenario, desk: ResolvedDesktop, runtime_s: float) -> LlmOwnedCost:
+def _owned(s: LlmScenario, desk: ResolvedDesktop, runtime_s: float, load: float) -> LlmOwnedCost:
     """The job on the owned desktop ``desk``: electricity and amortized purchase, and its
-    energy at the desktop's busy power (an office: PUE 1) on the request region's grid."""
-    run = costing.desktop_run_cost(
-        runtime_s, desk.desktop, s.usage, s.electricity_price_usd_per_kwh
-    )
+    energy at the desktop's busy power, its GPUs at ``load`` x their power (an office: PUE 1),
+    on the request region's grid."""
+    desktop = replace(desk.desktop, gpu_power_w=desk.desktop.gpu_power_w * load)
+    run = costing.desktop_run_cost(runtime_s, desktop, s.usage, s.electricity_price_usd_per_kwh)
     return LlmOwnedCost(
         barebone_id=desk.barebone.id if desk.barebone else None,
         base_power_w=desk.desktop.base_power_w,
@@ -315,10 +317,13 @@ def _owned(s: LlmScenario, desk: ResolvedDesktop, runtime_s: float) -> LlmOwnedC
     )
 
 
-def _rented_energy(s: LlmScenario, c: GpuChoice, runtime_s: float) -> tuple[float, float]:
-    """``(kWh, kg CO2e)`` of the job on ``c.count`` rented GPUs: their power and host's x
-    runtime x the datacenter's PUE, on the request region's grid."""
-    energy = costing.energy_kwh(c.rented_power_w, runtime_s / 3600, s.site.pue)
+def _rented_energy(
+    s: LlmScenario, c: GpuChoice, runtime_s: float, load: float
+) -> tuple[float, float]:
+    """``(kWh, kg CO2e)`` of the job on ``c.count`` rented GPUs: their power at ``load`` x
+    TDP and their host's x runtime x the datacenter's PUE, on the request region's grid."""
+    unused_w = (c.count or 0) * defaults.LLM_GPU_LOAD.number * (c.gpu.tdp_w or 0.0) * (1 - load)
+    energy = costing.energy_kwh(c.rented_power_w - unused_w, runtime_s / 3600, s.site.pue)
     return energy, costing.co2e_kg(energy, s.site.carbon_intensity_g_per_kwh)
 
 
@@ -352,7 +357,8 @@ def _estimate(s: LlmScenario, c: GpuChoice) -> LlmGpuEstimate:
     cloud = owned = None
     energy: tuple[float, float] | None = None
     if speed is not None and count is not None:
-        energy = _rented_energy(s, c, speed.runtime_s)
+        load = llm_serving.gpu_load(speed, defaults.LLM_DECODE_GPU_LOAD.number)
+        energy = _rented_energy(s, c, speed.runtime_s, load)
         offer = c.offer
         if offer is not None:
             per_gpu = offers.price_per_gpu_hour(offer)
@@ -366,7 +372,7 @@ def _estimate(s: LlmScenario, c: GpuChoice) -> LlmGpuEstimate:
                 energy_kwh=sig8(energy[0]),
                 co2e_kg=sig8(energy[1]),
             )
-        owned = _owned(s, c.owned, speed.runtime_s) if c.owned is not None else None
+        owned = _owned(s, c.owned, speed.runtime_s, load) if c.owned is not None else None
     costs: list[float] = [c.cost_usd for c in (cloud, owned) if c is not None]
     cost: float | None = min(costs) if costs else None
     if owned is not None and cost == owned.cost_usd:

@@ -6,7 +6,7 @@ that stay on."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from app.catalog.sources.hosted_prices import HostedPrice
 from app.costing import defaults, offers
@@ -96,13 +96,15 @@ def serving_row(
 
 def _owned_per_day(d: Desktop | None, served: Serving, usd_per_kwh: float) -> float | None:
     """USD a day of ``served.replicas`` desktops ``d`` kept on: purchase less resale over
-    the lifetime's days, busy and idle electricity at ``usd_per_kwh``."""
+    the lifetime's days, busy (GPUs at ``served.gpu_load`` x their power) and idle
+    electricity at ``usd_per_kwh``."""
     if d is None:
         return None
     purchase = max(0.0, d.upfront_usd - d.resale_usd) / (d.lifetime_years * DAYS_PER_YEAR)
     busy_h = served.busy_hours_per_day
     idle_h = 24.0 * served.replicas - busy_h
-    kwh = (d.busy_power_w * busy_h + d.idle_wall_power_w * idle_h) / 1000.0
+    busy_w = replace(d, gpu_power_w=d.gpu_power_w * served.gpu_load).busy_power_w
+    kwh = (busy_w * busy_h + d.idle_wall_power_w * idle_h) / 1000.0
     return served.replicas * purchase + kwh * usd_per_kwh
 
 

@@ -84,3 +84,44 @@ class TestOwned:
         assert owned["electricity_usd"] == pytest.approx(energy * 0.12, rel=1e-6)
         cheaper = "owned" if owned["cost_usd"] <= row["cloud"]["cost_usd"] else "cloud"
         assert row["energy_kwh"] == row[cheaper]["energy_kwh"]
+
+
+class TestDecodePower:
+    """Decoding is bandwidth-bound and draws well under TDP: Ma, Afzal, Eitzinger and Wellein
+    2026 ('The Illusion of Power Capping in LLM Decode', arXiv 2605.11999) measure 137-300 W
+    on a 700 W H200 while decoding GQA, MLA, Gated DeltaNet and Mamba2 models."""
+
+    def _h200_gpu_watts(self, client, view, **body) -> float:
+        """The GPU's mean power over the run, W: the row's energy over the PUE and hours,
+        less the host's share (the Hopper DGX's power less its GPUs, per W of TDP)."""
+        answer = _estimate(client, model="llama-3.1-8b", gpus=["h200"], **body)
+        row = answer["estimates"][0]
+        hours = row["runtime_s"] / 3600
+        tdp = view.resolve_gpu("h200").tdp_w
+        dgx = _row("server_power.csv", "system", "dgx-h100")  # the Hopper DGX: H200 too
+        host = (float(dgx["system_max_power_w"]) - 8 * tdp) / (8 * tdp) * tdp
+        pue = view.reference_value(PUE_UNKNOWN).value
+        return row["cloud"]["energy_kwh"] * 1000 / pue / hours - host
+
+    def test_batch_1_decoding_draws_within_the_measured_range(self, client, view):
+        watts = self._h200_gpu_watts(
+            client, view, task="inference", tokens=1e6, prompt_tokens=0, output_tokens=1024
+        )
+        assert 137 <= watts <= 300
+
+    def test_a_prompt_draws_tdp_so_a_long_one_raises_the_mean(self, client, view):
+        short = self._h200_gpu_watts(client, view, task="inference", tokens=1e6, prompt_tokens=0)
+        long = self._h200_gpu_watts(client, view, task="inference", tokens=1e6,
+                                    prompt_tokens=8000, output_tokens=100)  # fmt: skip
+        assert short < long < view.resolve_gpu("h200").tdp_w
+
+    def test_training_still_draws_tdp(self, client, view):
+        watts = self._h200_gpu_watts(client, view, task="lora", tokens=2e8)
+        assert watts == pytest.approx(view.resolve_gpu("h200").tdp_w, rel=1e-6)
+
+    def test_the_decode_load_is_stated_for_inference_only(self, client):
+        serving = _estimate(client, model="llama-3.1-8b", task="inference", tokens=1e6)
+        training = _estimate(client, model="llama-3.1-8b", task="lora", tokens=1e6)
+        [load] = [a for a in serving["assumptions"] if a["name"] == "decode_gpu_load"]
+        assert "arXiv 2605.11999" in load["source"]
+        assert not any(a["name"] == "decode_gpu_load" for a in training["assumptions"])
