@@ -49,6 +49,11 @@ GIB = float(2**30)
 # QLoRA's 4-bit NormalFloat with double quantization: 4 bits + 0.127 bits of quantization
 # constants per parameter (Dettmers et al. 2023, "QLoRA", arXiv 2305.14314 §3).
 NF4_BITS_PER_PARAM = 4.127
+# AWQ and GPTQ checkpoints (group size 128): 4-bit weights plus, per group of 128, a 16-bit
+# scale and a packed 4-bit zero point: 4 + 20 / 128 = 4.156 bits (Lin et al. 2023, "AWQ",
+# arXiv 2306.00978 §5.1: INT4 weights, group size 128; Frantar et al. 2022, "GPTQ"; the
+# `qweight`/`qzeros`/`scales` tensors AutoAWQ and AutoGPTQ write).
+GROUPED_INT4_BITS_PER_PARAM = 4.0 + 20 / 128
 # Mixed-precision Adam model states per trained parameter (ZeRO §3.1): 2 + 2 + 12 bytes.
 ADAM_WEIGHT_BYTES, ADAM_GRADIENT_BYTES, ADAM_OPTIMIZER_BYTES = 2.0, 2.0, 12.0
 # QLoRA's adapters: bf16 weights and gradients, 32-bit (paged) AdamW momentum and variance, no
@@ -92,6 +97,8 @@ class LlmPrecision(StrEnum):
     FP8 = "fp8"
     INT8 = "int8"
     INT4 = "int4"
+    AWQ = "awq"
+    GPTQ = "gptq"
     # llama.cpp's GGUF formats (inference): bits per weight from their file sizes.
     Q4_K_M = "q4_k_m"
     Q5_K_M = "q5_k_m"
@@ -100,10 +107,12 @@ class LlmPrecision(StrEnum):
 
     @property
     def weight_bytes(self) -> float:
-        """Bytes per stored weight (int4: QLoRA's NF4 with double quantization; a GGUF format:
-        :func:`app.costing.llm_mbu.gguf_bits_per_weight`)."""
+        """Bytes per stored weight (int4: QLoRA's NF4 with double quantization; awq/gptq:
+        4-bit groups of 128; a GGUF format: :func:`app.costing.llm_mbu.gguf_bits_per_weight`)."""
         if self.gguf:
             return gguf_bits_per_weight(self.value) / 8
+        if self.value in ("awq", "gptq"):
+            return GROUPED_INT4_BITS_PER_PARAM / 8
         return {"fp32": 4.0, "bf16": 2.0, "fp16": 2.0, "fp8": 1.0, "int8": 1.0}.get(
             self.value, NF4_BITS_PER_PARAM / 8
         )

@@ -3,12 +3,18 @@ shape, offline: the request posts the files' JSON, nothing is downloaded. Names 
 transformers configurations of Llama, Mistral, Mixtral, Qwen2/Qwen2-MoE, Gemma and
 DeepSeek (``num_hidden_layers``, ``num_key_value_heads``, ``num_local_experts`` or
 ``n_routed_experts``, ``first_k_dense_replace`` ...); a multimodal config's ``text_config``
-is the language model's. Errors are :class:`ValueError` naming the key (a 422)."""
+is the language model's. Errors are :class:`ValueError` naming the key (a 422).
+:class:`LlmArchitecture` is the same shape given field by field."""
 
 from __future__ import annotations
 
 import math
 from typing import Any
+
+from pydantic import Field
+
+from app.models.common import OMITTED
+from app.models.inputs import StrictBody
 
 # Our field <- the config keys that may hold it, first present wins.
 _KEYS: dict[str, tuple[str, ...]] = {
@@ -95,3 +101,41 @@ def safetensors_params(header: dict[str, Any]) -> int:
     if total <= 0:
         raise ValueError("safetensors_header holds no tensors")
     return total
+
+
+class LlmArchitecture(StrictBody):
+    """A model's shape, as its Hugging Face ``config.json`` names it (instead of a catalog
+    id). Mixture-of-experts and latent-attention fields default to a dense model."""
+
+    params_b: float = Field(
+        default=OMITTED, gt=0, le=10_000, description="Published total, billions (else derived)."
+    )
+    active_params_b: float = Field(
+        default=OMITTED, gt=0, le=10_000, description="Parameters per token, billions (MoE)."
+    )
+    layers: int = Field(ge=1, le=1000, description="`num_hidden_layers`.")
+    hidden_size: int = Field(ge=1, le=1_000_000, description="`hidden_size`.")
+    intermediate_size: int = Field(ge=1, le=1_000_000, description="`intermediate_size`.")
+    heads: int = Field(ge=1, le=10_000, description="`num_attention_heads`.")
+    kv_heads: int = Field(
+        default=OMITTED, ge=1, le=10_000, description="`num_key_value_heads` (default: heads)."
+    )
+    head_dim: int = Field(
+        default=OMITTED, ge=1, le=10_000, description="`head_dim` (default: hidden / heads)."
+    )
+    vocab_size: int = Field(ge=1, le=10_000_000, description="`vocab_size`.")
+    context_length: int = Field(
+        ge=1, le=10_000_000, description="`max_position_embeddings`, tokens."
+    )
+    tied_embeddings: bool = Field(default=False, description="`tie_word_embeddings`.")
+    experts: int = Field(default=0, ge=0, le=10_000, description="Routed experts (0: dense).")
+    experts_per_token: int = Field(default=0, ge=0, le=10_000, description="Experts per token.")
+    shared_experts: int = Field(default=0, ge=0, le=10_000, description="Shared experts.")
+    moe_intermediate_size: int = Field(default=0, ge=0, le=1_000_000, description="Expert width.")
+    dense_layers: int = Field(default=0, ge=0, le=1000, description="Leading dense layers.")
+    sliding_window: int = Field(
+        default=0, ge=0, le=10_000_000, description="`sliding_window`, tokens (0: none)."
+    )
+    sliding_window_layers: int = Field(
+        default=0, ge=0, le=1000, description="Layers attending to the window only."
+    )

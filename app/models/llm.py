@@ -13,47 +13,8 @@ from app.costing import defaults, floors
 from app.costing.llm import Precision, Task
 from app.models.answers import Assumption, PricesUsed, SourceRef
 from app.models.common import OMITTED, described
-from app.models.hf_config import architecture_fields, safetensors_params
+from app.models.hf_config import LlmArchitecture, architecture_fields, safetensors_params
 from app.models.inputs import ELECTRICITY, STRICT, StrictBody, UsageInputs, not_both, refuse_both
-
-
-class LlmArchitecture(StrictBody):
-    """A model's shape, as its Hugging Face ``config.json`` names it (instead of a catalog
-    id). Mixture-of-experts and latent-attention fields default to a dense model."""
-
-    params_b: float = Field(
-        default=OMITTED, gt=0, le=10_000, description="Published total, billions (else derived)."
-    )
-    active_params_b: float = Field(
-        default=OMITTED, gt=0, le=10_000, description="Parameters per token, billions (MoE)."
-    )
-    layers: int = Field(ge=1, le=1000, description="`num_hidden_layers`.")
-    hidden_size: int = Field(ge=1, le=1_000_000, description="`hidden_size`.")
-    intermediate_size: int = Field(ge=1, le=1_000_000, description="`intermediate_size`.")
-    heads: int = Field(ge=1, le=10_000, description="`num_attention_heads`.")
-    kv_heads: int = Field(
-        default=OMITTED, ge=1, le=10_000, description="`num_key_value_heads` (default: heads)."
-    )
-    head_dim: int = Field(
-        default=OMITTED, ge=1, le=10_000, description="`head_dim` (default: hidden / heads)."
-    )
-    vocab_size: int = Field(ge=1, le=10_000_000, description="`vocab_size`.")
-    context_length: int = Field(
-        ge=1, le=10_000_000, description="`max_position_embeddings`, tokens."
-    )
-    tied_embeddings: bool = Field(default=False, description="`tie_word_embeddings`.")
-    experts: int = Field(default=0, ge=0, le=10_000, description="Routed experts (0: dense).")
-    experts_per_token: int = Field(default=0, ge=0, le=10_000, description="Experts per token.")
-    shared_experts: int = Field(default=0, ge=0, le=10_000, description="Shared experts.")
-    moe_intermediate_size: int = Field(default=0, ge=0, le=1_000_000, description="Expert width.")
-    dense_layers: int = Field(default=0, ge=0, le=1000, description="Leading dense layers.")
-    sliding_window: int = Field(
-        default=0, ge=0, le=10_000_000, description="`sliding_window`, tokens (0: none)."
-    )
-    sliding_window_layers: int = Field(
-        default=0, ge=0, le=1000, description="Layers attending to the window only."
-    )
-
 
 _ONE_MODEL: dict[str, Any] = {
     "oneOf": [
@@ -101,7 +62,9 @@ class LlmWorkload(StrictBody):
         description="`pretrain`, `full_finetune`, `lora`, `qlora` or `inference`."
     )
     precision: Annotated[Precision, Strict(False)] = described(
-        "Weights and math: `fp32`, `bf16`, `fp16`, `fp8`, `int8` or `int4`. ",
+        "Weights and math: `fp32`, `bf16`, `fp16`, `fp8`, `int8`, `int4` (QLoRA's NF4, 4.127 "
+        "bits), `awq` or `gptq` (4-bit groups of 128, 4.156 bits), or llama.cpp's GGUF `q4_k_m`, "
+        "`q5_k_m`, `q6_k`, `q8_0`. ",
         defaults.LLM_PRECISION,
     )
     tokens: float = Field(

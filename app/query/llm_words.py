@@ -66,6 +66,8 @@ _PRECISIONS = (
     (re.compile(r"\bq5_k(?:_m)?\b", re.I), "q5_k_m"),
     (re.compile(r"\bq6_k\b", re.I), "q6_k"),
     (re.compile(r"\bq8_0\b", re.I), "q8_0"),
+    (re.compile(r"\bawq\b", re.I), "awq"),
+    (re.compile(r"\bgptq\b", re.I), "gptq"),
     (re.compile(r"\b(4-?\s?bit|int4|q4|nf4)\b", re.I), "int4"),
     (re.compile(r"\b(8-?\s?bit|int8|q8)\b", re.I), "int8"),
     (re.compile(r"\bfp8\b", re.I), "fp8"),

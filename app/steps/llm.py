@@ -17,7 +17,8 @@ from app.costing.llm_serving import Serving, serve
 from app.costing.sourced import Assumed, Caveat, Cited, Note, Sourced
 from app.errors import InvalidRequest
 from app.models import Gpu
-from app.models.llm import LlmArchitecture, LlmWorkload
+from app.models.hf_config import LlmArchitecture
+from app.models.llm import LlmWorkload
 
 
 def stated(name: str, given: Any, d: defaults.Default) -> Sourced[Any]:

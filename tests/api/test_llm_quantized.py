@@ -110,3 +110,31 @@ def test_a_gguf_prompt_runs_on_the_int8_tensor_cores(client) -> None:
     assert row["runtime_s"] > prefill_s
     assert 512 / prefill_s == pytest.approx(10358.75, rel=0.25)
     assert any(a["name"] == "mfu" and "MMQ" in a["source"] for a in body["assumptions"])
+
+
+@pytest.mark.parametrize("fmt", ["awq", "gptq"])
+def test_awq_and_gptq_weigh_their_packed_tensors(fmt) -> None:
+    """An AutoAWQ / AutoGPTQ linear layer (group size 128) stores `qweight` (int32, eight
+    4-bit weights each), `qzeros` (int32, eight 4-bit zero points per group row) and `scales`
+    (fp16, one per group and output): bits per weight of Llama 2 7B's 4096 x 11008 MLP."""
+    d_in, d_out, group = 4096, 11008, 128
+    qweight = d_in // 8 * d_out * 32
+    qzeros = d_in // group * d_out // 8 * 32
+    scales = d_in // group * d_out * 16
+    bits = (qweight + qzeros + scales) / (d_in * d_out)
+    assert Precision(fmt).weight_bytes * 8 == pytest.approx(bits, rel=1e-9)
+
+
+def test_awq_serves_in_vllm_and_llama_cpp_names_its_own_formats(client) -> None:
+    body = {"model": "llama-3.1-8b", "task": "inference", "tokens": 1e6, "gpus": ["l4"]}
+    served = client.post("/v1/llm/estimate", json=body | {"precision": "awq"})
+    assert served.status_code == 200 and served.json()["model"]["engine"] == "vllm"
+    refused = client.post(
+        "/v1/llm/estimate", json=body | {"precision": "gptq", "engine": "llama.cpp"}
+    )
+    assert refused.status_code == 422 and "q4_k_m" in refused.json()["detail"]
+
+
+def test_chat_reads_awq(client) -> None:
+    q = "how fast is llama 3.1 8b awq on an l4"
+    assert "(awq, vllm)" in client.get("/v1/query", params={"q": q}).json()["headline"]
