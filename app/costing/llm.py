@@ -40,7 +40,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from app.costing.errors import InvalidInput as ModelInputError
-from app.costing.llm_mbu import GGUF_LLAMA3_8B_GIB, gguf_bits_per_weight
+from app.costing.llm_mbu import GGUF_LLAMA3_8B_GIB, TRANSFORMERS_EAGER_STEP_S, gguf_bits_per_weight
 
 GB = 1e9
 # A binary gigabyte: what GPU data sheets mean by "GB" of memory (2^30 bytes).
@@ -462,14 +462,19 @@ def decode_step_s(
 ) -> tuple[float, str]:
     """One decode step of ``job.batch_size`` sequences at their mean length (prompt + half
     the output), s, and its limit: the larger of its FLOPs over ``compute_flops_per_s`` and
-    the bytes it reads (weights + the batch's KV cache) over ``bandwidth_bytes_per_s``."""
+    the bytes it reads (weights + the batch's KV cache) over ``bandwidth_bytes_per_s``; in
+    transformers' eager loop at least :data:`~app.costing.llm_mbu.TRANSFORMERS_EAGER_STEP_S`
+    (``overhead``)."""
     mean_len = job.prompt_tokens + job.output_tokens / 2
     kv = kv_cache_bytes(job.arch, mean_len, 1, job.kv_bytes)
     read = job.n_total * job.precision.weight_bytes + job.batch_size * kv
     step_compute = 2 * job.n_active * job.batch_size / compute_flops_per_s
     step_memory = read / bandwidth_bytes_per_s
     bound = "compute" if step_compute > step_memory else "bandwidth"
-    return max(step_compute, step_memory), bound
+    step = max(step_compute, step_memory)
+    if job.engine == "transformers" and step < TRANSFORMERS_EAGER_STEP_S:
+        return TRANSFORMERS_EAGER_STEP_S, "overhead"
+    return step, bound
 
 
 def inference_speed(

@@ -28,6 +28,19 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 GIB = float(2**30)
+# Hugging Face transformers' eager `generate` (no CUDA graphs, no static cache): a decode step
+# took 63.7-66.3 ms on an H200 whatever the model and batch (Llama 3.2 1B and Llama 3.1 8B at
+# batch 1: 64.1 and 63.7 ms; Llama 3.1 8B at batch 16: 66.3 ms), bound by Python and kernel
+# launches, not by the 3.3 ms its 16 GB of weights take to read (scripts/measure_llm_gpu.py,
+# docs/research/llm-measured-h200-2026-11-28.json: PyTorch 2.11.0, transformers 5.17.0). The
+# fastest of them is a floor under a transformers decode step; another host's CPU changes it.
+TRANSFORMERS_EAGER_STEP_S = 0.0637
+TRANSFORMERS_EAGER_SOURCE = (
+    "transformers' eager generate: a decode step takes at least 63.7 ms (measured 63.7-66.3 "
+    "ms on one H200 host for Llama 3.2 1B and 3.1 8B at batch 1 and 16, PyTorch 2.11.0, "
+    "transformers 5.17.0: docs/research/llm-measured-h200-2026-11-28.json); vLLM, llama.cpp "
+    "and TensorRT-LLM run CUDA graphs and reach the bandwidth roofline"
+)
 PR_4766 = "ggml-org/llama.cpp PR #4766 (ggml-backend integration), llama-bench tg128"
 PR_4812 = "ggml-org/llama.cpp PR #4812 (llama-bench: no-kv-offload), llama-bench tg128"
 DMATORA_10 = "dmatora/LLM-inference-speed-benchmarks issue #10, llama.cpp server generation"

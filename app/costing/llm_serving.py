@@ -94,8 +94,8 @@ def _longest(job: Job, room: float, act_per_token: float) -> int:
 def gpu_load(speed: Speed, decode_load: float) -> float:
     """The share of TDP a job's GPUs draw on average over ``speed.runtime_s``: TDP while
     prefilling, training or decoding compute-bound, ``decode_load`` x TDP while decoding is
-    bandwidth-bound (the time-weighted mean of the two)."""
-    if speed.runtime_s <= 0 or speed.decode_s <= 0 or speed.bound != "bandwidth":
+    bandwidth- or overhead-bound (the time-weighted mean of the two)."""
+    if speed.runtime_s <= 0 or speed.decode_s <= 0 or speed.bound == "compute":
         return 1.0
     return (speed.prefill_s + speed.decode_s * decode_load) / speed.runtime_s
 

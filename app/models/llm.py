@@ -382,7 +382,10 @@ class LlmGpuEstimate(BaseModel):
     )
     runtime_s: float | None = Field(description="Job time, s (null: no throughput figure).")
     tokens_per_s: float | None = Field(description="Tokens trained or generated per s.")
-    bound: str | None = Field(description="Inference decode: `bandwidth` or `compute`.")
+    bound: str | None = Field(
+        description="Inference decode: `bandwidth`, `compute`, or `overhead` (transformers' "
+        "eager loop, slower than either)."
+    )
     cloud: LlmCloudCost | None = Field(description="Cheapest on-demand offer; null: none.")
     owned: LlmOwnedCost | None = Field(description="A desktop of them; null: not buildable.")
     cost_usd: float | None = Field(description="Cheapest of cloud and owned, USD.")

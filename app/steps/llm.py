@@ -179,12 +179,16 @@ CONTEXT_EXTENSION = (
 def resolve_engine(w: LlmWorkload, task: L.Task, precision: L.Precision) -> Sourced[Engine]:
     """The engine ``w`` names, else the default for its task and precision, stated; 422 when
     it cannot run them (:func:`app.costing.llm_engine.check_engine`)."""
+    notes: tuple[Note, ...] = ()
     if w.engine is not None:
-        engine, notes = Engine(w.engine), ()
+        engine = Engine(w.engine)
     else:
         engine = default_engine(task, precision)
         notes = (Assumed("engine", engine.value, DEFAULT_RULE),)
     check_engine(engine, task, precision)
+    if engine is Engine.TRANSFORMERS and task is L.Task.INFERENCE:
+        floor = llm_mbu.TRANSFORMERS_EAGER_STEP_S
+        notes += (Assumed("decode_step_floor_s", floor, llm_mbu.TRANSFORMERS_EAGER_SOURCE),)
     return Sourced(engine, notes)
 
 

@@ -145,3 +145,23 @@ def test_chat_states_tensorrt_llms_room_not_vllms(client) -> None:
     q = "max batch size for llama 3.1 8b on an l40s with tensorrt-llm"
     headline = client.get("/v1/query", params={"q": q}).json()["headline"]
     assert "vLLM" not in headline and "in tensorrt-llm" in headline
+
+
+def test_transformers_eager_decode_is_overhead_bound_as_measured_on_the_h200(client) -> None:
+    """docs/research/llm-measured-h200-2026-11-28.json: transformers' eager generate took
+    63.7 ms a decode step for Llama 3.1 8B at batch 1 (the floor's source) and 66.3 ms at
+    batch 16 (checked here: 16 sequences x 128 tokens in 8.48 s, 241 tokens/s); vLLM-class
+    engines reach the bandwidth roofline, far faster."""
+    measured_decode_tokens_per_s = 16 * 128 / 8.482265764999994
+    body = {"model": "llama-3.1-8b", "task": "inference", "tokens": 16 * 128, "batch_size": 16,
+            "prompt_tokens": 512, "output_tokens": 128, "gpus": ["h200"]}  # fmt: skip
+    hf = client.post("/v1/llm/estimate", json=body | {"engine": "transformers"}).json()
+    vllm = client.post("/v1/llm/estimate", json=body).json()
+    row = hf["estimates"][0]
+    assert row["bound"] == "overhead"
+    prefill_s = 16 * 512 / 35362.3  # the measured batch-16 prefill
+    decode_tokens_per_s = 16 * 128 / (row["runtime_s"] - prefill_s)
+    assert decode_tokens_per_s == pytest.approx(measured_decode_tokens_per_s, rel=0.25)
+    assert vllm["estimates"][0]["bound"] == "bandwidth"
+    assert vllm["estimates"][0]["tokens_per_s"] > 5 * row["tokens_per_s"]
+    assert any(a["name"] == "decode_step_floor_s" for a in hf["assumptions"])
