@@ -35,6 +35,13 @@ examples/kvcacheconfig.html, "The default for free_gpu_memory_fraction is 0.9"; 
 reference ``KvCacheConfig``, 1.3/1.4 releases, 2026)."""
 
 
+VLLM_TP_EXTRA_GIB = 1.79
+"""What vLLM holds on each GPU outside PyTorch's allocator beyond a single GPU's when it runs
+tensor parallel (NCCL and custom all-reduce buffers): vllm-project/vllm PR #10511's memory
+profile of Meta-Llama-3-8B on an 80 GB GPU printed non_torch_memory 1.79 GiB at ``-tp 1`` and
+3.58 GiB at ``-tp 2`` (2024-12-14). Counted on top of the framework overhead from two GPUs."""
+
+
 class Engine(StrEnum):
     """The engine a job runs in (see the module's docstring for each one's rules)."""
 
@@ -56,6 +63,11 @@ class Engine(StrEnum):
     def takes_total_share(self) -> bool:
         """Whether it takes a share of each card's total (vLLM's ``gpu_memory_utilization``)."""
         return self is Engine.VLLM
+
+    def parallel_overhead_gb(self, gpu_count: int) -> float:
+        """GB per GPU the engine holds for tensor parallelism on ``gpu_count`` GPUs (vLLM:
+        :data:`VLLM_TP_EXTRA_GIB` from two GPUs; the others: not measured, 0)."""
+        return VLLM_TP_EXTRA_GIB * 2**30 / 1e9 if self is Engine.VLLM and gpu_count >= 2 else 0.0
 
     @property
     def kv_share_of_free(self) -> float:

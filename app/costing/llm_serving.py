@@ -54,7 +54,8 @@ def serving_room(
     """The largest batch and the longest context a serving engine fits on ``gpu_count`` GPUs
     of ``memory_gb`` (a data sheet's figure, binary: :func:`card_gb`), tensor parallel: it
     takes ``memory_utilization`` of each card (vLLM's ``gpu_memory_utilization``), less
-    ``overhead_gb`` (CUDA context) per GPU, the weights, and the activations of a profile
+    ``overhead_gb`` (CUDA context; vLLM's tensor-parallel buffers on top from two GPUs,
+    :meth:`Engine.parallel_overhead_gb`) per GPU, the weights, and the activations of a profile
     pass as long as one sequence (:func:`profile_activation_bytes_per_token`); the KV cache
     (:func:`kv_cache_bytes`, Pope et al. 2022 §2) gets the rest, or the job's engine's share
     of the rest (TensorRT-LLM's ``free_gpu_memory_fraction``). So a sequence of ``s``
@@ -63,9 +64,12 @@ def serving_room(
     if job.task is not Task.INFERENCE:
         raise ModelInputError("batch and context room are figures of inference")
     weights = job.n_total * job.precision.weight_bytes
+    engine = Engine(job.engine) if job.engine else None
+    if engine is not None:
+        overhead_gb += engine.parallel_overhead_gb(gpu_count)
     usable = gpu_count * (memory_utilization * card_gb(memory_gb) - overhead_gb) * GB - weights
     act = profile_activation_bytes_per_token(job.arch)
-    free = Engine(job.engine).kv_share_of_free if job.engine else 1.0
+    free = engine.kv_share_of_free if engine is not None else 1.0
     seq = job.sequence_length
     room = free * (usable - seq * act)
     per_seq = kv_cache_bytes(job.arch, seq, 1, job.kv_bytes)

@@ -265,7 +265,10 @@ SERVING_ROOM_RULE = (
     "weights and the activations of a profile pass as long as one sequence (the MLP's "
     "3 x intermediate + hidden values per token, 16-bit); the KV cache gets the rest: vLLM's "
     "sizing (vllm-project/vllm issue #8185: it profiles max_num_batched_tokens, max_model_len "
-    "when prefill is not chunked; chunked prefill profiles fewer tokens and leaves more room)"
+    "when prefill is not chunked; chunked prefill profiles fewer tokens and leaves more room); "
+    f"on two or more GPUs another {llm_engine.VLLM_TP_EXTRA_GIB:g} GiB per GPU of NCCL and "
+    "all-reduce buffers (vllm-project/vllm PR #10511: non_torch_memory 1.79 GiB at -tp 1, "
+    "3.58 GiB at -tp 2)"
 )
 
 

@@ -113,3 +113,23 @@ def test_a_kv_cache_format_for_training_is_a_422(client) -> None:
         "/v1/llm/estimate", json={"model": "llama-3.1-8b", "task": "lora", "kv_cache_dtype": "fp8"}
     )
     assert resp.status_code == 422
+
+
+@pytest.mark.parametrize(
+    ("gpus", "kv_gib_per_gpu"),
+    [
+        # vllm-project/vllm PR #10511 (2024-12-14), `vllm serve meta-llama/Meta-Llama-3-8B`
+        # on an 80 GB GPU at gpu_memory_utilization 0.90: available_kv_cache_memory 53.29 GiB.
+        (1, 53.29),
+        # The same with `-tp 2`: 71.29 GiB usable - 7.48 weights - 3.58 non-torch (NCCL and
+        # all-reduce buffers) - 1.26 activation peak = 58.97 GiB a GPU.
+        (2, 71.29 - 7.48 - 3.58 - 1.26),
+    ],
+)
+def test_vllms_kv_room_at_tensor_parallel_1_and_2_is_within_a_tenth(client, gpus, kv_gib_per_gpu):
+    body = {"model": "llama-3.1-8b", "task": "inference", "context_length": 8192,
+            "gpus": ["h100-sxm"], "gpu_count": gpus, "engine": "vllm"}  # fmt: skip
+    row = client.post("/v1/llm/estimate", json=body).json()["estimates"][0]
+    kv_gib_per_sequence = 2 * 32 * 8 * 128 * 2 * 8192 / 2**30  # Llama 3 8B at 8,192: 1 GiB
+    room = row["max_batch_size"] * kv_gib_per_sequence / gpus
+    assert room == pytest.approx(kv_gib_per_gpu, rel=0.10)
