@@ -15,7 +15,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from app.catalog.sources.llm_models import llm_models
-from app.costing import defaults, llm_mfu
+from app.costing import defaults, llm_mbu, llm_mfu
 from app.costing.llm import (
     GB,
     Architecture,
@@ -52,17 +52,29 @@ def _job(arch: Architecture, task: Task, precision: Precision, **kw: object) -> 
 
 
 def _decode(arch: Architecture, params: float, precision: Precision, gpu: str) -> float:
+    """Batch-1 decode at the shipped MBU: the quantized curve for weight-only formats."""
     peak, bw = _gpu(gpu)
     job = _job(arch, Task.INFERENCE, precision, tokens=128, prompt_tokens=0, output_tokens=128)
     job = replace(job, sequence_length=128, params=params, active_params=params)
-    return inference_speed(job, peak, bw, 1, MFU, MBU).tokens_per_s
+    mbu = llm_mbu.QUANTIZED(precision.weight_bytes * 8) if precision.weight_only else MBU
+    return inference_speed(job, peak, bw, 1, MFU, mbu).tokens_per_s
 
 
 def _prefill(arch: Architecture, params: float, gpu: str) -> float:
-    peak, bw = _gpu(gpu)
+    """llama.cpp's F16 prompt: the FP16-accumulate tensor rate (engine llama.cpp)."""
+    _peak, bw = _gpu(gpu)
+    peak = float(SPECS[gpu]["fp16_tensor_tflops_dense"])
     job = _job(arch, Task.INFERENCE, Precision.FP16, tokens=1, prompt_tokens=512, output_tokens=1)
-    job = replace(job, params=params, active_params=params)
+    job = replace(job, params=params, active_params=params, engine="llama.cpp")
     return 512 / inference_speed(job, peak, bw, 1, MFU, MBU).prefill_s
+
+
+def _mlperf_lora_fp8(gpu: str) -> float:
+    """Llama 2 70B LoRA rank 16 in fp8 on eight ``gpu``, tokens/s (the fine-tune MFU)."""
+    m = llm_models()["llama-2-70b"]
+    job = _job(m.arch, Task.LORA, Precision.FP8, sequence_length=8192, batch_size=8,
+               lora_rank=16, params=m.params, active_params=m.active_params)  # fmt: skip
+    return training_speed(job, float(SPECS[gpu]["fp8_tensor_tflops_dense"]), 8, MFU).tokens_per_s
 
 
 def _gpu_hours(model_id: str, tokens: float) -> float:
@@ -121,8 +133,16 @@ def rows() -> list[tuple[str, float, float, str, str]]:
          _decode(LLAMA_7B, 6.74e9, Precision.FP16, "rtx-4090"), 61.03, "tokens/s", cpp),
         ("RTX 4090, Llama 7B Q8_0 decode", _decode(LLAMA_7B, 6.74e9, Precision.INT8, "rtx-4090"),
          98.13, "tokens/s", cpp),
-        ("RTX 4090, Llama 7B F16 prefill (pp512)", _prefill(LLAMA_7B, 6.74e9, "rtx-4090"),
-         11048.22, "tokens/s", cpp),
+        ("RTX 4090, Llama 7B F16 prefill (pp512), llama.cpp", _prefill(LLAMA_7B, 6.74e9,
+         "rtx-4090"), 11048.22, "tokens/s", cpp),
+        ("RTX 3090, Llama 7B F16 prefill (pp512), llama.cpp", _prefill(LLAMA_7B, 6.74e9,
+         "rtx-3090"), 4407.44, "tokens/s", "llama.cpp PR #4766 (JohannesGaessler's table)"),
+        ("RTX A6000, Llama 7B F16 prefill (pp512), llama.cpp", _prefill(LLAMA_7B, 6.74e9,
+         "rtx-a6000"), 4098.15, "tokens/s", "llama.cpp PR #3816 (master, build c8d6a1f)"),
+        ("8x H100 SXM, Llama 2 70B LoRA fp8 (MLPerf)", _mlperf_lora_fp8("h100-sxm"),
+         2.1828 * 8192, "tokens/s", "MLPerf Training v4.1, NVIDIA eos_ngc24.09_nemo"),
+        ("8x H200, Llama 2 70B LoRA fp8 (MLPerf)", _mlperf_lora_fp8("h200"), 2.4766 * 8192,
+         "tokens/s", "MLPerf Training v4.1, NVIDIA h200_ngc24.09_nemo"),
         ("RTX 4090, Llama 2 7B 4-bit decode (MLC)",
          _decode(LLAMA_7B, 6.74e9, Precision.INT4, "rtx-4090"), 191.0, "tokens/s", mlc),
         ("RTX 4090, Llama 2 13B 4-bit decode (MLC)",
