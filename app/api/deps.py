@@ -206,15 +206,24 @@ class Heavy:
         return await self.gate.run(fn, self.view, req, self.settings, *rest)
 
     async def run_apart(
-        self, apart: Callable[..., T], fn: Callable[..., T], req: Any, *rest: Any
+        self,
+        apart: Callable[..., T],
+        fn: Callable[..., T],
+        req: Any,
+        *rest: Any,
+        check: Callable[..., object] | None = None,
     ) -> T:
         """Like :meth:`run`, but in a drawing process when the worker has them
         (``apart(revision, as_of, req, settings, *rest)``, which reads the catalog there:
         :mod:`app.render.apart`), so the work's CPU and memory stay out of the worker; else
-        ``fn`` in a thread as :meth:`run` does."""
+        ``fn`` in a thread as :meth:`run` does. ``check(view, req, settings)`` (the work's
+        resolve step, milliseconds) runs here first, so that a request it refuses (an unknown
+        name: 404; 422) is answered at once instead of after a drawing process's turn."""
         pool = draw_pool.installed()
         if pool is None:
             return await self.run(fn, req, *rest)
+        if check is not None:
+            await cpu_gate(self.settings).run(check, self.view, req, self.settings)
         args = (self.view.revision, self.view.as_of, req, self.settings, *rest)
         return await self.gate.run(pool.compute, apart, *args)
 

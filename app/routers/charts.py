@@ -17,7 +17,7 @@ from app.models.plan import PlanRequest
 from app.query.vocabulary import MAX_QUERY_CHARS
 from app.render import apart, charts
 from app.render.drawing import Chart, Format
-from app.usecases.plan_answer import compute_plan
+from app.usecases.plan_answer import check_plan, compute_plan
 
 IMAGE = file_responses(
     "The chart: PNG (800 px wide) or SVG (text kept as text).",
@@ -104,7 +104,7 @@ async def plan(
     cumulative cost (USD) of the plan, all-cloud and all-desktop. No plan within the limits:
     a card saying why, with `X-Gpucost-Charted: false`."""
     # The plan where plans run (a drawing process when the worker has them), then drawn.
-    res = await heavy.run_apart(apart.plan, compute_plan, req)
+    res = await heavy.run_apart(apart.plan, compute_plan, req, check=check_plan)
     return _image(await heavy.run(charts.plan_chart, req, fmt, res))
 
 

@@ -15,7 +15,7 @@ from app.models.common import BUSY_RESPONSE, problems
 from app.models.plan import PlanRequest, PlanResult
 from app.render import apart, reports
 from app.usecases.cash_flow import compute_cash_flow
-from app.usecases.plan_answer import compute_plan
+from app.usecases.plan_answer import check_plan, compute_plan
 
 router = APIRouter(
     prefix="/v1",
@@ -37,7 +37,7 @@ async def plan(req: PlanRequest, heavy: HeavyDep) -> PlanResult:
     2 s per solve). Beside it: all-cloud and the cheapest all-desktop fleet. When no plan
     meets the demand within the limits the answer is still a 200, with `feasible` false and
     the reason."""
-    return await heavy.run_apart(apart.plan, compute_plan, req)
+    return await heavy.run_apart(apart.plan, compute_plan, req, check=check_plan)
 
 
 REPORT_CONTENT = file_responses(
@@ -68,7 +68,7 @@ async def plan_report(
     workbook, `csv` the schedule (one row per month). XLSX and CSV come as attachments
     (`Content-Disposition`), named after the GPU, first month and horizon."""
     # The plan where plans run (a drawing process when the worker has them), then written.
-    res = await heavy.run_apart(apart.plan, compute_plan, req)
+    res = await heavy.run_apart(apart.plan, compute_plan, req, check=check_plan)
     report = await heavy.run(reports.plan_report, req, fmt, res)
     return report_response(report, inline=fmt == "html")
 

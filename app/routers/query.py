@@ -14,7 +14,7 @@ from app.models.query import QueryAnswer
 from app.query import answer as query
 from app.query.vocabulary import MAX_QUERY_CHARS
 from app.render import apart
-from app.usecases.plan_answer import compute_plan
+from app.usecases.plan_answer import check_plan, compute_plan
 
 # A conversation's earlier turns (the question and follow-ups, one per line), at most.
 MAX_PREVIOUS_CHARS = 4 * MAX_QUERY_CHARS
@@ -67,6 +67,6 @@ async def answer_query(
     # render gate's bound), not in the chat's one-at-a-time bound.
     answer = await cpu.run(query.prepare, view, settings, q, previous)
     if isinstance(answer, query.PlanPending):
-        result = await heavy.run_apart(apart.plan, compute_plan, answer.request)
+        result = await heavy.run_apart(apart.plan, compute_plan, answer.request, check=check_plan)
         answer = await cpu.run(query.finish_plan, view, answer, result)
     return json_answer(answer)

@@ -31,6 +31,12 @@ def compute_plan(view: CatalogView, req: PlanRequest, settings: Settings) -> Pla
     return compose(solve(resolve(view, req, settings)))
 
 
+def check_plan(view: CatalogView, req: PlanRequest, settings: Settings) -> None:
+    """Raise what :func:`compute_plan` would for ``req`` before solving it (404 for unknown
+    names, 422): its resolve step alone, milliseconds against the solver's seconds."""
+    resolve(view, req, settings)
+
+
 def compose(out: PlanOutcome) -> PlanResult:
     """The answer from the solved scenario, from it alone."""
     s = out.scenario
