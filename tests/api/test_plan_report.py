@@ -175,9 +175,9 @@ def test_reports_and_charts_compute_their_plan_where_plans_run(client, plan, mon
     asked = []
     real = Heavy.run_apart
 
-    async def recorded(self, apart_fn, fn, req, *rest):
+    async def recorded(self, apart_fn, fn, req, *rest, **kw):
         asked.append(apart_fn.__name__)
-        return await real(self, apart_fn, fn, req, *rest)
+        return await real(self, apart_fn, fn, req, *rest, **kw)
 
     monkeypatch.setattr(Heavy, "run_apart", recorded)
     report = _report(client, "csv")
