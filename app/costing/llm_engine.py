@@ -83,7 +83,8 @@ class Engine(StrEnum):
 DEFAULT_RULE = (
     "default engine: training in transformers with peft (fp8 LoRA in NeMo, which trains on an "
     "fp8 base with Transformer Engine; peft has no fp8 base); serving a GGUF format in llama.cpp, "
-    "which reads GGUF files; any other serving in vLLM, the most used open-source server"
+    "which reads GGUF files; any other serving in vLLM, whose continuous batching and memory "
+    "sizing the serving figures follow"
 )
 
 
@@ -112,9 +113,9 @@ def check_engine(engine: Engine, task: Task, precision: Precision) -> None:
                               f"task {task.value} runs in transformers or nemo")  # fmt: skip
     if engine is Engine.LLAMA_CPP and precision not in _LLAMA_CPP_FORMATS:
         hint = {Precision.INT8: " (its 8-bit format is q8_0)",
-                Precision.INT4: " (its 4-bit formats are q4_k_m and q5_k_m)",
-                Precision.AWQ: " (its 4-bit formats are q4_k_m and q5_k_m)",
-                Precision.GPTQ: " (its 4-bit formats are q4_k_m and q5_k_m)"}  # fmt: skip
+                Precision.INT4: " (its 4-bit format is q4_k_m)",
+                Precision.AWQ: " (its 4-bit format is q4_k_m)",
+                Precision.GPTQ: " (its 4-bit format is q4_k_m)"}  # fmt: skip
         raise ModelInputError(
             f"llama.cpp runs GGUF files (fp32, fp16, bf16, q4_k_m, q5_k_m, q6_k, q8_0), "
             f"not {precision.value}{hint.get(precision, '')}"

@@ -195,12 +195,9 @@ def resolve_engine(w: LlmWorkload, task: L.Task, precision: L.Precision) -> Sour
 def peak_tflops(gpu: Gpu, precision: L.Precision, engine: str = "") -> float | None:
     """The GPU's dense throughput the job's math runs at in ``engine``, TFLOPS (None: no such
     units): llama.cpp's fp16 at the FP16-accumulate rate where the catalog has one."""
-    if (
-        precision is L.Precision.FP16
-        and engine == Engine.LLAMA_CPP
-        and gpu.fp16_acc16_tensor_tflops
-    ):
-        return gpu.fp16_acc16_tensor_tflops
+    fp16_acc16 = gpu.fp16_acc16_tensor_tflops
+    if precision is L.Precision.FP16 and engine and Engine(engine).fp16_accumulate and fp16_acc16:
+        return fp16_acc16
     if precision.math == "fp32":
         return gpu.fp32_tflops
     if precision.math == "fp8":
@@ -291,7 +288,7 @@ def serving_share(w: LlmWorkload, engine: str) -> Sourced[float | None]:
     engine without it."""
     if L.Task(w.task) is not L.Task.INFERENCE:
         return Sourced(None)
-    if engine != Engine.VLLM:
+    if not Engine(engine).takes_total_share:
         if w.gpu_memory_utilization is not None:
             raise InvalidRequest(f"gpu_memory_utilization is vLLM's setting; engine {engine} "
                                  "sizes its KV cache its own way (the answer states how)")  # fmt: skip
