@@ -179,7 +179,9 @@ class Architecture:
     first layers keep a dense MLP); latent attention (0 = standard): ``q_lora_rank``,
     ``kv_lora_rank``, ``qk_nope_head_dim``, ``qk_rope_head_dim``, ``v_head_dim``; sliding-window
     attention: ``sliding_window_layers`` of the layers attend to the last ``sliding_window``
-    tokens only (0 = every layer attends to the whole context).
+    tokens only (0 = every layer attends to the whole context); hybrid models:
+    ``linear_layers`` are linear-attention or state-space layers (Qwen3-Next's Gated DeltaNet,
+    Mamba) whose fixed-size state grows with no token (not counted: a few MB).
     """
 
     layers: int
@@ -203,6 +205,7 @@ class Architecture:
     v_head_dim: int = 0
     sliding_window: int = 0
     sliding_window_layers: int = 0
+    linear_layers: int = 0
 
     @property
     def latent_attention(self) -> bool:
@@ -387,9 +390,10 @@ def kv_cache_bytes(
 ) -> float:
     """KV cache of ``batch`` sequences of ``tokens_per_seq`` tokens, bytes: a sliding-window
     layer keeps its last ``sliding_window`` tokens only (Mistral 7B's rolling buffer cache,
-    Jiang et al. 2023 §2; Gemma 2's local layers, arXiv 2408.00118 §2)."""
+    Jiang et al. 2023 §2; Gemma 2's local layers, arXiv 2408.00118 §2); a linear-attention or
+    state-space layer keeps none."""
     windowed = arch.sliding_window_layers if arch.sliding_window else 0
-    held = (arch.layers - windowed) * tokens_per_seq
+    held = (arch.layers - windowed - arch.linear_layers) * tokens_per_seq
     held += windowed * min(tokens_per_seq, arch.sliding_window)
     return arch.kv_values_per_token() / arch.layers * held * batch * value_bytes
 

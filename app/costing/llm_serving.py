@@ -89,9 +89,9 @@ def _longest(job: Job, room: float, act_per_token: float) -> int:
     s = room / (per_token + act_per_token)
     if not a.sliding_window or not a.sliding_window_layers or s <= a.sliding_window:
         return max(0, math.floor(s + 1e-9))
-    per_layer = per_token / a.layers
+    per_layer = per_token / (a.layers - a.linear_layers)  # every cached layer holds one token
     windows = per_layer * a.sliding_window_layers * a.sliding_window
-    growing = per_layer * (a.layers - a.sliding_window_layers) + act_per_token
+    growing = per_layer * (a.layers - a.sliding_window_layers - a.linear_layers) + act_per_token
     return math.floor((room - windows) / growing + 1e-9)
 
 

@@ -52,12 +52,20 @@ def architecture_fields(config: dict[str, Any]) -> dict[str, Any]:
     if missing:
         raise ValueError(f"hf_config lacks {', '.join(missing)}")
     out |= _sliding_window(cfg, int(out["layers"]))
+    types = cfg.get("layer_types")
+    if isinstance(types, list) and (linear := sum(t in _LINEAR for t in types)):
+        out["linear_layers"] = linear
     if out.get("experts") and "moe_intermediate_size" not in out:
         out["moe_intermediate_size"] = out["intermediate_size"]
     if not out.get("experts"):
         for key in ("experts", "experts_per_token", "shared_experts", "moe_intermediate_size"):
             out.pop(key, None)
     return out
+
+
+# `layer_types` values of layers with a fixed-size state instead of a KV cache (transformers'
+# Qwen3-Next config writes "linear_attention"; Mamba hybrids "mamba").
+_LINEAR = frozenset({"linear_attention", "mamba"})
 
 
 def _sliding_window(cfg: dict[str, Any], layers: int) -> dict[str, int]:
@@ -138,4 +146,11 @@ class LlmArchitecture(StrictBody):
     )
     sliding_window_layers: int = Field(
         default=0, ge=0, le=1000, description="Layers attending to the window only."
+    )
+    linear_layers: int = Field(
+        default=0,
+        ge=0,
+        le=1000,
+        description="Linear-attention or state-space layers (hybrid models: Qwen3-Next's "
+        "`linear_attention`, Mamba): no per-token KV cache.",
     )

@@ -45,6 +45,10 @@ def given_architecture(a: LlmArchitecture) -> tuple[L.Architecture, float, float
     ):
         raise InvalidRequest("architecture: sliding_window_layers (at most layers) and "
                              "sliding_window go together")  # fmt: skip
+    if a.linear_layers >= a.layers or a.linear_layers + a.sliding_window_layers > a.layers:
+        raise InvalidRequest("architecture: linear_layers and sliding_window_layers are at most "
+                             "layers, with at least one attention layer (a pure state-space "
+                             "model is not modelled)")  # fmt: skip
     arch = L.Architecture(
         a.layers,
         a.hidden_size,
@@ -62,6 +66,7 @@ def given_architecture(a: LlmArchitecture) -> tuple[L.Architecture, float, float
         a.dense_layers,
         sliding_window=a.sliding_window,
         sliding_window_layers=a.sliding_window_layers,
+        linear_layers=a.linear_layers,
     )
     params = a.params_b * 1e9 if a.params_b else arch.total_params()
     active = a.active_params_b * 1e9 if a.active_params_b else arch.active_params()

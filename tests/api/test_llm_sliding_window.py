@@ -96,3 +96,27 @@ def test_a_window_without_its_layers_is_a_422(client) -> None:
     resp = client.post("/v1/llm/estimate", json={"architecture": shape, "task": "inference"})
     assert resp.status_code == 422
     assert "sliding_window" in resp.json()["detail"]
+
+
+def test_a_hybrid_models_linear_layers_hold_no_kv_cache(client) -> None:
+    """Qwen3-Next's config.json lists `layer_types`: three `linear_attention` (Gated DeltaNet,
+    a fixed-size state) to every `full_attention` layer. Only the full-attention quarter
+    caches keys and values, at any length."""
+    cfg = {"num_hidden_layers": 48, "hidden_size": 2048, "intermediate_size": 5120,
+           "num_attention_heads": 16, "num_key_value_heads": 2, "head_dim": 256,
+           "vocab_size": 151936, "max_position_embeddings": 262144,
+           "layer_types": ["linear_attention"] * 3 + ["full_attention"]}  # fmt: skip
+    cfg["layer_types"] = cfg["layer_types"] * 12
+    assert architecture_fields(cfg)["linear_layers"] == 36
+    body = _estimate(client, hf_config=cfg, context_length=32768, gpus=["h100-sxm"])
+    kv = body["estimates"][0]["memory_breakdown"]["kv_cache_gb"]
+    full_attention = 2 * 48 * 2 * 256 * 2 * 32768 / 1e9
+    assert kv == pytest.approx(full_attention / 4, rel=0.01)
+
+
+def test_a_model_without_an_attention_layer_is_a_422(client) -> None:
+    shape = {"layers": 4, "hidden_size": 64, "intermediate_size": 128, "heads": 2,
+             "vocab_size": 100, "context_length": 1024, "linear_layers": 4}  # fmt: skip
+    resp = client.post("/v1/llm/estimate", json={"architecture": shape, "task": "inference"})
+    assert resp.status_code == 422
+    assert "linear_layers" in resp.json()["detail"]
