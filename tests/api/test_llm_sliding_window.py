@@ -90,14 +90,6 @@ def test_a_configs_sliding_window_is_read(config, window, local) -> None:
     assert fields.get("sliding_window_layers", 0) == local
 
 
-def test_a_window_without_its_layers_is_a_422(client) -> None:
-    shape = {"layers": 2, "hidden_size": 64, "intermediate_size": 128, "heads": 2,
-             "vocab_size": 100, "context_length": 1024, "sliding_window": 256}  # fmt: skip
-    resp = client.post("/v1/llm/estimate", json={"architecture": shape, "task": "inference"})
-    assert resp.status_code == 422
-    assert "sliding_window" in resp.json()["detail"]
-
-
 def test_a_hybrid_models_linear_layers_hold_no_kv_cache(client) -> None:
     """Qwen3-Next's config.json lists `layer_types`: three `linear_attention` (Gated DeltaNet,
     a fixed-size state) to every `full_attention` layer. Only the full-attention quarter
@@ -114,9 +106,16 @@ def test_a_hybrid_models_linear_layers_hold_no_kv_cache(client) -> None:
     assert kv == pytest.approx(full_attention / 4, rel=0.01)
 
 
-def test_a_model_without_an_attention_layer_is_a_422(client) -> None:
+@pytest.mark.parametrize(
+    ("extra", "named"),
+    [
+        ({"sliding_window": 256}, "sliding_window"),  # a window without its layers
+        ({"linear_layers": 4}, "linear_layers"),  # no attention layer left
+    ],
+)
+def test_an_inconsistent_attention_layout_is_a_422(client, extra, named) -> None:
     shape = {"layers": 4, "hidden_size": 64, "intermediate_size": 128, "heads": 2,
-             "vocab_size": 100, "context_length": 1024, "linear_layers": 4}  # fmt: skip
+             "vocab_size": 100, "context_length": 1024} | extra  # fmt: skip
     resp = client.post("/v1/llm/estimate", json={"architecture": shape, "task": "inference"})
     assert resp.status_code == 422
-    assert "linear_layers" in resp.json()["detail"]
+    assert named in resp.json()["detail"]
