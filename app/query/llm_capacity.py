@@ -27,6 +27,16 @@ _BATCH = re.compile(
 )
 
 
+# The serving or training engine a question names ("with vllm", "on ollama"): its request value.
+ENGINES = (
+    (re.compile(r"\bv-?llm\b", re.I), "vllm"),
+    (re.compile(r"\bllama[.\s-]?cpp\b|\bollama\b", re.I), "llama.cpp"),  # Ollama runs llama.cpp
+    (re.compile(r"\b(?:tensorrt|trt)[\s-]?llm\b", re.I), "tensorrt-llm"),
+    (re.compile(r"\bnemo\b", re.I), "nemo"),
+    (re.compile(r"\b(?:hugging\s?face\s+)?transformers\b", re.I), "transformers"),
+)
+
+
 def estimate_done(
     out: Answer, headline: str, body: dict[str, Any], result: LlmEstimateResult
 ) -> QueryAnswer:

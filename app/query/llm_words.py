@@ -19,6 +19,7 @@ from app.models.interpretation import Interpretation
 from app.models.llm import LlmEstimateRequest, LlmEstimateResult
 from app.models.query import QueryAnswer
 from app.query.answer_common import Answer, money
+from app.query.llm_capacity import ENGINES as _ENGINES
 from app.query.llm_capacity import (
     estimate_done,
     room_answer,
@@ -74,13 +75,6 @@ _PRECISIONS = (
     (re.compile(r"\bbf16\b", re.I), "bf16"),
     (re.compile(r"\b(fp16|16-?\s?bit|half precision)\b", re.I), "fp16"),
     (re.compile(r"\b(fp32|32-?\s?bit|full precision)\b", re.I), "fp32"),
-)
-_ENGINES = (
-    (re.compile(r"\bv-?llm\b", re.I), "vllm"),
-    (re.compile(r"\bllama[.\s-]?cpp\b|\bollama\b", re.I), "llama.cpp"),  # Ollama runs llama.cpp
-    (re.compile(r"\b(?:tensorrt|trt)[\s-]?llm\b", re.I), "tensorrt-llm"),
-    (re.compile(r"\bnemo\b", re.I), "nemo"),
-    (re.compile(r"\b(?:hugging\s?face\s+)?transformers\b", re.I), "transformers"),
 )
 # "1M tokens a day", "per day", "/day", "daily", "each day": a serving volume.
 _PER_DAY = re.compile(r"\s*(?:a|per|each|every|/)\s*day\b|\s*daily\b", re.I)
