@@ -68,7 +68,7 @@ def _headline(kind: str, what: str, e: Any, result: Any) -> str:
     share = result.model.get("gpu_memory_utilization")
     engine = (
         f"on a server taking {share:.0%} of each GPU, as vLLM does by default"
-        if result.model.get("engine", "vllm") == "vllm" and share is not None
+        if share is not None  # echoed only for an engine that takes a share of the card
         else f"in {result.model.get('engine')}, sized as the assumptions say"
     ) + f", beside {weights_gb:.1f} GB of weights per GPU"
     if kind == "context":

@@ -15,6 +15,7 @@ from app.catalog.sources.hosted_prices import source as hosted_source
 from app.catalog.view import CatalogView
 from app.costing import defaults, llm_serving, offers
 from app.costing import llm as L
+from app.costing.llm_engine import Engine
 from app.costing.sourced import Assumed, Caveat, Cited, Note, Priced, Sourced
 from app.errors import CatalogGap, InvalidRequest
 from app.models import CloudOffer, Gpu
@@ -428,7 +429,7 @@ def compose(s: LlmScenario) -> LlmEstimateResult:
         prompt = s.job.tokens / s.job.output_tokens * s.job.prompt_tokens
         flops = 2 * s.job.n_active * (s.job.tokens + prompt)
     label = s.label | {"gpu_count": s.gpu_count}
-    if s.memory_utilization is not None and s.job.engine == "vllm":
+    if s.memory_utilization is not None and Engine(s.job.engine).takes_total_share:
         label["gpu_memory_utilization"] = s.memory_utilization
     if s.memory_only:
         label["tokens"] = None
