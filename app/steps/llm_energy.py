@@ -70,9 +70,23 @@ RENTED_HOST_SOURCE = (
 )
 
 
-def rented_power_w(view: CatalogView, gpu: Gpu, count: int) -> float:
-    """Power of ``count`` rented ``gpu``s and their host while the job runs, W (no PUE)."""
+@dataclass(frozen=True)
+class RentedPower:
+    """Power of rented GPUs while a job runs, W, no PUE: ``gpus_w`` at full load (each GPU at
+    :data:`~app.costing.defaults.LLM_GPU_LOAD` x TDP; a decode-bound share of the run scales
+    it down) and ``host_w``, their server's share, which runs whatever the GPUs do."""
+
+    gpus_w: float = 0.0
+    host_w: float = 0.0
+
+    def at(self, load: float) -> float:
+        """W with the GPUs at ``load`` (1: full load) of their full-load power."""
+        return self.gpus_w * load + self.host_w
+
+
+def rented_power_w(view: CatalogView, gpu: Gpu, count: int) -> RentedPower:
+    """Power of ``count`` rented ``gpu``s and their host while the job runs (no PUE)."""
     gpus_w = count * defaults.LLM_GPU_LOAD.number * (gpu.tdp_w or 0.0)
     if is_datacenter(gpu):
-        return gpus_w + server_share(view, gpu).ratio * (gpu.tdp_w or 0.0) * count
-    return gpus_w + defaults.BASE_POWER.number
+        return RentedPower(gpus_w, server_share(view, gpu).ratio * (gpu.tdp_w or 0.0) * count)
+    return RentedPower(gpus_w, defaults.BASE_POWER.number)

@@ -44,7 +44,7 @@ from app.steps.llm import (
     stated,
     utilizations,
 )
-from app.steps.llm_energy import LlmSite, rented_power_w, resolve_site
+from app.steps.llm_energy import LlmSite, RentedPower, rented_power_w, resolve_site
 from app.steps.site import request_electricity, resolve_region
 from app.steps.trail import Provenance, price_rule, sig8
 from app.usecases.llm_serving import (
@@ -121,14 +121,14 @@ class GpuChoice:
     none), the count timed and priced (``count``: the request's when it fits, else ``need``),
     the cheapest comparable offer (None: none, or nothing to time) and the owned desktop of
     ``count`` of it (None: the catalog cannot build one), and the power ``count`` of it draw
-    rented, with their host (W, no PUE; 0 when nothing is timed)."""
+    rented, and their host (0 when nothing is timed)."""
 
     gpu: Gpu
     need: int | None
     count: int | None
     offer: CloudOffer | None
     owned: ResolvedDesktop | None
-    rented_power_w: float = 0.0
+    rented_power: RentedPower = RentedPower()
 
 
 def compute_llm_estimate(
@@ -321,10 +321,9 @@ def _owned(s: LlmScenario, desk: ResolvedDesktop, runtime_s: float, load: float)
 def _rented_energy(
     s: LlmScenario, c: GpuChoice, runtime_s: float, load: float
 ) -> tuple[float, float]:
-    """``(kWh, kg CO2e)`` of the job on ``c.count`` rented GPUs: their power at ``load`` x
-    TDP and their host's x runtime x the datacenter's PUE, on the request region's grid."""
-    unused_w = (c.count or 0) * defaults.LLM_GPU_LOAD.number * (c.gpu.tdp_w or 0.0) * (1 - load)
-    energy = costing.energy_kwh(c.rented_power_w - unused_w, runtime_s / 3600, s.site.pue)
+    """``(kWh, kg CO2e)`` of the job on ``c.count`` rented GPUs: their power at ``load`` of
+    their full-load power, and their host's, x runtime x the datacenter's PUE, on the request region's grid."""
+    energy = costing.energy_kwh(c.rented_power.at(load), runtime_s / 3600, s.site.pue)
     return energy, costing.co2e_kg(energy, s.site.carbon_intensity_g_per_kwh)
 
 
