@@ -72,11 +72,23 @@ def freshest_cheapest(
 ) -> tuple[DatedT, int] | None:
     """The comparable offer's freshness preference (:data:`app.costing.defaults.PRICE_FRESHNESS`):
     of ``cheapest`` (cheapest per GPU-hour first), the first priced within ``fresh_days`` of
-    ``day``, else the cheapest; with how many were that fresh. None when empty."""
+    ``day``; when none is, the cheapest of each provider's newest prices for its GPU (an
+    older price of the same provider and GPU is superseded, :func:`newest_of_each`); with how
+    many were that fresh. None when empty."""
     if not cheapest:
         return None
     fresh = [o for o in cheapest if (day - o.as_of).days <= fresh_days]
-    return (fresh or cheapest)[0], len(fresh)
+    return (fresh or newest_of_each(cheapest))[0], len(fresh)
+
+
+def newest_of_each(found: Sequence[DatedT]) -> list[DatedT]:
+    """``found`` (order kept) less every offer priced before the newest offer of the same
+    provider and GPU: a provider's newest price list for a GPU supersedes its older ones."""
+    newest: dict[tuple[str, str], dt.date] = {}
+    for o in found:
+        key = (o.provider, o.gpu_id)
+        newest[key] = max(newest.get(key, o.as_of), o.as_of)
+    return [o for o in found if o.as_of == newest[(o.provider, o.gpu_id)]]
 
 
 def cheapest_first(offers: Iterable[OfferT]) -> list[OfferT]:

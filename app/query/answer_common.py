@@ -214,14 +214,21 @@ def in_currency_text(amount_usd: float | None, rate: CurrencyRate) -> str:
     """``amount_usd`` as money in the answer's currency (USD prints as before)."""
     if amount_usd is None or rate.currency == "USD":
         return money(amount_usd)
-    x = amount_usd / rate.usd_per_unit
-    return f"{x:,.2f} {rate.currency}" if abs(x) >= 1 else f"{x:.4g} {rate.currency}"
+    return f"{amount(amount_usd / rate.usd_per_unit)} {rate.currency}"
 
 
 def money(x: float | None) -> str:
-    if x is None:
-        return "n/a"
-    return f"${x:,.2f}" if abs(x) >= 1 else f"${x:.4g}"
+    """USD as people write it: ``$1,147.50``, ``$0.50``, ``$0.04026`` ("n/a" for None)."""
+    return "n/a" if x is None else f"${amount(x)}"
+
+
+def amount(x: float) -> str:
+    """An amount of money: cents from 1 up (``1,147.50``); below 1, four significant digits
+    and never fewer than two decimals (``0.50``, ``0.4375``, ``0.04026``)."""
+    if abs(x) >= 1:
+        return f"{x:,.2f}"
+    text = f"{x:.4g}"
+    return f"{x:.2f}" if "e" not in text and len(text.partition(".")[2]) < 2 else text
 
 
 def desktop_spec(out: Answer, gpu: Gpu, count: int) -> dict[str, Any]:

@@ -38,7 +38,8 @@ FRESH_DAYS = defaults.PRICE_FRESH_DAYS
 COMPARABLE_RULE = (
     "the comparable offer (app.steps.cloud_offer): on demand, not Colab, marketplaces and "
     "brokers only when named, free and flagged price outliers left out, the cheapest per "
-    f"GPU-hour, one priced within {FRESH_DAYS} days preferred"
+    f"GPU-hour, one priced within {FRESH_DAYS} days preferred (when none is: of each "
+    "provider's newest price for the GPU)"
 )
 
 
@@ -56,7 +57,7 @@ class OfferPick:
     def policy(self) -> str:
         """The freshness preference as it applied, for the answer's assumption."""
         if not self.fresh:
-            return f"none priced within {FRESH_DAYS} days"
+            return f"none priced within {FRESH_DAYS} days: of each provider's newest price"
         if self.cheapest:
             return f"priced within {FRESH_DAYS} days"
         return f"{self.fresh} priced within {FRESH_DAYS} days preferred"

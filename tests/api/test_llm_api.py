@@ -328,7 +328,8 @@ class TestBoundedWork:
     def test_each_gpus_offer_is_the_comparable_one(self, view) -> None:
         """The per-view lookup gives, for every GPU, what a scan of every offer gives: among
         on-demand, non-Colab, priced offers that are not flagged outliers, the lowest price
-        per GPU-hour of those priced within the freshness window, else of all."""
+        per GPU-hour of those priced within the freshness window, else of each provider's
+        newest prices for the GPU (an older price of the same provider is superseded)."""
         from app.costing import defaults, offers
         from app.steps.cloud_offer import comparable_offer_by_gpu, price_outliers
 
@@ -350,7 +351,12 @@ class TestBoundedWork:
                 continue
             assert pick is not None
             fresh = [o for o in scanned if (view.day - o.as_of).days <= defaults.PRICE_FRESH_DAYS]
-            low = min(offers.price_per_gpu_hour(o) for o in (fresh or scanned))
+            newest = {
+                p: max(o.as_of for o in scanned if o.provider == p)
+                for p in {o.provider for o in scanned}
+            }
+            current = [o for o in scanned if o.as_of == newest[o.provider]]
+            low = min(offers.price_per_gpu_hour(o) for o in (fresh or current))
             assert offers.price_per_gpu_hour(pick.offer) == low
             assert pick.fresh == len(fresh) and pick.considered == len(scanned)
 

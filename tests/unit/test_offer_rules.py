@@ -3,6 +3,7 @@ power-supply figures, the comparable-offer rule and the price-outlier rule."""
 
 from __future__ import annotations
 
+import datetime as dt
 from dataclasses import dataclass
 
 import pytest
@@ -23,6 +24,11 @@ class Offer:
     price_usd_per_hour: float
     gpu_count: int = 1
     pricing_model: str = "on_demand"
+
+
+@dataclass(frozen=True)
+class Dated(Offer):
+    as_of: dt.date = dt.date(2026, 1, 1)
 
 
 class TestPowerSupply:
@@ -68,6 +74,20 @@ class TestComparable:
             "p3.2xlarge",
         ]
         assert offers.price_per_gpu_hour(eight) == pytest.approx(3.06)
+
+    def test_a_providers_newer_price_supersedes_its_older_when_none_is_fresh(self) -> None:
+        # The SkyPilot catalog's RunPod RTX 3090 SECURE rows: $0.44/h in the v6 file (dated
+        # 2024-06-30 by gpucost), $0.50/h in the v8 file (2025-09-15); Vast.ai's v8 file
+        # (2025-03-18) lists 2x at $0.33/h. On 2026-11-28 none is within 365 days.
+        old = Dated("runpod-ca", "runpod", "rtx-3090", 0.44, as_of=dt.date(2024, 6, 30))
+        new = Dated("runpod-us", "runpod", "rtx-3090", 0.50, as_of=dt.date(2025, 9, 15))
+        vast = Dated("vast-2x", "vast", "rtx-3090", 0.33, gpu_count=2, as_of=dt.date(2025, 3, 18))
+        found = offers.cheapest_first([old, new, vast])
+        day = dt.date(2026, 11, 28)
+        assert offers.freshest_cheapest(found, day) == (vast, 0)  # $0.165 per GPU-hour
+        assert offers.freshest_cheapest([old, new], day) == (new, 0)
+        # Within the window the cheapest fresh one wins, the provider's older price aside.
+        assert offers.freshest_cheapest([old, new], dt.date(2026, 6, 1)) == (new, 1)
 
 
 class TestOutliers:
