@@ -222,6 +222,16 @@ def money(x: float | None) -> str:
     return "n/a" if x is None else f"${amount(x)}"
 
 
+def runtime_text(seconds: float) -> str:
+    """A run's length as people say it: hours from one hour (``134.5 h``), else minutes
+    (``6 min``), else seconds (``40 s``)."""
+    if seconds >= 3600:
+        return f"{seconds / 3600:,.1f} h"
+    if seconds >= 60:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds:.0f} s"
+
+
 def amount(x: float) -> str:
     """An amount of money: cents from 1 up (``1,147.50``); below 1, four significant digits
     and never fewer than two decimals (``0.50``, ``0.4375``, ``0.04026``)."""

@@ -18,7 +18,7 @@ from app.costing.defaults import LLM_SEQUENCE_LENGTH
 from app.models.interpretation import Interpretation
 from app.models.llm import LlmEstimateRequest, LlmEstimateResult
 from app.models.query import QueryAnswer
-from app.query.answer_common import Answer, money
+from app.query.answer_common import Answer, money, runtime_text
 from app.query.llm_capacity import ENGINES as _ENGINES
 from app.query.llm_capacity import (
     estimate_done,
@@ -31,7 +31,6 @@ from app.query.parser import MODEL_SIZE_PROBLEM
 from app.settings import Settings
 from app.steps.llm import tokens_in
 from app.steps.llm_buy import buy_or_rent
-from app.steps.trail import n_gpus
 from app.usecases.llm_estimate import compute_llm_estimate
 
 _SIZE = re.compile(r"\b(\d+(?:\.\d+)?)\s?b\b", re.I)
@@ -385,7 +384,7 @@ def _break_even(
     out.fact("Box", f"{money(box.upfront_usd)}, {desk.gpus_priced}x {desk.gpu_id}")
     out.fact(
         "Run on the box",
-        f"{desk.runtime_s / 3600:.1f} h, {money(box.electricity_usd)} of electricity",
+        f"{runtime_text(desk.runtime_s)}, {money(box.electricity_usd)} of electricity",
     )
     held = (
         f"{rent.instances}x {rent.gpus_per_instance}-GPU instance"
@@ -462,7 +461,7 @@ def _fits_answer(
     need = rows[0].memory_gb_per_gpu if rows else 0.0
     out.fact("Memory per GPU", f"{need:.1f} GB")
     for e in (fit or rows)[:5]:
-        time = f"{e.runtime_s / 3600:.1f} h" if e.runtime_s else "no time"
+        time = runtime_text(e.runtime_s) if e.runtime_s else "no time"
         cost = f", {money(e.cost_usd)}" if e.cost_usd is not None else ""
         holds = "fits" if e.fits else f"needs {e.gpus_needed}"
         out.fact(e.gpu_id, f"{holds}, {time}{cost}")
@@ -481,11 +480,13 @@ def _fits_answer(
     elif fit:
         best = fit[0]
         cost = f" for {money(best.cost_usd)}" if best.cost_usd is not None else ""
-        hold = "holds" if len(fit) == 1 else "hold"
-        headline = (
-            f"{what}: {n_gpus(len(fit))} {hold} it ({need:.1f} GB); cheapest {best.gpu_id}, "
-            f"{(best.runtime_s or 0) / 3600:.1f} h{cost}"
+        held = (
+            f"{best.gpu_id} holds it ({need:.1f} GB):"
+            if len(rows) == 1
+            else f"{len(fit)} of {len(rows)} catalog GPU models hold it ({need:.1f} GB); "
+            f"cheapest {best.gpu_id},"
         )
+        headline = f"{what}: {held} {runtime_text(best.runtime_s or 0)}{cost}"
     elif "gpu_count" in body and rows:
         headline = (
             f"{what} does not fit {body['gpu_count']}x {rows[0].gpu_id}: {need:.1f} GB per GPU "

@@ -346,3 +346,19 @@ def test_a_spot_rental_carries_its_interruption_overhead(client):
     assert row["cost_usd"] > 100 * per_gpu_hour
     facts = {f["label"]: f["value"] for f in body["facts"]}
     assert "AWS Spot Instance Advisor" in facts["Interruptions"]
+
+
+def test_which_gpus_hold_a_job_counts_gpu_models_and_says_a_short_run_in_minutes(client):
+    """'39 GPUs hold it' read as a count of cards: the headline counts the catalog's GPU
+    models that hold the job, out of those estimated; a 1M-token LoRA (2 x 3 x 8.03e9 x 1e6
+    FLOPs, minutes on any modern card) is timed in minutes, not '0.1 h'."""
+    body = ask(client, "cost to fine-tune llama 3 8b with lora on 1M tokens")
+    sent = client.post(body["endpoint"], json=body["request"])  # what chat sent, as the API answers
+    rows = sent.json()["estimates"]
+    held = sum(e["fits"] for e in rows)
+    assert f": {held} of {len(rows)} catalog GPU models hold it (" in body["headline"]
+    best = next(e for e in rows if e["fits"])
+    assert best["runtime_s"] < 3600
+    assert f"{best['gpu_id']}, {best['runtime_s'] / 60:.0f} min for $" in body["headline"]
+    one = ask(client, "cost to fine-tune llama 3 8b with lora on 1B tokens on a 4090")
+    assert ": rtx-4090 holds it (" in one["headline"], one["headline"]
