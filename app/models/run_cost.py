@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 from typing import Any
 
 from pydantic import (
@@ -207,6 +208,15 @@ class RunOptionResult(BaseModel):
     )
     cost_per_item_usd: float | None = Field(description="`cost_usd / items`, when items given.")
     note: str | None = Field(description="Why a figure is missing, or how it was estimated.")
+    oldest_price: str | None = Field(
+        description="The oldest dated catalog price this option rests on, e.g. `offer "
+        "runpod-...` or `gpu rtx-3090: used price`; null when it rests on none (a price "
+        "given in the request)."
+    )
+    oldest_price_date: dt.date | None = Field(
+        description="The date of `oldest_price` (ISO 8601): an option priced long ago says "
+        "so, whatever the other options' dates."
+    )
 
 
 class RunCostResult(BaseModel):

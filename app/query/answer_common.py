@@ -4,6 +4,7 @@ from an interpretation, money formatting, and the defaults for a desktop and a c
 
 from __future__ import annotations
 
+import datetime as dt
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
@@ -53,6 +54,13 @@ class Answer:
         self.defaults: list[Assumption] = []
         self.facts: list[Fact] = []
         self.caveats: list[str] = []
+        self.headline_price: tuple[dt.date, str] | None = None
+
+    def rests_on(self, day: dt.date, what: str) -> None:
+        """The catalog price the headline's figure rests on (an answer listing several
+        options names the cheapest's): the staleness note reads it instead of the oldest
+        price of the whole result."""
+        self.headline_price = (day, what)
 
     def caveat(self, text: str) -> None:
         """Something the answer did differently from what was asked (a GPU the provider
@@ -97,7 +105,7 @@ class Answer:
         examples: list[str] | None = None,
     ) -> QueryAnswer:
         if answered:
-            headline += dated_note(result)
+            headline += dated_note(result, self.headline_price)
         notes = [*self.it.corrected, *self.it.declined, *self.caveats]
         if notes:
             headline = f"{headline} ({'; '.join(notes)})"
@@ -119,18 +127,23 @@ class Answer:
         )
 
 
-def dated_note(result: Any) -> str:
+def dated_note(result: Any, rests_on: tuple[dt.date, str] | None = None) -> str:
     """The staleness policy's words for a headline: when the answer rests on a catalog price
-    older than :data:`defaults.PRICE_FRESH_DAYS`, its date and age (the warnings list has the rest)."""
+    older than :data:`defaults.PRICE_FRESH_DAYS`, its date and age (the warnings list has the
+    rest). ``rests_on`` (day, what): the price the headline's figure rests on, dated against
+    the result's day; else the result's oldest price."""
     prices = result.get("prices") if isinstance(result, dict) else getattr(result, "prices", None)
     if isinstance(prices, BaseModel):
         prices = prices.model_dump()
     if not isinstance(prices, dict):
         return ""
     day, age = prices.get("oldest_price_date"), prices.get("oldest_price_age_days")
+    what = prices.get("oldest_price") or "a catalog price"
+    if rests_on is not None and prices.get("prices_as_of") is not None:
+        day, what = rests_on
+        age = (dt.date.fromisoformat(str(prices["prices_as_of"])) - day).days
     if day is None or age is None or age <= defaults.PRICE_FRESH_DAYS:
         return ""
-    what = prices.get("oldest_price") or "a catalog price"
     return f" (rests on a price from {day}, {age / 365.25:.1f} years old: {what})"
 
 

@@ -254,6 +254,8 @@ def run_cost_answer(view: CatalogView, settings: Settings, out: Answer) -> Query
         best, rate = ranked[0], res.currency_rate
         label = "Cost per batch item per hour" if per_item else "Run cost"
         headline = f"{label}: {in_currency_text(getattr(best, metric), rate)} on {best.label}"
+        if best.oldest_price_date is not None:
+            out.rests_on(best.oldest_price_date, best.oldest_price or "a catalog price")
     if per_item:
         out.fact("Metric", PER_ITEM_MEANING)
         if said := PER_THING.search(it.text.lower()):

@@ -16,6 +16,7 @@ from typing import Any
 
 from app.catalog.queries import find_offers
 from app.catalog.view import CatalogView
+from app.costing.offers import newest_of_each
 from app.costing.sourced import Assumed, Note, Sourced
 from app.errors import NotFound
 from app.models import CloudOffer, Gpu
@@ -47,12 +48,14 @@ def distinct_offers(found: Sequence[CloudOffer]) -> Sourced[list[Option]]:
 
 
 def gpu_options(view: CatalogView, gpu: Gpu, count: int) -> Sourced[list[Option]]:
-    """``count`` x ``gpu`` costed on each provider's cheapest on-demand offer of it (free
+    """``count`` x ``gpu`` costed on each provider's cheapest on-demand offer of it at its
+    newest prices (:func:`~app.costing.offers.newest_of_each`; free
     plans such as Colab Free left out: GPU, hours and sessions not guaranteed), up to
     :data:`MAX_OPTIONS`, and on a desktop with it when it can be bought in that count (SXM
     modules as an HGX board). Raises :class:`NotFound` when there is neither."""
+    found = find_offers(view, gpu_ids=(gpu.id,), gpu_count=count, pricing_model="on_demand")
     cheapest: dict[str, CloudOffer] = {}  # per provider; offers come cheapest first
-    for offer in find_offers(view, gpu_ids=(gpu.id,), gpu_count=count, pricing_model="on_demand"):
+    for offer in newest_of_each(found):
         if offer.price_usd_per_hour == 0 and offer.monthly_fee_usd == 0:
             continue
         cheapest.setdefault(offer.provider, offer)
@@ -68,8 +71,9 @@ def gpu_options(view: CatalogView, gpu: Gpu, count: int) -> Sourced[list[Option]
         Assumed(
             "options",
             [o.get("offer_id", "desktop") for o in options],
-            f"the cheapest on-demand offer of this GPU per provider (up to {MAX_OPTIONS}; say "
-            "`spot` for spot), and a desktop with it when its launch price is known",
+            f"the cheapest on-demand offer of this GPU per provider at its newest prices (up to "
+            f"{MAX_OPTIONS}; say `spot` for spot), and a desktop with it when the catalog "
+            "prices the card (new or used)",
         )
     )
     return Sourced(options, tuple(notes))

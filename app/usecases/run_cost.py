@@ -12,7 +12,7 @@ from app import costing
 from app.catalog.view import CatalogView
 from app.costing import ownership as own
 from app.costing.money import USD, ExchangeRate
-from app.costing.sourced import Cited, Note, Sourced
+from app.costing.sourced import Cited, Note, Priced, Sourced
 from app.errors import InvalidRequest
 from app.models import Gpu, Region
 from app.models.inputs import CloudSpec
@@ -151,6 +151,7 @@ class OptionScenario:
     carbon_intensity_g_per_kwh: float
     embodied: own.Embodied
     embodied_life_years: float
+    oldest_price: Priced | None = None
 
 
 @dataclass(frozen=True)
@@ -290,6 +291,7 @@ def _resolve_option(
         carbon_intensity_g_per_kwh=(cloud.region or ctx.carbon).carbon_intensity_g_per_kwh,
         embodied=embodied or _NO_EMBODIED,
         embodied_life_years=life,
+        oldest_price=oldest_priced(notes),
     )
     return Sourced(option, tuple(notes))
 
@@ -322,6 +324,7 @@ def _resolve_desktop_option(
         carbon_intensity_g_per_kwh=ctx.carbon.carbon_intensity_g_per_kwh,
         embodied=embodied,
         embodied_life_years=owned.lifetime_years,
+        oldest_price=oldest_priced(notes),
     )
     return Sourced(option, tuple(notes))
 
@@ -353,6 +356,12 @@ _UNCOSTED: dict[str, Any] = dict(
 )
 
 
+def oldest_priced(notes: list[Note]) -> Priced | None:
+    """The oldest dated catalog price among ``notes`` (ties: the first by name), or None."""
+    dated = [n for n in notes if isinstance(n, Priced) and n.as_of is not None]
+    return min(dated, key=lambda n: (n.as_of, n.what)) if dated else None
+
+
 def _option_fields(o: OptionScenario, kind: str, offer_id: str | None) -> dict[str, Any]:
     """What every option's answer says of it, desktop or cloud: its label, kind, offer, GPU
     and count, and the run's fit, runtime (s), basis, batch size and note."""
@@ -368,6 +377,8 @@ def _option_fields(o: OptionScenario, kind: str, offer_id: str | None) -> dict[s
         runtime_basis=rt.basis,
         max_batch_size=rt.max_batch_size,
         note=rt.note,
+        oldest_price=o.oldest_price.what if o.oldest_price else None,
+        oldest_price_date=o.oldest_price.as_of if o.oldest_price else None,
     )
 
 

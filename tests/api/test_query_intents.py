@@ -5,6 +5,7 @@ from the answers."""
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import math
 import re
@@ -362,3 +363,36 @@ def test_which_gpus_hold_a_job_counts_gpu_models_and_says_a_short_run_in_minutes
     assert f"{best['gpu_id']}, {best['runtime_s'] / 60:.0f} min for $" in body["headline"]
     one = ask(client, "cost to fine-tune llama 3 8b with lora on 1B tokens on a 4090")
     assert ": rtx-4090 holds it (" in one["headline"], one["headline"]
+
+
+def test_each_run_cost_option_names_the_oldest_price_it_rests_on(client):
+    """A run-cost answer lists options priced on different days: each carries its own oldest
+    catalog price (an offer's date, else the card's or the barebone's), and the headline's
+    staleness note is the cheapest option's, not the oldest of the whole list."""
+    body = ask(client, "cost of 100 hours on a 3090")
+    res = client.post(body["endpoint"], json=body["request"]).json()
+    for o in res["options"]:
+        if o["kind"] == "cloud":
+            offer = client.get(f"/v1/cloud-offers/{o['offer_id']}").json()
+            assert (o["oldest_price"], o["oldest_price_date"]) == (
+                f"offer {o['offer_id']}",
+                offer["as_of"],
+            )
+        else:
+            gpu = client.get("/v1/gpus/rtx-3090").json()
+            barebones = client.get("/v1/barebones").json()["data"]
+            dates = [b["as_of"] for b in barebones] + [gpu["as_of"]]
+            assert o["oldest_price_date"] is not None and o["oldest_price_date"] in dates
+            assert o["oldest_price"].split()[0] in ("barebone", "gpu"), o["oldest_price"]
+    # Each provider at its newest prices: no 1x RTX 3090 offer of the same provider is newer.
+    listed = offers(client, gpu="rtx-3090", pricing_model="on_demand")
+    for o in (o for o in res["options"] if o["kind"] == "cloud"):
+        provider = o["offer_id"].split("-")[0]
+        same = [x for x in listed if x["provider"] == provider and x["gpu_count"] == 1]
+        assert o["oldest_price_date"] == max(x["as_of"] for x in same), o["offer_id"]
+    best = min(res["options"], key=lambda o: o["cost_usd"])
+    today = dt.datetime.now(dt.UTC).date()
+    age = (today - dt.date.fromisoformat(best["oldest_price_date"])).days
+    assert ("rests on a price" in body["headline"]) == (age > 365), body["headline"]
+    if age > 365:
+        assert best["oldest_price"] in body["headline"]
