@@ -1523,6 +1523,20 @@ OWN_TERMS_2: list[tuple[str, dict]] = [
             refused=True,
         ),
     ),
+    # --- a month's GPU-hours asked for as a rental cost: more than one GPU's month is that
+    # many GPU-hours on the cheapest rentals (1,000 > 730 h), within it the GPU for a month --
+    (
+        "what's the cheapest way to get 1000 gpu hours a month of h100",
+        dict(src="slack", intent="offers", gpu=H100, gpu_hours=1000, monthly=1000),
+    ),
+    (
+        "cost of 300 gpu hours a month on an h100",
+        dict(src="email", intent="run_cost", gpu=H100, util=300 / 730, days=MONTH, monthly=300),
+    ),
+    (
+        "2000 gpu hours per month of 3090",
+        dict(src="forum", intent="run_cost", gpu="rtx-3090", gpu_hours=2000, monthly=2000),
+    ),
     ("break-even for a used rx 7900 xtx vs runpod", dict(src="forum", refused=True)),
     ("rent vs buy a 4090 at -10 hours a week", dict(src="forum", refused=True)),
     ("what gpu should I buy", dict(src="discord", refused=True)),

@@ -54,13 +54,14 @@ class Answer:
         self.defaults: list[Assumption] = []
         self.facts: list[Fact] = []
         self.caveats: list[str] = []
-        self.headline_price: tuple[dt.date, str] | None = None
+        self.headline_price: tuple[dt.date, str, dt.date | None] | None = None
 
-    def rests_on(self, day: dt.date, what: str) -> None:
+    def rests_on(self, day: dt.date, what: str, prices_as_of: dt.date | None = None) -> None:
         """The catalog price the headline's figure rests on (an answer listing several
-        options names the cheapest's): the staleness note reads it instead of the oldest
+        options names the cheapest's), dated ``day``, aged against ``prices_as_of`` (else the
+        result's ``prices.prices_as_of``): the staleness note reads it instead of the oldest
         price of the whole result."""
-        self.headline_price = (day, what)
+        self.headline_price = (day, what, prices_as_of)
 
     def caveat(self, text: str) -> None:
         """Something the answer did differently from what was asked (a GPU the provider
@@ -127,21 +128,21 @@ class Answer:
         )
 
 
-def dated_note(result: Any, rests_on: tuple[dt.date, str] | None = None) -> str:
+def dated_note(result: Any, rests_on: tuple[dt.date, str, dt.date | None] | None = None) -> str:
     """The staleness policy's words for a headline: when the answer rests on a catalog price
     older than :data:`defaults.PRICE_FRESH_DAYS`, its date and age (the warnings list has the
-    rest). ``rests_on`` (day, what): the price the headline's figure rests on, dated against
-    the result's day; else the result's oldest price."""
+    rest). ``rests_on`` (day, what, prices' day or None): the price the headline's figure
+    rests on; else the result's oldest price."""
     prices = result.get("prices") if isinstance(result, dict) else getattr(result, "prices", None)
     if isinstance(prices, BaseModel):
         prices = prices.model_dump()
-    if not isinstance(prices, dict):
-        return ""
+    prices = prices if isinstance(prices, dict) else {}
     day, age = prices.get("oldest_price_date"), prices.get("oldest_price_age_days")
     what = prices.get("oldest_price") or "a catalog price"
-    if rests_on is not None and prices.get("prices_as_of") is not None:
-        day, what = rests_on
-        age = (dt.date.fromisoformat(str(prices["prices_as_of"])) - day).days
+    if rests_on is not None:
+        day, what, today = rests_on
+        today = today or prices.get("prices_as_of")
+        age = (dt.date.fromisoformat(str(today)) - day).days if today else None
     if day is None or age is None or age <= defaults.PRICE_FRESH_DAYS:
         return ""
     return f" (rests on a price from {day}, {age / 365.25:.1f} years old: {what})"

@@ -78,7 +78,9 @@ def rental_answer(view: CatalogView, settings: Settings, out: Answer) -> QueryAn
     best = ranked[0]
     o = best.offer
     if it.gpu_hours is not None:
-        what = f"{it.gpu_hours:,g} GPU-hours on {o.gpu_id}"
+        monthly = " a month" if it.gpu_hours == it.gpu_hours_per_month else ""
+        hours_text = f"{it.gpu_hours:,.0f}" if it.gpu_hours >= 10 else f"{it.gpu_hours:g}"
+        what = f"{hours_text} GPU-hours{monthly} on {o.gpu_id}"
         how = f"{in_currency_text(offers.price_per_gpu_hour(o), rate)}/GPU-h"
     else:
         what = f"{n}x {o.gpu_id} for {_period(it.horizon_days or 0)} ({hours:,.0f} h)"
@@ -87,6 +89,7 @@ def rental_answer(view: CatalogView, settings: Settings, out: Answer) -> QueryAn
         f"{what}: {in_currency_text(best.cost_usd, rate)} on {o.provider} {o.instance_type} "
         f"({how}, {o.pricing_model})"
     )
+    out.rests_on(o.as_of, f"offer {o.id}", view.day)
     for r in ranked:
         out.fact(f"{r.offer.provider} {r.offer.instance_type}", _row_text(r, n, rate, it.gpu_hours))
     if o.pricing_model in ("spot", "interruptible"):

@@ -137,8 +137,8 @@ def parse(text: str, lexicon: Lexicon) -> Interpretation:
     price_words.split_total(w, it)
     _model_size(w, it)
     _memory_need(w, it)
-    _monthly_gpu_hours(it)
     read_intent(w, it)
+    _monthly_gpu_hours(it)
     _out_of_scope(it, low)
     _leftovers(w, it, lexicon)
     it.check()
@@ -285,11 +285,24 @@ def _bare_utilization(w: Work, it: Interpretation) -> None:
 
 
 def _monthly_gpu_hours(it: Interpretation) -> None:
-    """``N gpu-hours a month`` is a usage rate: utilization = N / (730 h x GPUs)."""
+    """``N gpu-hours a month`` is a usage rate: utilization = N / (730 h x GPUs). Asked what
+    renting it costs (run cost, offers) with no other amount of work, it prices the GPUs
+    for a month (or the period asked) at that utilization; beyond what the GPUs asked for
+    can give, the month's GPU-hours on the cheapest rentals, whatever their size."""
     if it.gpu_hours_per_month is None or plan_question(it):
         return  # a fleet plan reads the rate itself: demand, not one machine's utilization
     count = it.gpu.count if it.gpu else 1
     monthly = it.gpu_hours_per_month
+    if it.intent in ("run_cost", "offers", "gpu_info") and not (
+        it.gpu_hours or it.runtime_s or it.benchmark
+    ):
+        it.intent = "run_cost" if it.intent == "gpu_info" else it.intent  # not its specs
+        month = DAYS_PER_UNIT["month"]
+        if monthly > HOURS_PER_MONTH * count:  # "cheapest h100 for 1000 gpu hours a month"
+            it.gpu_hours = monthly * (it.horizon_days or month) / month
+            it.horizon_days = None
+            return
+        it.horizon_days = it.horizon_days or month  # "cost of 300 gpu hours a month on an h100"
     if count == 1 and monthly > HOURS_PER_MONTH and BUY_OR_RENT.search(it.text.lower()):
         return  # more than one GPU's month, no count given: the break-even sizes the box
     _set_utilization(it, monthly / (HOURS_PER_MONTH * count), f"{monthly:g} GPU-hours a month")

@@ -396,3 +396,19 @@ def test_each_run_cost_option_names_the_oldest_price_it_rests_on(client):
     assert ("rests on a price" in body["headline"]) == (age > 365), body["headline"]
     if age > 365:
         assert best["oldest_price"] in body["headline"]
+
+
+def test_a_months_gpu_hours_beyond_one_gpu_are_priced_as_gpu_hours(client):
+    """'the cheapest way to get 1000 gpu hours a month of h100': more than one GPU's month
+    (730 h), so the month's 1,000 GPU-hours on the cheapest H100 rental per GPU-hour, any
+    instance size (it said 'utilization must be at most 100 %' before)."""
+    body = ask(client, "what's the cheapest way to get 1000 gpu hours a month of h100")
+    assert body["answered"], body["headline"]
+    best = body["result"]["rentals"][0]
+    per_gpu_hour = best["price_usd_per_hour"] / best["gpus_per_instance"]
+    listed = offers(client, gpu=best["gpu_id"], pricing_model="on_demand")
+    assert per_gpu_hour == pytest.approx(
+        min(o["price_usd_per_hour"] / o["gpu_count"] for o in listed if o["price_usd_per_hour"])
+    )
+    assert best["cost_usd"] == pytest.approx(1000 * per_gpu_hour)
+    assert body["headline"].startswith(f"1,000 GPU-hours a month on {best['gpu_id']}: $")
