@@ -168,12 +168,17 @@ def serving_answer(
             f"; hosted APIs from {_per_million(h.cost_usd_per_million_tokens)} "
             f"({h.provider}, prompts included)"
         )
+    on = f"{e.gpus_priced}x {e.gpu_id}"
+    if sv.replicas > 1:  # more than one replica's day of work
+        on = f"{sv.replicas} replicas of {on}"
     headline = (
         f"Serving {what.removeprefix('inference of ')} at {daily:,.0f} tokens a day on "
-        f"{e.gpus_priced}x {e.gpu_id}: {_per_million(sv.rented_cost_usd_per_million_tokens)} "
+        f"{on}: {_per_million(sv.rented_cost_usd_per_million_tokens)} "
         f"rented around the clock, {_per_million(sv.busy_hours_cost_usd_per_million_tokens)} "
-        f"if billed only for the {sv.busy_hours_per_day:.1f} busy hours a day "
-        f"({sv.utilization:.0%} utilization){owned}{hosted}. {sv.concurrency} sequences at once: "
+        f"if billed only for the {sv.busy_hours_per_day:.1f} busy hours a day"
+        f"{' over the replicas' if sv.replicas > 1 else ''} "
+        f"({sv.utilization:.0%} utilization){owned}{hosted}. {sv.concurrency} sequences at once"
+        f"{' per replica' if sv.replicas > 1 else ''}: "
         f"{sv.tokens_per_s:,.0f} tokens/s, first token in {sv.time_to_first_token_s:.2f} s, "
         f"{sv.inter_token_latency_s * 1000:.0f} ms between tokens"
     )

@@ -14,7 +14,7 @@ from typing import Any
 
 from app.catalog.resolve import normalize
 from app.catalog.view import CatalogView
-from app.costing.defaults import LLM_SEQUENCE_LENGTH
+from app.costing.defaults import LLM_OUTPUT_TOKENS, LLM_SEQUENCE_LENGTH
 from app.models.interpretation import Interpretation
 from app.models.llm import LlmEstimateRequest, LlmEstimateResult
 from app.models.query import QueryAnswer
@@ -218,6 +218,8 @@ def read_llm(view: CatalogView, text: str) -> LlmQuestion | None:
             q.read.append(daily.group(0))
         else:
             q.request["tokens"] = said
+    elif (rate := _REQUESTS.search(text)) and q.request["task"] == "inference":
+        _request_rate(q, rate)
     elif q.hours is not None:
         q.request["tokens"] = DEFAULT_TOKENS  # replaced by what the GPUs do in q.hours
     else:
@@ -229,6 +231,37 @@ def read_llm(view: CatalogView, text: str) -> LlmQuestion | None:
     if memory:
         q.min_memory_gb = float(memory.group(1))
     return q
+
+
+# "10 requests per second", "500 queries a minute", "20k requests/day", "5 rps": a serving load.
+_REQUESTS = re.compile(
+    r"\b(\d[\d,]*(?:\.\d+)?)\s?(k|m|thousand|million)?\s*(?:(?:requests?|reqs?|queries|"
+    r"prompts|calls|chats|completions)\s*(?:a|per|each|every|/)\s*(second|sec|s|minute|min|"
+    r"hour|hr|h|day)\b|(rps|qps|rpm))",
+    re.I,
+)
+_PER_DAY_OF = {"s": 86_400, "m": 1_440, "h": 24, "d": 1}
+
+
+def _request_rate(q: LlmQuestion, m: re.Match[str]) -> None:
+    """A serving load in requests: ``tokens_per_day`` = requests a day x the default output
+    tokens of a request (stated, with its source: say `N tokens a day` to give the volume)."""
+    n = float(m.group(1).replace(",", "")) * _SCALE.get((m.group(2) or "").lower(), 1)
+    unit = (m.group(3) or {"rps": "s", "qps": "s", "rpm": "m"}[m.group(4).lower()]).lower()
+    per_day = n * _PER_DAY_OF["m" if unit.startswith("mi") else unit[0]]
+    each = LLM_OUTPUT_TOKENS
+    q.request["tokens_per_day"] = per_day * each.number
+    q.tokens_given = True
+    q.read.append(m.group(0))
+    q.defaults.append(
+        (
+            "tokens_per_day",
+            per_day * each.number,
+            f"'{m.group(0).strip()}': {per_day:,.0f} requests a day x {each.number:g} output "
+            f"tokens each, the default {each.basis} ({each.source}, as of {each.as_of}); say "
+            "`N tokens a day` to give the volume",
+        )
+    )
 
 
 def _epoch_tokens(q: LlmQuestion, m: re.Match[str]) -> None:

@@ -412,3 +412,27 @@ def test_a_months_gpu_hours_beyond_one_gpu_are_priced_as_gpu_hours(client):
     )
     assert best["cost_usd"] == pytest.approx(1000 * per_gpu_hour)
     assert body["headline"].startswith(f"1,000 GPU-hours a month on {best['gpu_id']}: $")
+
+
+@pytest.mark.parametrize(
+    ("text", "per_day"),
+    [
+        ("serve llama 3 70b at 10 requests per second", 10 * 86_400),
+        ("serve llama 3 8b on a 4090 at 500 requests a minute", 500 * 1_440),
+        ("serve mistral 7b at 5 rps", 5 * 86_400),
+        ("llama 3 8b 20k requests/day on an l4", 20_000),
+    ],
+)
+def test_a_request_rate_is_a_daily_serving_volume(client, text, per_day):
+    """'10 requests per second' was not understood ('10' ignored): it is a serving load,
+    requests a day x llama-bench's tg128 default of 128 output tokens a request, stated."""
+    body = ask(client, text)
+    assert body["answered"] and body["intent"] == "llm_estimate", body["headline"]
+    assert body["request"]["tokens_per_day"] == pytest.approx(per_day * 128)
+    stated = {d["name"]: d["source"] for d in body["defaults"]}
+    assert "128 output tokens each" in stated["tokens_per_day"]
+    assert not body["ignored"], body["ignored"]
+    sent = client.post(body["endpoint"], json=body["request"]).json()
+    serving = next(e for e in sent["estimates"] if e["serving"])["serving"]
+    if serving["replicas"] > 1:  # 110.6M tokens a day of a 70B model: more than a day's work
+        assert f"on {serving['replicas']} replicas of " in body["headline"]
