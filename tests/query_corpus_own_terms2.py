@@ -1537,6 +1537,19 @@ OWN_TERMS_2: list[tuple[str, dict]] = [
         "2000 gpu hours per month of 3090",
         dict(src="forum", intent="run_cost", gpu="rtx-3090", gpu_hours=2000, monthly=2000),
     ),
+    # --- GPU-hours with the GPU named inside ("1000 h100 hours"): not "100 hours" ----------
+    (
+        "carbon footprint of 1000 h100 hours in virginia",
+        dict(src="email", intent="carbon", gpu=H100, gpu_hours=1000, region="us-va"),
+    ),
+    (
+        "10k a100 hours cost",
+        dict(src="slack", intent="run_cost", gpu="a100-40gb", gpu_hours=10_000),
+    ),
+    (
+        "how much is 1000 h100 hours a month",
+        dict(src="slack", intent="run_cost", gpu=H100, gpu_hours=1000, monthly=1000),
+    ),
     ("break-even for a used rx 7900 xtx vs runpod", dict(src="forum", refused=True)),
     ("rent vs buy a 4090 at -10 hours a week", dict(src="forum", refused=True)),
     ("what gpu should I buy", dict(src="discord", refused=True)),

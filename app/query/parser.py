@@ -125,6 +125,7 @@ def parse(text: str, lexicon: Lexicon) -> Interpretation:
     _utilization(w, it, lexicon)
     _ownership(w, it, lexicon)
     budget_words.peaks(w, it)
+    _gpu_named_hours(w, it, lexicon)
     _durations(w, it)
     _bare_utilization(w, it)
     _region(w, it, lexicon, original)
@@ -276,6 +277,28 @@ _PERIOD_DAYS = {
     "day": DAYS_PER_UNIT["day"], "monthly": DAYS_PER_UNIT["month"], "weekly": DAYS_PER_UNIT["week"],
     "yearly": DAYS_PER_UNIT["year"], "annual": DAYS_PER_UNIT["year"],
 }  # fmt: skip
+
+
+def _gpu_named_hours(w: Work, it: Interpretation, lex: Lexicon) -> None:
+    """'1000 h100 hours', '10k a100 hours': GPU-hours of the GPU named between the number and
+    'hours' (the name is left for the GPU reader; 'h100 hours' is not '100 hours')."""
+    pattern = (
+        rf"{NUM}\s*(k)?\s+([a-z]*[\s-]?\d{{2,4}}[a-z0-9-]*)\s+(?:gpu[\s-]*)?(?:hours?|hrs?)\b"
+        r"(?:\s*(?:/|per|a|an|each|every)\s*(month|week|day)\b)?"
+    )
+    for m in list(re.finditer(pattern, w.text)):
+        if not lex.gpus.exact(m.group(3)) or it.gpu_hours or it.gpu_hours_per_month:
+            continue
+        value = to_number(m.group(1)) * (1000 if m.group(2) else 1)
+        if value <= 0:
+            it.problems.append("GPU-hours must be positive")
+            continue
+        if m.group(4):  # a rate, as "N gpu-hours a month" (see _durations)
+            it.gpu_hours_per_month = value * DAYS_PER_UNIT["month"] / DAYS_PER_UNIT[m.group(4)]
+        else:
+            it.gpu_hours = value
+        w.blank(m.start(), m.start(3))
+        w.blank(m.end(3), m.end())
 
 
 def _bare_utilization(w: Work, it: Interpretation) -> None:
