@@ -394,6 +394,15 @@ def carbon_facts(req: CarbonRequest, res: CarbonResult) -> list[tuple[str, str]]
     ]
 
 
+def _period_words(days: float) -> str:
+    """A period as people say it: 'a year', 'over 2 years', 'a week', 'over 90 days'."""
+    for unit, length in (("year", 365), ("month", 365 / 12), ("week", 7), ("day", 1)):
+        n = days / length
+        if abs(n - round(n)) < 1e-9 and round(n) >= 1:
+            return f"a {unit}" if round(n) == 1 else f"over {round(n)} {unit}s"
+    return f"over {days:g} days"
+
+
 def electricity_answer(view: CatalogView, settings: Settings, out: Answer) -> QueryAnswer:
     """The electricity bill of a desktop with the named GPUs (``POST /v1/electricity``): per
     month and year, and over the period asked for."""
@@ -429,8 +438,13 @@ def electricity_answer(view: CatalogView, settings: Settings, out: Answer) -> Qu
             f"Over {res.days:g} days",
             f"{in_currency_text(res.cost_usd, rate)} ({res.energy_kwh:,.1f} kWh)",
         )
+    if res.days and res.cost_usd is not None and res.energy_kwh is not None:  # the period asked
+        over = _period_words(res.days)
+        cost, kwh = res.cost_usd, res.energy_kwh
+    else:
+        over, cost, kwh = "a month", res.cost_usd_per_month, res.energy_kwh_per_month
     headline = (
-        f"Electricity: {in_currency_text(res.cost_usd_per_month, rate)} a month "
-        f"({res.energy_kwh_per_month:,.0f} kWh) for {count}x {gpu.id} at {res.utilization:.0%}"
+        f"Electricity: {in_currency_text(cost, rate)} {over} ({kwh:,.0f} kWh) for {count}x "
+        f"{gpu.id} at {res.utilization:.0%}"
     )
     return out.done(headline, "/v1/electricity", req.model_dump(exclude_none=True), dump(res))

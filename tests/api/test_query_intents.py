@@ -436,3 +436,14 @@ def test_a_request_rate_is_a_daily_serving_volume(client, text, per_day):
     serving = next(e for e in sent["estimates"] if e["serving"])["serving"]
     if serving["replicas"] > 1:  # 110.6M tokens a day of a 70B model: more than a day's work
         assert f"on {serving['replicas']} replicas of " in body["headline"]
+
+
+def test_an_electricity_bill_is_given_over_the_period_asked(client):
+    """'run a 4090 24/7 for a year' answered 'a month': the headline is the year's bill,
+    the busy wall power x 8,760 h (365 days, 24/7)."""
+    body = ask(client, "how much does it cost to run a 4090 24/7 for a year in california")
+    res = client.post(body["endpoint"], json=body["request"]).json()
+    assert res["days"] == 365 and res["utilization"] == 1.0
+    assert res["energy_kwh"] == pytest.approx(res["busy_power_w"] * 8760 / 1000)
+    cost = f"${res['cost_usd']:,.2f}"
+    assert body["headline"].startswith(f"Electricity: {cost} a year ({res['energy_kwh']:,.0f} kWh)")
