@@ -131,6 +131,11 @@ class CarbonResult(BaseModel):
     embodied: EmbodiedCarbon = Field(
         description="Manufacturing emissions carried by this period, kg CO2e."
     )
+    hardware_embodied: EmbodiedCarbon = Field(
+        description="The hardware's whole manufacturing emissions (its GPUs and, owned, the "
+        "desktop around them; rented, their server's share), kg CO2e: `embodied` is "
+        "`embodied_share` of it. Sources in `sources`."
+    )
     total_co2e_kg: float = Field(description="`operational_co2e_kg + embodied.co2e_kg`.")
     assumptions: list[Assumption]
     sources: list[SourceRef]

@@ -30,6 +30,7 @@ from app.query.answer_common import (
     validated,
     where_fields,
 )
+from app.query.intents import RENTING
 from app.query.names import UNLISTED
 from app.settings import Settings
 from app.steps import demand, run_options
@@ -336,6 +337,10 @@ def _options(view: CatalogView, out: Answer, gpu: Gpu | None, count: int) -> lis
     return out.take(run_options.seed_options(view))
 
 
+# "embodied carbon", "manufacturing emissions", "carbon to make": the hardware's own footprint.
+EMBODIED = re.compile(r"\bembodied\b|\bmanufactur\w*|\b(?:carbon|co2e?)\s+to\s+(?:make|build)\b")
+
+
 def carbon_answer(view: CatalogView, settings: Settings, out: Answer) -> QueryAnswer:
     it = out.it
     mention = it.gpu or it.cloud.gpu
@@ -354,6 +359,14 @@ def carbon_answer(view: CatalogView, settings: Settings, out: Answer) -> QueryAn
             body["utilization"] = out.take(demand.busy_throughout())
     if it.region:
         body["region"] = it.region
+    if it.cloud.provider or RENTING.search(it.text.lower()):
+        body["hardware"] = "rented"
+        out.read_as(
+            "hardware",
+            "rented",
+            f"'{it.cloud.provider or 'rent'}' read as rented GPUs: they carry the usage share of "
+            "their and their host's manufacturing emissions (say `owned` for a bought desktop)",
+        )
     req = validated(CarbonRequest, body, it)
     res = usecases.compute_carbon(view, req, settings)
     for label, value in carbon_facts(req, res):
@@ -370,6 +383,17 @@ def carbon_answer(view: CatalogView, settings: Settings, out: Answer) -> QueryAn
         f"Carbon: {res.co2e_kg:,.1f} kg CO2e ({res.energy_kwh:,.0f} kWh){grid} + "
         f"{res.embodied.co2e_kg:,.1f} kg embodied"
     )
+    if EMBODIED.search(it.text.lower()):  # "embodied carbon of an h100": the hardware's own
+        whole = res.hardware_embodied
+        period = f"{req.days:g} days" if req.days else f"{req.hours:g} busy hours"
+        share = res.embodied_share
+        headline = (
+            f"Embodied carbon of {count}x {gpu.id} ({res.hardware.value}): {whole.co2e_kg:,.0f} "
+            f"kg CO2e to manufacture ({whole.low_co2e_kg:,.0f}-{whole.high_co2e_kg:,.0f}); "
+            f"the {period} counted carry {res.embodied_share:.{0 if share >= 0.01 else 2}%} of it, "
+            f"{res.embodied.co2e_kg:,.1f} kg, beside {res.co2e_kg:,.1f} kg CO2e of "
+            f"electricity{grid}"
+        )
     return out.done(headline, "/v1/carbon", req.model_dump(exclude_none=True), dump(res))
 
 

@@ -126,6 +126,7 @@ def compose(s: CarbonScenario) -> CarbonResult:
         hardware=s.hardware,
         embodied_share=sig8(s.embodied_share),
         embodied=embodied_model(embodied),
+        hardware_embodied=embodied_model(s.embodied),
         total_co2e_kg=sig8(operational + embodied.co2e_kg),
         **s.provenance.fields(),
     )

@@ -447,3 +447,26 @@ def test_an_electricity_bill_is_given_over_the_period_asked(client):
     assert res["energy_kwh"] == pytest.approx(res["busy_power_w"] * 8760 / 1000)
     cost = f"${res['cost_usd']:,.2f}"
     assert body["headline"].startswith(f"Electricity: {cost} a year ({res['energy_kwh']:,.0f} kWh)")
+
+
+@pytest.mark.parametrize(
+    ("text", "hardware"),
+    [
+        ("what's the embodied carbon of an h100", "owned"),
+        ("embodied carbon of 100 h100 hours on aws", "rented"),
+    ],
+)
+def test_an_embodied_carbon_question_leads_with_the_hardwares_own(client, text, hardware):
+    """'embodied carbon of an h100' led with a year's electricity: the headline is the
+    hardware's manufacturing emissions (central and one-sigma range), then the share the
+    period carries; a provider named means rented GPUs (their usage share)."""
+    body = ask(client, text)
+    res = client.post(body["endpoint"], json=body["request"]).json()
+    assert res["hardware"] == hardware
+    whole, part = res["hardware_embodied"], res["embodied"]
+    assert part["co2e_kg"] == pytest.approx(whole["co2e_kg"] * res["embodied_share"], rel=1e-6)
+    assert whole["low_co2e_kg"] < whole["co2e_kg"] < whole["high_co2e_kg"]
+    assert body["headline"].startswith(
+        f"Embodied carbon of 1x {res['gpu_id']} ({hardware}): {whole['co2e_kg']:,.0f} kg CO2e "
+        f"to manufacture ({whole['low_co2e_kg']:,.0f}-{whole['high_co2e_kg']:,.0f})"
+    )
