@@ -9,12 +9,10 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass, field
 from typing import Any
 
 from app.catalog.resolve import normalize
 from app.catalog.view import CatalogView
-from app.costing.defaults import LLM_OUTPUT_TOKENS, LLM_SEQUENCE_LENGTH
 from app.models.interpretation import Interpretation
 from app.models.llm import LlmEstimateRequest, LlmEstimateResult
 from app.models.query import QueryAnswer
@@ -26,6 +24,14 @@ from app.query.llm_capacity import (
     room_asked,
     serving_answer,
     speed_answer,
+)
+from app.query.llm_volume import (
+    EPOCHS,
+    REQUESTS,
+    SCALE,
+    LlmQuestion,
+    epoch_tokens,
+    request_rate,
 )
 from app.query.parser import MODEL_SIZE_PROBLEM
 from app.settings import Settings
@@ -52,8 +58,6 @@ _BUY = re.compile(
     r"\b(buy|buying|purchase|own(ing)?|pays? (for )?itself|pays? off|break[- ]?even|payback)\b",
     re.I,
 )
-_SCALE = {"k": 1e3, "thousand": 1e3, "m": 1e6, "million": 1e6, "b": 1e9, "billion": 1e9,
-          "t": 1e12, "trillion": 1e12}  # fmt: skip
 _TASKS = (
     (re.compile(r"\bq-?lora\b", re.I), "qlora"),
     (re.compile(r"\blora\b", re.I), "lora"),
@@ -79,29 +83,6 @@ _PRECISIONS = (
 _PER_DAY = re.compile(r"\s*(?:a|per|each|every|/)\s*day\b|\s*daily\b", re.I)
 _FAMILIES = ("llama", "mistral", "mixtral", "qwen", "gemma", "phi", "deepseek")
 DEFAULT_TOKENS = 1e6
-# "3 epochs of 50k samples (of 512 tokens each)": a training run in the user's unit.
-_EPOCHS = re.compile(
-    r"\b(\d+(?:\.\d+)?)\s*epochs?\s+(?:of|over|on)\s+(?:an?\s+|the\s+)?(?:dataset\s+of\s+)?"
-    r"(\d[\d,]*(?:\.\d+)?)\s?(k|m|thousand|million)?\s+"
-    r"(?:samples|examples|rows|conversations|instructions|documents|sequences)"
-    r"(?:\s+(?:of|at|with)\s+(?:about\s+|~)?(\d[\d,]*)\s+tokens(?:\s+each)?)?",
-    re.I,
-)
-
-
-@dataclass
-class LlmQuestion:
-    """What :func:`read_llm` understood: the request and the defaults it chose."""
-
-    request: dict[str, Any]
-    defaults: list[tuple[str, Any, str]] = field(default_factory=list)
-    min_memory_gb: float | None = None
-    hours: float | None = None  # a stated duration, h: the job is what it runs in that time
-    tokens_given: bool = False
-    break_even: bool = False  # buy or rent: the runs after which a desktop pays for itself
-    per_second: bool = False  # "tokens per second": the speed is the answer
-    room: str | None = None  # "context" or "batch": the longest or the most the GPUs hold
-    read: list[str] = field(default_factory=list)  # the words this reader used
 
 
 _NOT_UNDERSTOOD = re.compile(r"'([^']*)' was not understood")
@@ -206,20 +187,20 @@ def read_llm(view: CatalogView, text: str) -> LlmQuestion | None:
     if speed := _PER_SECOND.search(text):
         q.per_second = True
         q.read.append(speed.group(0))
-    epochs = _EPOCHS.search(text)
+    epochs = EPOCHS.search(text)
     if epochs:
-        _epoch_tokens(q, epochs)
+        epoch_tokens(q, epochs)
     elif tokens:
         q.tokens_given = True
-        said = float(tokens.group(1)) * _SCALE.get((tokens.group(2) or "").lower(), 1)
+        said = float(tokens.group(1)) * SCALE.get((tokens.group(2) or "").lower(), 1)
         daily = _PER_DAY.match(text, tokens.end())
         if daily and q.request["task"] == "inference":
             q.request["tokens_per_day"] = said
             q.read.append(daily.group(0))
         else:
             q.request["tokens"] = said
-    elif (rate := _REQUESTS.search(text)) and q.request["task"] == "inference":
-        _request_rate(q, rate)
+    elif (rate := REQUESTS.search(text)) and q.request["task"] == "inference":
+        request_rate(q, rate)
     elif q.hours is not None:
         q.request["tokens"] = DEFAULT_TOKENS  # replaced by what the GPUs do in q.hours
     else:
@@ -231,56 +212,6 @@ def read_llm(view: CatalogView, text: str) -> LlmQuestion | None:
     if memory:
         q.min_memory_gb = float(memory.group(1))
     return q
-
-
-# "10 requests per second", "500 queries a minute", "20k requests/day", "5 rps": a serving load.
-_REQUESTS = re.compile(
-    r"\b(\d[\d,]*(?:\.\d+)?)\s?(k|m|thousand|million)?\s*(?:(?:requests?|reqs?|queries|"
-    r"prompts|calls|chats|completions)\s*(?:a|per|each|every|/)\s*(second|sec|s|minute|min|"
-    r"hour|hr|h|day)\b|(rps|qps|rpm))",
-    re.I,
-)
-_PER_DAY_OF = {"s": 86_400, "m": 1_440, "h": 24, "d": 1}
-
-
-def _request_rate(q: LlmQuestion, m: re.Match[str]) -> None:
-    """A serving load in requests: ``tokens_per_day`` = requests a day x the default output
-    tokens of a request (stated, with its source: say `N tokens a day` to give the volume)."""
-    n = float(m.group(1).replace(",", "")) * _SCALE.get((m.group(2) or "").lower(), 1)
-    unit = (m.group(3) or {"rps": "s", "qps": "s", "rpm": "m"}[m.group(4).lower()]).lower()
-    per_day = n * _PER_DAY_OF["m" if unit.startswith("mi") else unit[0]]
-    each = LLM_OUTPUT_TOKENS
-    q.request["tokens_per_day"] = per_day * each.number
-    q.tokens_given = True
-    q.read.append(m.group(0))
-    q.defaults.append(
-        (
-            "tokens_per_day",
-            per_day * each.number,
-            f"'{m.group(0).strip()}': {per_day:,.0f} requests a day x {each.number:g} output "
-            f"tokens each, the default {each.basis} ({each.source}, as of {each.as_of}); say "
-            "`N tokens a day` to give the volume",
-        )
-    )
-
-
-def _epoch_tokens(q: LlmQuestion, m: re.Match[str]) -> None:
-    """Tokens of ``epochs x samples x tokens per sample``; a sample without its length is
-    counted at the training sequence length (packed sequences: an upper bound), stated."""
-    epochs = float(m.group(1))
-    samples = float(m.group(2).replace(",", "")) * _SCALE.get((m.group(3) or "").lower(), 1)
-    if m.group(4):
-        each = float(m.group(4).replace(",", ""))
-    else:
-        each = LLM_SEQUENCE_LENGTH.number
-        d = LLM_SEQUENCE_LENGTH
-        why = f"default: each sample packed to the {d.basis} ({d.source}, as of {d.as_of})"
-        q.defaults.append(
-            ("tokens per sample", each, why + ", an upper bound; say `of 512 tokens each`")
-        )
-    q.read.append(m.group(0))
-    q.tokens_given = True
-    q.request["tokens"] = epochs * samples * each
 
 
 def _estimate(view: CatalogView, settings: Settings, body: dict[str, Any]) -> LlmEstimateResult:
