@@ -154,9 +154,17 @@ def _budget_buys(out: Answer, req: PlanRequest, res: PlanResult, budget: float) 
             f"({units * d.capacity_gpu_hours_per_month:,.0f} GPU-hours a month of capacity)",
         )
     parts = []
-    if res.desktops:
-        d = max(res.desktops, key=lambda d: d.capacity_gpu_hours_per_month / d.upfront_usd)
-        parts.append(f"{int(budget // d.upfront_usd)} desktops of {d.label}")
+    affordable = [d for d in res.desktops if 0 < d.upfront_usd <= budget]
+    if affordable:  # the most capacity a dollar among those the budget buys at least one of
+        d = max(affordable, key=lambda d: d.capacity_gpu_hours_per_month / d.upfront_usd)
+        units = int(budget // d.upfront_usd)
+        parts.append(f"{units} desktop{'s' if units > 1 else ''} of {d.label}")
+    elif res.desktops:
+        d = min(res.desktops, key=lambda d: d.upfront_usd)
+        out.caveat(
+            f"no candidate desktop fits in {money}: the cheapest, {d.label}, costs "
+            f"{in_currency_text(d.upfront_usd, rate)}"
+        )
     if res.cloud is not None:
         hours = budget / res.cloud.cost_usd_per_gpu_hour
         parts.append(

@@ -309,6 +309,21 @@ def test_a_budget_alone_says_what_it_buys(client):
     assert body["headline"].startswith("40,000.00 EUR buys")
 
 
+def test_a_budget_too_small_for_any_desktop_says_so_not_zero_desktops(client):
+    """'$2,000 buys 0 desktops of 1x rtx-a6000': the headline names a desktop only when the
+    budget buys one; else it says the cheapest candidate's price, from the plan's result."""
+    body = ask(client, "what gpu should I buy with a budget of $2000")
+    assert body["intent"] == "plan" and body["answered"], body["headline"]
+    res = client.post(body["endpoint"], json=body["request"]).json()
+    cheapest = min(res["desktops"], key=lambda d: d["upfront_usd"])
+    assert "buys 0 desktops" not in body["headline"]
+    if cheapest["upfront_usd"] > 2000:
+        assert (
+            f"the cheapest, {cheapest['label']}, costs ${cheapest['upfront_usd']:,.2f}"
+            in (body["headline"])
+        )
+
+
 @pytest.mark.parametrize(
     ("text", "gpu", "said"),
     [
