@@ -5,6 +5,7 @@ from an interpretation, money formatting, and the defaults for a desktop and a c
 from __future__ import annotations
 
 import datetime as dt
+import math
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
@@ -54,13 +55,12 @@ class Answer:
         self.defaults: list[Assumption] = []
         self.facts: list[Fact] = []
         self.caveats: list[str] = []
-        self.headline_price: tuple[dt.date, str, dt.date | None] | None = None
+        self.headline_price: tuple[dt.date, str, dt.date] | None = None
 
-    def rests_on(self, day: dt.date, what: str, prices_as_of: dt.date | None = None) -> None:
+    def rests_on(self, day: dt.date, what: str, prices_as_of: dt.date) -> None:
         """The catalog price the headline's figure rests on (an answer listing several
-        options names the cheapest's), dated ``day``, aged against ``prices_as_of`` (else the
-        result's ``prices.prices_as_of``): the staleness note reads it instead of the oldest
-        price of the whole result."""
+        options names the cheapest's), dated ``day`` and aged against ``prices_as_of`` (the
+        view's day): the staleness note reads it instead of the oldest price of the result."""
         self.headline_price = (day, what, prices_as_of)
 
     def caveat(self, text: str) -> None:
@@ -128,11 +128,11 @@ class Answer:
         )
 
 
-def dated_note(result: Any, rests_on: tuple[dt.date, str, dt.date | None] | None = None) -> str:
+def dated_note(result: Any, rests_on: tuple[dt.date, str, dt.date] | None = None) -> str:
     """The staleness policy's words for a headline: when the answer rests on a catalog price
     older than :data:`defaults.PRICE_FRESH_DAYS`, its date and age (the warnings list has the
-    rest). ``rests_on`` (day, what, prices' day or None): the price the headline's figure
-    rests on; else the result's oldest price."""
+    rest). ``rests_on`` (day, what, the prices' day): the price the headline's figure rests
+    on; else the result's oldest price."""
     prices = result.get("prices") if isinstance(result, dict) else getattr(result, "prices", None)
     if isinstance(prices, BaseModel):
         prices = prices.model_dump()
@@ -141,8 +141,7 @@ def dated_note(result: Any, rests_on: tuple[dt.date, str, dt.date | None] | None
     what = prices.get("oldest_price") or "a catalog price"
     if rests_on is not None:
         day, what, today = rests_on
-        today = today or prices.get("prices_as_of")
-        age = (dt.date.fromisoformat(str(today)) - day).days if today else None
+        age = (today - day).days
     if day is None or age is None or age <= defaults.PRICE_FRESH_DAYS:
         return ""
     return f" (rests on a price from {day}, {age / 365.25:.1f} years old: {what})"
@@ -277,3 +276,12 @@ def cloud_words(it: Interpretation) -> dict[str, str]:
 
 def dump(result: BaseModel) -> dict[str, Any]:
     return result.model_dump(mode="json")
+
+
+def period_text(days: float) -> str:
+    """``days`` in the unit it was most likely typed in ("1 week", "3 months", "10 days")."""
+    for unit, n in (("year", 365.0), ("month", 365.0 / 12), ("week", 7.0), ("day", 1.0)):
+        k = round(days / n)
+        if k >= 1 and math.isclose(days, k * n, rel_tol=1e-9):
+            return f"{k} {unit}{'s' if k > 1 else ''}"
+    return f"{days:,.1f} days"

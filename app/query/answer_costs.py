@@ -24,6 +24,7 @@ from app.query.answer_common import (
     dump,
     in_currency_text,
     one_gpu,
+    period_text,
     place_fields,
     refuse,
     usage_fields,
@@ -256,7 +257,7 @@ def run_cost_answer(view: CatalogView, settings: Settings, out: Answer) -> Query
         label = "Cost per batch item per hour" if per_item else "Run cost"
         headline = f"{label}: {in_currency_text(getattr(best, metric), rate)} on {best.label}"
         if best.oldest_price_date is not None:
-            out.rests_on(best.oldest_price_date, best.oldest_price or "a catalog price")
+            out.rests_on(best.oldest_price_date, best.oldest_price or "a catalog price", view.day)
     if per_item:
         out.fact("Metric", PER_ITEM_MEANING)
         if said := PER_THING.search(it.text.lower()):
@@ -386,11 +387,10 @@ def carbon_answer(view: CatalogView, settings: Settings, out: Answer) -> QueryAn
     if EMBODIED.search(it.text.lower()):  # "embodied carbon of an h100": the hardware's own
         whole = res.hardware_embodied
         period = f"{req.days:g} days" if req.days else f"{req.hours:g} busy hours"
-        share = res.embodied_share
         headline = (
             f"Embodied carbon of {count}x {gpu.id} ({res.hardware.value}): {whole.co2e_kg:,.0f} "
             f"kg CO2e to manufacture ({whole.low_co2e_kg:,.0f}-{whole.high_co2e_kg:,.0f}); "
-            f"the {period} counted carry {res.embodied_share:.{0 if share >= 0.01 else 2}%} of it, "
+            f"the {period} counted carry {res.embodied_share:.{0 if res.embodied_share >= 0.01 else 2}%} of it, "
             f"{res.embodied.co2e_kg:,.1f} kg, beside {res.co2e_kg:,.1f} kg CO2e of "
             f"electricity{grid}"
         )
@@ -416,15 +416,6 @@ def carbon_facts(req: CarbonRequest, res: CarbonResult) -> list[tuple[str, str]]
             f"{res.embodied_share:.1%} of the hardware's manufacturing emissions",
         ),
     ]
-
-
-def _period_words(days: float) -> str:
-    """A period as people say it: 'a year', 'over 2 years', 'a week', 'over 90 days'."""
-    for unit, length in (("year", 365), ("month", 365 / 12), ("week", 7), ("day", 1)):
-        n = days / length
-        if abs(n - round(n)) < 1e-9 and round(n) >= 1:
-            return f"a {unit}" if round(n) == 1 else f"over {round(n)} {unit}s"
-    return f"over {days:g} days"
 
 
 def electricity_answer(view: CatalogView, settings: Settings, out: Answer) -> QueryAnswer:
@@ -463,7 +454,8 @@ def electricity_answer(view: CatalogView, settings: Settings, out: Answer) -> Qu
             f"{in_currency_text(res.cost_usd, rate)} ({res.energy_kwh:,.1f} kWh)",
         )
     if res.days and res.cost_usd is not None and res.energy_kwh is not None:  # the period asked
-        over = _period_words(res.days)
+        typed = period_text(res.days)  # "1 year" -> "a year", "2 years" -> "over 2 years"
+        over = f"a {typed[2:]}" if typed.startswith("1 ") else f"over {typed}"
         cost, kwh = res.cost_usd, res.energy_kwh
     else:
         over, cost, kwh = "a month", res.cost_usd_per_month, res.energy_kwh_per_month

@@ -16,7 +16,6 @@ GPU is said in the headline, never replaced silently.
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 from app.catalog.view import CatalogView
@@ -27,6 +26,7 @@ from app.query.answer_common import (
     Answer,
     in_currency_text,
     one_gpu,
+    period_text,
     refuse,
 )
 from app.settings import Settings
@@ -83,7 +83,7 @@ def rental_answer(view: CatalogView, settings: Settings, out: Answer) -> QueryAn
         what = f"{hours_text} GPU-hours{monthly} on {o.gpu_id}"
         how = f"{in_currency_text(offers.price_per_gpu_hour(o), rate)}/GPU-h"
     else:
-        what = f"{n}x {o.gpu_id} for {_period(it.horizon_days or 0)} ({hours:,.0f} h)"
+        what = f"{n}x {o.gpu_id} for {period_text(it.horizon_days or 0)} ({hours:,.0f} h)"
         how = f"{best.instances} x {in_currency_text(float(o.price_usd_per_hour), rate)}/h"
     headline = (
         f"{what}: {in_currency_text(best.cost_usd, rate)} on {o.provider} {o.instance_type} "
@@ -128,12 +128,3 @@ def _row(r: Rental) -> dict[str, Any]:
         "pricing_model": o.pricing_model,
         "as_of": o.as_of.isoformat(),
     }
-
-
-def _period(days: float) -> str:
-    """``days`` in the unit it was most likely typed in ("1 week", "3 months", "10 days")."""
-    for unit, n in (("year", 365.0), ("month", 365.0 / 12), ("week", 7.0), ("day", 1.0)):
-        k = round(days / n)
-        if k >= 1 and math.isclose(days, k * n, rel_tol=1e-9):
-            return f"{k} {unit}{'s' if k > 1 else ''}"
-    return f"{days:,.1f} days"
