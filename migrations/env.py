@@ -9,7 +9,7 @@ from alembic import context
 from sqlalchemy import Connection
 from sqlmodel import SQLModel
 
-import app.models  # noqa: F401  (registers the tables)
+import app.models.tables  # noqa: F401  (registers the tables)
 from app.db import make_engine
 from app.settings import get_settings
 

@@ -8,7 +8,8 @@ import argparse
 from sqlalchemy import create_engine
 from sqlmodel import Session
 
-from app.catalog.view import CatalogView, read_view
+from app.catalog.read import read_view
+from app.catalog.view import CatalogView
 
 
 def catalog_from_args(description: str | None) -> CatalogView:

@@ -21,8 +21,8 @@ from typing import Any
 
 from app.catalog.layout import BuildArrays, LazyCurves, lay_out_builds, select_offers
 from app.catalog.view import CatalogView, PriceHistory, assemble
-from app.models.common import table_of
 from app.models.history import PRICE_FIELDS, column_value
+from app.models.provenance import table_of
 
 
 def price_on(

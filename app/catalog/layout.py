@@ -13,6 +13,7 @@ import logging
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -23,7 +24,10 @@ from app.catalog.sources.resale import (
     resale_observations,
 )
 from app.costing import ownership as own
-from app.models import Barebone, CloudOffer, Gpu, ProviderInfo, Region
+
+if TYPE_CHECKING:
+    from app.models import Barebone, CloudOffer, Gpu, ProviderInfo, Region
+
 
 log = logging.getLogger("gpucost.catalog")
 
@@ -249,6 +253,13 @@ class LazyCurves:
     def __init__(self, gpus: Sequence[Gpu]) -> None:
         self._gpus = tuple(gpus)
         self._curves: Curves | None = None
+        self._lock = threading.Lock()
+
+    def __getstate__(self) -> tuple[tuple[Gpu, ...], Curves | None]:
+        return self._gpus, self._curves
+
+    def __setstate__(self, state: tuple[tuple[Gpu, ...], Curves | None]) -> None:
+        self._gpus, self._curves = state
         self._lock = threading.Lock()
 
     def get(self) -> Curves:

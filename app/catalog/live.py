@@ -28,7 +28,8 @@ from sqlalchemy.exc import SQLAlchemyError
 from sqlmodel import Session
 
 from app.catalog.dated import DatedViews
-from app.catalog.view import CatalogView, current_revision, read_view
+from app.catalog.read import current_revision, read_view
+from app.catalog.view import CatalogView
 from app.errors import CatalogUnavailable
 from app.observability import (
     CATALOG_REVISION,

@@ -5,11 +5,13 @@ the view's own methods (``view.offer(id)``, ``view.resolve_gpu(name)``, ...)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from app.catalog.view import CatalogView
 from app.costing import offers
-from app.models import Barebone, CloudOffer, Gpu, Region
+
+if TYPE_CHECKING:
+    from app.models import Barebone, CloudOffer, Gpu, Region
 
 
 def list_gpus(

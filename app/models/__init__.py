@@ -1,41 +1,42 @@
-"""SQLModel tables and API schemas; importing this module registers every table for Alembic."""
+"""SQLModel tables and API schemas.
 
-from sqlmodel import SQLModel
+The tables (and :data:`TABLES`) are imported from :mod:`app.models.tables` on first use, so an
+API schema module (``app.models.run_cost``) or the catalog's vocabulary
+(:mod:`app.models.catalog_kinds`) loads without SQLAlchemy; ``import app.models.tables``
+registers every table for Alembic.
+"""
 
-from app.models.audit import AuditEvent
-from app.models.benchmark import Benchmark, BenchmarkResult
-from app.models.catalog_misc import (
-    Barebone,
-    CatalogRevision,
-    ColabPlan,
-    ColabRate,
-    ProviderInfo,
-    UtilizationProfile,
-)
-from app.models.gpu import Gpu
-from app.models.history import ApiKey, PricePoint, Scenario, SlackReplay, SlackThread
-from app.models.offer import CloudOffer
-from app.models.reference import EmbodiedFactor, FxRate, PublishedSpeed, ReferenceValue, VatRate
-from app.models.refresh import CatalogRefresh
-from app.models.region import Region
+from __future__ import annotations
 
-TABLES: dict[str, type[SQLModel]] = {
-    "gpu": Gpu,
-    "provider": ProviderInfo,
-    "cloud_offer": CloudOffer,
-    "colab_plan": ColabPlan,
-    "colab_rate": ColabRate,
-    "barebone": Barebone,
-    "region": Region,
-    "utilization_profile": UtilizationProfile,
-    "benchmark": Benchmark,
-    "benchmark_result": BenchmarkResult,
-    "fx_rate": FxRate,
-    "embodied_factor": EmbodiedFactor,
-    "reference_value": ReferenceValue,
-    "published_speed": PublishedSpeed,
-    "vat_rate": VatRate,
-}
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from app.models.tables import (
+        TABLES,
+        ApiKey,
+        AuditEvent,
+        Barebone,
+        Benchmark,
+        BenchmarkResult,
+        CatalogRefresh,
+        CatalogRevision,
+        CloudOffer,
+        ColabPlan,
+        ColabRate,
+        EmbodiedFactor,
+        FxRate,
+        Gpu,
+        PricePoint,
+        ProviderInfo,
+        PublishedSpeed,
+        ReferenceValue,
+        Region,
+        Scenario,
+        SlackReplay,
+        SlackThread,
+        UtilizationProfile,
+        VatRate,
+    )
 
 __all__ = [
     "TABLES",
@@ -63,3 +64,12 @@ __all__ = [
     "UtilizationProfile",
     "VatRate",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """A table model (or ``TABLES``), imported from :mod:`app.models.tables` on first use."""
+    if name not in __all__:
+        raise AttributeError(f"module 'app.models' has no attribute {name!r}")
+    from app.models import tables
+
+    return getattr(tables, name)

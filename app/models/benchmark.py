@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from sqlmodel import Field, SQLModel
 
-from app.models.common import Provenance
+from app.models.provenance import Provenance
 
 
 class BenchmarkBase(Provenance):

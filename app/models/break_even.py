@@ -20,8 +20,8 @@ from app.models.answers import (
     SourceRef,
     TotalCostOfOwnership,
 )
+from app.models.catalog_kinds import PricingModel
 from app.models.inputs import ELECTRICITY, STRICT, CloudSpec, CommonInputs, DesktopSpec, not_both
-from app.models.offer import PricingModel
 
 # The schema rules of a request with usage inputs (as the validators enforce them), and
 # seed 001's break-even as an example body.

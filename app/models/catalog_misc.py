@@ -5,19 +5,13 @@ from __future__ import annotations
 
 import datetime as dt
 from decimal import Decimal
-from enum import StrEnum
 
 from sqlmodel import AutoString, Field, SQLModel
 
-from app.models.common import Provenance
+from app.models.catalog_kinds import BareboneKind, ProviderKind
+from app.models.provenance import Provenance
 
-
-class ProviderKind(StrEnum):
-    """How a provider rents: its own machines, hosts' machines on a market, or other clouds'."""
-
-    cloud = "cloud"
-    marketplace = "marketplace"
-    broker = "broker"
+__all__ = ["BareboneKind", "ProviderKind"]
 
 
 class ProviderInfo(SQLModel, table=True):
@@ -75,13 +69,6 @@ class ColabRate(Provenance, table=True):
     gpu_id: str = Field(foreign_key="gpu.id", max_length=64, description="GPU id.")
     compute_units_per_hour: float = Field(description="Burn rate, compute units per hour.")
     notes: str | None = Field(default=None, description="Caveats.")
-
-
-class BareboneKind(StrEnum):
-    """A desktop PC or a rack server."""
-
-    desktop = "desktop"
-    server = "server"
 
 
 class BareboneBase(Provenance):

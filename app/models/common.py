@@ -1,4 +1,5 @@
-"""Shared schema pieces: provenance fields, pagination and the RFC 9457 problem document."""
+"""Shared schema pieces: request-field helpers, dates and the RFC 9457 problem document
+(the catalog tables' provenance columns are in :mod:`app.models.provenance`)."""
 
 from __future__ import annotations
 
@@ -7,8 +8,6 @@ from collections.abc import Callable
 from typing import Annotated, Any, Protocol
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, Strict
-from sqlalchemy import Table
-from sqlmodel import SQLModel
 
 from app.costing.defaults import Default
 
@@ -63,22 +62,6 @@ def _iso_date_string(value: Any) -> Any:
 
 # A date in a request body: `YYYY-MM-DD` only, accepted even by strict models.
 IsoDate = Annotated[dt.date, Strict(False), BeforeValidator(_iso_date_string)]
-
-# Stable constraint names, so Alembic migrations are reproducible on SQLite and PostgreSQL.
-SQLModel.metadata.naming_convention = {
-    "ix": "ix_%(column_0_label)s",
-    "uq": "uq_%(table_name)s_%(column_0_name)s",
-    "ck": "ck_%(table_name)s_%(constraint_name)s",
-    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
-    "pk": "pk_%(table_name)s",
-}
-
-
-class Provenance(SQLModel):
-    """Where a catalog row comes from."""
-
-    source: str = Field(description="URL or file the row's figures come from.", max_length=2000)
-    as_of: dt.date = Field(description="Date the row's figures held (ISO 8601).")
 
 
 def described_by(*models: type[BaseModel]) -> Callable[[type[BaseModel]], type[BaseModel]]:
@@ -187,13 +170,6 @@ PROBLEM_RESPONSES: dict[int | str, dict[str, Any]] = {
         "retry after `Retry-After` seconds.",
     }.items()
 }
-
-
-def table_of(model: type[SQLModel]) -> Table:
-    """The SQLAlchemy table of a table model (SQLModel sets ``__table__`` on those; its type
-    stubs do not say so)."""
-    table: Table = model.__table__  # type: ignore[attr-defined]  # see the docstring
-    return table
 
 
 Responses = dict[int | str, dict[str, Any]]  # an operation's `responses=`

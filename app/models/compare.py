@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, Strict, model_validator
 
 from app.costing import defaults, floors
 from app.models.answers import Assumption, PricesUsed, SourceRef
+from app.models.catalog_kinds import PricingModel, Provider
 from app.models.common import OMITTED, amount_field, defaulted, described
 from app.models.compare_result import CompareOption, CompareResult, CompareSummary
 from app.models.inputs import (
@@ -31,7 +32,6 @@ from app.models.inputs import (
     tariff_field,
 )
 from app.models.llm import LlmWorkload
-from app.models.offer import PricingModel, Provider
 
 # Seed 001 (Tim Dettmers, 2020-09-07): "if you do deep learning for more than a year, buy a
 # desktop": a year is the seed's own decision horizon.

@@ -10,7 +10,7 @@ from pydantic import BaseModel, Field
 
 from app.costing import defaults
 from app.models.answers import Assumption, CurrencyRate, PricesUsed, SourceRef
-from app.models.offer import PricingModel
+from app.models.catalog_kinds import PricingModel
 
 
 class CompareOption(BaseModel):

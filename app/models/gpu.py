@@ -3,41 +3,17 @@
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import dataclass
-from enum import StrEnum
 
 from sqlalchemy import JSON, Column
 from sqlmodel import AutoString, Field, SQLModel
 
-from app.models.common import Provenance
+from app.models.catalog_kinds import FormFactor, GpuPrices, PurchasePrice
+from app.models.provenance import Provenance
+
+__all__ = ["FormFactor", "PurchasePrice"]
 
 
-class FormFactor(StrEnum):
-    """Where a GPU goes: consumer card, workstation card, datacenter PCIe or SXM module."""
-
-    consumer_pcie = "consumer_pcie"
-    workstation_pcie = "workstation_pcie"
-    datacenter_pcie = "datacenter_pcie"
-    datacenter_sxm = "datacenter_sxm"
-
-
-@dataclass(frozen=True)
-class PurchasePrice:
-    """A GPU's price for a purchase: ``usd`` (USD, one card), its date, its source and what it
-    is (``kind``: ``street price (new)``, ``launch price`` or ``used price``)."""
-
-    usd: float
-    as_of: dt.date | None
-    source: str | None
-    kind: str
-
-    def describe(self) -> str:
-        """``"street price (new) of 2025-08-21"``: what the price is and its date."""
-        when = f" of {self.as_of.isoformat()}" if self.as_of else " (undated)"
-        return f"{self.kind}{when}"
-
-
-class GpuBase(Provenance):
+class GpuBase(Provenance, GpuPrices):
     name: str = Field(description="Product name, e.g. `GeForce RTX 3090`.", max_length=200)
     vendor: str = Field(description="Vendor, e.g. `NVIDIA`.", max_length=50)
     architecture: str = Field(description="Architecture, e.g. `Ampere`.", max_length=50)
@@ -113,56 +89,6 @@ class GpuBase(Provenance):
         default=None, description="Source of `production_ended_as_of`."
     )
     notes: str | None = Field(default=None, description="Conflicts resolved and caveats.")
-
-    def out_of_production(self, day: dt.date | None = None) -> bool:
-        """Whether production had ended by ``day`` (None: by now)."""
-        ended = self.production_ended_as_of
-        return ended is not None and (day is None or ended <= day)
-
-    def used_price(self) -> PurchasePrice | None:
-        """The catalog's used price of one card, dated and sourced; None without one."""
-        if self.price_used_usd is None:
-            return None
-        return PurchasePrice(
-            self.price_used_usd, self.price_used_as_of, self.price_used_source, "used price"
-        )
-
-    def purchase_price(
-        self, condition: str | None = None, day: dt.date | None = None
-    ) -> PurchasePrice | None:
-        """The price a purchase uses. ``condition`` ``used``: the used price; ``new``: the
-        newer dated of the street price and the launch list price (a street price without a
-        date counts as older than any dated list price); None (the default rule): the used
-        price of a card out of production by ``day`` that has one, else the new price. None
-        when the GPU has no such price."""
-        if condition == "used":
-            return self.used_price()
-        if condition is None and self.out_of_production(day) and self.price_used_usd:
-            return self.used_price()
-        return self.new_price()
-
-    def new_price(self) -> PurchasePrice | None:
-        """The newer dated of the street price (new) and the launch list price."""
-        street = None
-        if self.price_street_usd is not None:
-            street = PurchasePrice(
-                self.price_street_usd,
-                self.price_street_as_of,
-                self.price_street_source,
-                "street price (new)",
-            )
-        launch = None
-        if self.price_new_usd is not None:
-            launch = PurchasePrice(
-                self.price_new_usd, self.price_new_as_of, self.price_new_source, "launch price"
-            )
-        if street is None or launch is None:
-            return street or launch
-        if street.as_of is None:
-            return launch
-        if launch.as_of is None or street.as_of >= launch.as_of:
-            return street
-        return launch
 
 
 class Gpu(GpuBase, table=True):

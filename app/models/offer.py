@@ -3,63 +3,13 @@
 from __future__ import annotations
 
 from decimal import Decimal
-from enum import StrEnum
 
 from sqlmodel import AutoString, Field, SQLModel
 
-from app.models.common import Provenance
+from app.models.catalog_kinds import PricingModel, Provider, commitment_problem
+from app.models.provenance import Provenance
 
-
-class PricingModel(StrEnum):
-    """How an offer is billed: by the hour used (`on_demand`, `spot`, `interruptible`), by a
-    plan (`subscription`, `compute_units`), or for every hour of a term whether used or not
-    (`committed_use`: a resource-based committed use discount, reserved capacity)."""
-
-    on_demand = "on_demand"
-    spot = "spot"
-    interruptible = "interruptible"
-    subscription = "subscription"
-    compute_units = "compute_units"
-    committed_use = "committed_use"
-
-
-def commitment_problem(
-    pricing_model: PricingModel, term_months: int | None, monthly_fee_usd: float
-) -> str | None:
-    """Why an offer's commitment fields do not fit together (None when they do): a
-    ``committed_use`` offer has a term and its monthly bill; no other offer has a term."""
-    committed = pricing_model is PricingModel.committed_use
-    if committed != (term_months is not None):
-        return "committed_use offers need commitment_term_months, and only they"
-    if committed and monthly_fee_usd <= 0:
-        return "a committed_use offer needs its monthly_fee_usd (its monthly bill)"
-    return None
-
-
-class Provider(StrEnum):
-    """Cloud providers in the catalog."""
-
-    aws = "aws"
-    gcp = "gcp"
-    azure = "azure"
-    lambda_ = "lambda"
-    runpod = "runpod"
-    paperspace = "paperspace"
-    colab = "colab"
-    vast = "vast"
-    shadeform = "shadeform"
-    verda = "verda"
-    nebius = "nebius"
-    hyperstack = "hyperstack"
-    cudo = "cudo"
-    oci = "oci"
-    primeintellect = "primeintellect"
-    jarvislabs = "jarvislabs"
-    hyperbolic = "hyperbolic"
-    yotta = "yotta"
-    lium = "lium"
-    daytona = "daytona"
-    do = "do"
+__all__ = ["PricingModel", "Provider", "commitment_problem"]
 
 
 class CloudOfferBase(Provenance):

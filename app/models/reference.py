@@ -9,7 +9,7 @@ import datetime as dt
 
 from sqlmodel import Field
 
-from app.models.common import Provenance
+from app.models.provenance import Provenance
 
 
 class FxRate(Provenance, table=True):

@@ -3,59 +3,19 @@
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import dataclass
-from enum import StrEnum
 
 from sqlmodel import AutoString, Field, SQLModel
 
-from app.models.common import Provenance
+from app.models.catalog_kinds import (
+    TARIFF_COLUMNS,
+    RegionKind,
+    RegionTariffs,
+    TariffPrice,
+    tariff_fields,
+)
+from app.models.provenance import Provenance
 
-
-class RegionKind(StrEnum):
-    country = "country"
-    us_state = "us_state"
-    subnational = "subnational"  # a province, state or grid zone outside the US (`ca-qc`)
-    cloud_region = "cloud_region"
-    world = "world"
-
-
-# The columns holding each tariff's electricity price (USD/kWh, per kWh in
-# `electricity_currency`, source, end of period), keyed by tariff (`app.models.inputs.Tariff`).
-TARIFF_COLUMNS: dict[str, tuple[str, str, str, str]] = {
-    "household": (
-        "electricity_price_usd_per_kwh",
-        "electricity_price_local",
-        "electricity_source",
-        "electricity_as_of",
-    ),
-    "non_household": (
-        "electricity_non_household_usd_per_kwh",
-        "electricity_non_household_local",
-        "electricity_non_household_source",
-        "electricity_non_household_as_of",
-    ),
-}
-
-
-def tariff_fields(
-    tariff: str, usd_per_kwh: float, local_per_kwh: float, source: str, as_of: dt.date
-) -> dict[str, object]:
-    """A region row's columns for one tariff's price (USD/kWh rounded to 4 places, as stored;
-    the local price per kWh as published; its source and end of period)."""
-    usd, local, src, day = TARIFF_COLUMNS[tariff]
-    return {usd: round(usd_per_kwh, 4), local: local_per_kwh, src: source, day: as_of}
-
-
-@dataclass(frozen=True)
-class TariffPrice:
-    """One tariff's electricity price of a region: USD/kWh, the price per kWh in the region's
-    ``electricity_currency`` (None if unknown), its source and the end of its period."""
-
-    tariff: str
-    usd_per_kwh: float
-    local_per_kwh: float | None
-    source: str | None
-    as_of: dt.date | None
+__all__ = ["TARIFF_COLUMNS", "RegionKind", "TariffPrice", "tariff_fields"]
 
 
 class RegionBase(Provenance):
@@ -100,18 +60,12 @@ class RegionBase(Provenance):
     pue_source: str | None = Field(default=None, max_length=2000, description="Source of `pue`.")
 
 
-class Region(RegionBase, table=True):
+class Region(RegionBase, RegionTariffs, table=True):
     __tablename__ = "region"
 
     id: str = Field(
         primary_key=True, max_length=64, description="`de`, `us-ca`, `aws:us-east-1`, `world`."
     )
-
-    def electricity(self, tariff: str) -> TariffPrice | None:
-        """The region's electricity price at ``tariff`` (`household`, `non_household`); None
-        when the catalog has none."""
-        usd, local, src, day = (getattr(self, c) for c in TARIFF_COLUMNS[tariff])
-        return None if usd is None else TariffPrice(tariff, usd, local, src, day)
 
 
 class RegionPublic(RegionBase):

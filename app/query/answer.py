@@ -24,14 +24,13 @@ Defaults for parts a question leaves out (each is reported in ``defaults``):
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from app.catalog import queries as catalog
 from app.catalog.view import CatalogView
 from app.costing import CostingError, offers
 from app.errors import DomainError, InvalidRequest
-from app.models import CloudOffer
 from app.models.answers import Assumption
-from app.models.gpu import GpuPublic
 from app.models.interpretation import Interpretation
 from app.models.plan import PlanRequest, PlanResult
 from app.models.query import QueryAnswer
@@ -61,6 +60,9 @@ from app.settings import Settings
 from app.steps import gpu_choice
 from app.steps.offer_search import matching_offers
 from app.steps.spot import offer_overhead
+
+if TYPE_CHECKING:
+    from app.models import CloudOffer
 
 
 def lexicon(view: CatalogView) -> Lexicon:
@@ -329,6 +331,8 @@ def _gpu_info(view: CatalogView, settings: Settings, out: Answer) -> QueryAnswer
         headline = f"{gpus[0].name}: " + out.facts[0].value
     else:
         headline = f"'{mention.text}' is {len(gpus)} GPUs: " + ", ".join(g.id for g in gpus)
+    from app.models.gpu import GpuPublic  # the table schema: imported when a GPU is shown
+
     result = [
         GpuPublic.model_validate(g, from_attributes=True).model_dump(mode="json") for g in gpus
     ]

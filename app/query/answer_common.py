@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import datetime as dt
 import math
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
@@ -14,11 +14,14 @@ from app.catalog.view import CatalogView
 from app.costing import defaults
 from app.costing.sourced import Assumed, Caveat, Sourced
 from app.errors import NotUnderstood
-from app.models import Gpu
 from app.models.answers import Assumption, CurrencyRate
 from app.models.interpretation import GpuMention, Interpretation
 from app.models.query import Fact, QueryAnswer
 from app.steps import gpu_choice, run_options, trail
+
+if TYPE_CHECKING:
+    from app.models import Gpu
+
 
 M = TypeVar("M", bound=BaseModel)
 T = TypeVar("T")

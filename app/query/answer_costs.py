@@ -5,11 +5,10 @@ default and asks the engine."""
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from app import costing, usecases
 from app.catalog.view import CatalogView
-from app.models import Gpu
 from app.models.break_even import BreakEvenRequest, BreakEvenResult
 from app.models.carbon import CarbonRequest, CarbonResult
 from app.models.electricity import ElectricityRequest
@@ -44,6 +43,10 @@ PER_ITEM_MEANING = (
     "USD per batch item per hour: the hour's price / the largest batch that fits in memory "
     "(seed 004's metric); not the cost of processing one item"
 )
+
+if TYPE_CHECKING:
+    from app.models import Gpu
+
 # Words that ask for a per-item cost the metric is not ("cost per image").
 PER_THING = re.compile(r"per\s+(?:image|img|sample|example|picture|photo|item)s?\b")
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from app import costing
 from app.catalog.queries import find_offers
@@ -28,8 +29,7 @@ from app.catalog.view import CatalogView
 from app.costing import defaults, offers
 from app.costing.money import USD, ExchangeRate
 from app.costing.sourced import Assumed, Caveat, Cited, Note, Priced, Sourced
-from app.models import CloudOffer, Gpu, Region
-from app.models.catalog_misc import ProviderKind
+from app.models.catalog_kinds import ProviderKind
 from app.models.inputs import CloudSpec
 from app.steps.currency import given_usd
 from app.steps.trail import DEFAULT_BASE_POWER_W, SEED_001
@@ -41,6 +41,9 @@ COMPARABLE_RULE = (
     f"GPU-hour, one priced within {FRESH_DAYS} days preferred (when none is: of each "
     "provider's newest price for the GPU)"
 )
+
+if TYPE_CHECKING:
+    from app.models import CloudOffer, Gpu, Region
 
 
 @dataclass(frozen=True)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -13,13 +14,15 @@ from app.catalog.view import CatalogView
 from app.costing import defaults
 from app.costing.sourced import Assumed, Caveat, Cited, Note, Sourced
 from app.errors import Ambiguous, CatalogGap, InvalidRequest
-from app.models import Gpu
 from app.models.compare import (
     CompareRequest,
 )
 from app.steps.llm import LlmRun, LlmTiming, stated, time_on
 from app.steps.scaling import Scaling
 from app.steps.speed import benchmark_reference, benchmark_time, speed, speed_evidence
+
+if TYPE_CHECKING:
+    from app.models import Gpu
 
 
 @dataclass

@@ -8,11 +8,15 @@ from __future__ import annotations
 
 import statistics
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from app.catalog.sources.servers import load_server_power
 from app.catalog.view import CatalogView
 from app.costing.sourced import Assumed, Cited, Note, Sourced
-from app.models import Gpu
+
+if TYPE_CHECKING:
+    from app.models import Gpu
+
 
 DATACENTER_FORM_FACTORS = frozenset({"datacenter_sxm", "datacenter_pcie"})
 

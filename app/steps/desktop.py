@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from app import costing
 from app.catalog.sources import resale
@@ -14,12 +15,14 @@ from app.costing import offers
 from app.costing.money import USD, ExchangeRate
 from app.costing.sourced import Assumed, Caveat, Cited, Note, Priced, Sourced
 from app.errors import CatalogGap, InvalidRequest
-from app.models import Barebone, Gpu, Region
-from app.models.gpu import PurchasePrice
+from app.models.catalog_kinds import PurchasePrice
 from app.models.inputs import DesktopSpec
 from app.steps.cloud_offer import gpu_or_none
 from app.steps.currency import given_usd
 from app.steps.trail import DEFAULT_BASE_POWER_W, LIFETIME_SOURCE, SEED_001, n_gpus, sig8
+
+if TYPE_CHECKING:
+    from app.models import Barebone, Gpu, Region
 
 
 @dataclass(frozen=True)

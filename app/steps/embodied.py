@@ -7,11 +7,14 @@ Errors: :class:`~app.errors.CatalogGap` (404) when a factor is missing from the 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from app.catalog.view import CatalogView
 from app.costing import ownership as own
 from app.costing.sourced import Assumed, Cited, Note, Sourced
-from app.models import EmbodiedFactor, Gpu
+
+if TYPE_CHECKING:
+    from app.models import EmbodiedFactor, Gpu
 
 
 @dataclass(frozen=True)

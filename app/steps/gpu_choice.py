@@ -16,14 +16,18 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from app.catalog.sources.resale import resale_class
 from app.catalog.view import CatalogView
 from app.costing import offers
 from app.costing.sourced import Assumed, Sourced
 from app.errors import NotFound
-from app.models import Gpu
 from app.steps.trail import n_gpus
+
+if TYPE_CHECKING:
+    from app.models import Gpu
+
 
 # The GPUs of an HGX baseboard, the only way SXM modules are sold (the catalog's server host
 # for them holds 8: barebones.csv `server-8gpu-2025`).

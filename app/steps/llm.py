@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from app.catalog.view import CatalogView
 from app.costing import defaults, llm_engine, llm_mbu, llm_mfu
@@ -16,9 +16,11 @@ from app.costing.llm_engine import DEFAULT_RULE, Engine, check_engine, default_e
 from app.costing.llm_serving import Serving, serve
 from app.costing.sourced import Assumed, Caveat, Cited, Note, Sourced
 from app.errors import InvalidRequest
-from app.models import Gpu
 from app.models.hf_config import LlmArchitecture
 from app.models.llm import LlmWorkload
+
+if TYPE_CHECKING:
+    from app.models import Gpu
 
 
 def stated(name: str, given: Any, d: defaults.Default) -> Sourced[Any]:

@@ -8,15 +8,18 @@ default base power). Every choice is stated once."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from app.catalog.sources.reference import PUE_UNKNOWN
 from app.catalog.view import CatalogView
 from app.costing import defaults
 from app.costing.sourced import Assumed, Cited, Note, Sourced
-from app.models import Gpu, Region
 from app.settings import Settings
 from app.steps.datacenter import is_datacenter, server_share
 from app.steps.site import carbon_region
+
+if TYPE_CHECKING:
+    from app.models import Gpu, Region
 
 
 @dataclass(frozen=True)

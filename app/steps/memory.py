@@ -7,12 +7,16 @@ Errors: :class:`~app.errors.InvalidRequest` (422) for an unknown memory preset.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 from app.costing import ownership as own
 from app.costing.sourced import Assumed, Note, Sourced
 from app.errors import InvalidRequest
-from app.models import Gpu
 from app.models.answers import MemoryCheck
+
+if TYPE_CHECKING:
+    from app.models import Gpu
+
 
 MemoryNeed = own.MemoryNeed
 

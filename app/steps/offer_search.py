@@ -19,14 +19,17 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from app.catalog.queries import SIMILAR_BANDWIDTH, find_offers, similar_gpu_ids
 from app.catalog.view import CatalogView
 from app.costing.sourced import Assumed, Caveat, Note, Sourced
-from app.models import CloudOffer, Gpu
 from app.models.interpretation import CloudQuery
 from app.steps.cloud_offer import COMPARABLE_RULE, comparable_offer
+
+if TYPE_CHECKING:
+    from app.models import CloudOffer, Gpu
+
 
 # A GPU id's family: the model before its memory or form factor ("a100-sxm4-80gb" -> "a100",
 # "h100-nvl" -> "h100"); consumer and workstation names keep their prefix ("rtx-3090").

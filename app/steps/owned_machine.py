@@ -5,16 +5,19 @@ GPU-hour."""
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from app import costing
 from app.catalog.sources.skypilot_names import kubernetes_accelerator_name
 from app.catalog.view import CatalogView
 from app.costing.money import ExchangeRate
 from app.costing.sourced import Note, Sourced
-from app.models import Gpu, Region
 from app.models.owned_rates import OwnedMachine
 from app.steps.currency import given_usd
 from app.steps.desktop import ResolvedDesktop, resolve_desktop
+
+if TYPE_CHECKING:
+    from app.models import Gpu, Region
 
 
 @dataclass(frozen=True)

@@ -7,18 +7,21 @@ GPU's work at their speed ratio. "Own the base, commit the middle, rent the peak
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from app import costing
 from app.catalog.view import CatalogView
 from app.costing.plan import PlanBuild
 from app.costing.sourced import Assumed, Cited, Note, Priced, Sourced
 from app.errors import InvalidRequest
-from app.models import CloudOffer, Gpu
-from app.models.offer import PricingModel
+from app.models.catalog_kinds import PricingModel
 from app.models.plan import PlanRequest
 from app.steps.cloud_offer import commitment_note, offer_label
 from app.steps.speed import speed, speed_evidence
 from app.steps.tax import Tax
+
+if TYPE_CHECKING:
+    from app.models import CloudOffer, Gpu
 
 
 @dataclass(frozen=True)

@@ -14,13 +14,16 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from app.catalog.view import CatalogView
 from app.costing import offers
 from app.costing.sourced import Assumed, Sourced
-from app.models import CloudOffer
 from app.steps.run_options import MAX_OPTIONS
 from app.steps.spot import offer_overhead
+
+if TYPE_CHECKING:
+    from app.models import CloudOffer
 
 
 @dataclass(frozen=True)

@@ -12,15 +12,18 @@ Errors: :class:`~app.errors.NotFound` (404) when a GPU has neither an offer nor 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from app.catalog.queries import find_offers
 from app.catalog.view import CatalogView
 from app.costing.offers import newest_of_each
 from app.costing.sourced import Assumed, Note, Sourced
 from app.errors import NotFound
-from app.models import CloudOffer, Gpu
 from app.steps.gpu_choice import hgx_count
+
+if TYPE_CHECKING:
+    from app.models import CloudOffer, Gpu
+
 
 # How many options an answer lists (a chat reply or a default option list).
 MAX_OPTIONS = 5

@@ -10,18 +10,21 @@ Errors: :class:`~app.errors.NotFound` (404) for an unknown region, :class:`~app.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from app.catalog.view import CatalogView
 from app.costing import defaults
 from app.costing.money import ExchangeRate, to_usd
 from app.costing.sourced import Assumed, Cited, Note, Priced, Sourced
 from app.errors import CatalogGap
-from app.models import Region
+from app.models.catalog_kinds import TariffPrice
 from app.models.inputs import SiteInputs, Tariff
-from app.models.region import TariffPrice
 from app.settings import Settings
 from app.steps.currency import cite_rate, given_usd
 from app.steps.trail import SEED_001
+
+if TYPE_CHECKING:
+    from app.models import Region
 
 
 def resolve_region(view: CatalogView, region_id: str | None) -> Region | None:

@@ -10,18 +10,21 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from app import costing
 from app.catalog.view import CatalogView
 from app.costing import defaults
 from app.costing.sourced import Assumed, Note, Sourced
 from app.errors import CatalogGap
-from app.models import Gpu
 from app.steps.cloud_offer import ResolvedCloud
 from app.steps.desktop import ResolvedDesktop
 from app.steps.scaling import DEFAULT_SCALING, Scaling
 from app.steps.trail import SEED_001
+
+if TYPE_CHECKING:
+    from app.models import Gpu
+
 
 SPEED_RIDGE = defaults.SPEED_RIDGE.number
 

@@ -7,11 +7,15 @@ them plus the rate."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from app.catalog.view import CatalogView
 from app.costing.sourced import Assumed, Cited, Note, Sourced
-from app.models import Region
 from app.models.inputs import SiteInputs, Tariff
+
+if TYPE_CHECKING:
+    from app.models import Region
+
 
 NO_TAX_TABLE = (
     "the catalog's VAT table covers the EU member states and the UK (ibericode/vat-rates); "

@@ -27,7 +27,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlmodel import SQLModel
 
 from app.catalog.live import catalog_written
-from app.catalog.view import must_build
+from app.catalog.read import must_build
 from app.db import write_transaction
 from app.errors import (
     Conflict,
@@ -54,8 +54,8 @@ from app.models.admin import (
     RegionWrite,
     UtilizationProfileWrite,
 )
-from app.models.common import table_of
 from app.models.history import PRICE_FIELDS, future_date_problem
+from app.models.provenance import table_of
 from app.store import audit
 from app.store.audit import Actor
 from app.store.catalog_writes import PriceLedger, bump_revision, upsert

@@ -16,7 +16,7 @@ from sqlalchemy import Engine, insert, select
 from sqlalchemy.engine import Connection
 
 from app.models.audit import AuditEvent, AuditEventOut
-from app.models.common import table_of
+from app.models.provenance import table_of
 
 _EVENTS = table_of(AuditEvent)
 

@@ -18,8 +18,8 @@ from sqlalchemy import Table, insert, select, update
 from sqlalchemy.engine import Connection
 
 from app.models import CatalogRevision, PricePoint
-from app.models.common import table_of
 from app.models.history import PRICE_FIELDS, column_value
+from app.models.provenance import table_of
 
 Outcome = Literal["added", "changed", "unchanged"]
 _SIX = Decimal("0.000001")

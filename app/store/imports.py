@@ -34,7 +34,7 @@ from app.catalog.importer import ParsedFile, Rejected
 from app.catalog.live import catalog_written
 from app.db import write_turn
 from app.models import CatalogRevision, CloudOffer, Gpu, PricePoint
-from app.models.common import table_of
+from app.models.provenance import table_of
 from app.store import audit
 from app.store.audit import Actor
 from app.store.catalog_writes import PriceLedger, bump_revision, plan_upsert, stored_rows

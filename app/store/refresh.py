@@ -33,8 +33,8 @@ from app.catalog.sources.skypilot import CatalogFile
 from app.db import write_transaction
 from app.models import CloudOffer
 from app.models.catalog_misc import ProviderInfo
-from app.models.common import table_of
 from app.models.history import future_date_problem
+from app.models.provenance import table_of
 from app.models.refresh import CatalogRefresh, CatalogStatus, ProviderStatus, RefreshOutcome
 from app.settings import Settings
 from app.store import audit

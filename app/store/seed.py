@@ -19,7 +19,7 @@ from app.catalog.live import catalog_written
 from app.catalog.sources.skypilot import LoadReport
 from app.db import write_transaction
 from app.models import TABLES
-from app.models.common import table_of
+from app.models.provenance import table_of
 from app.store.catalog_writes import PriceLedger, bump_revision, stored_rows, upsert
 
 

@@ -12,6 +12,7 @@ the answer's ``assumptions`` and ``sources`` are the scenario's notes.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from app import costing
 from app.catalog.queries import find_offers
@@ -19,7 +20,6 @@ from app.catalog.view import CatalogView
 from app.costing import ownership as own
 from app.costing.money import ExchangeRate
 from app.costing.sourced import Assumed, Cited, Note, Sourced
-from app.models import Region
 from app.models.answers import Performance, Resale, TotalCostOfOwnership
 from app.models.break_even import (
     BreakEvenMoney,
@@ -41,6 +41,9 @@ from app.steps.scaling import note_scaling, resolve_scaling
 from app.steps.site import resolve_site
 from app.steps.speed import cloud_speed
 from app.steps.trail import Provenance, currency_rate, embodied_model, in_currency, price_rule, sig8
+
+if TYPE_CHECKING:
+    from app.models import Region
 
 
 @dataclass(frozen=True)

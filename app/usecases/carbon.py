@@ -5,13 +5,13 @@ computes operational and embodied emissions from it with the pure model."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from app import costing
 from app.catalog.sources.reference import PUE_UNKNOWN
 from app.catalog.view import CatalogView
 from app.costing import ownership as own
 from app.costing.sourced import Assumed, Cited, Note, Sourced
-from app.models import Gpu, Region
 from app.models.carbon import CarbonRequest, CarbonResult, Hardware
 from app.settings import Settings
 from app.steps.cloud_offer import gpu_or_none
@@ -27,6 +27,9 @@ from app.steps.trail import (
     price_rule,
     sig8,
 )
+
+if TYPE_CHECKING:
+    from app.models import Gpu, Region
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from app import costing
@@ -18,7 +18,6 @@ from app.costing import floors
 from app.costing.errors import InvalidInput
 from app.costing.money import ExchangeRate
 from app.costing.sourced import Assumed, Caveat, Cited, Note, Priced
-from app.models import CloudOffer
 from app.models.chargeback import (
     AccountCharge,
     ChargebackRequest,
@@ -49,6 +48,10 @@ ENERGY_RULE = (
     "GPU-hours x the machine's busy wall power per GPU: (GPUs x GPU power + base power) / "
     "PSU efficiency / GPUs; idle power is not charged to jobs"
 )
+
+if TYPE_CHECKING:
+    from app.models import CloudOffer
+
 RENTED_RULE = "GPU-hours x the comparable offer's price / its GPUs"
 
 

@@ -5,14 +5,13 @@ significant digits."""
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from app.catalog.view import CatalogView
 from app.costing import vector
 from app.costing.money import ExchangeRate
-from app.models import Gpu
 from app.models.compare import CompareOption
 from app.steps.cloud_offer import offer_label
 from app.steps.compare_speed import (
@@ -33,6 +32,9 @@ LLM_MULTI_GPU_NOTE = (
     "peak x MFU), the same MFU as one GPU (the Llama 3 paper's 0.38-0.43 is at 8-16k GPUs); "
     "every GPU is billed"
 )
+
+if TYPE_CHECKING:
+    from app.models import Gpu
 
 
 class Listing:

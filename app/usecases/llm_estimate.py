@@ -7,7 +7,7 @@ GPU with :mod:`app.costing.llm` and the shared offer and desktop rules."""
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from app import costing
 from app.catalog.sources.hosted_prices import SNAPSHOT_AS_OF, HostedPrice, hosted_prices
@@ -18,7 +18,6 @@ from app.costing import llm as L
 from app.costing.llm_engine import Engine
 from app.costing.sourced import Assumed, Caveat, Cited, Note, Priced, Sourced
 from app.errors import CatalogGap, InvalidRequest
-from app.models import CloudOffer, Gpu
 from app.models.inputs import DesktopSpec
 from app.models.llm import (
     LlmCloudCost,
@@ -54,6 +53,9 @@ from app.usecases.llm_serving import (
     pick_concurrency,
     serving_row,
 )
+
+if TYPE_CHECKING:
+    from app.models import CloudOffer, Gpu
 
 
 def list_models(view: CatalogView) -> LlmModelsPublic:

@@ -7,16 +7,20 @@ that stay on."""
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from app.catalog.sources.hosted_prices import HostedPrice
 from app.costing import defaults, offers
 from app.costing import llm as L
 from app.costing.llm_serving import Serving, ServingRoom
 from app.costing.model import DAYS_PER_YEAR, Desktop
-from app.models import CloudOffer, Gpu
 from app.models.llm import LlmHostedPrice, LlmServing
 from app.steps.llm import job_serving
 from app.steps.trail import sig8
+
+if TYPE_CHECKING:
+    from app.models import CloudOffer, Gpu
+
 
 SERVING_COST_RULE = (
     "tokens_per_day served at the concurrency on each GPU's gpus_priced (a replica; another "

@@ -14,6 +14,7 @@ import dataclasses
 import datetime as dt
 import time
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -33,7 +34,6 @@ from app.costing.plan import (
 )
 from app.costing.sourced import Assumed, Cited, Note, Sourced
 from app.errors import CatalogGap, InvalidRequest
-from app.models import CloudOffer, Gpu, Region
 from app.models.inputs import CloudSpec, DesktopSpec
 from app.models.plan import PlanRequest
 from app.settings import Settings
@@ -49,6 +49,10 @@ from app.steps.site import request_electricity, resolve_region
 from app.steps.speed import speed, speed_evidence
 from app.steps.tax import Tax, resolve_tax
 from app.steps.trail import LIFETIME_SOURCE, SEED_001, Provenance, price_rule
+
+if TYPE_CHECKING:
+    from app.models import CloudOffer, Gpu, Region
+
 
 HOURS_PER_MONTH = costing.HOURS_PER_MONTH
 # The solver's wall-clock budget per solve: sized so a 60-month plan over 8 candidates solves

@@ -6,7 +6,7 @@ option from it with the pure model."""
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from app import costing
 from app.catalog.view import CatalogView
@@ -14,7 +14,6 @@ from app.costing import ownership as own
 from app.costing.money import USD, ExchangeRate
 from app.costing.sourced import Cited, Note, Priced, Sourced
 from app.errors import InvalidRequest
-from app.models import Gpu, Region
 from app.models.inputs import CloudSpec
 from app.models.run_cost import RunCostRequest, RunCostResult, RunOption, RunOptionResult
 from app.settings import Settings
@@ -42,6 +41,9 @@ from app.steps.trail import (
     price_rule,
     sig8,
 )
+
+if TYPE_CHECKING:
+    from app.models import Gpu, Region
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ from sqlmodel import Session
 from app.catalog import layout, live
 from app.catalog.live import live_catalog
 from app.models import CatalogRevision, Gpu
-from app.models.common import table_of
+from app.models.provenance import table_of
 from app.observability import degraded
 from app.store import keys
 from app.store.catalog_writes import bump_revision

@@ -33,7 +33,7 @@ def test_a_catalog_view_holds_no_reference_cycles_so_a_frozen_one_is_still_freed
 
     from sqlmodel import Session
 
-    from app.catalog.view import read_view
+    from app.catalog.read import read_view
 
     with Session(engine) as session:
         built = read_view(session)

@@ -15,7 +15,7 @@ from app.catalog.sources.files import SOURCES, Row, opt_float, read_csv
 from app.catalog.sources.offers import load_providers
 from app.catalog.sources.reference import load_fx_rates
 from app.costing.money import ExchangeRate, rate_in_force
-from app.models.region import tariff_fields
+from app.models.catalog_kinds import tariff_fields
 
 CODECARBON_MIX = (
     "https://github.com/mlco2/codecarbon/blob/b05965e4/codecarbon/data/private_infra/"
