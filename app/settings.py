@@ -9,8 +9,14 @@ from __future__ import annotations
 from functools import lru_cache
 from pathlib import Path
 
-from limits import parse_many
-from pydantic import AnyHttpUrl, Field, SecretStr, field_validator, model_validator
+from pydantic import (
+    AnyHttpUrl,
+    Field,
+    SecretStr,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from app.costing import defaults
@@ -44,6 +50,13 @@ class Settings(BaseSettings):
         default=str(defaults.REGION.value),
         description="Region whose carbon intensity is used when a request names none. "
         + defaults.REGION.describe(),
+    )
+    snapshot_dir: Path | None = Field(
+        default=None,
+        description="Where `gpucost ask` keeps catalog snapshots of an SQLite database (one "
+        "file per database, rewritten when its catalog revision, the day or the code "
+        "changes; see app/catalog/snapshot.py). Default `$XDG_CACHE_HOME/gpucost`, else "
+        "`~/.cache/gpucost`. Only this user should be able to write it.",
     )
     machines_file: Path | None = Field(
         default=None,
@@ -450,8 +463,15 @@ class Settings(BaseSettings):
         "rate_limit_key_heavy",
     )
     @classmethod
-    def _limits_notation(cls, value: str) -> str:
-        parse_many(value)  # ValueError for anything but `N/unit` items
+    def _limits_notation(cls, value: str, info: ValidationInfo) -> str:
+        """``value`` in the `limits` notation (ValueError for anything but `N/unit` items); a
+        default is not parsed again (tests/unit/test_local_ask.py parses them), sparing a
+        command that never limits a request the ~0.1 s import of `limits`."""
+        if info.field_name and value == cls.model_fields[info.field_name].default:
+            return value
+        from limits import parse_many
+
+        parse_many(value)
         return value
 
     @model_validator(mode="after")

@@ -16,6 +16,8 @@ from scripts.loadlib import UNLIMITED_RATES
 _TMP = Path(tempfile.mkdtemp(prefix="gpucost-test-"))
 DB_URL = f"sqlite:///{_TMP / 'test.db'}"
 os.environ["GPUCOST_DATABASE_URL"] = DB_URL
+# `gpucost ask` files catalog snapshots (app/catalog/snapshot.py): in this run's folder.
+os.environ["GPUCOST_SNAPSHOT_DIR"] = str(_TMP / "snapshots")
 # The suite sends thousands of requests a minute from one address, and so do the servers it
 # starts (they inherit this environment); tests/api/test_rate_limit.py sets its own limits.
 for _name, _value in UNLIMITED_RATES.items():

@@ -39,7 +39,7 @@ def _dated(row: Any, kind: str, history: PriceHistory, day: dt.date) -> Any:
     yet) and its date column set to that price's date (the newest, where prices share one);
     None when the row cannot exist
     without that price (an offer's or a barebone's price is required, a GPU's is not)."""
-    model = type(row)
+    model = table_model(row)
     table = table_of(model)
     update: dict[str, object] = {}
     for name, cols in PRICE_FIELDS[kind].items():
@@ -57,6 +57,18 @@ def _dated(row: Any, kind: str, history: PriceHistory, day: dt.date) -> Any:
         return row  # its prices that day are its current ones: shared, not copied
     fields = {name: getattr(row, name) for name in model.model_fields}
     return model.model_validate({**fields, **update})
+
+
+def table_model(row: Any) -> Any:
+    """The table model of ``row``: its class, or for a snapshot's plain row
+    (:class:`app.catalog.snapshot.Row`) the table model of its table (a dated copy of a plain
+    row is a table-model row: both read the same)."""
+    table = getattr(type(row), "table", None)
+    if isinstance(table, str) and table:
+        from app.models import TABLES
+
+        return TABLES[table]
+    return type(row)
 
 
 # The parts of a view that carry no dated price: a dated view takes them as they are.

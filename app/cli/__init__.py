@@ -13,7 +13,8 @@ gpucost keys create "budget admin" --scope read --scope write
 gpucost chargeback october.sacct --start 2026-10-01 --end 2026-11-01 --machines machines.json
 
 With ``GPUCOST_URL`` set, ``gpucost ask`` asks that running service instead
-(:mod:`app.cli.thin`: no catalog load, no app import).
+(:mod:`app.cli.thin`: no catalog load, no app import); without it, a plain ``ask`` answers
+over a catalog snapshot when it can (:mod:`app.cli.local_ask`: no Typer or SQLAlchemy import).
 """
 
 from __future__ import annotations
@@ -44,10 +45,11 @@ def main() -> None:
         from app.cli.thin import ask_over_http
 
         raise SystemExit(ask_over_http(url, sys.argv[2:], os.environ.get("GPUCOST_API_KEY")))
-    if sys.argv[1:2] == ["ask"] and "--help" not in sys.argv:
-        from app.cli import answers  # noqa: F401  (``ask`` alone: the other commands' imports cost ~0.5 s)
-        from app.cli.base import app
+    args = sys.argv[2:]
+    if sys.argv[1:2] == ["ask"] and args and all(a == "--json" or a[:1] != "-" for a in args):
+        from app.cli.local_ask import ask
 
-        app()
-        return
+        words = [a for a in args if a != "--json"]
+        if words:
+            raise SystemExit(ask(words, as_json=len(words) < len(args)))
     __getattr__("app")()

@@ -16,19 +16,11 @@ def ask(
 ) -> None:
     """Answer a plain-language question with the same parser as Slack and `GET /v1/query`.
     Exits 1 when the question cannot be answered."""
-    from rich.console import Console
+    from app.cli.local_ask import ask as ask_in_process
 
-    from app.cli.thin import print_answer
-    from app.query.answer import respond
-    from app.settings import get_settings
-
-    ans = respond(catalog_view(), get_settings(), " ".join(question))
-    if as_json:
-        Console().print_json(ans.model_dump_json())
-    else:
-        print_answer(ans.model_dump(mode="json"))
-    if not ans.answered:
-        raise typer.Exit(1)
+    status = ask_in_process(question, as_json)
+    if status:
+        raise typer.Exit(status)
 
 
 @app.command("chart")
