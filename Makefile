@@ -8,7 +8,7 @@ HOST   ?= 127.0.0.1
 PORT   ?= 8000
 export GPUCOST_DATABASE_URL ?= sqlite:///./gpucost.db
 
-.PHONY: install db run test test-fast test-busy contract lint openapi lock bench bench-slack bench-compare bench-flood bench-propagation clean check docs
+.PHONY: install db run test test-fast test-busy contract lint openapi lock bench bench-slack bench-compare bench-flood bench-propagation bench-ask clean check docs
 
 $(BIN)/.installed: requirements.lock pyproject.toml
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "need $(PYTHON)"; exit 1; }
@@ -68,6 +68,9 @@ bench-flood: install
 
 bench-propagation: install
 	$(BIN)/python scripts/bench_propagation.py
+
+bench-ask: install
+	$(BIN)/python scripts/bench_ask.py
 
 lint: install
 	$(BIN)/ruff check app tests scripts

@@ -48,9 +48,6 @@ class Row:
     table: ClassVar[str] = ""
     __hash__ = None  # type: ignore[assignment]  # rows compare by value, as pydantic's do
 
-    def __init__(self, values: dict[str, Any]) -> None:
-        self.__dict__.update(values)
-
     def __eq__(self, other: object) -> bool:
         return type(other) is type(self) and other.__dict__ == self.__dict__
 
@@ -75,27 +72,37 @@ _PLAIN: dict[str, type[Row]] = {}
 
 
 def row_class(table: str) -> type[Row]:
-    """The plain-row class of ``table``."""
+    """The plain-row class of ``table`` (``Row_<table>`` in this module, made on first use)."""
     found = _SPECIAL.get(table) or _PLAIN.get(table)
     if found is None:
-        found = _PLAIN[table] = type(f"Row_{table}", (Row,), {"table": table})
+        name = f"Row_{table}"
+        found = _PLAIN[table] = type(name, (Row,), {"table": table, "__module__": __name__})
     return found
 
 
-def _row(table: str, names: tuple[str, ...], values: tuple[Any, ...]) -> Row:
-    return row_class(table)(dict(zip(names, values, strict=True)))
+def __getattr__(name: str) -> type[Row]:
+    """``Row_<table>``: what a snapshot names its plain rows' classes by."""
+    if name.startswith("Row_"):
+        return row_class(name.removeprefix("Row_"))
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 class _Pickler(pickle.Pickler):
-    """Pickles table-model instances as plain rows (shared rows stay shared: pickle's memo
-    holds each row once)."""
+    """Pickles table-model instances as plain rows: the row's class and its columns, which
+    unpickling sets on a new instance (shared rows stay shared: pickle's memo holds each row
+    once)."""
 
     def reducer_override(self, obj: Any) -> Any:
         table = getattr(type(obj), "__tablename__", None)
         if isinstance(table, str) and hasattr(type(obj), "model_fields"):
-            names = tuple(type(obj).model_fields)
-            return _row, (table, names, tuple(getattr(obj, n) for n in names))
+            state = {n: getattr(obj, n) for n in type(obj).model_fields}
+            return _new_row, (row_class(table),), state
         return NotImplemented
+
+
+def _new_row(cls: type[Row]) -> Row:
+    """An empty row of ``cls``, whose columns unpickling then sets."""
+    return cls.__new__(cls)
 
 
 def snapshot_dir(configured: Path | None) -> Path:
@@ -186,11 +193,14 @@ def save(view: CatalogView, folder: Path, key: SnapshotKey) -> Path | None:
     key). Written to a temporary file, then renamed
     into place, so a reader never sees half a file; the older snapshots of the same database
     file are removed). Returns the file, or None when it could not be written (a read-only
-    home: the command still answers)."""
+    home, a derived value that does not pickle: the command still answers)."""
     if view.revision != key.revision or view.as_of is not None:
         return None
     buf = io.BytesIO()
-    _Pickler(buf, protocol=pickle.HIGHEST_PROTOCOL).dump(view)
+    try:
+        _Pickler(buf, protocol=pickle.HIGHEST_PROTOCOL).dump(view)
+    except (pickle.PicklingError, TypeError, AttributeError, RecursionError):
+        return None  # something derived from the view that does not pickle: no snapshot
     try:
         folder.mkdir(parents=True, exist_ok=True, mode=0o700)
         fd, tmp = tempfile.mkstemp(dir=folder, prefix=".view-", suffix=".tmp")

@@ -33,6 +33,9 @@ from app.models.common import (
 STRICT = ConfigDict(extra="forbid", allow_inf_nan=False, strict=True)
 # Names and ids: printable text only (no NUL, newlines or other control characters).
 NO_CONTROL = r"^[^\u0000-\u001f\u007f]*$"
+# A fleet plan's span, months (``PlanRequest``): one budget year to a five-year GPU lifetime.
+MIN_PLAN_MONTHS = 12
+MAX_PLAN_MONTHS = 60
 
 
 def exactly_one(*fields: str) -> dict[str, Any]:

@@ -15,6 +15,8 @@ from app.models.answers import Assumption, CurrencyRate, PricesUsed, SourceRef
 from app.models.common import OMITTED, amount_field, described
 from app.models.inputs import (
     ELECTRICITY,
+    MAX_PLAN_MONTHS,
+    MIN_PLAN_MONTHS,
     NO_CONTROL,
     STRICT,
     CloudSpec,
@@ -29,8 +31,6 @@ from app.models.inputs import (
     tax_exempt_field,
 )
 
-MAX_PLAN_MONTHS = 60
-MIN_PLAN_MONTHS = 12
 OfferId = Annotated[str, Field(min_length=1, max_length=160, pattern=NO_CONTROL)]
 MAX_PLAN_DESKTOPS = 8
 MAX_MONTHLY_GPU_HOURS = 1_000_000.0

@@ -23,7 +23,9 @@ Defaults for parts a question leaves out (each is reported in ``defaults``):
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from importlib import import_module
 from typing import TYPE_CHECKING
 
 from app.catalog import queries as catalog
@@ -32,7 +34,6 @@ from app.costing import CostingError, offers
 from app.errors import DomainError, InvalidRequest
 from app.models.answers import Assumption
 from app.models.interpretation import Interpretation
-from app.models.plan import PlanRequest, PlanResult
 from app.models.query import QueryAnswer
 from app.query import ask_back, followup
 from app.query.answer_common import (
@@ -44,14 +45,7 @@ from app.query.answer_common import (
     own_price,
     refuse,
 )
-from app.query.answer_costs import (
-    break_even_answer,
-    carbon_answer,
-    electricity_answer,
-    run_cost_answer,
-)
 from app.query.answer_gpus import colab_answer, gpu_compare_answer, gpu_list_answer
-from app.query.answer_plan import plan_answer, plan_question, plan_reply
 from app.query.answer_rent import SPOT_NOTE, is_rental, rental_answer
 from app.query.lexicon import Lexicon
 from app.query.llm_words import drop_model_words, llm_answer, read_llm
@@ -63,6 +57,9 @@ from app.steps.spot import offer_overhead
 
 if TYPE_CHECKING:
     from app.models import CloudOffer
+    from app.models.plan import PlanRequest, PlanResult
+
+Builder = Callable[[CatalogView, Settings, Answer], QueryAnswer]
 
 
 def lexicon(view: CatalogView) -> Lexicon:
@@ -225,6 +222,8 @@ def prepare(
     out = Answer(it)
     if it.intent != "plan" or it.problems or is_rental(out) or read_llm(view, text):
         return respond(view, settings, text)
+    from app.query.answer_plan import plan_question
+
     try:
         return PlanPending(out, plan_question(view, out))
     except (DomainError, CostingError) as exc:
@@ -233,6 +232,8 @@ def prepare(
 
 def finish_plan(view: CatalogView, pending: PlanPending, result: PlanResult) -> QueryAnswer:
     """The answer to a :class:`PlanPending` question from its computed plan."""
+    from app.query.answer_plan import plan_reply
+
     try:
         return plan_reply(view, pending.out, pending.request, result)
     except (DomainError, CostingError) as exc:
@@ -339,16 +340,27 @@ def _gpu_info(view: CatalogView, settings: Settings, out: Answer) -> QueryAnswer
     return out.done(headline, result=result)
 
 
-_BUILDERS = {
-    "break_even": break_even_answer,
-    "run_cost": run_cost_answer,
-    "cost_per_item": run_cost_answer,
-    "carbon": carbon_answer,
-    "electricity": electricity_answer,
+def _lazy(module: str, name: str) -> Builder:
+    """The answer ``name`` of ``app.query.<module>``, imported when first called: a command
+    that answers one question imports that intent's use case and schemas only."""
+
+    def build(view: CatalogView, settings: Settings, out: Answer) -> QueryAnswer:
+        answer: Builder = getattr(import_module(f"app.query.{module}"), name)
+        return answer(view, settings, out)
+
+    return build
+
+
+_BUILDERS: dict[str, Builder] = {
+    "break_even": _lazy("answer_costs", "break_even_answer"),
+    "run_cost": _lazy("answer_costs", "run_cost_answer"),
+    "cost_per_item": _lazy("answer_costs", "run_cost_answer"),
+    "carbon": _lazy("answer_costs", "carbon_answer"),
+    "electricity": _lazy("answer_costs", "electricity_answer"),
     "offers": _offers_answer,
     "gpu_compare": gpu_compare_answer,
     "gpu_info": _gpu_info,
     "gpu_list": gpu_list_answer,
     "colab": colab_answer,
-    "plan": plan_answer,
+    "plan": _lazy("answer_plan", "plan_answer"),
 }

@@ -9,11 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from app import costing, usecases
 from app.catalog.view import CatalogView
-from app.models.break_even import BreakEvenRequest, BreakEvenResult
-from app.models.carbon import CarbonRequest, CarbonResult
-from app.models.electricity import ElectricityRequest
 from app.models.query import QueryAnswer
-from app.models.run_cost import RunCostRequest
 from app.query.answer_common import (
     MAX_OPTIONS,
     Answer,
@@ -46,6 +42,8 @@ PER_ITEM_MEANING = (
 
 if TYPE_CHECKING:
     from app.models import Gpu
+    from app.models.break_even import BreakEvenResult
+    from app.models.carbon import CarbonRequest, CarbonResult
 
 # Words that ask for a per-item cost the metric is not ("cost per image").
 PER_THING = re.compile(r"per\s+(?:image|img|sample|example|picture|photo|item)s?\b")
@@ -102,6 +100,8 @@ def break_even_answer(view: CatalogView, settings: Settings, out: Answer) -> Que
     and the facts a reader checks it by."""
     it = out.it
     body = _break_even_body(view, out)
+    from app.models.break_even import BreakEvenRequest
+
     req = validated(BreakEvenRequest, body, it)
     res = usecases.compute_break_even(view, req, settings)
     resale = res.resale
@@ -243,6 +243,8 @@ def run_cost_answer(view: CatalogView, settings: Settings, out: Answer) -> Query
     count = mention.count if mention else 1
     workload, what = _workload(out, gpu, count)
     body = {"workload": workload, "options": _options(view, out, gpu, count), **where_fields(it)}
+    from app.models.run_cost import RunCostRequest
+
     req = validated(RunCostRequest, body, it)
     res = usecases.compute_run_cost(view, req, settings)
     per_item = it.intent == "cost_per_item"
@@ -371,6 +373,8 @@ def carbon_answer(view: CatalogView, settings: Settings, out: Answer) -> QueryAn
             f"'{it.cloud.provider or 'rent'}' read as rented GPUs: they carry the usage share of "
             "their and their host's manufacturing emissions (say `owned` for a bought desktop)",
         )
+    from app.models.carbon import CarbonRequest
+
     req = validated(CarbonRequest, body, it)
     res = usecases.compute_carbon(view, req, settings)
     for label, value in carbon_facts(req, res):
@@ -431,6 +435,8 @@ def electricity_answer(view: CatalogView, settings: Settings, out: Answer) -> Qu
     body: dict[str, Any] = {"desktop": {"gpu": gpu.id, "gpu_count": count}, **place_fields(it)}
     if it.horizon_days:
         body["days"] = it.horizon_days
+    from app.models.electricity import ElectricityRequest
+
     req = validated(ElectricityRequest, body, it)
     res = usecases.compute_electricity(view, req, settings)
     rate = res.currency_rate

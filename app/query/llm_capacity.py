@@ -6,11 +6,13 @@ these functions only word its figures."""
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from app.models.llm import LlmEstimateResult
 from app.models.query import QueryAnswer
 from app.query.answer_common import Answer, money
+
+if TYPE_CHECKING:
+    from app.models.llm import LlmEstimateResult
 
 # "longest context", "max context length", "how long a context", "largest context window".
 _CONTEXT = re.compile(

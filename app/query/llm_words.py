@@ -9,12 +9,11 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from app.catalog.resolve import normalize
 from app.catalog.view import CatalogView
 from app.models.interpretation import Interpretation
-from app.models.llm import LlmEstimateRequest, LlmEstimateResult
 from app.models.query import QueryAnswer
 from app.query.answer_common import Answer, money, runtime_text
 from app.query.llm_capacity import ENGINES as _ENGINES
@@ -35,9 +34,9 @@ from app.query.llm_volume import (
 )
 from app.query.parser import MODEL_SIZE_PROBLEM
 from app.settings import Settings
-from app.steps.llm import tokens_in
-from app.steps.llm_buy import buy_or_rent
-from app.usecases.llm_estimate import compute_llm_estimate
+
+if TYPE_CHECKING:
+    from app.models.llm import LlmEstimateResult
 
 _SIZE = re.compile(r"\b(\d+(?:\.\d+)?)\s?b\b", re.I)
 _TOKENS = re.compile(r"\b(\d+(?:\.\d+)?)\s?(k|m|b|t|thousand|million|billion|trillion)?\s+tokens\b", re.I)  # fmt: skip
@@ -215,6 +214,10 @@ def read_llm(view: CatalogView, text: str) -> LlmQuestion | None:
 
 
 def _estimate(view: CatalogView, settings: Settings, body: dict[str, Any]) -> LlmEstimateResult:
+    # The estimate's schema and use case are imported by the first language-model job.
+    from app.models.llm import LlmEstimateRequest
+    from app.usecases.llm_estimate import compute_llm_estimate
+
     return compute_llm_estimate(view, LlmEstimateRequest.model_validate(body), settings)
 
 
@@ -281,6 +284,8 @@ def _from_duration(
     )
     if row is None or row.tokens_per_s is None:
         return body
+    from app.steps.llm import tokens_in
+
     tokens = out.take(tokens_in(row.gpu_id, row.gpus_priced, row.tokens_per_s, hours))
     # A named GPU (family) is answered on the one the rate came from.
     return {**body, "tokens": tokens} | ({"gpus": [row.gpu_id]} if "gpus" in body else {})
@@ -336,6 +341,8 @@ def _break_even(
     result = _estimate(view, settings, every)
     out.assumed(result.assumptions)
     what = _what(result)
+    from app.steps.llm_buy import buy_or_rent
+
     pair = out.take(buy_or_rent(view, result.estimates, named))
     if pair is None:
         return out.done(

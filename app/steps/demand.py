@@ -17,8 +17,7 @@ from app.costing import defaults
 from app.costing.model import DAYS_PER_MONTH, HOURS_PER_DAY, HOURS_PER_MONTH
 from app.costing.sourced import Assumed, Note, Sourced
 from app.errors import NotFound
-from app.models.inputs import UsageInputs
-from app.models.plan import MAX_PLAN_MONTHS, MIN_PLAN_MONTHS
+from app.models.inputs import MAX_PLAN_MONTHS, MIN_PLAN_MONTHS, UsageInputs
 from app.steps.trail import DEFAULT_UTILIZATION_PROFILE
 
 # A person's demand when a question counts people: seed 001's PhD-student desktop profile
