@@ -52,6 +52,9 @@ def main() -> None:
         # objects that imports and the snapshot create (50-100 ms, scripts/bench_ask.py) free
         # nothing worth freeing before the process ends (peak ~75 MB either way).
         gc.disable()
+        # Nor does it need pydantic's plugins (validation observers, e.g. logfire): looking
+        # them up reads every installed package's metadata (~40 ms). A value set wins.
+        os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
         from app.cli.local_ask import ask
 
         words = [a for a in args if a != "--json"]
