@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 
 import httpx
 import pytest
 
-from tests.servers import ROOT, seeded_sqlite, server
+from tests import cli_probe
+from tests.servers import seeded_sqlite, server
 
 pytestmark = pytest.mark.e2e
 
@@ -37,20 +37,8 @@ def service(tmp_path_factory):
 
 
 def _ask(base: str, *args: str) -> subprocess.CompletedProcess[str]:
-    probe = (
-        "import sys, json\n"
-        "from app.cli import main\n"
-        f"sys.argv = ['gpucost', 'ask', *{list(args)!r}]\n"
-        "try:\n"
-        "    main()\n"
-        "finally:\n"
-        f"    bad = sorted(m for m in sys.modules if m.startswith({SERVICE_MODULES!r}))\n"
-        "    print('MODULES ' + json.dumps(bad), file=sys.stderr)\n"
-    )
     env = {"GPUCOST_URL": base, "PATH": "/usr/bin:/bin", "COLUMNS": "200"}
-    return subprocess.run(
-        [sys.executable, "-c", probe], cwd=ROOT, env=env, capture_output=True, text=True
-    )
+    return cli_probe.ask(args, env, SERVICE_MODULES)
 
 
 def test_the_answer_is_the_services_and_nothing_of_it_is_imported(service):

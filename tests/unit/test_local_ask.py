@@ -10,7 +10,6 @@ import os
 import shutil
 import sqlite3
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -22,13 +21,13 @@ from app.catalog.dated import dated_view
 from app.catalog.live import live_catalog
 from app.query.answer import respond
 from app.settings import Settings, get_settings
+from tests import cli_probe
 from tests.query_corpus import CORPUS
 from tests.query_corpus_forums import FORUMS
 from tests.query_corpus_own_terms import OWN_TERMS
 from tests.query_corpus_own_terms2 import OWN_TERMS_2
 from tests.query_corpus_people import PEOPLE
 
-ROOT = Path(__file__).resolve().parents[2]
 # Every corpus question: each intent, own prices, LLM jobs, plans, follow-ups.
 QUESTIONS = [q for q, _ in CORPUS + PEOPLE + FORUMS + OWN_TERMS + OWN_TERMS_2]
 
@@ -157,32 +156,22 @@ def test_default_rate_limits_parse_and_a_bad_one_is_refused():
         Settings(rate_limit_key="many per minute")
 
 
+# What the snapshot's path must not import.
+HEAVY = ("sqlalchemy", "sqlmodel", "typer", "alembic", "fastapi")
+
+
 def _ask(db_url: str, folder: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    probe = (
-        "import sys, json\n"
-        "from app.cli import main\n"
-        f"sys.argv = ['gpucost', 'ask', *{list(args)!r}]\n"
-        "try:\n"
-        "    main()\n"
-        "finally:\n"
-        "    heavy = sorted(m for m in sys.modules if m.split('.')[0] in "
-        "('sqlalchemy', 'sqlmodel', 'typer', 'alembic', 'fastapi'))\n"
-        "    print('MODULES ' + json.dumps(heavy), file=sys.stderr)\n"
-    )
     env = {
         **{k: v for k, v in os.environ.items() if not k.startswith("GPUCOST_")},
         "GPUCOST_DATABASE_URL": db_url,
         "GPUCOST_SNAPSHOT_DIR": str(folder),
         "COLUMNS": "200",
     }
-    return subprocess.run(
-        [sys.executable, "-c", probe], cwd=ROOT, env=env, capture_output=True, text=True
-    )
+    return cli_probe.ask(args, env, HEAVY)
 
 
 def _modules(done: subprocess.CompletedProcess[str]) -> list[str]:
-    line = next(x for x in done.stderr.splitlines() if x.startswith("MODULES "))
-    return json.loads(line.removeprefix("MODULES "))
+    return [m for m in cli_probe.modules(done) if m.split(".")[0] in HEAVY]
 
 
 def test_the_second_ask_answers_from_the_snapshot_without_sqlalchemy(db_copy, tmp_path):
