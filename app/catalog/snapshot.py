@@ -175,11 +175,15 @@ def _short(text: str) -> str:
 
 
 def load(folder: Path, key: SnapshotKey) -> CatalogView | None:
-    """The view filed under ``key`` in ``folder``; None when there is none or it cannot be
-    read (an interrupted write, another version's file)."""
+    """The view filed under ``key`` in ``folder``; None when there is none, it cannot be
+    read (an interrupted write, another version's file), or it is not this user's own file
+    that only this user can write (unpickling runs what the file says)."""
     try:
         with open(folder / f"view-{key.name}.pickle", "rb") as f:
-            view = pickle.load(f)  # noqa: S301 - this user's own cache file, see the module
+            st = os.fstat(f.fileno())
+            if st.st_uid != os.getuid() or st.st_mode & 0o022:
+                return None
+            view = pickle.load(f)  # noqa: S301 - this user's own cache file, checked above
     except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError, TypeError):
         return None
     if not isinstance(view, CatalogView) or view.revision != key.revision:

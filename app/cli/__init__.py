@@ -55,6 +55,9 @@ def main() -> None:
         # Nor does it need pydantic's plugins (validation observers, e.g. logfire): looking
         # them up reads every installed package's metadata (~40 ms). A value set wins.
         os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
+        # Nor numpy's BLAS threads: its arrays here are a few hundred numbers long, and
+        # starting a thread per core is part of numpy's import (~25 ms). A value set wins.
+        os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
         from app.cli.local_ask import ask
 
         words = [a for a in args if a != "--json"]

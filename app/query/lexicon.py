@@ -41,6 +41,9 @@ class Lexicon:
     # The place names the parser finds without "in" (whole words of at least 4 letters),
     # longest first, as one pattern: one pass over a question instead of one per name.
     bare_regions: re.Pattern[str] | None = None
+    # The profile phrases, longest first, as one pattern (group 1: the phrase), optionally
+    # followed by "profile", "usage" or "level".
+    profile_words: re.Pattern[str] | None = None
 
     @classmethod
     def build(
@@ -87,9 +90,11 @@ class Lexicon:
             if len(name) >= 4 and (name.isalpha() or " " in name)
         ]
         alternation = "|".join(re.escape(name) for name in bare)
+        profiles_first = longest_first(prof)
+        phrases = "|".join(re.escape(p) for p in profiles_first)
         return cls(
             index,
-            longest_first(prof),
+            profiles_first,
             regions_first,
             codes,
             longest_first(bench),
@@ -97,6 +102,9 @@ class Lexicon:
             named,
             frozenset(row[0] for row in rows),
             re.compile(rf"(?<![\w-])(?:{alternation})(?![\w-])") if bare else None,
+            re.compile(rf"(?<![a-z0-9])({phrases})(?:\s+(?:profile|usage|level))?(?![a-z0-9])")
+            if profiles_first
+            else None,
         )
 
 

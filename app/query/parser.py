@@ -67,9 +67,12 @@ from app.query.vocabulary import (
     MEMORY_WORDS,
     NUM,
     NUMBER_WORDS,
+    PLAN_PATTERN,
     PLAN_WORDS,
     PRICING,
+    PRICING_PATTERN,
     PRICING_WORDS,
+    PROVIDER_PATTERN,
     PROVIDER_WORDS,
     PROVIDERS,
     SPELLED_NUMBERS,
@@ -190,10 +193,12 @@ def _utilization(w: Work, it: Interpretation, lex: Lexicon) -> None:
     # "40 hours a week": a week is 168 hours
     for m in w.take(rf"{NUM}\s*(?:h|hrs?|hours?)\s*(?:/|a|per|each)\s*(?:week|wk)\b"):
         _set_utilization(it, to_number(m.group(1)) / 168, m.group(0).strip())
-    for phrase in lex.profiles:
-        pattern = rf"(?<![a-z0-9]){re.escape(phrase)}(?:\s+(?:profile|usage|level))?(?![a-z0-9])"
-        taken = w.take(pattern)  # always blanked, even when a utilization is already set
-        if taken and it.utilization is None and it.utilization_profile is None:
+    if lex.profile_words is not None:
+        # Always blanked, even when a utilization is already set; the first phrase of the
+        # lexicon's order (longest first) names the profile.
+        found = {m.group(1) for m in w.take(lex.profile_words)}
+        phrase = next((p for p in lex.profiles if p in found), None)
+        if phrase is not None and it.utilization is None and it.utilization_profile is None:
             it.utilization_profile = lex.profiles[phrase]
 
 
@@ -298,18 +303,22 @@ def _benchmark(w: Work, it: Interpretation, lex: Lexicon) -> None:
 
 def _cloud_words(w: Work, it: Interpretation) -> None:
     c = it.cloud
-    for name in PROVIDER_WORDS:
-        if w.take(rf"(?<![a-z0-9]){re.escape(name)}(?![a-z0-9])"):
-            if c.provider not in (None, PROVIDERS[name]):
-                it.declined.append(f"'{name}': one provider per question; used {c.provider}")
-            c.provider = c.provider or PROVIDERS[name]
-    for name in PRICING_WORDS:
-        if w.take(rf"(?<![a-z0-9]){re.escape(name)}(?![a-z0-9])"):
-            c.pricing_model = c.pricing_model or PRICING[name]
+    for name in _named(w, PROVIDER_PATTERN, PROVIDER_WORDS):
+        if c.provider not in (None, PROVIDERS[name]):
+            it.declined.append(f"'{name}': one provider per question; used {c.provider}")
+        c.provider = c.provider or PROVIDERS[name]
+    for name in _named(w, PRICING_PATTERN, PRICING_WORDS):
+        c.pricing_model = c.pricing_model or PRICING[name]
     if c.provider == "colab":
-        for name in PLAN_WORDS:
-            if w.take(rf"(?<![a-z0-9]){re.escape(name)}(?![a-z0-9+])"):
-                c.colab_plan = c.colab_plan or COLAB_PLANS[name]
+        for name in _named(w, PLAN_PATTERN, PLAN_WORDS):
+            c.colab_plan = c.colab_plan or COLAB_PLANS[name]
+
+
+def _named(w: Work, pattern: re.Pattern[str], words: tuple[str, ...]) -> list[str]:
+    """The ``words`` that ``pattern`` (:func:`app.query.vocabulary.any_word` of them) finds
+    in ``w``, blanked out; each once, in ``words``' order (longest first)."""
+    found = {m.group(0) for m in w.take(pattern)}
+    return [x for x in words if x in found]
 
 
 # A model size ("a 13B model", "70b llm"): never a GPU memory need. A size that names a catalog

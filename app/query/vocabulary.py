@@ -5,7 +5,7 @@ words, stopwords, and the number patterns the parser reads amounts with."""
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from app.costing.model import DAYS_PER_MONTH, DAYS_PER_YEAR
 from app.models.interpretation import Intent
@@ -295,6 +295,20 @@ def longest_first(mapping: Mapping[str, str]) -> dict[str, str]:
 PROVIDER_WORDS = tuple(longest_first(PROVIDERS))
 PRICING_WORDS = tuple(longest_first(PRICING))
 PLAN_WORDS = tuple(longest_first(COLAB_PLANS))
+
+
+def any_word(words: Sequence[str], *, also_after: str = "") -> re.Pattern[str]:
+    """One pattern finding each of ``words`` as a whole word (not inside another word or
+    number, nor followed by a character of ``also_after``); where several start at one
+    place, the first of ``words`` wins (give them longest first). One compiled pattern
+    instead of one a word: a parser's start-up is mostly compiling patterns."""
+    alternatives = "|".join(re.escape(w) for w in words)
+    return re.compile(rf"(?<![a-z0-9])(?:{alternatives})(?![a-z0-9{re.escape(also_after)}])")
+
+
+PROVIDER_PATTERN = any_word(PROVIDER_WORDS)
+PRICING_PATTERN = any_word(PRICING_WORDS)
+PLAN_PATTERN = any_word(PLAN_WORDS, also_after="+")
 
 # Spelled-out quantities beyond NUMBER_WORDS ("seventeen", "a dozen", "hundreds").
 SPELLED_NUMBERS = re.compile(

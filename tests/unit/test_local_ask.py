@@ -149,6 +149,14 @@ def test_a_damaged_snapshot_is_a_miss(tmp_path):
     assert snapshot.load(tmp_path, key) is None
 
 
+def test_a_snapshot_others_can_write_is_never_loaded(view, tmp_path):
+    key = snapshot.SnapshotKey("shared", view.revision)
+    path = snapshot.save(view, tmp_path, key)
+    assert path is not None and snapshot.load(tmp_path, key) is not None
+    path.chmod(0o666)  # anyone could have replaced it: unpickling would run their code
+    assert snapshot.load(tmp_path, key) is None
+
+
 def test_default_rate_limits_parse_and_a_bad_one_is_refused():
     for name in ("rate_limit_anonymous", "rate_limit_anonymous_heavy", "rate_limit_key"):
         assert parse_many(Settings.model_fields[name].default)
