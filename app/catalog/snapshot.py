@@ -67,16 +67,15 @@ class RegionRow(RegionTariffs, Row):
     table = "region"
 
 
-_SPECIAL: dict[str, type[Row]] = {"gpu": GpuRow, "region": RegionRow}
-_PLAIN: dict[str, type[Row]] = {}
+_ROW_CLASSES: dict[str, type[Row]] = {"gpu": GpuRow, "region": RegionRow}
 
 
 def row_class(table: str) -> type[Row]:
     """The plain-row class of ``table`` (``Row_<table>`` in this module, made on first use)."""
-    found = _SPECIAL.get(table) or _PLAIN.get(table)
+    found = _ROW_CLASSES.get(table)
     if found is None:
         name = f"Row_{table}"
-        found = _PLAIN[table] = type(name, (Row,), {"table": table, "__module__": __name__})
+        found = _ROW_CLASSES[table] = type(name, (Row,), {"table": table, "__module__": __name__})
     return found
 
 
@@ -124,13 +123,9 @@ def sqlite_path(database_url: str) -> Path | None:
 
 
 def _code_fingerprint() -> str:
-    digest = hashlib.sha256(f"{FORMAT} {sys.version} ".encode())
-    try:
-        import numpy
+    import numpy  # its version: a snapshot holds numpy arrays
 
-        digest.update(numpy.__version__.encode())
-    except ImportError:  # pragma: no cover - numpy is a dependency
-        pass
+    digest = hashlib.sha256(f"{FORMAT} {sys.version} {numpy.__version__}".encode())
     for root, dirs, files in os.walk(APP_DIR):
         dirs[:] = sorted(d for d in dirs if d != "__pycache__")
         for name in sorted(files):
